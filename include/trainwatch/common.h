@@ -1,0 +1,191 @@
+/*
+ * trainwatch/common.h — versions, status codes, error messages, dtypes, the tensor view, logging.
+ *
+ * Everything else in the API builds on these definitions. Include <trainwatch.h> rather than this file.
+ *
+ * Conventions used by every function in the library
+ * --------------------------------------------------
+ * - Functions that can fail return a tw_status. TW_OK (0) is success; every other value is a stable
+ *   code listed below and is never renumbered.
+ * - On failure a message naming the problem is stored for the calling thread and is readable through
+ *   tw_last_error_message() until the next failing call on that thread. A successful call does not
+ *   clear it.
+ * - On failure out-parameters are left untouched.
+ * - Out-parameters come first, callbacks and their user_data last.
+ * - Strings passed in are copied unless a function says otherwise; strings returned are owned by the
+ *   library and stay valid as long as the object they came from (documented per function).
+ * - Nothing thrown inside the library crosses the ABI, and no caller-triggerable input aborts the
+ *   process: bad arguments come back as TW_INVALID_ARGUMENT with a message naming the argument.
+ */
+#ifndef TRAINWATCH_COMMON_H
+#define TRAINWATCH_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#  define TW_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#  define TW_API __attribute__((visibility("default")))
+#else
+#  define TW_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Versions                                                                                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+#define TW_VERSION_MAJOR 0
+#define TW_VERSION_MINOR 1
+#define TW_VERSION_PATCH 0
+/* MAJOR*10000 + MINOR*100 + PATCH, as zstd's ZSTD_VERSION_NUMBER. */
+#define TW_VERSION_NUMBER (TW_VERSION_MAJOR * 10000 + TW_VERSION_MINOR * 100 + TW_VERSION_PATCH)
+#define TW_VERSION_STRING "0.1.0"
+
+/* The version of the library actually loaded; compare with TW_VERSION_NUMBER to detect a mismatch
+ * between the header a program was compiled against and the shared object it runs with. */
+TW_API unsigned tw_version_number(void);
+/* "MAJOR.MINOR.PATCH", static storage. */
+TW_API const char *tw_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Status codes                                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Codes 0–16 are TensorFlow's (and gRPC's) canonical codes, so TF's error classes map one to one. */
+typedef int32_t tw_status;
+enum {
+  TW_OK = 0,
+  TW_CANCELLED = 1,
+  TW_UNKNOWN = 2,
+  TW_INVALID_ARGUMENT = 3,     /* a caller passed something malformed; the message names it */
+  TW_DEADLINE_EXCEEDED = 4,    /* a bounded wait ran out (worker waiting for the chief, …) */
+  TW_NOT_FOUND = 5,            /* a name (fetch, variable, file) does not exist */
+  TW_ALREADY_EXISTS = 6,
+  TW_PERMISSION_DENIED = 7,
+  TW_RESOURCE_EXHAUSTED = 8,   /* out of memory, disk full */
+  TW_FAILED_PRECONDITION = 9,  /* the object is in the wrong state (closed, stopped, failed, in use) */
+  TW_ABORTED = 10,             /* preemption: triggers recovery in a MonitoredSession */
+  TW_OUT_OF_RANGE = 11,        /* end of input: a clean end of training */
+  TW_UNIMPLEMENTED = 12,
+  TW_INTERNAL = 13,            /* a bug in trainwatch; please report it */
+  TW_UNAVAILABLE = 14,         /* transient unavailability: triggers recovery in a MonitoredSession */
+  TW_DATA_LOSS = 15,           /* corrupt or truncated data (checkpoint checksum mismatch, …) */
+  TW_UNAUTHENTICATED = 16,
+  /* trainwatch's own codes */
+  TW_NAN_LOSS = 100,           /* a watched value was NaN/Inf (TF's NanLossDuringTrainingError) */
+  TW_IO = 101,                 /* an operating-system I/O call failed; the message has errno's text */
+  TW_STOP_ITERATION = 102,     /* the step asked to stop (TF's StepContext.request_stop): a clean end */
+  TW_CALLBACK_FAILED = 103     /* reserved for bindings: a foreign-language callback raised; the
+                                  binding re-raises the original exception after the C call returns */
+};
+
+/* Stable name of a status code ("TW_ABORTED"), or "TW_UNKNOWN_STATUS" for a value not listed. */
+TW_API const char *tw_status_name(tw_status status);
+
+/* The message of the last call on this thread that failed, or "" if none has. The pointer stays valid
+ * until the next trainwatch call on this thread. */
+TW_API const char *tw_last_error_message(void);
+
+/* Stores `message` as this thread's last error message and returns `status` unchanged, so that a
+ * callback can write `return tw_set_error(TW_INVALID_ARGUMENT, "batch is empty");`. The library
+ * prefixes the text with where the callback ran (hook name, phase) when it propagates it.
+ * A NULL message stores "". */
+TW_API tw_status tw_set_error(tw_status status, const char *message);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Data types                                                                                     */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Element types. Values are stable. */
+typedef enum tw_dtype {
+  TW_DTYPE_INVALID = 0,
+  TW_BOOL = 1,
+  TW_INT8 = 2,
+  TW_INT16 = 3,
+  TW_INT32 = 4,
+  TW_INT64 = 5,
+  TW_UINT8 = 6,
+  TW_UINT16 = 7,
+  TW_UINT32 = 8,
+  TW_UINT64 = 9,
+  TW_FLOAT16 = 10,       /* IEEE 754 binary16 */
+  TW_BFLOAT16 = 11,      /* the upper half of a binary32 */
+  TW_FLOAT32 = 12,
+  TW_FLOAT64 = 13,
+  TW_FLOAT8_E4M3FN = 14, /* OCP fp8: no infinities, NaN iff (bits & 0x7F) == 0x7F */
+  TW_FLOAT8_E5M2 = 15    /* OCP fp8: IEEE-like, 5 exponent bits */
+} tw_dtype;
+
+/* Size of one element in bytes, or 0 for a value that is not a tw_dtype. */
+TW_API size_t tw_dtype_size(tw_dtype dtype);
+/* Lower-case name ("float32", "bfloat16", "float8_e4m3fn"), or "invalid". */
+TW_API const char *tw_dtype_name(tw_dtype dtype);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Tensor view                                                                                    */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A borrowed, DLPack-shaped view of caller-owned memory: the library never frees `data`, `shape`,
+ * `strides` or `name`. Which call keeps a reference and for how long is stated by each function that
+ * takes one.
+ *
+ * - struct_size: sizeof(tw_tensor) as the caller compiled it (set it with TW_TENSOR_INIT or
+ *   tw_tensor_init). The struct only ever grows at its end; the library reads only what the caller's
+ *   size covers.
+ * - ndim == 0 is a scalar (one element); shape may then be NULL.
+ * - strides are in elements, as in DLPack; NULL means row-major contiguous. Negative strides are
+ *   allowed where a function says so.
+ * - Memory lives on the host (CPU). */
+typedef struct tw_tensor {
+  uint32_t struct_size;
+  int32_t dtype;          /* a tw_dtype */
+  const char *name;       /* may be NULL where the function's context supplies the name */
+  void *data;
+  int32_t ndim;
+  const int64_t *shape;   /* ndim entries, each >= 0 */
+  const int64_t *strides; /* ndim entries in elements, or NULL for row-major */
+} tw_tensor;
+
+#define TW_TENSOR_INIT {(uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL}
+
+/* Sets *t to TW_TENSOR_INIT (for languages that cannot expand the macro). t must not be NULL. */
+TW_API void tw_tensor_init(tw_tensor *t);
+
+/* Number of elements of a view (product of shape; 1 for a scalar), or -1 if the view is malformed
+ * (NULL, bad struct_size, bad dtype, negative extent, NULL shape with ndim > 0, overflow). */
+TW_API int64_t tw_tensor_element_count(const tw_tensor *t);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Logging                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Levels share Python logging's numbers so bindings can forward them unchanged. */
+typedef enum tw_log_level {
+  TW_LOG_DEBUG = 10,
+  TW_LOG_INFO = 20,
+  TW_LOG_WARNING = 30,
+  TW_LOG_ERROR = 40
+} tw_log_level;
+
+typedef void (*tw_log_fn)(void *user_data, tw_log_level level, const char *message);
+
+/* Routes every log line of the library to `fn` (message without trailing newline, valid only during
+ * the call). fn == NULL restores the default sink: lines at or above the minimum level go to stderr
+ * as "I1122 12:00:00.123456 trainwatch] message", TF's style. The previous user_data is not freed.
+ * The sink may be called from any thread that runs library code; it must be thread-safe.
+ * Thread rules: set it before creating sessions; replacing it while another thread logs is safe. */
+TW_API void tw_set_log_sink(tw_log_fn fn, void *user_data);
+
+/* Drops lines below `level` before they reach the sink. Default TW_LOG_INFO. */
+TW_API void tw_set_log_level(tw_log_level level);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRAINWATCH_COMMON_H */

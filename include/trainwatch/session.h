@@ -1,0 +1,358 @@
+/*
+ * trainwatch/session.h — options, sessions, hooks, run contexts and step contexts.
+ *
+ * The model is tf.train's MonitoredSession. A session runs the user's step function; hooks get
+ * callbacks around it:
+ *
+ *   create:  begin (every hook, once) → restore or initialize (chief) / wait until ready (worker)
+ *            → after_create_session (every hook)
+ *   run:     before_run (every hook; may request fetches, add feeds, request stop)
+ *            → step function → global_step += 1 → fetches resolved
+ *            → after_run (every hook; reads its results) → stop latched
+ *   close:   end (every hook) — unless a run failed; then each hook heard on_error instead.
+ *
+ * ABORTED and UNAVAILABLE (by default) raised anywhere in a run trigger recovery in a
+ * MonitoredSession: the inner session is re-created, after_create_session runs on every hook again and
+ * the whole run is retried, up to a limit with back-off.
+ *
+ * Thread rules: a session, its hooks and the contexts it hands out are used by one thread at a time
+ * (the thread calling tw_session_run). Distinct sessions are independent. Options objects are not
+ * thread-safe; once a session is created from them they may be destroyed or reused.
+ */
+#ifndef TRAINWATCH_SESSION_H
+#define TRAINWATCH_SESSION_H
+
+#include "trainwatch/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tw_options tw_options;         /* session options (a builder) */
+typedef struct tw_session tw_session;         /* a MonitoredSession or SingularMonitoredSession */
+typedef struct tw_hook tw_hook;               /* a SessionRunHook: built-in or callback table */
+typedef struct tw_run_context tw_run_context; /* SessionRunContext + this hook's args and values */
+typedef struct tw_step_context tw_step_context; /* what the step function sees */
+
+/* "No value" for int64 arguments that TF spells None (e.g. StopAtStepHook's num_steps). */
+#define TW_UNSET INT64_MIN
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Options                                                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Option keys. Each has one type, named in its comment; the setter of another type rejects it with
+ * TW_INVALID_ARGUMENT. Values are stable; new options are only ever appended. */
+typedef enum tw_option {
+  /* int64, 0 or 1, default 1. Chief: restores from checkpoint_dir or runs the init function
+   * (ChiefSessionCreator). Worker: waits for the ready function (WorkerSessionCreator). */
+  TW_OPT_IS_CHIEF = 1,
+  /* string, default unset. Where the chief restores from (restoring lands with the checkpoint layer). */
+  TW_OPT_CHECKPOINT_DIR = 2,
+  /* int64, default 10, -1 = unlimited (TF's behaviour). How many recoveries one run, or session
+   * creation, may go through before the recoverable status is returned to the caller. */
+  TW_OPT_MAX_RECOVERY_ATTEMPTS = 3,
+  /* double seconds, default 1.0. Wait before the first re-creation; doubles after each attempt. */
+  TW_OPT_RECOVERY_BACKOFF_SECS = 4,
+  /* double seconds, default 60.0. Upper bound of the back-off. */
+  TW_OPT_RECOVERY_BACKOFF_MAX_SECS = 5,
+  /* double seconds, default 30.0. A worker's poll interval while waiting for readiness (S10). */
+  TW_OPT_RECOVERY_WAIT_SECS = 6,
+  /* double seconds, default 1800 (WorkerSessionCreator). How long a worker waits for readiness
+   * before TW_DEADLINE_EXCEEDED; negative = forever. */
+  TW_OPT_MAX_WAIT_SECS = 7,
+  /* int64, 0 or 1, default 1. After a run whose step succeeded and did not set global_step itself,
+   * the session adds 1 to global_step. Set 0 when the step function owns the counter. */
+  TW_OPT_AUTO_INCREMENT_GLOBAL_STEP = 8,
+  /* int64, default 0. global_step of a session that restores nothing. */
+  TW_OPT_INITIAL_GLOBAL_STEP = 9
+} tw_option;
+
+/* Creates an options object with every default above. *out receives it; free with tw_options_destroy.
+ * Errors: TW_INVALID_ARGUMENT (out is NULL), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_options_create(tw_options **out);
+
+/* Frees the object and its variable list; NULL is a no-op. Sessions made from it are not affected. */
+TW_API void tw_options_destroy(tw_options *opts);
+
+/* Typed setters. Errors: TW_INVALID_ARGUMENT (opts NULL, unknown key, key of another type, value out of
+ * range — the message names the option and the value). set_string copies the string; NULL unsets. */
+TW_API tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value);
+TW_API tw_status tw_options_set_double(tw_options *opts, tw_option key, double value);
+TW_API tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value);
+
+/* Typed getters. *out receives the current value (the default if never set; NULL for an unset string,
+ * valid until the option changes or opts is destroyed). Errors: TW_INVALID_ARGUMENT as for setters. */
+TW_API tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out);
+TW_API tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *out);
+TW_API tw_status tw_options_get_string(const tw_options *opts, tw_option key, const char **out);
+
+/* Whether `status` from a run triggers recovery (MonitoredSession only). Default: TW_ABORTED and
+ * TW_UNAVAILABLE (TF's _PREEMPTION_ERRORS). TW_OK, TW_OUT_OF_RANGE and TW_STOP_ITERATION cannot be made
+ * recoverable. Errors: TW_INVALID_ARGUMENT. */
+TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, int recoverable);
+
+/* Registers a variable: a named, caller-owned buffer that hooks can fetch by name and that checkpoints
+ * save and restore in place (zero copy). The view (name, shape, strides) is copied; the memory at
+ * var->data is borrowed and must stay valid, and not move, for the life of every session created from
+ * these options. Variables must be contiguous (strides NULL or row-major).
+ * Errors: TW_INVALID_ARGUMENT (NULL, bad struct_size/dtype/shape, non-contiguous, NULL data with
+ * elements, empty name, the reserved name "global_step"), TW_ALREADY_EXISTS (the name is taken). */
+TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var);
+
+/* Scaffold(init_fn=…): the chief calls init_fn when it restored nothing, on first creation and after
+ * every recovery that restores nothing — TF's init_fn(scaffold, session). A non-OK return fails the
+ * session creation with that status. destroy(user_data), if not NULL, is called exactly once: when the
+ * options object and every session created from it no longer need it. Passing fn == NULL removes it.
+ * Errors: TW_INVALID_ARGUMENT (opts NULL). On error destroy is not called. */
+typedef tw_status (*tw_init_fn)(void *user_data, tw_session *session);
+TW_API tw_status tw_options_set_init_fn(tw_options *opts, tw_init_fn fn, void *user_data,
+                                        void (*destroy)(void *user_data));
+
+/* WorkerSessionCreator's readiness test (TF's ready_op): a worker's session creation polls fn every
+ * TW_OPT_RECOVERY_WAIT_SECS until it sets *ready to non-zero, or fails with TW_DEADLINE_EXCEEDED
+ * ("Session was not ready after waiting N secs.") after TW_OPT_MAX_WAIT_SECS. A worker without a ready
+ * function is ready at once. Ownership of user_data as for tw_options_set_init_fn. */
+typedef tw_status (*tw_ready_fn)(void *user_data, tw_session *session, int *ready);
+TW_API tw_status tw_options_set_ready_fn(tw_options *opts, tw_ready_fn fn, void *user_data,
+                                         void (*destroy)(void *user_data));
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Hooks                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* A hook written in C (or by a binding). Every slot may be NULL (a no-op). A callback that returns a
+ * status other than TW_OK fails the operation it runs in, and that status (with the message it stored
+ * through tw_set_error, prefixed by "hook '<name>' <callback>: ") is what the caller of the session
+ * function gets — a returned TW_ABORTED/TW_UNAVAILABLE triggers recovery like any other.
+ *
+ * struct_size: sizeof(tw_hook_callbacks) as the caller compiled it. The table only grows at its end;
+ * slots past the caller's size are treated as NULL.
+ *
+ * begin:                once per session, before it is created.
+ * after_create_session: after every (re-)creation of the inner session.
+ * before_run:           at the start of every run; may call tw_run_context_request_fetch, _add_feed,
+ *                       _request_stop.
+ * after_run:            after a successful step, with this hook's results; not called when the step or
+ *                       an earlier hook failed (TF's H13/H14).
+ * end:                  on tw_session_close when no run failed (a clean stop, TW_OUT_OF_RANGE,
+ *                       TW_STOP_ITERATION).
+ * on_error:             instead of end: called on every hook, in order, once, when a run or session
+ *                       creation fails with a status that recovery does not absorb — so hooks can
+ *                       release resources and save diagnostics. It cannot fail.
+ * destroy:              frees user_data; called exactly once, when the hook and every session holding
+ *                       it are destroyed (in whatever order that happens). */
+typedef struct tw_hook_callbacks {
+  uint32_t struct_size;
+  tw_status (*begin)(void *user_data, tw_session *session);
+  tw_status (*after_create_session)(void *user_data, tw_session *session);
+  tw_status (*before_run)(void *user_data, tw_run_context *ctx);
+  tw_status (*after_run)(void *user_data, tw_run_context *ctx);
+  tw_status (*end)(void *user_data, tw_session *session);
+  void (*on_error)(void *user_data, tw_session *session, tw_status error);
+  void (*destroy)(void *user_data);
+} tw_hook_callbacks;
+
+/* Creates a hook from a callback table (copied). `name` (copied, non-empty) appears in messages.
+ * Errors: TW_INVALID_ARGUMENT (out/name/callbacks NULL, empty name, struct_size smaller than the
+ * first version of the table or larger than this library knows with non-zero extra bytes),
+ * TW_RESOURCE_EXHAUSTED. On error the caller keeps ownership of user_data and destroy is not called. */
+TW_API tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks,
+                                void *user_data);
+
+/* Releases the caller's reference. The hook lives on while a session holds it. NULL is a no-op. */
+TW_API void tw_hook_destroy(tw_hook *hook);
+
+/* The hook's name; valid while the hook lives. NULL for a NULL hook. */
+TW_API const char *tw_hook_name(const tw_hook *hook);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Sessions                                                                                       */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* MonitoredSession(session_creator, hooks): calls begin on every hook, creates the inner session
+ * (chief: restore or init_fn; worker: wait until ready), then after_create_session on every hook.
+ * A recoverable status during creation is retried like a run (bounded). The session takes its own
+ * reference to every hook: the caller may tw_hook_destroy them right away. opts may be NULL (defaults)
+ * and is not retained. hooks may be NULL when n_hooks is 0.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; hooks NULL with n_hooks > 0; a NULL entry; the same hook
+ * twice), TW_FAILED_PRECONDITION (a hook already belongs to another open session), any status a hook's
+ * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
+ * On error nothing is created and every hook that ran begin has heard on_error. */
+TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
+                                             tw_hook *const *hooks, size_t n_hooks);
+
+/* SingularMonitoredSession: the same without the recovery layer — recoverable statuses are returned
+ * to the caller like any other error. Always a chief. Same errors as above. */
+TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts,
+                                                      tw_hook *const *hooks, size_t n_hooks);
+
+/* The user's step: TF's graph run. It reads feeds and publishes outputs through ctx and returns:
+ * TW_OK; TW_OUT_OF_RANGE at the end of the input (a clean end); TW_STOP_ITERATION (what
+ * tw_step_context_request_stop returns); a recoverable status to ask for recovery; any other status to
+ * fail the run. */
+typedef tw_status (*tw_step_fn)(void *user_data, tw_step_context *ctx);
+
+/* One training step with hooks: before_run on every hook → merge feeds (hook feeds, then the caller's
+ * `feeds`) → step(user_data, ctx) → global_step += 1 (see TW_OPT_AUTO_INCREMENT_GLOBAL_STEP) →
+ * resolve every hook's fetches → after_run on every hook → latch any stop request.
+ * feeds: n_feeds named views, borrowed until the call returns; names must be unique and non-empty.
+ * Recovery (MonitoredSession): a recoverable status from any hook or the step re-creates the inner
+ * session and retries the whole run, so a step may execute more than once (TF's H19).
+ * Returns TW_OK or the status that ended the run:
+ *   TW_INVALID_ARGUMENT — bad arguments; a feed conflict ("Same tensor is fed by two hooks. Conflict(s):
+ *                         ['x']" / "Same tensor is fed by a SessionRunHook and user. Conflict(s): ['x']");
+ *   TW_NOT_FOUND        — a hook requested a name that is neither published, a variable nor global_step;
+ *   TW_FAILED_PRECONDITION — the session is closed ("Session is closed."), stop was already requested
+ *                         ("Run called even after should_stop requested."), an earlier run failed, or
+ *                         run was called from inside a step function;
+ *   TW_OUT_OF_RANGE / TW_STOP_ITERATION — the step ended the input (no after_run; not a failure);
+ *   the recoverable status — recovery gave up after TW_OPT_MAX_RECOVERY_ATTEMPTS;
+ *   any status a hook or the step returned — the session is then failed: on_error has run on every
+ *                         hook, later runs return TW_FAILED_PRECONDITION, close skips end. */
+TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
+                                tw_step_fn step, void *user_data);
+
+/* The same step without hooks and without touching global_step — for evaluation, iterator resets and
+ * other auxiliary work — keeping recovery (TF users' run_without_hooks request). It may also be called
+ * from inside a step function (TF's step_context.session.run). Same statuses as tw_session_run, minus
+ * the hook-related ones. */
+TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds,
+                                              size_t n_feeds, tw_step_fn step, void *user_data);
+
+/* 1 when the session should stop: a hook or the caller requested it, the session is closed or failed,
+ * or session is NULL. Never fails (TF's W2/W4/W11). */
+TW_API int tw_session_should_stop(const tw_session *session);
+
+/* Requests a stop, as a hook's request_stop would (the Coordinator's request_stop).
+ * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION (closed). */
+TW_API tw_status tw_session_request_stop(tw_session *session);
+
+/* Closes the session: end on every hook in order (skipped if a run failed; the first failing end stops
+ * the rest, H18), then releases the inner session. The session is closed even when end fails.
+ * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."), any status
+ * a hook's end returned. */
+TW_API tw_status tw_session_close(tw_session *session);
+
+/* Frees the session. An open session is closed first without calling end or on_error (the caller
+ * abandoned it). Releases the session's hook references. NULL is a no-op. */
+TW_API void tw_session_destroy(tw_session *session);
+
+/* The global step: during a run, the value at the start of the run (what a "global_step" fetch sees);
+ * outside runs, the current value. Errors: TW_INVALID_ARGUMENT (NULL session or out). */
+TW_API tw_status tw_session_get_global_step(const tw_session *session, int64_t *out);
+
+/* Sets the global step (e.g. after restoring from a foreign checkpoint). Inside a step function use
+ * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed). */
+TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
+
+/* A registered variable's view by name; *out points at the caller's buffer (zero copy), the name and
+ * shape arrays are owned by the session and valid until it is destroyed.
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments, out->struct_size too small), TW_NOT_FOUND. */
+TW_API tw_status tw_session_get_variable(const tw_session *session, const char *name, tw_tensor *out);
+
+/* Number of registered variables, and the i-th one (registration order); errors as above, plus
+ * TW_OUT_OF_RANGE for an index past the end. */
+TW_API size_t tw_session_variable_count(const tw_session *session);
+TW_API tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out);
+
+/* 1 for a chief, 0 for a worker or NULL. */
+TW_API int tw_session_is_chief(const tw_session *session);
+
+/* How many times the inner session was created: 1 after creation, +1 per recovery. 0 for NULL. */
+TW_API int64_t tw_session_creation_count(const tw_session *session);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Run context (inside before_run / after_run)                                                    */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* One run context is shared by every hook in a run (TF's H5). Requests and results are per hook: the
+ * context always acts for the hook whose callback is running. Calling these outside before_run/after_run
+ * returns TW_FAILED_PRECONDITION. */
+
+/* Requests the value named `name` for this hook's after_run (SessionRunArgs.fetches). A name is an
+ * output the step publishes, a variable, or "global_step" (its value at the start of the run). A name
+ * containing '*', '?' or '[' is a glob pattern with fnmatch rules ("grad/" followed by '*' fetches
+ * every gradient): it fetches every
+ * published output or variable that matches and is not an error when nothing matches; an exact name
+ * that does not exist fails the run with TW_NOT_FOUND. Requesting the same name twice is a no-op.
+ * Errors: TW_INVALID_ARGUMENT (NULL, empty name), TW_FAILED_PRECONDITION (not in before_run). */
+TW_API tw_status tw_run_context_request_fetch(tw_run_context *ctx, const char *name);
+
+/* Adds a feed for this run (SessionRunArgs.feed_dict). The view is copied, the data borrowed until the
+ * run returns. A name another hook already fed fails the run at once with TF's text (H22).
+ * Errors: TW_INVALID_ARGUMENT (malformed view, empty name, conflict), TW_FAILED_PRECONDITION. */
+TW_API tw_status tw_run_context_add_feed(tw_run_context *ctx, const tw_tensor *feed);
+
+/* SessionRunContext.request_stop(): latches after every hook's after_run; never cancels this run.
+ * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION. */
+TW_API tw_status tw_run_context_request_stop(tw_run_context *ctx);
+
+/* 1 once any hook requested stop during this run, else 0 (also for NULL). */
+TW_API int tw_run_context_stop_requested(const tw_run_context *ctx);
+
+/* The session running this context (TF's run_context.session), for tw_session_run_without_hooks,
+ * variables and the global step. NULL for NULL. */
+TW_API tw_session *tw_run_context_session(tw_run_context *ctx);
+
+/* The caller's feeds of this run (SessionRunContext.original_args): count, and the i-th view.
+ * Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE (index). */
+TW_API size_t tw_run_context_original_feed_count(const tw_run_context *ctx);
+TW_API tw_status tw_run_context_original_feed(const tw_run_context *ctx, size_t index, tw_tensor *out);
+
+/* In after_run: this hook's results (SessionRunValues.results). A hook that requested nothing has no
+ * results (TF's None). get_result looks up one requested exact name, or one name a pattern matched;
+ * result_count/result_at enumerate every resolved value in request order. Views are valid until the
+ * run returns. Errors: TW_INVALID_ARGUMENT (NULL, out->struct_size), TW_NOT_FOUND ("hook 'h' did not
+ * request 'x'"), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION (not in after_run). */
+TW_API tw_status tw_run_context_get_result(const tw_run_context *ctx, const char *name, tw_tensor *out);
+TW_API size_t tw_run_context_result_count(const tw_run_context *ctx);
+TW_API tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_tensor *out);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Step context (inside the step function)                                                        */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The merged feeds of this run (hook feeds, then the caller's): count, i-th view, and lookup by name.
+ * Views are valid until the step returns. Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE, TW_NOT_FOUND. */
+TW_API size_t tw_step_context_feed_count(const tw_step_context *ctx);
+TW_API tw_status tw_step_context_feed_at(const tw_step_context *ctx, size_t index, tw_tensor *out);
+TW_API tw_status tw_step_context_find_feed(const tw_step_context *ctx, const char *name, tw_tensor *out);
+
+/* 1 if some hook requested `name` in this run (exactly or through a pattern), so the step can skip
+ * computing what nobody asked for; 0 otherwise or for NULL arguments. */
+TW_API int tw_step_context_is_requested(const tw_step_context *ctx, const char *name);
+
+/* The names and patterns hooks requested in this run, in first-request order; the string is valid
+ * until the step returns. Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE. */
+TW_API size_t tw_step_context_requested_count(const tw_step_context *ctx);
+TW_API tw_status tw_step_context_requested_at(const tw_step_context *ctx, size_t index, const char **out);
+
+/* Publishes an output of this run under out->name for hooks to fetch. publish borrows the data, which
+ * must stay valid until tw_session_run returns; publish_copy copies it into session-owned memory that
+ * lives until the next run. Re-publishing a name replaces it. Errors: TW_INVALID_ARGUMENT (malformed
+ * view, empty name, "global_step" or a variable's name), TW_RESOURCE_EXHAUSTED (copy). */
+TW_API tw_status tw_step_context_publish(tw_step_context *ctx, const tw_tensor *output);
+TW_API tw_status tw_step_context_publish_copy(tw_step_context *ctx, const tw_tensor *output);
+
+/* global_step at the start of this run. 0 for NULL. */
+TW_API int64_t tw_step_context_global_step(const tw_step_context *ctx);
+
+/* Sets global_step to `value` when the step succeeds, instead of the automatic +1.
+ * Errors: TW_INVALID_ARGUMENT (NULL). */
+TW_API tw_status tw_step_context_set_global_step(tw_step_context *ctx, int64_t value);
+
+/* TF's StepContext.request_stop(): returns TW_STOP_ITERATION with the message "step_fn has requested
+ * the iterations to stop." for the step to return at once. It sets no stop flag (W23): a loop on
+ * tw_session_should_stop must look at the run's status. */
+TW_API tw_status tw_step_context_request_stop(tw_step_context *ctx);
+
+/* The session running this step (TF's step_context.session): use tw_session_run_without_hooks for a
+ * run without hooks. NULL for NULL. */
+TW_API tw_session *tw_step_context_session(tw_step_context *ctx);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TRAINWATCH_SESSION_H */

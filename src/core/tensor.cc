@@ -1,0 +1,120 @@
+#include "core/tensor.h"
+
+#include <limits>
+
+namespace tw {
+namespace {
+
+struct DtypeInfo {
+  const char *name;
+  size_t size;
+  bool is_float;
+};
+
+// Indexed by tw_dtype value.
+constexpr DtypeInfo kDtypes[] = {
+    {"invalid", 0, false},      {"bool", 1, false},       {"int8", 1, false},
+    {"int16", 2, false},        {"int32", 4, false},      {"int64", 8, false},
+    {"uint8", 1, false},        {"uint16", 2, false},     {"uint32", 4, false},
+    {"uint64", 8, false},       {"float16", 2, true},     {"bfloat16", 2, true},
+    {"float32", 4, true},       {"float64", 8, true},     {"float8_e4m3fn", 1, true},
+    {"float8_e5m2", 1, true},
+};
+constexpr int32_t kDtypeCount = static_cast<int32_t>(sizeof(kDtypes) / sizeof(kDtypes[0]));
+
+const DtypeInfo &Info(int32_t dtype) {
+  return (dtype > 0 && dtype < kDtypeCount) ? kDtypes[dtype] : kDtypes[0];
+}
+
+}  // namespace
+
+size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
+const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
+bool IsFloatDtype(int32_t dtype) { return Info(dtype).is_float; }
+
+Status CheckTensor(const tw_tensor *t, const std::string &what) {
+  if (t == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what.c_str());
+  if (t->struct_size < sizeof(tw_tensor)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
+                  what.c_str(), t->struct_size, sizeof(tw_tensor));
+  }
+  if (DtypeSize(t->dtype) == 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has invalid dtype %d", what.c_str(), t->dtype);
+  }
+  if (t->ndim < 0) return Errorf(TW_INVALID_ARGUMENT, "%s has negative ndim %d", what.c_str(), t->ndim);
+  if (t->ndim > 0 && t->shape == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has ndim %d but shape is NULL", what.c_str(), t->ndim);
+  }
+  int64_t count = 1;
+  for (int32_t i = 0; i < t->ndim; ++i) {
+    const int64_t extent = t->shape[i];
+    if (extent < 0) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has negative extent %lld in dimension %d", what.c_str(),
+                    static_cast<long long>(extent), i);
+    }
+    if (extent != 0 && count > std::numeric_limits<int64_t>::max() / extent) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has more elements than fit in int64", what.c_str());
+    }
+    count *= extent;
+  }
+  if (count > 0 && static_cast<uint64_t>(count) >
+                       static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / DtypeSize(t->dtype)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
+  }
+  if (count > 0 && t->data == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
+                  static_cast<long long>(count));
+  }
+  return Status();
+}
+
+int64_t ElementCount(const tw_tensor &t) {
+  int64_t count = 1;
+  for (int32_t i = 0; i < t.ndim; ++i) count *= t.shape[i];
+  return count;
+}
+
+bool IsContiguous(const tw_tensor &t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+TensorRef::TensorRef(const tw_tensor &t, std::string name)
+    : name_(std::move(name)),
+      dtype_(t.dtype),
+      data_(t.data),
+      shape_(t.shape, t.shape + t.ndim),
+      has_strides_(t.strides != nullptr) {
+  if (has_strides_) strides_.assign(t.strides, t.strides + t.ndim);
+}
+
+int64_t TensorRef::element_count() const {
+  int64_t count = 1;
+  for (int64_t extent : shape_) count *= extent;
+  return count;
+}
+
+void TensorRef::FillView(tw_tensor *out) const {
+  out->dtype = dtype_;
+  out->name = name_.c_str();
+  out->data = data_;
+  out->ndim = static_cast<int32_t>(shape_.size());
+  out->shape = shape_.empty() ? nullptr : shape_.data();
+  out->strides = has_strides_ ? strides_.data() : nullptr;
+}
+
+Status CheckOutTensor(const tw_tensor *out, const char *what) {
+  if (out == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what);
+  if (out->struct_size < sizeof(tw_tensor)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
+                  what, out->struct_size, sizeof(tw_tensor));
+  }
+  return Status();
+}
+
+}  // namespace tw

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+"""The shared library exports exactly the functions the public headers declare (TAP output).
+
+usage: check_exports.py LIBRARY INCLUDE_DIR
+"""
+import pathlib
+import re
+import subprocess
+import sys
+
+lib, include_dir = sys.argv[1], pathlib.Path(sys.argv[2])
+declared = set()
+for header in include_dir.rglob("*.h"):
+    text = header.read_text()
+    declared |= set(re.findall(r"TW_API\b[^;(]*?\b(tw_\w+)\s*\(", text))
+
+nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True)
+exported = set()
+foreign = []
+for line in nm.stdout.splitlines():
+    parts = line.split()
+    if not parts:
+        continue
+    symbol = parts[-1].split("@")[0]
+    if symbol.startswith("tw_"):
+        exported.add(symbol)
+    elif symbol not in ("_init", "_fini", "_edata", "_end", "__bss_start") and not symbol.startswith("TW_"):
+        foreign.append(symbol)
+
+checks = [
+    ("only tw_* symbols are exported", not foreign, foreign[:10]),
+    ("every exported tw_* symbol is declared in a header", exported <= declared, sorted(exported - declared)),
+    ("every declared function is exported", declared <= exported, sorted(declared - exported)),
+    ("the headers declare functions at all", len(declared) > 10, [len(declared)]),
+]
+print(f"1..{len(checks)}")
+for i, (name, ok, detail) in enumerate(checks, 1):
+    print(f"{'ok' if ok else 'not ok'} {i} - {name}")
+    if not ok:
+        print(f"# {detail}")
+sys.exit(0 if all(ok for _, ok, _ in checks) else 1)
