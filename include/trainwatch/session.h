@@ -238,8 +238,9 @@ TW_API tw_status tw_session_close(tw_session *session);
  * abandoned it). Releases the session's hook references. NULL is a no-op. */
 TW_API void tw_session_destroy(tw_session *session);
 
-/* The global step: during a run, the value at the start of the run (what a "global_step" fetch sees);
- * outside runs, the current value. Errors: TW_INVALID_ARGUMENT (NULL session or out). */
+/* The current global step. In after_run this is already the value after the step (TF's "re-read the
+ * real global step"), while a "global_step" fetch holds the value at the start of the run (TF's stale
+ * read). Errors: TW_INVALID_ARGUMENT (NULL session or out). */
 TW_API tw_status tw_session_get_global_step(const tw_session *session, int64_t *out);
 
 /* Sets the global step (e.g. after restoring from a foreign checkpoint). Inside a step function use

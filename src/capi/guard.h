@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/status.h"
+#include "trainwatch.h"  // every shim sees its TW_API declaration, so it is exported
 
 namespace tw {
 namespace capi {

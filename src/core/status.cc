@@ -9,6 +9,7 @@ namespace tw {
 
 namespace {
 thread_local std::string t_error_message;
+thread_local uint64_t t_error_generation = 0;
 }  // namespace
 
 std::string FormatV(const char *format, va_list args) {
@@ -29,8 +30,12 @@ Status Errorf(tw_status code, const char *format, ...) {
   return Status(code, std::move(message));
 }
 
-void SetThreadErrorMessage(std::string message) { t_error_message = std::move(message); }
+void SetThreadErrorMessage(std::string message) {
+  t_error_message = std::move(message);
+  ++t_error_generation;
+}
 const std::string &ThreadErrorMessage() { return t_error_message; }
+uint64_t ThreadErrorGeneration() { return t_error_generation; }
 
 Status ErrnoStatus(int err, const std::string &what) {
   const tw_status code = (err == ENOSPC || err == ENOMEM || err == EDQUOT || err == EFBIG)

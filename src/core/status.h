@@ -3,6 +3,7 @@
 #define TRAINWATCH_CORE_STATUS_H
 
 #include <cstdarg>
+#include <cstdint>
 #include <string>
 #include <utility>
 
@@ -37,6 +38,9 @@ std::string FormatV(const char *format, va_list args);
 // here; callback hooks read it to learn what a failing callback said through tw_set_error.
 void SetThreadErrorMessage(std::string message);
 const std::string &ThreadErrorMessage();
+// Counts SetThreadErrorMessage calls on this thread, so a caller can tell whether a callback stored a
+// message without clearing the user's last one.
+uint64_t ThreadErrorGeneration();
 
 // A Status for a failed OS call: code TW_IO (or TW_RESOURCE_EXHAUSTED for ENOSPC/ENOMEM), message
 // "<what>: <strerror(err)>".

@@ -1,5 +1,6 @@
 #include "core/tensor.h"
 
+#include <cstring>
 #include <limits>
 
 namespace tw {
@@ -93,6 +94,19 @@ TensorRef::TensorRef(const tw_tensor &t, std::string name)
   if (has_strides_) strides_.assign(t.strides, t.strides + t.ndim);
 }
 
+void TensorRef::Assign(const tw_tensor &t, const char *name) {
+  name_.assign(name);
+  dtype_ = t.dtype;
+  data_ = t.data;
+  shape_.assign(t.shape, t.shape + t.ndim);
+  has_strides_ = t.strides != nullptr;
+  if (has_strides_) {
+    strides_.assign(t.strides, t.strides + t.ndim);
+  } else {
+    strides_.clear();
+  }
+}
+
 int64_t TensorRef::element_count() const {
   int64_t count = 1;
   for (int64_t extent : shape_) count *= extent;
@@ -106,6 +120,29 @@ void TensorRef::FillView(tw_tensor *out) const {
   out->ndim = static_cast<int32_t>(shape_.size());
   out->shape = shape_.empty() ? nullptr : shape_.data();
   out->strides = has_strides_ ? strides_.data() : nullptr;
+}
+
+void CopyToContiguous(const tw_tensor &t, void *dst) {
+  const size_t item = DtypeSize(t.dtype);
+  const int64_t count = ElementCount(t);
+  if (count == 0) return;
+  if (IsContiguous(t)) {
+    std::memcpy(dst, t.data, static_cast<size_t>(count) * item);
+    return;
+  }
+  // Walk the index space in row-major order, odometer style.
+  std::vector<int64_t> index(static_cast<size_t>(t.ndim), 0);
+  unsigned char *out = static_cast<unsigned char *>(dst);
+  const unsigned char *base = static_cast<const unsigned char *>(t.data);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (int32_t d = 0; d < t.ndim; ++d) offset += index[d] * t.strides[d];
+    std::memcpy(out + static_cast<size_t>(n) * item, base + offset * static_cast<int64_t>(item), item);
+    for (int32_t d = t.ndim - 1; d >= 0; --d) {
+      if (++index[d] < t.shape[d]) break;
+      index[d] = 0;
+    }
+  }
 }
 
 Status CheckOutTensor(const tw_tensor *out, const char *what) {

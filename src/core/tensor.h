@@ -33,6 +33,9 @@ class TensorRef {
   TensorRef() = default;
   TensorRef(const tw_tensor &t, std::string name);
 
+  // Re-points this object at another view, reusing its storage (no allocation once warm).
+  void Assign(const tw_tensor &t, const char *name);
+
   const std::string &name() const { return name_; }
   int32_t dtype() const { return dtype_; }
   void *data() const { return data_; }
@@ -51,6 +54,30 @@ class TensorRef {
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
   bool has_strides_ = false;
+};
+
+// Copies the elements of a (possibly strided) view into `dst`, row-major and packed.
+void CopyToContiguous(const tw_tensor &t, void *dst);
+
+// A list whose elements are kept when it is cleared, so refilling it every run reuses their memory.
+template <typename T>
+class ReusableList {
+ public:
+  T &Append() {
+    if (size_ == items_.size()) items_.emplace_back();
+    return items_[size_++];
+  }
+  void Clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T &operator[](size_t i) { return items_[i]; }
+  const T &operator[](size_t i) const { return items_[i]; }
+  const T *begin() const { return items_.data(); }
+  const T *end() const { return items_.data() + size_; }
+
+ private:
+  std::vector<T> items_;
+  size_t size_ = 0;
 };
 
 // Checks that `out` is a writable view slot: non-NULL with struct_size covering tw_tensor.

@@ -1,0 +1,97 @@
+// extern "C" shims for the options part of trainwatch/session.h.
+#include <memory>
+
+#include "capi/guard.h"
+#include "core/options.h"
+
+using tw::Status;
+using tw::capi::Guard;
+
+extern "C" {
+
+tw_status tw_options_create(tw_options **out) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    *out = new tw_options();
+    return Status();
+  });
+}
+
+void tw_options_destroy(tw_options *opts) { delete opts; }
+
+tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->SetInt64(key, value);
+  });
+}
+
+tw_status tw_options_set_double(tw_options *opts, tw_option key, double value) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->SetDouble(key, value);
+  });
+}
+
+tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->SetString(key, value);
+  });
+}
+
+tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    TW_CHECK_ARG(out, "out");
+    return opts->GetInt64(key, out);
+  });
+}
+
+tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    TW_CHECK_ARG(out, "out");
+    return opts->GetDouble(key, out);
+  });
+}
+
+tw_status tw_options_get_string(const tw_options *opts, tw_option key, const char **out) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    TW_CHECK_ARG(out, "out");
+    return opts->GetString(key, out);
+  });
+}
+
+tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, int recoverable) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->SetRecoverable(status, recoverable != 0);
+  });
+}
+
+tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->AddVariable(var);
+  });
+}
+
+tw_status tw_options_set_init_fn(tw_options *opts, tw_init_fn fn, void *user_data, void (*destroy)(void *)) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    opts->init_fn = fn == nullptr ? nullptr : std::make_shared<tw::UserCallback<tw_init_fn>>(fn, user_data, destroy);
+    return Status();
+  });
+}
+
+tw_status tw_options_set_ready_fn(tw_options *opts, tw_ready_fn fn, void *user_data, void (*destroy)(void *)) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    opts->ready_fn = fn == nullptr ? nullptr : std::make_shared<tw::UserCallback<tw_ready_fn>>(fn, user_data, destroy);
+    return Status();
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,149 @@
+// extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
+#include "capi/guard.h"
+#include "core/session.h"
+#include "hooks/stop_at_step_hook.h"
+
+using tw::Status;
+using tw::capi::Guard;
+
+namespace {
+
+const tw::Options &DefaultOptions() {
+  static const tw::Options defaults;
+  return defaults;
+}
+
+tw_status CreateSession(tw_session **out, const tw_options *opts, tw_hook *const *hooks, size_t n_hooks,
+                        bool recoverable) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::Session::Create(opts != nullptr ? *opts : DefaultOptions(), hooks, n_hooks, recoverable, out);
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks, void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::NewCallbackHook(name, callbacks, user_data, out);
+  });
+}
+
+void tw_hook_destroy(tw_hook *hook) {
+  if (hook != nullptr) hook->Unref();
+}
+
+const char *tw_hook_name(const tw_hook *hook) { return hook != nullptr ? hook->name().c_str() : nullptr; }
+
+tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::NewStopAtStepHook(num_steps, last_step, out);
+  });
+}
+
+tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks,
+                                      size_t n_hooks) {
+  return CreateSession(out, opts, hooks, n_hooks, /*recoverable=*/true);
+}
+
+tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks,
+                                               size_t n_hooks) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    if (opts != nullptr && opts->Int64(TW_OPT_IS_CHIEF) == 0) {
+      return Status(TW_INVALID_ARGUMENT, "a SingularMonitoredSession is always a chief; unset TW_OPT_IS_CHIEF");
+    }
+    return tw::Session::Create(opts != nullptr ? *opts : DefaultOptions(), hooks, n_hooks, false, out);
+  });
+}
+
+tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds, tw_step_fn step,
+                         void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->Run(feeds, n_feeds, step, user_data, /*with_hooks=*/true);
+  });
+}
+
+tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
+                                       tw_step_fn step, void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->Run(feeds, n_feeds, step, user_data, /*with_hooks=*/false);
+  });
+}
+
+int tw_session_should_stop(const tw_session *session) { return session == nullptr || session->ShouldStop(); }
+
+tw_status tw_session_request_stop(tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->RequestStop();
+  });
+}
+
+tw_status tw_session_close(tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->Close();
+  });
+}
+
+void tw_session_destroy(tw_session *session) { delete session; }
+
+tw_status tw_session_get_global_step(const tw_session *session, int64_t *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    TW_CHECK_ARG(out, "out");
+    *out = session->global_step();
+    return Status();
+  });
+}
+
+tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->SetGlobalStep(value);
+  });
+}
+
+tw_status tw_session_get_variable(const tw_session *session, const char *name, tw_tensor *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    TW_CHECK_ARG(name, "name");
+    TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
+    const tw::TensorRef *variable = session->FindVariable(name);
+    if (variable == nullptr) return tw::Errorf(TW_NOT_FOUND, "no variable named '%s' is registered", name);
+    variable->FillView(out);
+    return Status();
+  });
+}
+
+size_t tw_session_variable_count(const tw_session *session) {
+  return session != nullptr ? session->variables().size() : 0;
+}
+
+tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
+    if (index >= session->variables().size()) {
+      return tw::Errorf(TW_OUT_OF_RANGE, "variable index %zu is past the %zu registered variables", index,
+                        session->variables().size());
+    }
+    session->variables()[index].FillView(out);
+    return Status();
+  });
+}
+
+int tw_session_is_chief(const tw_session *session) { return session != nullptr && session->is_chief(); }
+
+int64_t tw_session_creation_count(const tw_session *session) {
+  return session != nullptr ? session->creation_count() : 0;
+}
+
+}  // extern "C"

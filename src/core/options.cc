@@ -1,0 +1,167 @@
+#include "core/options.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace tw {
+namespace {
+
+struct OptionInfo {
+  tw_option key;
+  const char *name;
+  OptionType type;
+  int64_t int_default;
+  double double_default;
+  int64_t int_min;  // inclusive bounds for int64 options
+  int64_t int_max;
+};
+
+constexpr int64_t kMaxI64 = INT64_MAX;
+constexpr int64_t kMinI64 = INT64_MIN;
+
+// The one place an option is defined: key, name, type, default, bounds.
+const OptionInfo kOptions[] = {
+    {TW_OPT_IS_CHIEF, "TW_OPT_IS_CHIEF", OptionType::kInt64, 1, 0, 0, 1},
+    {TW_OPT_CHECKPOINT_DIR, "TW_OPT_CHECKPOINT_DIR", OptionType::kString, 0, 0, 0, 0},
+    {TW_OPT_MAX_RECOVERY_ATTEMPTS, "TW_OPT_MAX_RECOVERY_ATTEMPTS", OptionType::kInt64, 10, 0, -1, kMaxI64},
+    {TW_OPT_RECOVERY_BACKOFF_SECS, "TW_OPT_RECOVERY_BACKOFF_SECS", OptionType::kDouble, 0, 1.0, 0, 0},
+    {TW_OPT_RECOVERY_BACKOFF_MAX_SECS, "TW_OPT_RECOVERY_BACKOFF_MAX_SECS", OptionType::kDouble, 0, 60.0, 0, 0},
+    {TW_OPT_RECOVERY_WAIT_SECS, "TW_OPT_RECOVERY_WAIT_SECS", OptionType::kDouble, 0, 30.0, 0, 0},
+    {TW_OPT_MAX_WAIT_SECS, "TW_OPT_MAX_WAIT_SECS", OptionType::kDouble, 0, 1800.0, 0, 0},
+    {TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, "TW_OPT_AUTO_INCREMENT_GLOBAL_STEP", OptionType::kInt64, 1, 0, 0, 1},
+    {TW_OPT_INITIAL_GLOBAL_STEP, "TW_OPT_INITIAL_GLOBAL_STEP", OptionType::kInt64, 0, 0, kMinI64 + 1, kMaxI64},
+};
+
+const OptionInfo *Find(tw_option key) {
+  for (const OptionInfo &info : kOptions) {
+    if (info.key == key) return &info;
+  }
+  return nullptr;
+}
+
+const char *TypeName(OptionType type) {
+  switch (type) {
+    case OptionType::kInt64: return "int64";
+    case OptionType::kDouble: return "double";
+    case OptionType::kString: return "string";
+  }
+  return "?";
+}
+
+// Finds `key` and checks that it has `type`.
+Status Lookup(tw_option key, OptionType type, const OptionInfo **out) {
+  const OptionInfo *info = Find(key);
+  if (info == nullptr) return Errorf(TW_INVALID_ARGUMENT, "unknown option key %d", static_cast<int>(key));
+  if (info->type != type) {
+    return Errorf(TW_INVALID_ARGUMENT, "option %s is of type %s, not %s", info->name, TypeName(info->type),
+                  TypeName(type));
+  }
+  *out = info;
+  return Status();
+}
+
+}  // namespace
+}  // namespace tw
+
+using tw::Errorf;
+using tw::Status;
+
+tw_options::tw_options() : recoverable{TW_ABORTED, TW_UNAVAILABLE} {
+  for (const tw::OptionInfo &info : tw::kOptions) {
+    if (info.type == tw::OptionType::kInt64) ints[info.key] = info.int_default;
+    if (info.type == tw::OptionType::kDouble) doubles[info.key] = info.double_default;
+  }
+}
+
+Status tw_options::SetInt64(tw_option key, int64_t value) {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kInt64, &info));
+  if (value < info->int_min || value > info->int_max) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s must be in [%lld, %lld], got %lld", info->name,
+                  static_cast<long long>(info->int_min), static_cast<long long>(info->int_max),
+                  static_cast<long long>(value));
+  }
+  ints[key] = value;
+  return Status();
+}
+
+Status tw_options::SetDouble(tw_option key, double value) {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kDouble, &info));
+  // Every double option is a duration; TW_OPT_MAX_WAIT_SECS alone uses negative for "forever".
+  if (std::isnan(value) || (value < 0 && key != TW_OPT_MAX_WAIT_SECS)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s must be a non-negative number of seconds, got %g", info->name, value);
+  }
+  doubles[key] = value;
+  return Status();
+}
+
+Status tw_options::SetString(tw_option key, const char *value) {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kString, &info));
+  if (value == nullptr) {
+    strings.erase(key);
+  } else {
+    strings[key] = value;
+  }
+  return Status();
+}
+
+Status tw_options::GetInt64(tw_option key, int64_t *out) const {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kInt64, &info));
+  *out = ints.at(key);
+  return Status();
+}
+
+Status tw_options::GetDouble(tw_option key, double *out) const {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kDouble, &info));
+  *out = doubles.at(key);
+  return Status();
+}
+
+Status tw_options::GetString(tw_option key, const char **out) const {
+  const tw::OptionInfo *info = nullptr;
+  TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kString, &info));
+  const std::string *value = String(key);
+  *out = value != nullptr ? value->c_str() : nullptr;
+  return Status();
+}
+
+const std::string *tw_options::String(tw_option key) const {
+  auto it = strings.find(key);
+  return it == strings.end() ? nullptr : &it->second;
+}
+
+Status tw_options::SetRecoverable(tw_status status, bool is_recoverable) {
+  if (status == TW_OK || status == TW_OUT_OF_RANGE || status == TW_STOP_ITERATION) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s ends a run cleanly and cannot be made recoverable",
+                  status == TW_OK ? "TW_OK" : status == TW_OUT_OF_RANGE ? "TW_OUT_OF_RANGE" : "TW_STOP_ITERATION");
+  }
+  if (is_recoverable) {
+    recoverable.insert(status);
+  } else {
+    recoverable.erase(status);
+  }
+  return Status();
+}
+
+Status tw_options::AddVariable(const tw_tensor *var) {
+  TW_RETURN_IF_ERROR(tw::CheckTensor(var, "variable"));
+  if (var->name == nullptr || var->name[0] == '\0') {
+    return Status(TW_INVALID_ARGUMENT, "variable has no name (tw_tensor.name is NULL or empty)");
+  }
+  const std::string name = var->name;
+  if (name == "global_step") {
+    return Status(TW_INVALID_ARGUMENT, "variable name 'global_step' is reserved for the session's global step");
+  }
+  if (!tw::IsContiguous(*var)) {
+    return Errorf(TW_INVALID_ARGUMENT, "variable '%s' is not contiguous; register a row-major buffer", name.c_str());
+  }
+  for (const tw::TensorRef &existing : variables) {
+    if (existing.name() == name) return Errorf(TW_ALREADY_EXISTS, "variable '%s' is already registered", name.c_str());
+  }
+  variables.emplace_back(*var, name);
+  return Status();
+}

@@ -1,0 +1,309 @@
+#include "core/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "core/log.h"
+
+using tw::Errorf;
+using tw::Status;
+
+namespace {
+
+// Sets a flag for the life of a scope, even when an exception unwinds it.
+class ScopedFlag {
+ public:
+  explicit ScopedFlag(bool &flag) : flag_(flag) { flag_ = true; }
+  ~ScopedFlag() { flag_ = false; }
+  ScopedFlag(const ScopedFlag &) = delete;
+  ScopedFlag &operator=(const ScopedFlag &) = delete;
+
+ private:
+  bool &flag_;
+};
+
+bool IsCleanEnd(const Status &status) {
+  return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
+}
+
+}  // namespace
+
+tw_session::tw_session(const tw::Options &options, bool recoverable)
+    : variables_(options.variables),
+      recoverable_statuses_(options.recoverable),
+      recoverable_(recoverable),
+      is_chief_(options.Int64(TW_OPT_IS_CHIEF) != 0),
+      auto_increment_(options.Int64(TW_OPT_AUTO_INCREMENT_GLOBAL_STEP) != 0),
+      max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
+      backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
+      backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
+      global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
+  creator_ = is_chief_ ? tw::NewChiefSessionCreator(options, nullptr) : tw::NewWorkerSessionCreator(options);
+  tw_tensor view = TW_TENSOR_INIT;
+  view.dtype = TW_INT64;
+  view.data = &global_step_at_start_;
+  global_step_view_.Assign(view, "global_step");
+}
+
+tw_session::~tw_session() { ReleaseHooks(); }
+
+Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
+                          tw_session **out) {
+  std::unique_ptr<tw_session> session(new tw_session(options, recoverable));
+  TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
+
+  // H6: begin on every hook before the session exists.
+  for (size_t i = 0; i < session->hooks_.size(); ++i) {
+    const Status status = session->hooks_[i]->Begin(*session);
+    if (!status.ok()) {
+      for (size_t j = 0; j <= i; ++j) session->hooks_[j]->OnError(*session, status);
+      return status;
+    }
+  }
+  const Status status = session->WithRecovery([] { return Status(); });
+  if (!status.ok()) {
+    for (tw::Hook *hook : session->hooks_) hook->OnError(*session, status);
+    return status;
+  }
+  *out = session.release();
+  return Status();
+}
+
+Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
+  if (hook_count > 0 && hooks == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "hooks is NULL but n_hooks is %zu", hook_count);
+  }
+  for (size_t i = 0; i < hook_count; ++i) {
+    if (hooks[i] == nullptr) return Errorf(TW_INVALID_ARGUMENT, "hooks[%zu] is NULL", i);
+    for (size_t j = 0; j < i; ++j) {
+      if (hooks[j] == hooks[i]) {
+        return Errorf(TW_INVALID_ARGUMENT, "hooks[%zu] is hook '%s' again (already hooks[%zu])", i,
+                      hooks[i]->name().c_str(), j);
+      }
+    }
+    if (hooks[i]->owner != nullptr) {
+      return Errorf(TW_FAILED_PRECONDITION, "hooks[%zu] ('%s') already belongs to another open session", i,
+                    hooks[i]->name().c_str());
+    }
+  }
+  hooks_.reserve(hook_count);
+  for (size_t i = 0; i < hook_count; ++i) {
+    hooks[i]->Ref();
+    hooks[i]->owner = this;
+    hooks_.push_back(hooks[i]);
+  }
+  return Status();
+}
+
+void tw_session::ReleaseHooks() {
+  for (tw::Hook *hook : hooks_) {
+    hook->owner = nullptr;
+    hook->Unref();
+  }
+  hooks_.clear();
+}
+
+bool tw_session::IsRecoverable(const Status &status) const {
+  return recoverable_statuses_.count(status.code()) != 0;
+}
+
+// The recoverable layer (W7–W10): create the inner session when there is none, run the body, and on
+// a recoverable status drop the inner session and go again — bounded, with back-off, unlike TF.
+template <typename Body>
+Status tw_session::WithRecovery(Body body) {
+  int64_t attempts = 0;
+  double backoff = backoff_secs_;
+  for (;;) {
+    Status status = created_ ? Status() : CreateInner();
+    if (status.ok()) status = body();
+    if (status.ok() || !recoverable_ || !IsRecoverable(status)) return status;
+    if (max_recovery_attempts_ >= 0 && attempts >= max_recovery_attempts_) {
+      return Errorf(status.code(), "gave up after %lld recoveries (TW_OPT_MAX_RECOVERY_ATTEMPTS); last error: %s",
+                    static_cast<long long>(attempts), status.message().c_str());
+    }
+    tw::Log(TW_LOG_INFO,
+            "An error was raised. This may be due to a preemption in a connected worker or parameter server. "
+            "The current session will be closed and a new session will be created. Error: %s",
+            status.message().c_str());
+    created_ = false;
+    if (backoff > 0) std::this_thread::sleep_for(std::chrono::duration<double>(backoff));
+    backoff = std::min(backoff * 2, backoff_max_secs_);
+    ++attempts;
+  }
+}
+
+// One (re-)creation: fresh hooked layer (H30), restore-or-init / wait-for-ready, after_create_session
+// on every hook (H8, W10).
+Status tw_session::CreateInner() {
+  ++creation_count_;
+  stop_latched_ = false;
+  TW_RETURN_IF_ERROR(creator_->CreateSession(*this));
+  created_ = true;
+  for (tw::Hook *hook : hooks_) {
+    const Status status = hook->AfterCreateSession(*this);
+    if (!status.ok()) {
+      created_ = false;
+      return status;
+    }
+  }
+  return Status();
+}
+
+Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks) {
+  if (step == nullptr) return Status(TW_INVALID_ARGUMENT, "step is NULL");
+  if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
+  TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, feed_count, "feeds"));
+
+  if (in_run_) {
+    // From inside a hook or step: TF's step_context.session.run — no hooks, and no recovery of its
+    // own: a recoverable status travels up and the outer run recovers (W25).
+    if (with_hooks) {
+      return Status(TW_FAILED_PRECONDITION, "tw_session_run called from inside a run of the same session; "
+                                            "use tw_session_run_without_hooks there");
+    }
+    tw::StepContext nested;
+    nested.Reset(this, nullptr, feeds, feed_count, global_step_);
+    return RunStep(nested, step, user_data);
+  }
+  if (failed_) return Status(TW_FAILED_PRECONDITION, "an earlier run of this session failed; close it");
+  if (with_hooks && stop_latched_) {
+    return Status(TW_FAILED_PRECONDITION, "Run called even after should_stop requested.");  // H29
+  }
+
+  Status status = WithRecovery([&] {
+    if (!with_hooks) {
+      ScopedFlag running(in_run_);
+      step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
+      return RunStep(step_context_, step, user_data);
+    }
+    return HookedRun(feeds, feed_count, step, user_data);
+  });
+  if (!status.ok() && !IsCleanEnd(status)) Fail(status);
+  return status;
+}
+
+// The hooked layer (H9–H14, H22–H23, H28–H29).
+Status tw_session::HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data) {
+  ScopedFlag running(in_run_);
+  tw::RunContext &ctx = run_context_;
+  ctx.Reset(this, hooks_.size(), feeds, feed_count);
+  global_step_at_start_ = global_step_;
+
+  ctx.phase = tw::RunContext::Phase::kBeforeRun;
+  for (size_t i = 0; i < hooks_.size(); ++i) {
+    ctx.hook_index = i;
+    TW_RETURN_IF_ERROR(hooks_[i]->BeforeRun(ctx));
+    if (!ctx.feed_error.ok()) return ctx.feed_error.WithPrefix("hook '" + hooks_[i]->name() + "' before_run: ");
+  }
+  ctx.phase = tw::RunContext::Phase::kIdle;
+  TW_RETURN_IF_ERROR(ctx.CheckUserFeedConflicts());
+
+  step_context_.Reset(this, &ctx, feeds, feed_count, global_step_at_start_);
+  TW_RETURN_IF_ERROR(RunStep(step_context_, step, user_data));
+  TW_RETURN_IF_ERROR(ResolveFetches());
+
+  ctx.phase = tw::RunContext::Phase::kAfterRun;
+  for (size_t i = 0; i < hooks_.size(); ++i) {
+    ctx.hook_index = i;
+    TW_RETURN_IF_ERROR(hooks_[i]->AfterRun(ctx));
+  }
+  ctx.phase = tw::RunContext::Phase::kIdle;
+  if (ctx.stop_requested) stop_latched_ = true;
+  return Status();
+}
+
+// Calls the user's step; on success applies the global-step update of a hooked run.
+Status tw_session::RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data) {
+  const uint64_t generation = tw::ThreadErrorGeneration();
+  const tw_status code = step(user_data, &ctx);
+  if (code != TW_OK) {
+    if (tw::ThreadErrorGeneration() != generation) return Status(code, tw::ThreadErrorMessage());
+    return Errorf(code, "step function returned %s", tw_status_name(code));
+  }
+  if (ctx.run != nullptr) {
+    global_step_ = ctx.global_step_set ? ctx.new_global_step : ctx.global_step_at_start + (auto_increment_ ? 1 : 0);
+  } else if (ctx.global_step_set) {
+    global_step_ = ctx.new_global_step;
+  }
+  return Status();
+}
+
+// Routes each hook's requested names to values: published outputs, then variables, then global_step
+// (its value at the start of the run). Patterns match outputs and variables and may match nothing.
+Status tw_session::ResolveFetches() {
+  for (size_t i = 0; i < hooks_.size(); ++i) {
+    tw::RunContext::PerHook &hook = run_context_.hooks[i];
+    for (const std::string &name : hook.fetches) {
+      if (tw::IsPattern(name.c_str())) {
+        for (const tw::TensorRef &output : step_context_.outputs) {
+          if (tw::MatchesPattern(name, output.name())) hook.results.push_back(&output);
+        }
+        for (const tw::TensorRef &variable : variables_) {
+          if (tw::MatchesPattern(name, variable.name())) hook.results.push_back(&variable);
+        }
+        continue;
+      }
+      const tw::TensorRef *value = step_context_.FindOutput(name);
+      if (value == nullptr) value = FindVariable(name);
+      if (value == nullptr && name == "global_step") value = &global_step_view_;
+      if (value == nullptr) {
+        return Errorf(TW_NOT_FOUND,
+                      "hook '%s' requested '%s', which is neither an output the step published, a variable, "
+                      "nor global_step",
+                      hooks_[i]->name().c_str(), name.c_str());
+      }
+      hook.results.push_back(value);
+    }
+  }
+  return Status();
+}
+
+// A run failed for good: every hook hears on_error once and end will be skipped (design point 3).
+void tw_session::Fail(const Status &error) {
+  failed_ = true;
+  tw::Log(TW_LOG_ERROR, "Run failed: %s: %s", tw_status_name(error.code()), error.message().c_str());
+  for (tw::Hook *hook : hooks_) hook->OnError(*this, error);
+}
+
+Status tw_session::RequestStop() {
+  if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
+  if (in_run_) {
+    run_context_.stop_requested = true;
+  } else {
+    stop_latched_ = true;
+  }
+  return Status();
+}
+
+Status tw_session::SetGlobalStep(int64_t value) {
+  if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
+  global_step_ = value;
+  return Status();
+}
+
+// W17/H17/H18: end on every hook unless a run failed; the first failing end stops the rest; the
+// session is closed whatever happens.
+Status tw_session::Close() {
+  if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is already closed.");
+  if (in_run_) return Status(TW_FAILED_PRECONDITION, "a session cannot be closed from inside its own run");
+  Status status;
+  if (!failed_) {
+    ScopedFlag running(in_run_);
+    for (tw::Hook *hook : hooks_) {
+      status = hook->End(*this);
+      if (!status.ok()) break;
+    }
+  }
+  closed_ = true;
+  created_ = false;
+  ReleaseHooks();
+  return status;
+}
+
+const tw::TensorRef *tw_session::FindVariable(const std::string &name) const {
+  for (const tw::TensorRef &variable : variables_) {
+    if (variable.name() == name) return &variable;
+  }
+  return nullptr;
+}

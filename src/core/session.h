@@ -1,0 +1,77 @@
+// The session stack of tf.train's MonitoredSession, flattened into one object with one method per
+// layer: the recoverable layer (WithRecovery: re-create and retry on a recoverable status), the
+// coordinated layer (the stop latch and session state) and the hooked layer (HookedRun: before_run →
+// step → after_run). A SingularMonitoredSession is the same object with recovery off.
+#ifndef TRAINWATCH_CORE_SESSION_H
+#define TRAINWATCH_CORE_SESSION_H
+
+#include <memory>
+#include <vector>
+
+#include "core/hook.h"
+#include "core/options.h"
+#include "core/run_context.h"
+#include "core/session_creator.h"
+
+struct tw_session {
+  // Validates the hook list, runs begin on every hook, creates the inner session (with recovery when
+  // `recoverable`) and runs after_create_session on every hook.
+  static tw::Status Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
+                           tw_session **out);
+  ~tw_session();
+
+  tw::Status Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks);
+  bool ShouldStop() const { return closed_ || failed_ || !created_ || stop_latched_; }
+  tw::Status RequestStop();
+  tw::Status Close();
+
+  int64_t global_step() const { return global_step_; }
+  void set_global_step(int64_t value) { global_step_ = value; }
+  tw::Status SetGlobalStep(int64_t value);
+  bool closed() const { return closed_; }
+  bool is_chief() const { return is_chief_; }
+  int64_t creation_count() const { return creation_count_; }
+  const tw::Hook *hook(size_t index) const { return hooks_[index]; }
+  size_t hook_count() const { return hooks_.size(); }
+  const std::vector<tw::TensorRef> &variables() const { return variables_; }
+  const tw::TensorRef *FindVariable(const std::string &name) const;
+
+ private:
+  tw_session(const tw::Options &options, bool recoverable);
+
+  tw::Status ClaimHooks(tw::Hook *const *hooks, size_t hook_count);
+  void ReleaseHooks();
+  template <typename Body>
+  tw::Status WithRecovery(Body body);
+  tw::Status CreateInner();
+  tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
+  tw::Status RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data);
+  tw::Status ResolveFetches();
+  void Fail(const tw::Status &error);
+  bool IsRecoverable(const tw::Status &status) const;
+
+  std::vector<tw::Hook *> hooks_;  // one reference each, while not closed
+  std::vector<tw::TensorRef> variables_;
+  std::unique_ptr<tw::SessionCreator> creator_;
+  std::set<tw_status> recoverable_statuses_;
+  bool recoverable_;
+  bool is_chief_;
+  bool auto_increment_;
+  int64_t max_recovery_attempts_;
+  double backoff_secs_;
+  double backoff_max_secs_;
+
+  int64_t global_step_;
+  int64_t creation_count_ = 0;
+  bool created_ = false;       // an inner session exists (false after close and during recovery)
+  bool stop_latched_ = false;  // the hooked layer's latch; reset by every re-creation (H30)
+  bool closed_ = false;
+  bool failed_ = false;        // a run failed: end is skipped, every hook heard on_error
+  bool in_run_ = false;        // inside Run: no close, no nested run with hooks, no nested recovery
+  tw::RunContext run_context_;
+  tw::StepContext step_context_;
+  tw::TensorRef global_step_view_;  // what a "global_step" fetch resolves to
+  int64_t global_step_at_start_ = 0;
+};
+
+#endif  // TRAINWATCH_CORE_SESSION_H
