@@ -12,12 +12,12 @@ typedef struct event_log {
   char text[8192];
 } event_log;
 
-static void log_event(event_log *log, const char *event) {
+static inline void log_event(event_log *log, const char *event) {
   size_t used = strlen(log->text);
   snprintf(log->text + used, sizeof(log->text) - used, "%s%s", used ? " " : "", event);
 }
 
-static void log_clear(event_log *log) { log->text[0] = '\0'; }
+static inline void log_clear(event_log *log) { log->text[0] = '\0'; }
 
 enum phase { PH_NONE, PH_BEGIN, PH_ACS, PH_BEFORE, PH_AFTER, PH_END };
 
@@ -42,7 +42,7 @@ typedef struct recorder {
   int64_t shape_storage[1];
 } recorder;
 
-static tw_status rec_maybe_fail(recorder *r, enum phase phase, const char *what) {
+static inline tw_status rec_maybe_fail(recorder *r, enum phase phase, const char *what) {
   char event[128];
   r->calls[phase]++;
   snprintf(event, sizeof(event), "%s.%s", r->name, what);
@@ -53,11 +53,11 @@ static tw_status rec_maybe_fail(recorder *r, enum phase phase, const char *what)
   return TW_OK;
 }
 
-static tw_status rec_begin(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_BEGIN, "begin"); }
-static tw_status rec_acs(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_ACS, "acs"); }
-static tw_status rec_end(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_END, "end"); }
+static inline tw_status rec_begin(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_BEGIN, "begin"); }
+static inline tw_status rec_acs(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_ACS, "acs"); }
+static inline tw_status rec_end(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_END, "end"); }
 
-static tw_status rec_before(void *u, tw_run_context *ctx) {
+static inline tw_status rec_before(void *u, tw_run_context *ctx) {
   recorder *r = u;
   tw_status st = rec_maybe_fail(r, PH_BEFORE, "before");
   if (st != TW_OK) return st;
@@ -73,7 +73,7 @@ static tw_status rec_before(void *u, tw_run_context *ctx) {
   return TW_OK;
 }
 
-static double tensor_as_double(const tw_tensor *t) {
+static inline double tensor_as_double(const tw_tensor *t) {
   switch (t->dtype) {
     case TW_FLOAT32: return *(const float *)t->data;
     case TW_FLOAT64: return *(const double *)t->data;
@@ -83,7 +83,7 @@ static double tensor_as_double(const tw_tensor *t) {
   }
 }
 
-static tw_status rec_after(void *u, tw_run_context *ctx) {
+static inline tw_status rec_after(void *u, tw_run_context *ctx) {
   recorder *r = u;
   tw_status st = rec_maybe_fail(r, PH_AFTER, "after");
   if (st != TW_OK) return st;
@@ -96,7 +96,7 @@ static tw_status rec_after(void *u, tw_run_context *ctx) {
   return TW_OK;
 }
 
-static void rec_on_error(void *u, tw_session *s, tw_status error) {
+static inline void rec_on_error(void *u, tw_session *s, tw_status error) {
   recorder *r = u;
   char event[128];
   (void)s;
@@ -105,12 +105,11 @@ static void rec_on_error(void *u, tw_session *s, tw_status error) {
   log_event(r->log, event);
 }
 
-static void rec_destroy(void *u) { ((recorder *)u)->destroyed++; }
+static inline void rec_destroy(void *u) { ((recorder *)u)->destroyed++; }
 
-static const tw_hook_callbacks recorder_callbacks = {
-    sizeof(tw_hook_callbacks), rec_begin, rec_acs, rec_before, rec_after, rec_end, rec_on_error, rec_destroy};
-
-static tw_hook *make_recorder(recorder *r, const char *name, event_log *log) {
+static inline tw_hook *make_recorder(recorder *r, const char *name, event_log *log) {
+  static const tw_hook_callbacks recorder_callbacks = {
+      sizeof(tw_hook_callbacks), rec_begin, rec_acs, rec_before, rec_after, rec_end, rec_on_error, rec_destroy};
   tw_hook *hook = NULL;
   memset(r, 0, sizeof(*r));
   r->name = name;
@@ -128,7 +127,7 @@ typedef struct step_plan {
   float loss;
 } step_plan;
 
-static tw_status recording_step(void *u, tw_step_context *ctx) {
+static inline tw_status recording_step(void *u, tw_step_context *ctx) {
   step_plan *p = u;
   tw_tensor loss = TW_TENSOR_INIT;
   p->calls++;
