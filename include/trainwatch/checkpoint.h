@@ -1,5 +1,22 @@
 /*
- * trainwatch/checkpoint.h — see the comment of each declaration.
+ * trainwatch/checkpoint.h — savers, checkpoint files and the `checkpoint` state file.
+ *
+ * A checkpoint is one file, "<prefix>-<global_step>" (tf.train.Saver's naming, e.g. model.ckpt-1000),
+ * not TF's ".index" + ".data-*" pair: every tensor is compressed (zstd, after a byte-plane filter for
+ * floats), checksummed, and listed in an index so one tensor can be read alone. The format is specified
+ * in docs/checkpoint-format.md. Files are written durably: a temporary file in the same directory,
+ * fsync, rename, fsync of the directory — a crash or a full disk never damages the previous checkpoint.
+ *
+ * Next to the checkpoints lives TensorFlow's text state file `checkpoint` (model_checkpoint_path,
+ * all_model_checkpoint_paths oldest → newest, plus TF2's all_model_checkpoint_timestamps and
+ * last_preserved_timestamp), so tf.train.latest_checkpoint and TensorBoard read trainwatch directories.
+ *
+ * Every read verifies checksums: corrupt or truncated data comes back as TW_DATA_LOSS with a message
+ * naming the file and the tensor, never as wrong values. Operating-system failures come back as TW_IO
+ * (or TW_RESOURCE_EXHAUSTED for a full disk or file size limit) with errno's text.
+ *
+ * Thread rules: a saver is used by one thread at a time. The free functions are reentrant. Each call
+ * uses up to one thread per core for compression and decompression.
  */
 #ifndef TRAINWATCH_CHECKPOINT_H
 #define TRAINWATCH_CHECKPOINT_H
@@ -9,6 +26,126 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+typedef struct tw_saver tw_saver;                           /* tf.train.Saver over a set of variables */
+typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint's tensor list */
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Saver                                                                                          */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Creates a saver over `n_variables` views (TF's var_list). Each view needs a non-empty, unique name,
+ * a valid dtype and shape, and contiguous row-major data (strides NULL or row-major). The views are
+ * copied but their data is borrowed: the buffers must stay valid until tw_saver_destroy; save reads
+ * them, restore writes them in place. variables may be NULL when n_variables is 0 (saving then writes
+ * nothing, as TF's empty saver).
+ * Defaults (TF's, C3): max_to_keep 5, keep_checkpoint_every_n_hours 10000, no step padding.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; variables NULL with n_variables > 0; a malformed, strided,
+ * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
+
+/* Frees the saver. Checkpoint files and variables are not touched. NULL is a no-op. */
+TW_API void tw_saver_destroy(tw_saver *saver);
+
+/* How many recent checkpoints to keep (default 5). Saving past it deletes the oldest, unless it is due
+ * to be kept by keep_checkpoint_every_n_hours. 0 keeps every file and lists only the newest in the
+ * state file (TF's C9). Errors: TW_INVALID_ARGUMENT (NULL saver, negative value). */
+TW_API tw_status tw_saver_set_max_to_keep(tw_saver *saver, int64_t max_to_keep);
+
+/* A checkpoint leaving the kept list is kept forever when it is at least `hours` newer than the last one
+ * kept that way (default 10000, i.e. never). The clock is stored in the state file
+ * (last_preserved_timestamp) and restored by tw_saver_recover_last_checkpoints, so it survives restarts.
+ * Errors: TW_INVALID_ARGUMENT (NULL saver, hours not > 0). */
+TW_API tw_status tw_saver_set_keep_checkpoint_every_n_hours(tw_saver *saver, double hours);
+
+/* 1: name checkpoints "<prefix>-%08d" (TF's pad_step_number); 0 (default): "<prefix>-<step>".
+ * Errors: TW_INVALID_ARGUMENT (NULL saver, value not 0 or 1). */
+TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
+
+/* Saves the variables as they are now to "<prefix>-<global_step>" (or `prefix` itself when global_step
+ * is TW_UNSET), records it in "<dirname(prefix)>/checkpoint" and deletes checkpoints past max_to_keep.
+ * The variables must not change during the call.
+ * *out_path receives the checkpoint's path, owned by the saver and valid until the next call on it;
+ * it is set to NULL for a saver without variables (nothing is written). out_path may be NULL.
+ * Stale temporary files from interrupted saves are removed from the directory on the first save.
+ * Errors: TW_INVALID_ARGUMENT (NULL saver or prefix, empty prefix; the prefix collides with the state
+ * file: "'latest_filename' collides with 'save_path': …" / "Save path '<p>' conflicts with path used for
+ * checkpoint state.  Please use a different save path."), TW_NOT_FOUND ("Parent directory of <path>
+ * doesn't exist, can't save."), TW_IO, TW_RESOURCE_EXHAUSTED (disk full, file size limit, memory).
+ * On any error the previous checkpoints and state file are untouched and the failed save is not
+ * recorded. */
+TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix, int64_t global_step);
+
+/* Restores every variable from the checkpoint at `path`, in place. All or nothing: names, dtypes,
+ * shapes and checksums are all verified before the first variable byte is written.
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments; "variable 'w' is float32[3,4] but checkpoint <path>
+ * holds float32[4,3]"), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
+ * TW_DATA_LOSS (corrupt or truncated file: the message names the file and the tensor), TW_IO. */
+TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
+
+/* The same for the `n_names` variables named in `names` only (the others are not touched). A name that
+ * is not a variable of this saver fails with TW_NOT_FOUND. Other errors as tw_saver_restore. */
+TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, const char *const *names,
+                                            size_t n_names);
+
+/* Restores every variable from the newest intact checkpoint listed in `dir`'s state file: a corrupt,
+ * truncated or missing one is skipped with a WARNING naming it, and the one before it is tried.
+ * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments, dtype/shape mismatch), TW_NOT_FOUND (no state file, or
+ * no listed checkpoint is intact), TW_IO. */
+TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *saver, const char *dir);
+
+/* Re-seeds the saver's kept list and retention clock from `dir`'s state file, as TF's
+ * recover_last_checkpoints after a restore (files that vanished are dropped), removes stale temporary
+ * files, and — unlike TF — trims the list to max_to_keep at once (deleting the extras or keeping them
+ * by keep_checkpoint_every_n_hours) and rewrites the state file. No state file: nothing to recover, OK.
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments; a state file with an empty model_checkpoint_path:
+ * "Invalid checkpoint state loaded from <dir>"), TW_IO, TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
+
+/* The saver's kept checkpoints, oldest → newest: count, and the i-th path (valid until the next call
+ * on the saver). Errors: TW_INVALID_ARGUMENT (NULL), TW_OUT_OF_RANGE (index). */
+TW_API size_t tw_saver_last_checkpoint_count(const tw_saver *saver);
+TW_API tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_saver *saver, size_t index);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Checkpoint directories and files                                                               */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* tf.train.latest_checkpoint(dir): copies the newest checkpoint's path from "<dir>/checkpoint" into
+ * out_path (NUL-terminated; relative paths are joined onto dir). There is none when the state file is
+ * missing, unparsable (two WARNING lines) or names a file that does not exist (an ERROR line).
+ * Errors: TW_INVALID_ARGUMENT (NULL out_path or dir; a state file with an empty model_checkpoint_path),
+ * TW_NOT_FOUND (no checkpoint), TW_OUT_OF_RANGE (out_size too small: the message gives the size
+ * needed). */
+TW_API tw_status tw_latest_checkpoint(char *out_path, size_t out_size, const char *dir);
+
+/* Reads the index of the checkpoint at `path` (no tensor data) into a new list; free it with
+ * tw_checkpoint_variables_destroy. Errors: TW_INVALID_ARGUMENT (NULL), TW_NOT_FOUND, TW_IO,
+ * TW_DATA_LOSS (not a checkpoint, truncated, corrupt index), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char *path);
+
+/* Number of tensors in the list (0 for NULL), in the order they were saved. */
+TW_API size_t tw_checkpoint_variables_count(const tw_checkpoint_variables *list);
+
+/* Fills *out with the i-th tensor's name, dtype and shape (data NULL); the strings and arrays are owned
+ * by the list. Errors: TW_INVALID_ARGUMENT (NULL, out->struct_size too small), TW_OUT_OF_RANGE. */
+TW_API tw_status tw_checkpoint_variables_at(const tw_checkpoint_variables *list, size_t index, tw_tensor *out);
+
+/* Frees the list. NULL is a no-op. */
+TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
+
+/* tf.train.load_variable: reads the tensor named destination->name from the checkpoint at `path` into
+ * destination->data, which must be contiguous and have the tensor's dtype and shape. The buffer is
+ * written only after every checksum of the tensor has been verified.
+ * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch),
+ * TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"), TW_DATA_LOSS, TW_IO. */
+TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
+
+/* Decodes every tensor of the checkpoint at `path` and checks every checksum, keeping nothing.
+ * TW_OK means the file is intact. Errors: TW_INVALID_ARGUMENT (NULL), TW_NOT_FOUND, TW_IO,
+ * TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk). */
+TW_API tw_status tw_checkpoint_verify(const char *path);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,55 @@
+// Turns a chunk of raw tensor bytes into stored bytes and back: the byte-plane filter for floats, then
+// zstd per plane, with planes that do not compress stored raw.
+#ifndef TRAINWATCH_CHECKPOINT_CODEC_H
+#define TRAINWATCH_CHECKPOINT_CODEC_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "checkpoint/format.h"
+#include "core/status.h"
+
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+typedef struct ZSTD_DCtx_s ZSTD_DCtx;
+
+namespace tw {
+namespace checkpoint {
+
+// Moves byte k of each of `count` elements of `element_size` bytes to planes[k·count …], and back.
+void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *planes);
+void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements);
+
+// One per thread: zstd contexts and a plane buffer, reused from chunk to chunk.
+class ChunkCodec {
+ public:
+  explicit ChunkCodec(int zstd_level = 1);
+  ~ChunkCodec();
+  ChunkCodec(const ChunkCodec &) = delete;
+  ChunkCodec &operator=(const ChunkCodec &) = delete;
+
+  // Encodes raw[0, chunk->raw_size) of a tensor of `dtype` under `filter`: fills chunk's planes and
+  // checksums and writes the stored bytes to `stored`, which must hold chunk->raw_size bytes (a chunk
+  // never grows: a plane that would is stored raw). Sets *stored_size.
+  Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
+                size_t *stored_size);
+
+  // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
+  // raw[0, chunk.raw_size) and checks the raw checksum. TW_DATA_LOSS with a short reason on failure.
+  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw);
+
+ private:
+  uint8_t *Scratch(size_t size);
+
+  int zstd_level_;
+  ZSTD_CCtx *cctx_ = nullptr;        // for unfiltered chunks
+  ZSTD_CCtx *plane_cctx_ = nullptr;  // for byte planes of floats
+  ZSTD_DCtx *dctx_ = nullptr;
+  std::unique_ptr<uint8_t[]> scratch_;
+  size_t scratch_size_ = 0;
+};
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_CODEC_H

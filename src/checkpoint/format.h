@@ -1,0 +1,100 @@
+// The checkpoint file layout (docs/checkpoint-format.md is the specification):
+//
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version, u32 flags (0)
+//   chunks   the stored bytes of every chunk, back to back, in index order
+//   index    every tensor's name, dtype, shape, filter and chunk list (offsets, sizes, codecs, checksums)
+//   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index, magic "TWCKEND\n"
+//
+// All integers are little-endian. The footer has a fixed size so a reader finds the index from the end
+// of the file; the chunks must tile the bytes between header and index exactly, so every byte of a
+// valid file is covered by a checksum or a structural check.
+#ifndef TRAINWATCH_CHECKPOINT_FORMAT_H
+#define TRAINWATCH_CHECKPOINT_FORMAT_H
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace tw {
+namespace checkpoint {
+
+constexpr uint32_t kFormatVersion = 1;
+constexpr size_t kHeaderSize = 16;
+constexpr size_t kFooterSize = 32;
+constexpr int kMaxRank = 1024;                     // dimensions per tensor
+constexpr uint64_t kMaxChunkBytes = 64ull << 20;   // raw bytes per chunk: bounds a reader's scratch
+constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
+
+// How a chunk's raw bytes are rearranged before compression.
+enum class Filter : uint8_t {
+  kNone = 0,
+  kBytePlanes = 1,  // byte k of every element together: plane k holds the k-th bytes (little-endian)
+};
+
+// How one plane (or the whole chunk, without filter) is stored.
+enum class Codec : uint8_t {
+  kRaw = 0,   // the bytes as they are: the plane did not compress
+  kZstd = 1,  // one zstd frame carrying its content size
+};
+
+constexpr int kMaxPlanes = 8;  // the widest element (float64)
+
+struct Plane {
+  Codec codec = Codec::kRaw;
+  uint64_t stored_size = 0;
+};
+
+struct Chunk {
+  uint64_t offset = 0;        // of the stored bytes in the file
+  uint64_t raw_size = 0;      // bytes of the tensor this chunk holds; a multiple of the element size
+  uint64_t raw_xxh64 = 0;     // checksum of those raw bytes (after decoding)
+  uint64_t stored_xxh64 = 0;  // checksum of the stored bytes (verified before decoding)
+  uint8_t plane_count = 0;
+  std::array<Plane, kMaxPlanes> planes{};
+
+  uint64_t stored_size() const;
+};
+
+// A tensor as the index describes it. Chunks hold consecutive byte ranges of the row-major data.
+struct TensorEntry {
+  std::string name;
+  int32_t dtype = 0;
+  std::vector<int64_t> shape;
+  Filter filter = Filter::kNone;
+  std::vector<Chunk> chunks;
+
+  uint64_t byte_size() const;  // element count × element size
+};
+
+struct Footer {
+  uint64_t index_offset = 0;
+  uint64_t index_size = 0;
+  uint64_t index_xxh64 = 0;
+};
+
+// The filter trainwatch applies to a dtype: byte planes for floats wider than one byte.
+Filter FilterFor(int32_t dtype);
+// Planes a chunk is split into under `filter`.
+int PlaneCount(Filter filter, int32_t dtype);
+
+void AppendHeader(std::string *out);
+void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out);
+void AppendFooter(const Footer &footer, std::string *out);
+
+// Parsers check everything they can without the chunk bytes and return TW_DATA_LOSS with a message
+// naming `file` (and the tensor, when one is at fault).
+Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file);
+Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
+// `bytes` is the index the footer points at. Checks its checksum, every tensor's metadata (valid dtype,
+// unique non-empty names, sizes that add up) and that the chunks tile [kHeaderSize, index_offset).
+Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
+                  std::vector<TensorEntry> *tensors);
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_FORMAT_H

@@ -1,0 +1,72 @@
+// Reads checkpoint files (format.h): the index on open, then any subset of tensors, every byte
+// checked against its checksum before it reaches the caller.
+#ifndef TRAINWATCH_CHECKPOINT_READER_H
+#define TRAINWATCH_CHECKPOINT_READER_H
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "checkpoint/format.h"
+#include "checkpoint/mapped_file.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace tw {
+namespace checkpoint {
+
+class CheckpointReader {
+ public:
+  // Maps `path` and parses its header, footer and index; no chunk is read yet.
+  // Errors: TW_NOT_FOUND, TW_IO, TW_DATA_LOSS (not a checkpoint, truncated, corrupt index).
+  static Status Open(const std::string &path, std::unique_ptr<CheckpointReader> *out);
+  // The same over bytes in memory, borrowed for the reader's life; `name` stands for the file in
+  // messages (tests, fuzzing).
+  static Status OpenMemory(const uint8_t *data, size_t size, const std::string &name,
+                           std::unique_ptr<CheckpointReader> *out);
+
+  const std::string &path() const { return path_; }
+  const std::vector<TensorEntry> &tensors() const { return tensors_; }
+  const TensorEntry *Find(const std::string &name) const;  // NULL when absent
+
+  struct Target {
+    const TensorEntry *tensor;  // from tensors()
+    void *data;                 // tensor->byte_size() bytes
+  };
+  // Reads each target's tensor into its buffer, all or nothing: the stored checksum of every chunk is
+  // verified before the first byte of any buffer is written, then chunks decode in parallel and each
+  // is checked against its raw checksum. TW_DATA_LOSS names the file, tensor and chunk.
+  Status ReadInto(const std::vector<Target> &targets, int threads = 0) const;
+
+  // Decodes every chunk and checks both checksums, keeping nothing (what `trainwatch-ckpt verify` does).
+  Status Verify(int threads = 0) const;
+
+ private:
+  CheckpointReader() = default;
+  Status Parse();
+  Status ChunkError(const TensorEntry &tensor, size_t chunk, const Status &cause) const;
+  bool StoredChecksumMatches(const Chunk &chunk) const;
+
+  std::string path_;
+  std::unique_ptr<MappedFile> file_;  // NULL for OpenMemory
+  const uint8_t *data_ = nullptr;
+  uint64_t size_ = 0;
+  std::vector<TensorEntry> tensors_;
+  std::unordered_map<std::string, size_t> by_name_;
+};
+
+// OK when `destination` (a variable) has the dtype and shape of `tensor`; else TW_INVALID_ARGUMENT naming
+// the variable, both types and the file.
+Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, const std::string &file);
+
+// load_variable: reads the tensor named destination.name() from the checkpoint at `path` into
+// destination's buffer. Errors: those of Open, TW_NOT_FOUND (no such tensor), CheckRestorable's,
+// TW_DATA_LOSS (the buffer is then untouched).
+Status LoadVariable(const std::string &path, const TensorRef &destination);
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_READER_H

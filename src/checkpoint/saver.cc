@@ -1,0 +1,278 @@
+#include "checkpoint/saver.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cinttypes>
+#include <cstring>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "checkpoint/durable_file.h"
+#include "checkpoint/path.h"
+#include "checkpoint/reader.h"
+#include "core/log.h"
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+std::string DirectoryOf(const std::string &path) {
+  const std::string dir = Dirname(path);
+  return dir.empty() ? "." : dir;
+}
+
+double ModificationTime(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
+}
+
+}  // namespace
+
+std::string CheckpointPath(const std::string &prefix, int64_t global_step, bool pad) {
+  if (global_step == kNoGlobalStep) return prefix;
+  char step[32];
+  std::snprintf(step, sizeof(step), pad ? "%08" PRId64 : "%" PRId64, global_step);
+  return prefix + "-" + step;
+}
+
+Saver::Saver(std::vector<TensorRef> variables, SaverOptions options)
+    : variables_(std::move(variables)), options_(std::move(options)) {
+  last_preserved_timestamp_ = Now();  // C13: the clock starts when the saver is built, unless recovered
+}
+
+namespace {
+
+Status CheckOptions(const SaverOptions &options) {
+  if (options.max_to_keep < 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "max_to_keep must be >= 0, got %" PRId64, options.max_to_keep);
+  }
+  if (!(options.keep_checkpoint_every_n_hours > 0)) {
+    return Errorf(TW_INVALID_ARGUMENT, "keep_checkpoint_every_n_hours must be > 0, got %g",
+                  options.keep_checkpoint_every_n_hours);
+  }
+  if (options.latest_filename.empty() || options.latest_filename.find('/') != std::string::npos) {
+    return Status(TW_INVALID_ARGUMENT, "'latest_filename' must not contain path components");
+  }
+  return Status();
+}
+
+}  // namespace
+
+Status Saver::SetOptions(SaverOptions options) {
+  TW_RETURN_IF_ERROR(CheckOptions(options));
+  options_ = std::move(options);
+  return Status();
+}
+
+Status Saver::Create(std::vector<TensorRef> variables, SaverOptions options, std::unique_ptr<Saver> *out) {
+  TW_RETURN_IF_ERROR(CheckOptions(options));
+  std::unordered_set<std::string> names;
+  for (const TensorRef &v : variables) {
+    if (v.name().empty()) return Status(TW_INVALID_ARGUMENT, "a variable to save has an empty name");
+    if (!names.insert(v.name()).second) {
+      return Status(TW_INVALID_ARGUMENT, "two variables to save are named '" + v.name() + "'");
+    }
+  }
+  out->reset(new Saver(std::move(variables), std::move(options)));
+  return Status();
+}
+
+double Saver::Now() const {
+  if (options_.clock) return options_.clock();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// C6: as produced (absolute stays absolute); a relative path, or any with save_relative_paths, is
+// recorded relative to the state file's directory, which is the checkpoint's own directory.
+std::string Saver::StatePath(const std::string &path) const {
+  return options_.save_relative_paths || !IsAbsolutePath(path) ? Basename(path) : path;
+}
+
+Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const {
+  if (global_step == kNoGlobalStep && Basename(prefix) == options_.latest_filename) {
+    return Status(TW_INVALID_ARGUMENT, "'latest_filename' collides with 'save_path': '" +
+                                           options_.latest_filename + "' and '" + prefix + "'");
+  }
+  if (!IsDirectory(DirectoryOf(path))) {
+    return Status(TW_NOT_FOUND, "Parent directory of " + path + " doesn't exist, can't save.");
+  }
+  if (Basename(path) == options_.latest_filename) {
+    return Status(TW_INVALID_ARGUMENT, "Save path '" + path +
+                                           "' conflicts with path used for checkpoint state.  Please use a "
+                                           "different save path.");
+  }
+  return Status();
+}
+
+Status Saver::CleanOnce(const std::string &dir) {
+  if (cleaned_dirs_.count(dir) != 0) return Status();
+  TW_RETURN_IF_ERROR(RemoveStaleTemporaryFiles(dir, nullptr));
+  cleaned_dirs_.insert(dir);
+  return Status();
+}
+
+void Saver::Capture(Snapshot *snapshot) const { snapshot->Capture(variables_); }
+
+Status Saver::Save(const std::string &prefix, int64_t global_step, std::string *path) {
+  Snapshot live;
+  live.Borrow(variables_);
+  return WriteSnapshot(live, prefix, global_step, path);
+}
+
+Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step,
+                            std::string *path) {
+  if (snapshot.tensors().empty()) {  // C4: an empty saver saves nothing
+    path->clear();
+    return Status();
+  }
+  const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
+  TW_RETURN_IF_ERROR(CheckSavePath(prefix, global_step, checkpoint));
+  const std::string dir = DirectoryOf(checkpoint);
+  TW_RETURN_IF_ERROR(CleanOnce(dir));
+  TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), options_.write)
+                         .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
+
+  const double now = Now();
+  if (options_.max_to_keep == 0) {  // C9: nothing tracked; the state file names only the newest
+    TW_RETURN_IF_ERROR(CommitRetention(dir, {Kept{checkpoint, now}}, {}));
+    kept_.clear();
+  } else {
+    std::vector<Kept> kept;
+    for (const Kept &k : kept_) {
+      if (k.path != checkpoint) kept.push_back(k);
+    }
+    kept.push_back(Kept{checkpoint, now});
+    const size_t excess = kept.size() > static_cast<size_t>(options_.max_to_keep)
+                              ? kept.size() - static_cast<size_t>(options_.max_to_keep)
+                              : 0;
+    std::vector<Kept> evicted(kept.begin(), kept.begin() + static_cast<ptrdiff_t>(excess));
+    kept.erase(kept.begin(), kept.begin() + static_cast<ptrdiff_t>(excess));
+    TW_RETURN_IF_ERROR(CommitRetention(dir, std::move(kept), std::move(evicted)));
+  }
+  *path = checkpoint;
+  return Status();
+}
+
+Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted) {
+  // C10/C13: a checkpoint leaving the list is kept forever when it is at least N hours newer than the
+  // last one kept that way.
+  double last_preserved = last_preserved_timestamp_;
+  std::vector<std::string> doomed;
+  for (const Kept &e : evicted) {
+    if (e.timestamp - options_.keep_checkpoint_every_n_hours * 3600.0 >= last_preserved) {
+      last_preserved = e.timestamp;
+      Log(TW_LOG_INFO, "Keeping %s for good (keep_checkpoint_every_n_hours=%g)", e.path.c_str(),
+          options_.keep_checkpoint_every_n_hours);
+    } else {
+      doomed.push_back(e.path);
+    }
+  }
+  if (!kept.empty()) {
+    CheckpointState state;
+    state.model_checkpoint_path = StatePath(kept.back().path);
+    for (const Kept &k : kept) {
+      state.all_model_checkpoint_paths.push_back(StatePath(k.path));
+      state.all_model_checkpoint_timestamps.push_back(k.timestamp);
+    }
+    state.has_last_preserved_timestamp = true;
+    state.last_preserved_timestamp = last_preserved;
+    TW_RETURN_IF_ERROR(WriteCheckpointState(dir, options_.latest_filename, state)
+                           .WithPrefix("Writing the checkpoint state file failed: "));
+  }
+  kept_ = std::move(kept);
+  last_preserved_timestamp_ = last_preserved;
+  // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
+  for (const std::string &path : doomed) {
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+      Log(TW_LOG_WARNING, "Ignoring: %s", ErrnoStatus(errno, "remove " + path).message().c_str());
+    }
+  }
+  return Status();
+}
+
+Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
+  std::unique_ptr<CheckpointReader> reader;
+  TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
+  std::vector<const TensorRef *> selected;
+  if (names.empty()) {
+    for (const TensorRef &v : variables_) selected.push_back(&v);
+  } else {
+    std::unordered_map<std::string, const TensorRef *> by_name;
+    for (const TensorRef &v : variables_) by_name.emplace(v.name(), &v);
+    std::unordered_set<std::string> seen;
+    for (const std::string &name : names) {
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) return Status(TW_NOT_FOUND, "the saver has no variable named '" + name + "'");
+      if (seen.insert(name).second) selected.push_back(it->second);
+    }
+  }
+  std::vector<CheckpointReader::Target> targets;
+  for (const TensorRef *v : selected) {
+    const TensorEntry *tensor = reader->Find(v->name());
+    if (tensor == nullptr) return Status(TW_NOT_FOUND, "Key " + v->name() + " not found in checkpoint " + path);
+    TW_RETURN_IF_ERROR(CheckRestorable(*tensor, *v, path));
+    targets.push_back(CheckpointReader::Target{tensor, v->data()});
+  }
+  return reader->ReadInto(targets, options_.write.threads);
+}
+
+Status Saver::RestoreNewestGood(const std::string &dir, std::string *path) {
+  CheckpointState state;
+  bool found = false;
+  TW_RETURN_IF_ERROR(ReadCheckpointState(dir, options_.latest_filename, &state, &found));
+  if (!found) return Status(TW_NOT_FOUND, "no checkpoint state in " + dir);
+  std::vector<std::string> candidates = {state.model_checkpoint_path};
+  for (auto it = state.all_model_checkpoint_paths.rbegin(); it != state.all_model_checkpoint_paths.rend(); ++it) {
+    if (*it != state.model_checkpoint_path) candidates.push_back(*it);
+  }
+  for (const std::string &candidate : candidates) {
+    const Status status = Restore(candidate);
+    if (status.ok()) {
+      *path = candidate;
+      return status;
+    }
+    if (status.code() != TW_DATA_LOSS && status.code() != TW_NOT_FOUND) return status;
+    Log(TW_LOG_WARNING, "Skipping checkpoint %s: %s", candidate.c_str(), status.message().c_str());
+  }
+  return Status(TW_NOT_FOUND, "no intact checkpoint is listed in " + JoinPath(dir, options_.latest_filename));
+}
+
+Status Saver::RecoverLastCheckpoints(const std::string &dir) {
+  TW_RETURN_IF_ERROR(CleanOnce(dir.empty() ? "." : dir));
+  CheckpointState state;
+  bool found = false;
+  TW_RETURN_IF_ERROR(ReadCheckpointState(dir, options_.latest_filename, &state, &found));
+  if (!found) return Status();
+  if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
+  if (options_.max_to_keep == 0) return Status();  // C9: nothing is tracked
+
+  const bool has_timestamps = state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
+  std::vector<Kept> kept;
+  for (size_t i = 0; i < state.all_model_checkpoint_paths.size(); ++i) {
+    const std::string &p = state.all_model_checkpoint_paths[i];
+    if (!PathExists(p)) continue;  // C12: vanished files are dropped
+    kept.push_back(Kept{p, has_timestamps ? state.all_model_checkpoint_timestamps[i] : ModificationTime(p)});
+  }
+  const size_t limit = static_cast<size_t>(options_.max_to_keep);
+  if (kept.size() <= limit) {
+    kept_ = std::move(kept);
+    return Status();
+  }
+  // The fix over TF's C12: a list longer than max_to_keep (max_to_keep was lowered) shrinks now.
+  std::vector<Kept> evicted(kept.begin(), kept.end() - static_cast<ptrdiff_t>(limit));
+  kept.erase(kept.begin(), kept.end() - static_cast<ptrdiff_t>(limit));
+  return CommitRetention(dir.empty() ? "." : dir, std::move(kept), std::move(evicted));
+}
+
+std::vector<std::string> Saver::last_checkpoints() const {
+  std::vector<std::string> paths;
+  for (const Kept &k : kept_) paths.push_back(k.path);
+  return paths;
+}
+
+}  // namespace checkpoint
+}  // namespace tw

@@ -1,0 +1,115 @@
+// tf.train.Saver for trainwatch checkpoints (tf-semantics C1–C13): names checkpoints
+// "<prefix>-<global_step>", keeps the `checkpoint` state file, deletes old checkpoints past
+// max_to_keep while preserving one every keep_checkpoint_every_n_hours, and restores variables in
+// place. Two fixes over TF1: the keep-every-N-hours clock is persisted in the state file
+// (last_preserved_timestamp, as TF2's CheckpointManager does) so it survives restarts, and a list
+// recovered from the state file is trimmed to max_to_keep at once.
+//
+// Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
+// snapshot runs on another thread (the asynchronous saver's pattern).
+#ifndef TRAINWATCH_CHECKPOINT_SAVER_H
+#define TRAINWATCH_CHECKPOINT_SAVER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checkpoint/snapshot.h"
+#include "checkpoint/state_file.h"
+#include "checkpoint/writer.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace tw {
+namespace checkpoint {
+
+// global_step value meaning "none": the prefix is the checkpoint's path as-is (C1). TW_UNSET's value.
+constexpr int64_t kNoGlobalStep = INT64_MIN;
+
+struct SaverOptions {
+  int64_t max_to_keep = 5;  // 0: nothing is tracked or deleted; the state file lists only the newest (C9)
+  double keep_checkpoint_every_n_hours = 10000.0;  // C3's default: in effect never
+  bool pad_step_number = false;                    // "model.ckpt-00001000" (C1)
+  bool save_relative_paths = false;                // state file paths relative to its directory (C6)
+  std::string latest_filename = kDefaultStateFileName;
+  WriteOptions write;
+  std::function<double()> clock;  // seconds since the epoch; empty: the wall clock (tests inject one)
+};
+
+// "<prefix>-<step>" (8-digit zero padding when `pad`), or `prefix` for kNoGlobalStep.
+std::string CheckpointPath(const std::string &prefix, int64_t global_step, bool pad);
+
+class Saver {
+ public:
+  // `variables`: contiguous host buffers with unique non-empty names, borrowed: they must outlive the
+  // saver. Errors: TW_INVALID_ARGUMENT (names, latest_filename with a '/', max_to_keep < 0,
+  // keep_checkpoint_every_n_hours <= 0).
+  static Status Create(std::vector<TensorRef> variables, SaverOptions options, std::unique_ptr<Saver> *out);
+
+  // Replaces the options (same checks as Create); the kept list and retention clock carry over.
+  Status SetOptions(SaverOptions options);
+  const SaverOptions &options() const { return options_; }
+
+  // Saves the variables as they are now: Capture without the copy, then WriteSnapshot. *path receives
+  // the checkpoint's path, "" for a saver without variables (TF returns None and writes nothing).
+  Status Save(const std::string &prefix, int64_t global_step, std::string *path);
+
+  // The halves of Save for an asynchronous saver: Capture copies the variables into `snapshot`
+  // (reusing its buffers); WriteSnapshot writes it durably, records it in the state file and applies
+  // retention. Errors of WriteSnapshot (C4/C6): TW_INVALID_ARGUMENT (prefix collides with the state
+  // file), TW_NOT_FOUND ("Parent directory of <path> doesn't exist, can't save."), TW_IO /
+  // TW_RESOURCE_EXHAUSTED (write, fsync or rename failed: the previous checkpoints and state file are
+  // untouched and the failed one is not recorded).
+  void Capture(Snapshot *snapshot) const;
+  Status WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path);
+
+  // Restores the named variables (all when `names` is empty) from the checkpoint at `path`, all or
+  // nothing: every name, dtype, shape and checksum is checked before the first byte is written.
+  // Errors: TW_NOT_FOUND (file; "Key <name> not found in checkpoint <path>"; a name that is not a
+  // variable of this saver), TW_INVALID_ARGUMENT (dtype/shape mismatch naming the variable),
+  // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO.
+  Status Restore(const std::string &path, const std::vector<std::string> &names = {});
+
+  // Restores from the newest checkpoint of `dir`'s state file that is intact: a corrupt or truncated
+  // one is skipped with a WARNING naming it, then the one before it is tried, newest to oldest.
+  // *path receives the checkpoint restored. TW_NOT_FOUND when none is left; other errors as Restore.
+  Status RestoreNewestGood(const std::string &dir, std::string *path);
+
+  // Re-seeds the kept list and the retention clock from `dir`'s state file (C12; timestamps from the
+  // file, else file mtimes; vanished files dropped), removes stale temporary files, then trims the list
+  // to max_to_keep (deleting or preserving the extras) and rewrites the state file if it changed.
+  Status RecoverLastCheckpoints(const std::string &dir);
+
+  // Kept checkpoints, oldest → newest, as the state file lists them.
+  std::vector<std::string> last_checkpoints() const;
+  const std::vector<TensorRef> &variables() const { return variables_; }
+
+ private:
+  struct Kept {
+    std::string path;
+    double timestamp;
+  };
+
+  Saver(std::vector<TensorRef> variables, SaverOptions options);
+  double Now() const;
+  std::string StatePath(const std::string &path) const;
+  Status CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const;
+  Status CleanOnce(const std::string &dir);
+  // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
+  // preserved. The saver's own list and clock change only if the state file was written.
+  Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
+
+  std::vector<TensorRef> variables_;
+  SaverOptions options_;
+  std::vector<Kept> kept_;
+  double last_preserved_timestamp_;
+  std::set<std::string> cleaned_dirs_;
+};
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_SAVER_H

@@ -1,0 +1,156 @@
+#include "checkpoint/writer.h"
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <unordered_set>
+
+#include "checkpoint/codec.h"
+#include "checkpoint/durable_file.h"
+#include "checkpoint/parallel.h"
+#include "checkpoint/xxhash64.h"
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+struct ChunkJob {
+  size_t tensor;     // index into the tensor list
+  size_t chunk;      // index into that tensor's chunks
+  uint64_t begin;    // first raw byte
+};
+
+// Appends encoded chunks to the file in job order whichever worker finishes first: the worker that
+// completes the next chunk due also writes every later one already waiting, so no worker blocks and
+// the file layout does not depend on scheduling.
+class OrderedAppender {
+ public:
+  OrderedAppender(DurableFile *file, size_t count) : file_(file), pending_(count), offsets_(count) {}
+
+  Status Submit(size_t index, std::unique_ptr<uint8_t[]> bytes, size_t size) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    pending_[index] = Pending{std::move(bytes), size, true};
+    if (draining_) return error_;
+    draining_ = true;
+    while (error_.ok() && next_ < pending_.size() && pending_[next_].ready) {
+      Pending chunk = std::move(pending_[next_]);
+      const size_t i = next_;
+      lock.unlock();
+      offsets_[i] = file_->size();
+      Status status = file_->Append(chunk.bytes.get(), chunk.size);
+      lock.lock();
+      if (!status.ok()) error_ = status;
+      ++next_;
+    }
+    draining_ = false;
+    return error_;
+  }
+
+  uint64_t offset(size_t index) const { return offsets_[index]; }
+
+ private:
+  struct Pending {
+    std::unique_ptr<uint8_t[]> bytes;
+    size_t size = 0;
+    bool ready = false;
+  };
+
+  DurableFile *file_;
+  std::mutex mutex_;
+  std::vector<Pending> pending_;
+  std::vector<uint64_t> offsets_;
+  size_t next_ = 0;
+  bool draining_ = false;
+  Status error_;
+};
+
+Status CheckTensors(const std::vector<TensorRef> &tensors, const WriteOptions &options) {
+  if (options.chunk_bytes == 0 || options.chunk_bytes > kMaxChunkBytes) {
+    return Errorf(TW_INVALID_ARGUMENT, "chunk size %llu is not in [1, %llu]",
+                  static_cast<unsigned long long>(options.chunk_bytes),
+                  static_cast<unsigned long long>(kMaxChunkBytes));
+  }
+  std::unordered_set<std::string> names;
+  for (const TensorRef &t : tensors) {
+    if (t.name().empty()) return Status(TW_INVALID_ARGUMENT, "a tensor to save has an empty name");
+    if (!names.insert(t.name()).second) {
+      return Status(TW_INVALID_ARGUMENT, "two tensors to save are named '" + t.name() + "'");
+    }
+    if (DtypeSize(t.dtype()) == 0 || t.shape().size() > static_cast<size_t>(kMaxRank)) {
+      return Status(TW_INVALID_ARGUMENT, "tensor '" + t.name() + "' has a bad dtype or more than " +
+                                             std::to_string(kMaxRank) + " dimensions");
+    }
+  }
+  return Status();
+}
+
+// Lays out each tensor's chunks (raw ranges only) and the jobs that will fill them.
+std::vector<ChunkJob> PlanChunks(const std::vector<TensorRef> &tensors, uint64_t chunk_bytes,
+                                 std::vector<TensorEntry> *entries) {
+  std::vector<ChunkJob> jobs;
+  entries->resize(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorRef &t = tensors[i];
+    TensorEntry &entry = (*entries)[i];
+    entry.name = t.name();
+    entry.dtype = t.dtype();
+    entry.shape = t.shape();
+    entry.filter = FilterFor(t.dtype());
+    const uint64_t element_size = DtypeSize(t.dtype());
+    const uint64_t step = std::max<uint64_t>(1, chunk_bytes / element_size) * element_size;
+    const uint64_t size = t.byte_size();
+    for (uint64_t begin = 0; begin < size; begin += step) {
+      Chunk chunk;
+      chunk.raw_size = std::min(step, size - begin);
+      jobs.push_back(ChunkJob{i, entry.chunks.size(), begin});
+      entry.chunks.push_back(chunk);
+    }
+  }
+  return jobs;
+}
+
+}  // namespace
+
+Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
+                       const WriteOptions &options) {
+  TW_RETURN_IF_ERROR(CheckTensors(tensors, options));
+  std::vector<TensorEntry> entries;
+  const std::vector<ChunkJob> jobs = PlanChunks(tensors, options.chunk_bytes, &entries);
+
+  std::unique_ptr<DurableFile> file;
+  TW_RETURN_IF_ERROR(DurableFile::Create(path, &file));
+  std::string header;
+  AppendHeader(&header);
+  TW_RETURN_IF_ERROR(file->Append(header.data(), header.size()));
+
+  const int threads = options.threads > 0 ? options.threads : DefaultThreadCount();
+  std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads));
+  OrderedAppender appender(file.get(), jobs.size());
+  TW_RETURN_IF_ERROR(ParallelFor(jobs.size(), threads, [&](size_t j, int worker) {
+    const ChunkJob &job = jobs[j];
+    const TensorRef &tensor = tensors[job.tensor];
+    TensorEntry &entry = entries[job.tensor];
+    Chunk &chunk = entry.chunks[job.chunk];
+    std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
+    if (!codec) codec.reset(new ChunkCodec(options.zstd_level));
+    std::unique_ptr<uint8_t[]> stored(new uint8_t[chunk.raw_size]);
+    size_t stored_size = 0;
+    TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
+                                     entry.filter, &chunk, stored.get(), &stored_size));
+    return appender.Submit(j, std::move(stored), stored_size);
+  }));
+  for (size_t j = 0; j < jobs.size(); ++j) entries[jobs[j].tensor].chunks[jobs[j].chunk].offset = appender.offset(j);
+
+  std::string tail;
+  AppendIndex(entries, &tail);
+  Footer footer;
+  footer.index_offset = file->size();
+  footer.index_size = tail.size();
+  footer.index_xxh64 = Xxh64(tail.data(), tail.size());
+  AppendFooter(footer, &tail);
+  TW_RETURN_IF_ERROR(file->Append(tail.data(), tail.size()));
+  return file->Commit();
+}
+
+}  // namespace checkpoint
+}  // namespace tw
