@@ -1,0 +1,58 @@
+/* A fresh directory under $TMPDIR (or /tmp) per test, removed with everything in it afterwards.
+ * Shared by the C and C++ checkpoint tests. */
+#ifndef TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
+#define TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
+
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700
+#endif
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct scratch_dir {
+  char path[512];
+} scratch_dir;
+
+static inline int scratch_dir_create(scratch_dir *dir) {
+  const char *base = getenv("TMPDIR");
+  snprintf(dir->path, sizeof(dir->path), "%s/twckpt-XXXXXX", base != NULL && base[0] != '\0' ? base : "/tmp");
+  return mkdtemp(dir->path) != NULL ? 0 : -1;
+}
+
+static inline int scratch_dir_remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static inline void scratch_dir_destroy(scratch_dir *dir) {
+  nftw(dir->path, scratch_dir_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* "<dir>/<name>" into out (static size is enough for the tests). */
+static inline const char *scratch_dir_join(const scratch_dir *dir, const char *name, char *out, size_t size) {
+  snprintf(out, size, "%s/%s", dir->path, name);
+  return out;
+}
+
+/* Entries of the directory whose name starts with `prefix` ("" counts all but . and ..). */
+static inline int scratch_dir_count_entries(const scratch_dir *dir, const char *prefix) {
+  DIR *d = opendir(dir->path);
+  int count = 0;
+  struct dirent *e;
+  if (d == NULL) return -1;
+  while ((e = readdir(d)) != NULL) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) ++count;
+  }
+  closedir(d);
+  return count;
+}
+
+#endif

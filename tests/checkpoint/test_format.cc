@@ -1,0 +1,351 @@
+// The file format, codec and reader (white-box): checksums, byte planes, round trips of every dtype
+// and shape, and corruption — every bit flip and every truncation is detected, never a crash or a
+// wrong tensor.
+#include <zstd.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checkpoint/codec.h"
+#include "checkpoint/format.h"
+#include "checkpoint/reader.h"
+#include "checkpoint/writer.h"
+#include "checkpoint/xxhash64.h"
+#include "scratch_dir.h"
+
+// cmocka last: its macros clash with the C++ standard headers.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+// A tensor the test owns: metadata plus bytes.
+struct Owned {
+  std::string name;
+  int32_t dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  tw::TensorRef ref() {
+    tw_tensor view = TW_TENSOR_INIT;
+    view.dtype = dtype;
+    view.ndim = static_cast<int32_t>(shape.size());
+    view.shape = shape.data();
+    view.data = bytes.data();
+    return tw::TensorRef(view, name);
+  }
+};
+
+uint64_t Elements(const std::vector<int64_t> &shape) {
+  uint64_t n = 1;
+  for (int64_t e : shape) n *= static_cast<uint64_t>(e);
+  return n;
+}
+
+// Float-like content where the dtype is a float (so exponent planes compress), random bytes otherwise.
+Owned MakeTensor(const std::string &name, int32_t dtype, std::vector<int64_t> shape, uint32_t seed) {
+  Owned t{name, dtype, std::move(shape), {}};
+  const size_t count = Elements(t.shape);
+  t.bytes.resize(count * tw::DtypeSize(dtype));
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> gauss(0.0f, 0.02f);
+  for (size_t i = 0; i < count; ++i) {
+    uint8_t *e = t.bytes.data() + i * tw::DtypeSize(dtype);
+    const float f = gauss(rng);
+    const double d = f;
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    switch (dtype) {
+      case TW_FLOAT32: std::memcpy(e, &f, 4); break;
+      case TW_FLOAT64: std::memcpy(e, &d, 8); break;
+      case TW_BFLOAT16: { const uint16_t h = static_cast<uint16_t>(bits >> 16); std::memcpy(e, &h, 2); break; }
+      case TW_FLOAT16: { const uint16_t h = static_cast<uint16_t>(((bits >> 16) & 0x8000) | (rng() & 0x3fff)); std::memcpy(e, &h, 2); break; }
+      default:
+        for (size_t k = 0; k < tw::DtypeSize(dtype); ++k) e[k] = static_cast<uint8_t>(rng());
+        if (dtype == TW_BOOL) e[0] &= 1;
+    }
+  }
+  return t;
+}
+
+std::vector<uint8_t> ReadAll(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+void WriteAll(const std::string &path, const std::vector<uint8_t> &bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char *>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+// Writes `tensors`, reads every one back through ReadInto and compares bytes, names, dtypes and shapes.
+void AssertRoundTrip(std::vector<Owned> &tensors, const ckpt::WriteOptions &options) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/model.ckpt-1";
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : tensors) refs.push_back(t.ref());
+  const tw::Status written = ckpt::WriteCheckpoint(path, refs, options);
+  assert_true(written.ok());
+
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+  assert_int_equal(reader->tensors().size(), tensors.size());
+  assert_true(reader->Verify().ok());
+  std::vector<std::vector<uint8_t>> restored;
+  std::vector<ckpt::CheckpointReader::Target> targets;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const ckpt::TensorEntry *entry = reader->Find(tensors[i].name);
+    assert_non_null(entry);
+    assert_int_equal(entry->dtype, tensors[i].dtype);
+    assert_true(entry->shape == tensors[i].shape);
+    assert_string_equal(reader->tensors()[i].name.c_str(), tensors[i].name.c_str());  // saved order
+    restored.emplace_back(tensors[i].bytes.size(), 0xA5);
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+  assert_true(reader->ReadInto(targets).ok());
+  for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
+  reader.reset();
+  scratch_dir_destroy(&dir);
+}
+
+// A small checkpoint of several dtypes for the corruption tests, as bytes.
+std::vector<uint8_t> SmallCheckpoint(std::vector<Owned> *tensors) {
+  *tensors = {MakeTensor("weights", TW_FLOAT32, {4, 8}, 1), MakeTensor("bias", TW_BFLOAT16, {6}, 2),
+              MakeTensor("step", TW_INT64, {}, 3), MakeTensor("mask", TW_BOOL, {5}, 4),
+              MakeTensor("empty", TW_FLOAT16, {0, 3}, 5)};
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/small";
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : *tensors) refs.push_back(t.ref());
+  ckpt::WriteOptions options;
+  options.chunk_bytes = 64;  // several chunks per tensor
+  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
+  std::vector<uint8_t> bytes = ReadAll(path);
+  scratch_dir_destroy(&dir);
+  return bytes;
+}
+
+// Opens, verifies and reads everything from `bytes`; returns the first failure. Destinations that a
+// failed read touched would be a half-written restore: the caller checks they still hold 0xA5.
+tw::Status OpenVerifyRead(const std::vector<uint8_t> &bytes, const std::vector<Owned> &tensors, bool *untouched) {
+  *untouched = true;
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  TW_RETURN_IF_ERROR(ckpt::CheckpointReader::OpenMemory(bytes.data(), bytes.size(), "small", &reader));
+  std::vector<std::vector<uint8_t>> restored;
+  std::vector<ckpt::CheckpointReader::Target> targets;
+  for (const Owned &t : tensors) {
+    const ckpt::TensorEntry *entry = reader->Find(t.name);
+    if (entry == nullptr || entry->byte_size() != t.bytes.size()) return tw::Status(TW_DATA_LOSS, "metadata changed");
+    restored.emplace_back(t.bytes.size(), 0xA5);
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+  const tw::Status read = reader->ReadInto(targets, 2);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (read.ok()) {
+      if (restored[i] != tensors[i].bytes) return tw::Status(TW_INTERNAL, "WRONG TENSOR " + tensors[i].name);
+    } else {
+      for (uint8_t b : restored[i]) *untouched = *untouched && b == 0xA5;
+    }
+  }
+  TW_RETURN_IF_ERROR(read);
+  return reader->Verify(2);
+}
+
+}  // namespace
+
+static void xxh64_matches_reference_values(void **state) {
+  (void)state;
+  assert_true(ckpt::Xxh64("", 0) == 0xEF46DB3751D8E999ULL);
+  assert_true(ckpt::Xxh64("abc", 3) == 0x44BC2CF5AD770999ULL);
+  // zstd's frame checksum is the low 32 bits of XXH64(content, 0): an independent implementation to
+  // compare with at every length class (tail of 0–31 bytes, one and many 32-byte stripes).
+  std::vector<uint8_t> data(5000);
+  std::mt19937 rng(7);
+  for (uint8_t &b : data) b = static_cast<uint8_t>(rng());
+  ZSTD_CCtx *cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  std::vector<uint8_t> frame(ZSTD_compressBound(data.size()));
+  for (size_t size : {0, 1, 3, 4, 7, 8, 15, 31, 32, 33, 63, 64, 100, 1000, 4999}) {
+    const size_t n = ZSTD_compress2(cctx, frame.data(), frame.size(), data.data(), size);
+    assert_false(ZSTD_isError(n));
+    uint32_t zstd_checksum;
+    std::memcpy(&zstd_checksum, frame.data() + n - 4, 4);
+    assert_int_equal(zstd_checksum, static_cast<uint32_t>(ckpt::Xxh64(data.data(), size)));
+  }
+  ZSTD_freeCCtx(cctx);
+}
+
+static void byte_planes_split_and_join(void **state) {
+  (void)state;
+  for (size_t element_size : {1, 2, 4, 8}) {
+    for (size_t count : {0, 1, 3, 1000}) {
+      std::vector<uint8_t> elements(count * element_size), planes(elements.size()), back(elements.size());
+      for (size_t i = 0; i < elements.size(); ++i) elements[i] = static_cast<uint8_t>(i * 7 + 3);
+      ckpt::SplitBytePlanes(elements.data(), count, element_size, planes.data());
+      for (size_t i = 0; i < count; ++i) {
+        for (size_t k = 0; k < element_size; ++k) {
+          assert_int_equal(planes[k * count + i], elements[i * element_size + k]);
+        }
+      }
+      ckpt::JoinBytePlanes(planes.data(), count, element_size, back.data());
+      assert_true(back == elements);
+    }
+  }
+}
+
+static void round_trip_every_dtype_and_shape(void **state) {
+  (void)state;
+  std::vector<int64_t> many_dims(40, 1);
+  many_dims[3] = 2;
+  many_dims[39] = 3;
+  const std::vector<std::vector<int64_t>> shapes = {{}, {0}, {3, 0, 2}, {7}, {2, 3, 5}, many_dims, {1001}};
+  std::vector<Owned> tensors;
+  uint32_t seed = 0;
+  for (int32_t dtype = TW_BOOL; dtype <= TW_FLOAT8_E5M2; ++dtype) {
+    for (size_t s = 0; s < shapes.size(); ++s) {
+      tensors.push_back(MakeTensor(std::string(tw::DtypeName(dtype)) + "/" + std::to_string(s), dtype, shapes[s], ++seed));
+    }
+  }
+  ckpt::WriteOptions options;
+  options.chunk_bytes = 256;  // the {1001} tensors span several chunks, the last one partial
+  AssertRoundTrip(tensors, options);
+  AssertRoundTrip(tensors, ckpt::WriteOptions());  // one chunk each
+}
+
+static void round_trip_tensor_larger_than_a_chunk(void **state) {
+  (void)state;
+  // 5 MiB of float32 and of bfloat16: two 4 MiB-default chunks each, decoded on two threads.
+  std::vector<Owned> tensors = {MakeTensor("w32", TW_FLOAT32, {5, 1 << 18}, 11),
+                                MakeTensor("w16", TW_BFLOAT16, {5 << 19}, 12),
+                                MakeTensor("ids", TW_INT32, {3, 1 << 19}, 13)};
+  ckpt::WriteOptions options;
+  options.threads = 2;
+  AssertRoundTrip(tensors, options);
+}
+
+static void planes_that_do_not_compress_are_stored_raw(void **state) {
+  (void)state;
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  std::vector<Owned> tensors = {MakeTensor("gauss", TW_FLOAT32, {1 << 16}, 1), MakeTensor("noise", TW_INT32, {1 << 16}, 2),
+                                Owned{"zeros", TW_INT32, {1 << 16}, std::vector<uint8_t>(4 << 16, 0)}};
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : tensors) refs.push_back(t.ref());
+  const std::string path = std::string(dir.path) + "/ckpt";
+  assert_true(ckpt::WriteCheckpoint(path, refs).ok());
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+  const ckpt::Chunk &gauss = reader->Find("gauss")->chunks.at(0);
+  assert_int_equal(reader->Find("gauss")->filter, ckpt::Filter::kBytePlanes);
+  assert_int_equal(gauss.plane_count, 4);
+  assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);   // low mantissa byte: noise
+  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kZstd);  // sign + exponent: compresses
+  assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
+  const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
+  assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kNone);
+  assert_int_equal(noise.planes[0].codec, ckpt::Codec::kRaw);
+  assert_int_equal(noise.planes[0].stored_size, 4u << 16);
+  assert_int_equal(reader->Find("zeros")->chunks.at(0).planes[0].codec, ckpt::Codec::kZstd);
+  // The frame carries its content size (pledged size), so a reader can check it before decoding.
+  const ckpt::Chunk &zeros = reader->Find("zeros")->chunks.at(0);
+  const std::vector<uint8_t> bytes = ReadAll(path);
+  assert_int_equal(ZSTD_getFrameContentSize(bytes.data() + zeros.offset, zeros.stored_size()), 4u << 16);
+  reader.reset();
+  scratch_dir_destroy(&dir);
+}
+
+static void every_bit_flip_is_detected(void **state) {
+  (void)state;
+  std::vector<Owned> tensors;
+  const std::vector<uint8_t> good = SmallCheckpoint(&tensors);
+  bool untouched = true;
+  assert_true(OpenVerifyRead(good, tensors, &untouched).ok());
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "small", &reader).ok());
+  uint64_t index_offset = 0;
+  std::memcpy(&index_offset, good.data() + good.size() - ckpt::kFooterSize, 8);
+  size_t flips = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<uint8_t> bad = good;
+      bad[i] ^= static_cast<uint8_t>(1u << bit);
+      const tw::Status status = OpenVerifyRead(bad, tensors, &untouched);
+      assert_int_equal(status.code(), TW_DATA_LOSS);  // never OK, never a wrong tensor (TW_INTERNAL)
+      assert_true(untouched);                          // nothing half-written
+      if (i >= ckpt::kHeaderSize && i < index_offset) {
+        assert_non_null(std::strstr(status.message().c_str(), "tensor '"));  // names the tensor
+      }
+      assert_non_null(std::strstr(status.message().c_str(), "small"));  // names the file
+      ++flips;
+    }
+  }
+  assert_int_equal(flips, good.size() * 8);
+}
+
+static void every_truncation_is_detected(void **state) {
+  (void)state;
+  std::vector<Owned> tensors;
+  const std::vector<uint8_t> good = SmallCheckpoint(&tensors);
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/truncated";
+  for (size_t size = 0; size < good.size(); ++size) {
+    const std::vector<uint8_t> prefix(good.begin(), good.begin() + static_cast<ptrdiff_t>(size));
+    bool untouched = true;
+    assert_int_equal(OpenVerifyRead(prefix, tensors, &untouched).code(), TW_DATA_LOSS);
+    WriteAll(path, prefix);  // the same through a real file and mmap
+    std::unique_ptr<ckpt::CheckpointReader> reader;
+    assert_int_equal(ckpt::CheckpointReader::Open(path, &reader).code(), TW_DATA_LOSS);
+  }
+  scratch_dir_destroy(&dir);
+}
+
+static void random_bytes_never_crash(void **state) {
+  (void)state;
+  std::vector<Owned> tensors;
+  const std::vector<uint8_t> good = SmallCheckpoint(&tensors);
+  std::mt19937 rng(99);
+  for (int trial = 0; trial < 2000; ++trial) {
+    std::vector<uint8_t> bad = good;
+    const int edits = 1 + static_cast<int>(rng() % 8);
+    for (int e = 0; e < edits; ++e) bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
+    bool untouched = true;
+    const tw::Status status = OpenVerifyRead(bad, tensors, &untouched);
+    assert_true(status.ok() || status.code() == TW_DATA_LOSS);
+    if (status.ok()) assert_true(bad == good);  // an edit that changed nothing
+  }
+}
+
+static void missing_file_is_not_found(void **state) {
+  (void)state;
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_int_equal(ckpt::CheckpointReader::Open("/nonexistent/dir/model.ckpt-1", &reader).code(), TW_NOT_FOUND);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(xxh64_matches_reference_values),
+      cmocka_unit_test(byte_planes_split_and_join),
+      cmocka_unit_test(round_trip_every_dtype_and_shape),
+      cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
+      cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
+      cmocka_unit_test(every_bit_flip_is_detected),
+      cmocka_unit_test(every_truncation_is_detected),
+      cmocka_unit_test(random_bytes_never_crash),
+      cmocka_unit_test(missing_file_is_not_found),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
