@@ -22,6 +22,51 @@ extern "C" {
  * of num_steps or last_step can be specified."; a negative num_steps), TW_RESOURCE_EXHAUSTED. */
 TW_API tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step);
 
+/* ---------------------------------------------------------------------------------------------- */
+/* NaN / Inf guard                                                                                */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* What a NanTensorHook does when a watched value holds NaN (or ±Inf, when detecting Inf). */
+typedef enum tw_nan_action {
+  TW_NAN_ACTION_FAIL = 0,     /* fail the run with TW_NAN_LOSS (TF: fail_on_nan_loss=True) */
+  TW_NAN_ACTION_STOP = 1,     /* log a warning and request stop (TF: fail_on_nan_loss=False) */
+  TW_NAN_ACTION_CALLBACK = 2  /* call the hook's tw_nan_fn, which decides */
+} tw_nan_action;
+
+/* What the hook found in one watched value. Valid during the callback only. */
+typedef struct tw_nan_event {
+  uint32_t struct_size;
+  const char *tensor_name;
+  int64_t global_step;            /* the global step the run started at */
+  int64_t nan_count;
+  int64_t pos_inf_count;          /* 0 when Inf is not detected */
+  int64_t neg_inf_count;
+  int64_t first_nonfinite_index;  /* row-major element index */
+} tw_nan_event;
+
+/* TW_NAN_ACTION_CALLBACK: called once per bad value, in watch order. Return TW_OK to go on (the
+ * callback may call tw_session_request_stop), or a status that fails the run. */
+typedef tw_status (*tw_nan_fn)(void *user_data, tw_session *session, const tw_nan_event *event);
+
+/* NanTensorHook(loss_tensor, fail_on_nan_loss=True) with TF's semantics (B31–B34): the value named
+ * loss_name is fetched on every run; NaN (not Inf, as in TF) fails the run with TW_NAN_LOSS and the
+ * message "NaN loss during training." followed by where: "(tensor 'loss', step 12: 1 NaN, 0 +Inf,
+ * 0 -Inf, first at index 0)"; with fail_on_nan_loss = 0 it logs the warning "Model diverged with
+ * loss = NaN." and requests stop instead. The value may have any shape and float dtype.
+ * Errors: TW_INVALID_ARGUMENT (out or loss_name NULL/empty), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_nan_tensor_hook_create(tw_hook **out, const char *loss_name, int fail_on_nan_loss);
+
+/* The full guard: watches every name or fnmatch pattern in `watch` (e.g. "loss", "grad/" + "*"),
+ * reads TW_OPT_NAN_ACTION, TW_OPT_NAN_DETECT_INF (default on) and TW_OPT_NAN_EVERY_N_STEPS from opts
+ * (NULL = defaults), and with TW_NAN_ACTION_CALLBACK calls fn. Messages name the tensor, the step, the
+ * NaN/±Inf counts and the first bad index. The patterns are copied. destroy(user_data), if given, runs
+ * once when the hook is freed; on error it is not called.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; watch NULL or empty, or an empty name; an out-of-range option;
+ * TW_NAN_ACTION_CALLBACK without fn), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *const *watch, size_t n_watch,
+                                                        const tw_options *opts, tw_nan_fn fn, void *user_data,
+                                                        void (*destroy)(void *user_data));
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -65,7 +65,20 @@ typedef enum tw_option {
    * the session adds 1 to global_step. Set 0 when the step function owns the counter. */
   TW_OPT_AUTO_INCREMENT_GLOBAL_STEP = 8,
   /* int64, default 0. global_step of a session that restores nothing. */
-  TW_OPT_INITIAL_GLOBAL_STEP = 9
+  TW_OPT_INITIAL_GLOBAL_STEP = 9,
+  /* int64, 0 or 1, default 0. Checks every output the step publishes for NaN/Inf (slim's
+   * create_train_op(check_numerics=True)); a bad one fails the run with TW_INVALID_ARGUMENT and TF's
+   * text, naming the output and the step: "output 'loss' at step 12 : Tensor had NaN values". */
+  TW_OPT_CHECK_NUMERICS = 10,
+
+  /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
+  /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
+  TW_OPT_NAN_ACTION = 100,
+  /* int64, 0 or 1, default 1. Also treat +Inf/-Inf as a divergence (TF's hook sees only NaN). */
+  TW_OPT_NAN_DETECT_INF = 101,
+  /* int64 >= 1, default 1. Check on runs whose starting global_step is a multiple of this; other runs
+   * fetch nothing. */
+  TW_OPT_NAN_EVERY_N_STEPS = 102
 } tw_option;
 
 /* Creates an options object with every default above. *out receives it; free with tw_options_destroy.

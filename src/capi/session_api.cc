@@ -1,7 +1,6 @@
 // extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
 #include "capi/guard.h"
 #include "core/session.h"
-#include "hooks/stop_at_step_hook.h"
 
 using tw::Status;
 using tw::capi::Guard;
@@ -37,13 +36,6 @@ void tw_hook_destroy(tw_hook *hook) {
 }
 
 const char *tw_hook_name(const tw_hook *hook) { return hook != nullptr ? hook->name().c_str() : nullptr; }
-
-tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step) {
-  return Guard([&] {
-    TW_CHECK_ARG(out, "out");
-    return tw::NewStopAtStepHook(num_steps, last_step, out);
-  });
-}
 
 tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks,
                                       size_t n_hooks) {

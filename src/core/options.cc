@@ -1,5 +1,7 @@
 #include "core/options.h"
 
+#include "trainwatch/hooks.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -30,6 +32,11 @@ const OptionInfo kOptions[] = {
     {TW_OPT_MAX_WAIT_SECS, "TW_OPT_MAX_WAIT_SECS", OptionType::kDouble, 0, 1800.0, 0, 0},
     {TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, "TW_OPT_AUTO_INCREMENT_GLOBAL_STEP", OptionType::kInt64, 1, 0, 0, 1},
     {TW_OPT_INITIAL_GLOBAL_STEP, "TW_OPT_INITIAL_GLOBAL_STEP", OptionType::kInt64, 0, 0, kMinI64 + 1, kMaxI64},
+    {TW_OPT_CHECK_NUMERICS, "TW_OPT_CHECK_NUMERICS", OptionType::kInt64, 0, 0, 0, 1},
+    {TW_OPT_NAN_ACTION, "TW_OPT_NAN_ACTION", OptionType::kInt64, TW_NAN_ACTION_FAIL, 0, TW_NAN_ACTION_FAIL,
+     TW_NAN_ACTION_CALLBACK},
+    {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1},
+    {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64},
 };
 
 const OptionInfo *Find(tw_option key) {

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "numerics/check_numerics.h"
 
 using tw::Errorf;
 using tw::Status;
@@ -35,6 +36,7 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
       recoverable_(recoverable),
       is_chief_(options.Int64(TW_OPT_IS_CHIEF) != 0),
       auto_increment_(options.Int64(TW_OPT_AUTO_INCREMENT_GLOBAL_STEP) != 0),
+      check_numerics_(options.Int64(TW_OPT_CHECK_NUMERICS) != 0),
       max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
@@ -201,6 +203,7 @@ Status tw_session::HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_
 
   step_context_.Reset(this, &ctx, feeds, feed_count, global_step_at_start_);
   TW_RETURN_IF_ERROR(RunStep(step_context_, step, user_data));
+  if (check_numerics_) TW_RETURN_IF_ERROR(CheckOutputs());
   TW_RETURN_IF_ERROR(ResolveFetches());
 
   ctx.phase = tw::RunContext::Phase::kAfterRun;
@@ -255,6 +258,17 @@ Status tw_session::ResolveFetches() {
       }
       hook.results.push_back(value);
     }
+  }
+  return Status();
+}
+
+// TW_OPT_CHECK_NUMERICS: TF's check_numerics on every published output, naming it and the step.
+Status tw_session::CheckOutputs() const {
+  for (const tw::TensorRef &output : step_context_.outputs) {
+    tw_tensor view = TW_TENSOR_INIT;
+    output.FillView(&view);
+    TW_RETURN_IF_ERROR(tw::numerics::CheckNumerics(
+        view, "output '" + output.name() + "' at step " + std::to_string(global_step_at_start_)));
   }
   return Status();
 }

@@ -26,6 +26,8 @@ struct tw_session {
   tw::Status Close();
 
   int64_t global_step() const { return global_step_; }
+  // The global step the current (or last) run started at: what a "global_step" fetch holds.
+  int64_t run_global_step() const { return global_step_at_start_; }
   void set_global_step(int64_t value) { global_step_ = value; }
   tw::Status SetGlobalStep(int64_t value);
   bool closed() const { return closed_; }
@@ -47,6 +49,7 @@ struct tw_session {
   tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
   tw::Status RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data);
   tw::Status ResolveFetches();
+  tw::Status CheckOutputs() const;
   void Fail(const tw::Status &error);
   bool IsRecoverable(const tw::Status &status) const;
 
@@ -57,6 +60,7 @@ struct tw_session {
   bool recoverable_;
   bool is_chief_;
   bool auto_increment_;
+  bool check_numerics_;
   int64_t max_recovery_attempts_;
   double backoff_secs_;
   double backoff_max_secs_;

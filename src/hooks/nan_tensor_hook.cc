@@ -1,0 +1,95 @@
+#include "hooks/nan_tensor_hook.h"
+
+#include "core/log.h"
+#include "core/session.h"
+#include "numerics/scan.h"
+
+namespace tw {
+namespace {
+
+class NanTensorHook final : public Hook {
+ public:
+  explicit NanTensorHook(NanGuardConfig config) : Hook("NanTensorHook"), config_(std::move(config)) {}
+
+  // B31: fetch on every run (or every N-th step, which TF lacked).
+  Status BeforeRun(RunContext &ctx) override {
+    checking_ = ctx.session->run_global_step() % config_.every_n_steps == 0;
+    if (!checking_) return Status();
+    for (const std::string &name : config_.watch) TW_RETURN_IF_ERROR(ctx.RequestFetch(name.c_str()));
+    return Status();
+  }
+
+  Status AfterRun(RunContext &ctx) override {
+    if (!checking_) return Status();
+    const int64_t step = ctx.session->run_global_step();
+    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
+      tw_tensor value = TW_TENSOR_INIT;
+      TW_RETURN_IF_ERROR(ctx.ResultAt(i, &value));
+      const numerics::ScanResult scan = numerics::Scan(value);
+      const bool bad = scan.nan_count > 0 || (config_.detect_inf && scan.inf_count() > 0);
+      if (bad) TW_RETURN_IF_ERROR(Act(ctx, value.name, step, scan));
+    }
+    return Status();
+  }
+
+ private:
+  Status Act(RunContext &ctx, const char *name, int64_t step, const numerics::ScanResult &scan) {
+    const int64_t pos_inf = config_.detect_inf ? scan.pos_inf_count : 0;
+    const int64_t neg_inf = config_.detect_inf ? scan.neg_inf_count : 0;
+    const int64_t first = config_.detect_inf ? scan.first_nonfinite_index : FirstNanIndex(scan);
+    const std::string where = FormatWhere(name, step, scan.nan_count, pos_inf, neg_inf, first);
+    switch (config_.action) {
+      case TW_NAN_ACTION_FAIL:  // B33
+        Log(TW_LOG_ERROR, "Model diverged with loss = NaN. %s", where.c_str());
+        return Status(TW_NAN_LOSS, "NaN loss during training. " + where);
+      case TW_NAN_ACTION_STOP:  // B34
+        Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s", where.c_str());
+        return ctx.RequestStop();
+      case TW_NAN_ACTION_CALLBACK: {
+        const tw_nan_event event = {sizeof(tw_nan_event), name, step, scan.nan_count, pos_inf, neg_inf, first};
+        const UserCallback<tw_nan_fn> &callback = *config_.callback;
+        const uint64_t generation = ThreadErrorGeneration();
+        const tw_status code = callback.fn(callback.user_data, ctx.session, &event);
+        if (code == TW_OK) return Status();
+        const std::string message =
+            ThreadErrorGeneration() != generation ? ThreadErrorMessage() : std::string("returned ") + tw_status_name(code);
+        return Status(code, "NanTensorHook callback for " + where + ": " + message);
+      }
+    }
+    return Status(TW_INTERNAL, "unknown NaN action");
+  }
+
+  // Without Inf detection the first non-finite element may be an Inf; the NaN's own index is then
+  // not known without a second scan, which only a failing run pays for.
+  static int64_t FirstNanIndex(const numerics::ScanResult &scan) {
+    return scan.inf_count() == 0 ? scan.first_nonfinite_index : -1;
+  }
+
+  static std::string FormatWhere(const char *name, int64_t step, int64_t nans, int64_t pos_inf, int64_t neg_inf,
+                                 int64_t first) {
+    std::string text = "(tensor '" + std::string(name) + "', step " + std::to_string(step) + ": " +
+                       std::to_string(nans) + " NaN, " + std::to_string(pos_inf) + " +Inf, " +
+                       std::to_string(neg_inf) + " -Inf";
+    if (first >= 0) text += ", first at index " + std::to_string(first);
+    return text + ")";
+  }
+
+  NanGuardConfig config_;
+  bool checking_ = false;
+};
+
+}  // namespace
+
+Status NewNanTensorHook(NanGuardConfig config, Hook **out) {
+  if (config.watch.empty()) return Status(TW_INVALID_ARGUMENT, "NanTensorHook watches nothing: watch is empty");
+  for (const std::string &name : config.watch) {
+    if (name.empty()) return Status(TW_INVALID_ARGUMENT, "NanTensorHook: a watched name is empty");
+  }
+  if (config.action == TW_NAN_ACTION_CALLBACK && (config.callback == nullptr || config.callback->fn == nullptr)) {
+    return Status(TW_INVALID_ARGUMENT, "TW_NAN_ACTION_CALLBACK needs a tw_nan_fn");
+  }
+  *out = new NanTensorHook(std::move(config));
+  return Status();
+}
+
+}  // namespace tw
