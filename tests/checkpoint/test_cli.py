@@ -42,7 +42,7 @@ for code, (st_name, np_dtype) in DTYPES.items():
     else:
         a = rng.integers(0, 255, size=(int(np.prod(shape, dtype=np.int64)) * np.dtype(np_dtype).itemsize,),
                          dtype=np.uint8).view(np_dtype).reshape(shape)
-    arrays[f"layer{code}/{st_name.lower()}"] = (code, np.ascontiguousarray(a))
+    arrays[f"layer{code}/{st_name.lower()}"] = (code, a.copy(order="C"))  # ascontiguousarray makes 0-d 1-d
 arrays["big \"quoted\" weights"] = (12, (rng.standard_normal(3 << 20) * 0.02).astype(np.float32))
 
 results = []
@@ -80,7 +80,8 @@ with tempfile.TemporaryDirectory() as d:
     check("list prints one line per tensor in saved order",
           [l.split("\t")[0] for l in lines] == list(arrays), lines[:3])
     check("list prints dtype, shape and size",
-          "layer12/f32\tfloat32\t[0,2]\t0 bytes" in lines and "layer4/i32\tint32\t[1000]\t4000 bytes" in lines, lines)
+          "layer12/f32\tfloat32\t[0,2]\t0 bytes" in lines and "layer8/u32\tuint32\t[1000]\t4000 bytes" in lines
+          and "layer5/i64\tint64\t[]\t8 bytes" in lines, lines)
 
     r = run("verify", ckpt)
     check("verify of an intact checkpoint exits 0", r.returncode == 0 and "OK" in r.stdout, r.stderr)
