@@ -144,7 +144,7 @@ tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir) {
 }
 
 size_t tw_saver_last_checkpoint_count(const tw_saver *saver) {
-  return saver == nullptr ? 0 : saver->saver->last_checkpoints().size();
+  return saver == nullptr ? 0 : saver->saver->last_checkpoint_count();
 }
 
 tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_saver *saver, size_t index) {
