@@ -182,10 +182,8 @@ tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(path, "path");
-    std::unique_ptr<ckpt::CheckpointReader> reader;
-    TW_RETURN_IF_ERROR(ckpt::CheckpointReader::Open(path, &reader));
     std::unique_ptr<tw_checkpoint_variables> list(new tw_checkpoint_variables());
-    list->tensors = reader->tensors();
+    TW_RETURN_IF_ERROR(ckpt::ListVariables(path, &list->tensors));
     *out = list.release();
     return Status();
   });
