@@ -149,7 +149,6 @@ void cache_shares_one_writer_per_directory(void **state) {
   assert_int_equal(ReadAll(first_path).size(), 1);  // the first file was not overwritten
 
   // Released by everyone → closed and forgotten.
-  EventWriter *raw = reopened.get();
   const std::string second_path = reopened->path();
   assert_true(reopened->AddScalar("kept", 1, 1).ok());
   a.reset(), b.reset(), c.reset(), reopened.reset();
@@ -157,7 +156,6 @@ void cache_shares_one_writer_per_directory(void **state) {
   std::shared_ptr<EventWriter> fresh;
   assert_true(GetCachedEventWriter(dir, &fresh).ok());
   assert_string_not_equal(fresh->path().c_str(), second_path.c_str());
-  (void)raw;
 }
 
 void cache_and_writer_are_thread_safe(void **state) {
