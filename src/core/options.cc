@@ -37,6 +37,14 @@ const OptionInfo kOptions[] = {
      TW_NAN_ACTION_CALLBACK},
     {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1},
     {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64},
+    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64},
+    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0},
+    {TW_OPT_OUTPUT_DIR, "TW_OPT_OUTPUT_DIR", OptionType::kString, 0, 0, 0, 0},
+    {TW_OPT_LOG_AT_END, "TW_OPT_LOG_AT_END", OptionType::kInt64, 0, 0, 0, 1},
+    {TW_OPT_LOG_MAX_ELEMENTS, "TW_OPT_LOG_MAX_ELEMENTS", OptionType::kInt64, 32, 0, 0, kMaxI64},
+    {TW_OPT_SUMMARY_HISTOGRAMS, "TW_OPT_SUMMARY_HISTOGRAMS", OptionType::kInt64, 1, 0, 0, 1},
+    {TW_OPT_WAIT_POLL_SECS, "TW_OPT_WAIT_POLL_SECS", OptionType::kDouble, 0, 0.5, 0, 0},
+    {TW_OPT_WAIT_MAX_SECS, "TW_OPT_WAIT_MAX_SECS", OptionType::kDouble, 0, -1.0, 0, 0},
 };
 
 const OptionInfo *Find(tw_option key) {
@@ -56,6 +64,11 @@ const char *TypeName(OptionType type) {
 }
 
 // Finds `key` and checks that it has `type`.
+// Double options where a negative value means "unset" or "forever"; every other one is a duration.
+bool AcceptsNegative(tw_option key) {
+  return key == TW_OPT_MAX_WAIT_SECS || key == TW_OPT_EVERY_N_SECS || key == TW_OPT_WAIT_MAX_SECS;
+}
+
 Status Lookup(tw_option key, OptionType type, const OptionInfo **out) {
   const OptionInfo *info = Find(key);
   if (info == nullptr) return Errorf(TW_INVALID_ARGUMENT, "unknown option key %d", static_cast<int>(key));
@@ -95,8 +108,7 @@ Status tw_options::SetInt64(tw_option key, int64_t value) {
 Status tw_options::SetDouble(tw_option key, double value) {
   const tw::OptionInfo *info = nullptr;
   TW_RETURN_IF_ERROR(tw::Lookup(key, tw::OptionType::kDouble, &info));
-  // Every double option is a duration; TW_OPT_MAX_WAIT_SECS alone uses negative for "forever".
-  if (std::isnan(value) || (value < 0 && key != TW_OPT_MAX_WAIT_SECS)) {
+  if (std::isnan(value) || (value < 0 && !tw::AcceptsNegative(key))) {
     return Errorf(TW_INVALID_ARGUMENT, "%s must be a non-negative number of seconds, got %g", info->name, value);
   }
   doubles[key] = value;
