@@ -191,9 +191,8 @@ tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *u
 }
 
 size_t tw_final_ops_hook_value_count(const tw_hook *hook) {
-  Status ignored;
-  const tw::FinalOpsValues *values = CompletedFinalValues(hook, &ignored);
-  return values != nullptr ? values->values.size() : 0;
+  const tw::FinalOpsValues *values = hook != nullptr ? tw::FinalOpsValuesOf(hook) : nullptr;
+  return values != nullptr && values->ran ? values->values.size() : 0;
 }
 
 tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tensor *out) {
