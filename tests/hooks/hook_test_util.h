@@ -134,8 +134,7 @@ static inline int find_event_file(const char *dir, int which, char *out, size_t 
   int n = scandir(dir, &entries, NULL, alphasort), found = 0;
   for (int i = 0; i < n; ++i) {
     if (!found && strncmp(entries[i]->d_name, "events.out.tfevents.", 20) == 0 && which-- == 0) {
-      snprintf(out, size, "%s/%s", dir, entries[i]->d_name);
-      found = 1;
+      found = (size_t)snprintf(out, size, "%s/%s", dir, entries[i]->d_name) < size;
     }
     free(entries[i]);
   }
