@@ -118,7 +118,8 @@ typedef enum tw_dtype {
   TW_FLOAT32 = 12,
   TW_FLOAT64 = 13,
   TW_FLOAT8_E4M3FN = 14, /* OCP fp8: no infinities, NaN iff (bits & 0x7F) == 0x7F */
-  TW_FLOAT8_E5M2 = 15    /* OCP fp8: IEEE-like, 5 exponent bits */
+  TW_FLOAT8_E5M2 = 15,   /* OCP fp8: IEEE-like, 5 exponent bits */
+  TW_DTYPE_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_dtype;
 
 /* Size of one element in bytes, or 0 for a value that is not a tw_dtype. */
@@ -169,7 +170,8 @@ typedef enum tw_log_level {
   TW_LOG_DEBUG = 10,
   TW_LOG_INFO = 20,
   TW_LOG_WARNING = 30,
-  TW_LOG_ERROR = 40
+  TW_LOG_ERROR = 40,
+  TW_LOG_MAX_ENUM_ = 0x7FFFFFFF
 } tw_log_level;
 
 typedef void (*tw_log_fn)(void *user_data, tw_log_level level, const char *message);

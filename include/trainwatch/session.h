@@ -74,6 +74,22 @@ typedef enum tw_option {
    * text, naming the output and the step: "output 'loss' at step 12 : Tensor had NaN values". */
   TW_OPT_CHECK_NUMERICS = 10,
 
+  /* int64 >= 0, default 5. Checkpoints kept; 0 keeps all and lists only the newest (TF's C9). */
+  TW_OPT_MAX_TO_KEEP = 11,
+  /* double > 0, default 10000. One checkpoint per this many hours is kept forever; the clock survives
+   * restarts (it is stored in the state file). */
+  TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS = 12,
+  /* double seconds > 0, no default (None). CheckpointSaverHook's save_secs. */
+  TW_OPT_SAVE_CHECKPOINT_SECS = 13,
+  /* int64 > 0, no default (None). CheckpointSaverHook's save_steps. Setting both secs and steps is an
+   * error when the hook is created (TF's docs and code disagree; trainwatch rejects it, T3). */
+  TW_OPT_SAVE_CHECKPOINT_STEPS = 14,
+  /* string, default "model.ckpt". Checkpoints are <checkpoint_dir>/<basename>-<global_step>. */
+  TW_OPT_CHECKPOINT_BASENAME = 15,
+  /* int64, 0 or 1, default 1. CheckpointSaverHook copies the variables and compresses and writes in
+   * the background (one save in flight); 0 writes before the run returns. */
+  TW_OPT_ASYNC_CHECKPOINT = 16,
+
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
   TW_OPT_NAN_ACTION = 100,
@@ -82,6 +98,9 @@ typedef enum tw_option {
   /* int64 >= 1, default 1. Check on runs whose starting global_step is a multiple of this; other runs
    * fetch nothing. */
   TW_OPT_NAN_EVERY_N_STEPS = 102,
+  /* int64 >= 0, default 3. TW_NAN_ACTION_ROLLBACK: how many rollbacks one session may make before a
+   * divergence fails the run as TW_NAN_ACTION_FAIL would. */
+  TW_OPT_NAN_MAX_ROLLBACKS = 103,
 
   /* Options read by the hooks of trainwatch/hooks.h that take a tw_options (keys 200-299). */
   /* int64, default TW_UNSET. LoggingTensorHook's every_n_iter, SummarySaverHook's save_steps. Not
@@ -105,8 +124,18 @@ typedef enum tw_option {
   TW_OPT_WAIT_POLL_SECS = 206,
   /* double seconds, default -1 = forever (TF). GlobalStepWaiterHook gives up with
    * TW_DEADLINE_EXCEEDED after waiting this long. */
-  TW_OPT_WAIT_MAX_SECS = 207
+  TW_OPT_WAIT_MAX_SECS = 207,
+  TW_OPT_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_option;
+
+/* Whether an option was left at its default, explicitly set to None (TF's `None`, for options whose
+ * absence means something, such as save_checkpoint_steps), or given a value. */
+typedef enum tw_option_state {
+  TW_OPTION_DEFAULT = 0,
+  TW_OPTION_NONE = 1,
+  TW_OPTION_SET = 2,
+  TW_OPTION_STATE_MAX_ENUM_ = 0x7FFFFFFF
+} tw_option_state;
 
 /* Creates an options object with every default above. *out receives it; free with tw_options_destroy.
  * Errors: TW_INVALID_ARGUMENT (out is NULL), TW_RESOURCE_EXHAUSTED. */
@@ -120,6 +149,14 @@ TW_API void tw_options_destroy(tw_options *opts);
 TW_API tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value);
 TW_API tw_status tw_options_set_double(tw_options *opts, tw_option key, double value);
 TW_API tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value);
+
+/* Sets the option to None (TW_OPTION_NONE): getters then return its default value, and consumers that
+ * distinguish "left default" from "None" (MonitoredTrainingSession's frequency rules, T1/T2) see it.
+ * Errors: TW_INVALID_ARGUMENT (opts NULL, unknown key). */
+TW_API tw_status tw_options_set_none(tw_options *opts, tw_option key);
+
+/* *out receives the key's tw_option_state. Errors: TW_INVALID_ARGUMENT (NULL, unknown key). */
+TW_API tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_state *out);
 
 /* Typed getters. *out receives the current value (the default if never set; NULL for an unset string,
  * valid until the option changes or opts is destroyed). Errors: TW_INVALID_ARGUMENT as for setters. */

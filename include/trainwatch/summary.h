@@ -105,7 +105,8 @@ TW_API void tw_summary_writer_destroy(tw_summary_writer *writer);
 /* Reading                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* HistogramProto: bucket i counts the values in (bucket_limit[i-1], bucket_limit[i]]. */
+/* HistogramProto: bucket i counts the values in [bucket_limit[i-1], bucket_limit[i]) (bucket 0 from
+ * -DBL_MAX); a run of empty buckets is written as one. */
 typedef struct tw_histogram {
   double min;
   double max;

@@ -6,6 +6,7 @@
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
 #include "core/run_context.h"
+#include "hooks/checkpoint_saver_hook.h"
 #include "hooks/feed_fn_hook.h"
 #include "hooks/final_ops_hook.h"
 #include "hooks/global_step_waiter_hook.h"
@@ -20,12 +21,6 @@ using tw::Status;
 using tw::capi::Guard;
 
 namespace {
-
-// The caller's options, or the defaults for NULL.
-const tw::Options &OptionsOrDefaults(const tw_options *opts) {
-  static const tw::Options defaults;
-  return opts != nullptr ? *opts : defaults;
-}
 
 std::shared_ptr<tw::summary::EventWriter> WriterOf(const tw_summary_writer *writer) {
   return writer != nullptr ? writer->writer : nullptr;
@@ -101,7 +96,7 @@ tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *cons
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     if (watch == nullptr || n_watch == 0) return Status(TW_INVALID_ARGUMENT, "watch is NULL or empty");
-    const tw::Options &options = OptionsOrDefaults(opts);
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::NanGuardConfig config;
     for (size_t i = 0; i < n_watch; ++i) {
       if (watch[i] == nullptr || watch[i][0] == '\0') {
@@ -112,6 +107,7 @@ tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *cons
     config.action = static_cast<tw_nan_action>(options.Int64(TW_OPT_NAN_ACTION));
     config.detect_inf = options.Int64(TW_OPT_NAN_DETECT_INF) != 0;
     config.every_n_steps = options.Int64(TW_OPT_NAN_EVERY_N_STEPS);
+    config.max_rollbacks = options.Int64(TW_OPT_NAN_MAX_ROLLBACKS);
     if (config.action == TW_NAN_ACTION_CALLBACK && fn == nullptr) {
       return Status(TW_INVALID_ARGUMENT, "TW_NAN_ACTION_CALLBACK needs a tw_nan_fn");
     }
@@ -121,7 +117,6 @@ tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *cons
   });
 }
 
-
 tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
                                         size_t n_names, const tw_options *opts, tw_log_formatter_fn formatter,
                                         void *user_data, void (*destroy)(void *)) {
@@ -129,7 +124,7 @@ tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names,
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(names, "names");
     if (n_names == 0) return Status(TW_INVALID_ARGUMENT, "n_names is 0: LoggingTensorHook needs tensors to log");
-    const tw::Options &options = OptionsOrDefaults(opts);
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::LoggingTensorConfig config;
     TW_RETURN_IF_ERROR(CopyNames(names, n_names, "names", &config.names));
     if (tags != nullptr) TW_RETURN_IF_ERROR(CopyNames(tags, n_names, "tags", &config.tags));
@@ -157,7 +152,7 @@ tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summari
                                        const tw_options *opts, tw_summary_writer *writer) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
-    const tw::Options &options = OptionsOrDefaults(opts);
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::SummarySaverConfig config;
     TW_RETURN_IF_ERROR(CopyNames(summarize, n_summarize, "summarize", &config.summarize));
     config.every = tw::EveryNFromOptions(options);
@@ -230,7 +225,7 @@ tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_st
                                             tw_global_step_fn fn, void *user_data, void (*destroy)(void *)) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
-    const tw::Options &options = OptionsOrDefaults(opts);
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::GlobalStepWaiterConfig config;
     config.wait_until_step = wait_until_step;
     config.poll_secs = options.Double(TW_OPT_WAIT_POLL_SECS);
@@ -247,6 +242,39 @@ tw_status tw_profiler_hook_create(tw_hook **out, int64_t save_steps, double save
     config.every = tw::EveryNFromArgs(save_steps, save_secs);
     if (output_dir != nullptr) config.output_dir = output_dir;
     return tw::NewProfilerHook(std::move(config), out);
+  });
+}
+
+tw_status tw_checkpoint_listener_create(tw_checkpoint_listener **out, const char *name,
+                                        const tw_checkpoint_listener_callbacks *callbacks, void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::NewCheckpointListener(name, callbacks, user_data, out);
+  });
+}
+
+void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener) {
+  if (listener != nullptr) listener->Unref();
+}
+
+tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir, const tw_options *opts,
+                                          tw_checkpoint_listener *const *listeners, size_t n_listeners) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    if (n_listeners > 0 && listeners == nullptr) {
+      return tw::Errorf(TW_INVALID_ARGUMENT, "listeners is NULL but n_listeners is %zu", n_listeners);
+    }
+    for (size_t i = 0; i < n_listeners; ++i) {
+      if (listeners[i] == nullptr) return tw::Errorf(TW_INVALID_ARGUMENT, "listeners[%zu] is NULL", i);
+    }
+    tw::CheckpointSaverConfig config;
+    TW_RETURN_IF_ERROR(tw::MakeCheckpointSaverConfig(checkpoint_dir != nullptr ? checkpoint_dir : "",
+                                                     opts != nullptr ? *opts : tw::DefaultOptions(), &config));
+    for (size_t i = 0; i < n_listeners; ++i) {
+      listeners[i]->Ref();
+      config.listeners.push_back(listeners[i]);
+    }
+    return tw::NewCheckpointSaverHook(std::move(config), out);
   });
 }
 

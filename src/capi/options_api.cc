@@ -40,6 +40,21 @@ tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *val
   });
 }
 
+tw_status tw_options_set_none(tw_options *opts, tw_option key) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->SetNone(key);
+  });
+}
+
+tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_state *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    TW_CHECK_ARG(out, "out");
+    return opts->GetState(key, out);
+  });
+}
+
 tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");

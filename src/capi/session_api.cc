@@ -7,16 +7,11 @@ using tw::capi::Guard;
 
 namespace {
 
-const tw::Options &DefaultOptions() {
-  static const tw::Options defaults;
-  return defaults;
-}
-
 tw_status CreateSession(tw_session **out, const tw_options *opts, tw_hook *const *hooks, size_t n_hooks,
                         bool recoverable) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
-    return tw::Session::Create(opts != nullptr ? *opts : DefaultOptions(), hooks, n_hooks, recoverable, out);
+    return tw::Session::Create(opts != nullptr ? *opts : tw::DefaultOptions(), hooks, n_hooks, recoverable, out);
   });
 }
 
@@ -49,7 +44,7 @@ tw_status tw_singular_monitored_session_create(tw_session **out, const tw_option
     if (opts != nullptr && opts->Int64(TW_OPT_IS_CHIEF) == 0) {
       return Status(TW_INVALID_ARGUMENT, "a SingularMonitoredSession is always a chief; unset TW_OPT_IS_CHIEF");
     }
-    return tw::Session::Create(opts != nullptr ? *opts : DefaultOptions(), hooks, n_hooks, false, out);
+    return tw::Session::Create(opts != nullptr ? *opts : tw::DefaultOptions(), hooks, n_hooks, false, out);
   });
 }
 

@@ -64,6 +64,7 @@ ZSTD_CCtx *NewCompressor(int level, bool float_planes) {
 }  // namespace
 
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *planes) {
+  if (count == 0) return;  // empty tensors may come with NULL buffers, which memcpy must not see
   switch (element_size) {
     case 2: return SplitFixed<2>(elements, count, planes);
     case 4: return SplitFixed<4>(elements, count, planes);
@@ -73,6 +74,7 @@ void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size,
 }
 
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements) {
+  if (count == 0) return;
   switch (element_size) {
     case 2: return JoinFixed<2>(planes, count, elements);
     case 4: return JoinFixed<4>(planes, count, elements);

@@ -1,6 +1,9 @@
 #include "checkpoint/snapshot.h"
 
+#include <algorithm>
 #include <cstring>
+
+#include "checkpoint/parallel.h"
 
 namespace tw {
 namespace checkpoint {
@@ -15,9 +18,26 @@ void Snapshot::Capture(const std::vector<TensorRef> &variables) {
       buffers_[i].reset(size > 0 ? new uint8_t[size] : nullptr);
       buffer_sizes_[i] = size;
     }
-    if (size > 0) std::memcpy(buffers_[i].get(), variables[i].data(), size);
     tensors_[i].set_data(buffers_[i].get());
   }
+  // One memcpy stream does not saturate memory bandwidth: copy 16 MiB slices on every core.
+  constexpr size_t kSlice = 16 << 20;
+  struct Slice {
+    const uint8_t *from;
+    uint8_t *to;
+    size_t size;
+  };
+  std::vector<Slice> slices;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    const uint8_t *from = static_cast<const uint8_t *>(variables[i].data());
+    for (size_t at = 0; at < buffer_sizes_[i]; at += kSlice) {
+      slices.push_back(Slice{from + at, buffers_[i].get() + at, std::min(kSlice, buffer_sizes_[i] - at)});
+    }
+  }
+  ParallelFor(slices.size(), 0, [&](size_t s, int) {
+    std::memcpy(slices[s].to, slices[s].from, slices[s].size);
+    return Status();
+  });
 }
 
 void Snapshot::Borrow(const std::vector<TensorRef> &variables) { tensors_ = variables; }

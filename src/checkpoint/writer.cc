@@ -22,10 +22,20 @@ struct ChunkJob {
 
 // Appends encoded chunks to the file in job order whichever worker finishes first: the worker that
 // completes the next chunk due also writes every later one already waiting, so no worker blocks and
-// the file layout does not depend on scheduling.
+// the file layout does not depend on scheduling. Written buffers are recycled, so a save touches only
+// a few chunks' worth of fresh memory.
 class OrderedAppender {
  public:
-  OrderedAppender(DurableFile *file, size_t count) : file_(file), pending_(count), offsets_(count) {}
+  OrderedAppender(DurableFile *file, size_t count, size_t buffer_size)
+      : file_(file), buffer_size_(buffer_size), pending_(count), offsets_(count) {}
+
+  std::unique_ptr<uint8_t[]> TakeBuffer() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) return std::unique_ptr<uint8_t[]>(new uint8_t[buffer_size_]);
+    std::unique_ptr<uint8_t[]> buffer = std::move(free_.back());
+    free_.pop_back();
+    return buffer;
+  }
 
   Status Submit(size_t index, std::unique_ptr<uint8_t[]> bytes, size_t size) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -40,6 +50,7 @@ class OrderedAppender {
       Status status = file_->Append(chunk.bytes.get(), chunk.size);
       lock.lock();
       if (!status.ok()) error_ = status;
+      free_.push_back(std::move(chunk.bytes));
       ++next_;
     }
     draining_ = false;
@@ -56,9 +67,11 @@ class OrderedAppender {
   };
 
   DurableFile *file_;
+  const size_t buffer_size_;
   std::mutex mutex_;
   std::vector<Pending> pending_;
   std::vector<uint64_t> offsets_;
+  std::vector<std::unique_ptr<uint8_t[]>> free_;
   size_t next_ = 0;
   bool draining_ = false;
   Status error_;
@@ -125,7 +138,11 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
 
   const int threads = options.threads > 0 ? options.threads : DefaultThreadCount();
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads));
-  OrderedAppender appender(file.get(), jobs.size());
+  uint64_t largest_chunk = 0;
+  for (const TensorEntry &entry : entries) {
+    for (const Chunk &chunk : entry.chunks) largest_chunk = std::max(largest_chunk, chunk.raw_size);
+  }
+  OrderedAppender appender(file.get(), jobs.size(), static_cast<size_t>(largest_chunk));
   TW_RETURN_IF_ERROR(ParallelFor(jobs.size(), threads, [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
     const TensorRef &tensor = tensors[job.tensor];
@@ -133,7 +150,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
     Chunk &chunk = entry.chunks[job.chunk];
     std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
     if (!codec) codec.reset(new ChunkCodec(options.zstd_level));
-    std::unique_ptr<uint8_t[]> stored(new uint8_t[chunk.raw_size]);
+    std::unique_ptr<uint8_t[]> stored = appender.TakeBuffer();
     size_t stored_size = 0;
     TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
                                      entry.filter, &chunk, stored.get(), &stored_size));

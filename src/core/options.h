@@ -39,6 +39,10 @@ struct tw_options {
   tw::Status SetInt64(tw_option key, int64_t value);
   tw::Status SetDouble(tw_option key, double value);
   tw::Status SetString(tw_option key, const char *value);
+  tw::Status SetNone(tw_option key);
+  tw::Status GetState(tw_option key, tw_option_state *out) const;
+  tw_option_state State(tw_option key) const;
+  bool IsSet(tw_option key) const { return State(key) == TW_OPTION_SET; }
   tw::Status GetInt64(tw_option key, int64_t *out) const;
   tw::Status GetDouble(tw_option key, double *out) const;
   tw::Status GetString(tw_option key, const char **out) const;
@@ -54,6 +58,7 @@ struct tw_options {
   std::map<tw_option, int64_t> ints;
   std::map<tw_option, double> doubles;
   std::map<tw_option, std::string> strings;  // absent = unset
+  std::map<tw_option, tw_option_state> states;  // absent = TW_OPTION_DEFAULT
   std::set<tw_status> recoverable;
   std::vector<tw::TensorRef> variables;
   std::shared_ptr<tw::UserCallback<tw_init_fn>> init_fn;
@@ -62,6 +67,9 @@ struct tw_options {
 
 namespace tw {
 using Options = ::tw_options;
+
+// Every option at its default: what a NULL options argument means.
+const Options &DefaultOptions();
 }  // namespace tw
 
 #endif  // TRAINWATCH_CORE_OPTIONS_H

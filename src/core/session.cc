@@ -4,6 +4,9 @@
 #include <chrono>
 #include <thread>
 
+#include "checkpoint/async_saver.h"
+#include "checkpoint/saver.h"
+#include "core/checkpoint_restorer.h"
 #include "core/log.h"
 #include "core/timer.h"
 #include "numerics/check_numerics.h"
@@ -57,7 +60,13 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
       global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
-  creator_ = is_chief_ ? tw::NewChiefSessionCreator(options, nullptr) : tw::NewWorkerSessionCreator(options);
+  if (const std::string *dir = options.String(TW_OPT_CHECKPOINT_DIR)) checkpoint_dir_ = *dir;
+  if (!is_chief_) {
+    creator_ = tw::NewWorkerSessionCreator(options);
+  } else {
+    creator_ = tw::NewChiefSessionCreator(
+        options, checkpoint_dir_.empty() ? nullptr : tw::NewCheckpointRestorer(checkpoint_dir_));
+  }
   tw_tensor view = TW_TENSOR_INIT;
   view.dtype = TW_INT64;
   view.data = &global_step_at_start_;
@@ -66,9 +75,28 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
 
 tw_session::~tw_session() { ReleaseHooks(); }
 
+// The saver covers the variables and the session's own global_step, which checkpoints carry as the
+// int64 scalar "global_step" (as TF's do).
+Status tw_session::CreateSaver(const tw::Options &options) {
+  std::vector<tw::TensorRef> saved = variables_;
+  tw_tensor step = TW_TENSOR_INIT;
+  step.dtype = TW_INT64;
+  step.data = &global_step_;
+  saved.emplace_back(step, "global_step");
+  tw::checkpoint::SaverOptions saver_options;
+  saver_options.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
+  saver_options.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
+  TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
+  async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);
+  return Status();
+}
+
+tw::checkpoint::Saver &tw_session::IdleSaver() { return async_saver_->Idle(); }
+
 Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
                           tw_session **out) {
   std::unique_ptr<tw_session> session(new tw_session(options, recoverable));
+  TW_RETURN_IF_ERROR(session->CreateSaver(options));
   TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
 
   // H6: begin on every hook before the session exists.
@@ -345,6 +373,7 @@ Status tw_session::Close() {
   created_ = false;
   tracer_ = nullptr;
   ReleaseHooks();
+  async_saver_->Wait();
   return status;
 }
 

@@ -14,6 +14,13 @@
 #include "core/run_tracer.h"
 #include "core/session_creator.h"
 
+namespace tw {
+namespace checkpoint {
+class AsyncSaver;
+class Saver;
+}  // namespace checkpoint
+}  // namespace tw
+
 struct tw_session {
   // Validates the hook list, runs begin on every hook, creates the inner session (with recovery when
   // `recoverable`) and runs after_create_session on every hook.
@@ -39,6 +46,15 @@ struct tw_session {
   const std::vector<tw::TensorRef> &variables() const { return variables_; }
   const tw::TensorRef *FindVariable(const std::string &name) const;
 
+  // The session's saver (TF's scaffold.saver) over the variables and global_step; the restorer and
+  // CheckpointSaverHook share it, so retention is tracked in one place. Saves may run in the background
+  // through async_saver(); IdleSaver() first waits for such a write, and is the only way to use the
+  // saver from the session's thread.
+  tw::checkpoint::Saver &IdleSaver();
+  tw::checkpoint::AsyncSaver &async_saver() { return *async_saver_; }
+  // TW_OPT_CHECKPOINT_DIR, "" when unset.
+  const std::string &checkpoint_dir() const { return checkpoint_dir_; }
+
   // Traces the next hooked run only (the ProfilerHook's seam); nullptr disarms. The tracer must outlive
   // that run or be disarmed first.
   void ArmTracer(tw::RunTracer *tracer) { tracer_ = tracer; }
@@ -46,6 +62,7 @@ struct tw_session {
  private:
   tw_session(const tw::Options &options, bool recoverable);
 
+  tw::Status CreateSaver(const tw::Options &options);
   tw::Status ClaimHooks(tw::Hook *const *hooks, size_t hook_count);
   void ReleaseHooks();
   template <typename Body>
@@ -64,6 +81,9 @@ struct tw_session {
   std::vector<tw::Hook *> hooks_;  // one reference each, while not closed
   std::vector<tw::TensorRef> variables_;
   std::unique_ptr<tw::SessionCreator> creator_;
+  std::unique_ptr<tw::checkpoint::Saver> saver_;
+  std::unique_ptr<tw::checkpoint::AsyncSaver> async_saver_;  // after saver_: destroyed (joined) first
+  std::string checkpoint_dir_;
   std::set<tw_status> recoverable_statuses_;
   bool recoverable_;
   bool is_chief_;

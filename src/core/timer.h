@@ -50,8 +50,8 @@ class SecondOrStepTimer final : public Timer {
   // B1: neither set → TW_INVALID_ARGUMENT "Either every_secs or every_steps should be provided.";
   // both set → TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (TF's docs
   // promised "either", its code raised; trainwatch keeps the error). Like TF, values are not
-  // range-checked: 0 fires on every new step, a negative count on every step but the last one.
-  // `clock` defaults to MonotonicSeconds.
+  // range-checked: every_steps = 0 fires on every step after the last trigger, every_secs = 0 on every
+  // step but the last triggered one. `clock` defaults to MonotonicSeconds.
   static Status Create(std::optional<double> every_secs, std::optional<int64_t> every_steps,
                        std::unique_ptr<SecondOrStepTimer> *out, Clock clock = nullptr);
 

@@ -1,5 +1,6 @@
 #include "hooks/nan_tensor_hook.h"
 
+#include "checkpoint/saver.h"
 #include "core/log.h"
 #include "core/session.h"
 #include "numerics/scan.h"
@@ -40,8 +41,11 @@ class NanTensorHook final : public Hook {
     const std::string where = FormatWhere(name, step, scan.nan_count, pos_inf, neg_inf, first);
     switch (config_.action) {
       case TW_NAN_ACTION_FAIL:  // B33
-        Log(TW_LOG_ERROR, "Model diverged with loss = NaN. %s", where.c_str());
-        return Status(TW_NAN_LOSS, "NaN loss during training. " + where);
+        return Fail(where, "");
+      case TW_NAN_ACTION_ROLLBACK:
+        return RollBack(*ctx.session, where);
+      case TW_NAN_ACTION_MAX_ENUM_:
+        break;  // not an action; the option table rejects it
       case TW_NAN_ACTION_STOP:  // B34
         Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s", where.c_str());
         return ctx.RequestStop();
@@ -57,6 +61,28 @@ class NanTensorHook final : public Hook {
       }
     }
     return Status(TW_INTERNAL, "unknown NaN action");
+  }
+
+  static Status Fail(const std::string &where, const std::string &why_not_rolled_back) {
+    Log(TW_LOG_ERROR, "Model diverged with loss = NaN. %s%s", where.c_str(), why_not_rolled_back.c_str());
+    return Status(TW_NAN_LOSS, "NaN loss during training. " + where + why_not_rolled_back);
+  }
+
+  // Restores the newest good checkpoint into the variables (global_step included) and lets training
+  // go on from there; bounded, so a divergence that keeps coming back still fails.
+  Status RollBack(Session &session, const std::string &where) {
+    if (rollbacks_ >= config_.max_rollbacks) {
+      return Fail(where, "; not rolled back: " + std::to_string(rollbacks_) + " rollbacks already (TW_OPT_NAN_MAX_ROLLBACKS)");
+    }
+    if (session.checkpoint_dir().empty()) return Fail(where, "; not rolled back: TW_OPT_CHECKPOINT_DIR is not set");
+    std::string path;
+    const Status restored = session.IdleSaver().RestoreNewestGood(session.checkpoint_dir(), &path);
+    if (!restored.ok()) return Fail(where, "; not rolled back: " + restored.message());
+    ++rollbacks_;
+    Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; rolled back to %s (global step %lld), rollback %lld of %lld",
+        where.c_str(), path.c_str(), static_cast<long long>(session.global_step()),
+        static_cast<long long>(rollbacks_), static_cast<long long>(config_.max_rollbacks));
+    return Status();
   }
 
   // Without Inf detection the first non-finite element may be an Inf; the NaN's own index is then
@@ -76,6 +102,7 @@ class NanTensorHook final : public Hook {
 
   NanGuardConfig config_;
   bool checking_ = false;
+  int64_t rollbacks_ = 0;
 };
 
 }  // namespace

@@ -15,8 +15,8 @@ namespace summary {
 // The first record of every event file carries this file_version.
 constexpr const char kFileVersion[] = "brain.Event:2";
 
-// HistogramProto. Bucket i counts values in (bucket_limit[i-1], bucket_limit[i]]; runs of empty
-// buckets are merged into one, as TF writes them.
+// HistogramProto. Bucket i counts values in [bucket_limit[i-1], bucket_limit[i]) (the first from
+// -DBL_MAX); runs of empty buckets are merged into one, as TF writes them.
 struct HistogramData {
   double min = 0;
   double max = 0;

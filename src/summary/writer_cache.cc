@@ -1,5 +1,6 @@
 #include "summary/writer_cache.h"
 
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <map>

@@ -1,0 +1,29 @@
+#include "checkpoint/async_saver.h"
+
+namespace tw {
+namespace checkpoint {
+
+void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
+  saver_.Capture(&snapshot_);
+  done_.store(false, std::memory_order_relaxed);
+  result_ = SaveResult();
+  result_.global_step = global_step;
+  worker_ = std::thread([this, prefix, global_step] {
+    result_.status = saver_.WriteSnapshot(snapshot_, prefix, global_step, &result_.path);
+    done_.store(true, std::memory_order_release);
+  });
+  pending_ = true;  // only once the thread runs: if it cannot start, nothing is pending
+}
+
+void AsyncSaver::Wait() {
+  if (worker_.joinable()) worker_.join();
+}
+
+SaveResult AsyncSaver::Take() {
+  Wait();
+  pending_ = false;
+  return std::move(result_);
+}
+
+}  // namespace checkpoint
+}  // namespace tw

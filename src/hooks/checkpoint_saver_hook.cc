@@ -1,0 +1,218 @@
+#include "hooks/checkpoint_saver_hook.h"
+
+#include <cstring>
+
+#include "checkpoint/async_saver.h"
+#include "checkpoint/saver.h"
+#include "core/log.h"
+#include "core/session.h"
+#include "numerics/scan.h"
+#include "summary/writer_cache.h"
+
+// ---- tw_checkpoint_listener --------------------------------------------------------------------------
+
+namespace {
+
+// A listener callback's status, carrying the message it stored through tw_set_error.
+tw::Status ListenerStatus(const std::string &name, const char *what, uint64_t generation, tw_status code) {
+  if (code == TW_OK) return tw::Status();
+  const std::string prefix = "checkpoint listener '" + name + "' " + what + ": ";
+  if (tw::ThreadErrorGeneration() != generation) return tw::Status(code, prefix + tw::ThreadErrorMessage());
+  return tw::Status(code, prefix + "returned " + tw_status_name(code));
+}
+
+}  // namespace
+
+tw::Status tw_checkpoint_listener::Begin() {
+  if (table_.begin == nullptr) return tw::Status();
+  const uint64_t generation = tw::ThreadErrorGeneration();
+  return ListenerStatus(name_, "begin", generation, table_.begin(user_data_));
+}
+
+tw::Status tw_checkpoint_listener::BeforeSave(tw::Session &session, int64_t step) {
+  if (table_.before_save == nullptr) return tw::Status();
+  const uint64_t generation = tw::ThreadErrorGeneration();
+  return ListenerStatus(name_, "before_save", generation, table_.before_save(user_data_, &session, step));
+}
+
+tw::Status tw_checkpoint_listener::AfterSave(tw::Session &session, int64_t step, bool *request_stop) {
+  if (table_.after_save == nullptr) return tw::Status();
+  int stop = 0;
+  const uint64_t generation = tw::ThreadErrorGeneration();
+  TW_RETURN_IF_ERROR(ListenerStatus(name_, "after_save", generation, table_.after_save(user_data_, &session, step, &stop)));
+  *request_stop = stop != 0;
+  return tw::Status();
+}
+
+tw::Status tw_checkpoint_listener::End(tw::Session &session, int64_t step) {
+  if (table_.end == nullptr) return tw::Status();
+  const uint64_t generation = tw::ThreadErrorGeneration();
+  return ListenerStatus(name_, "end", generation, table_.end(user_data_, &session, step));
+}
+
+namespace tw {
+
+Status NewCheckpointListener(const char *name, const tw_checkpoint_listener_callbacks *callbacks, void *user_data,
+                             CheckpointListener **out) {
+  if (name == nullptr || name[0] == '\0') return Status(TW_INVALID_ARGUMENT, "listener name is NULL or empty");
+  if (callbacks == nullptr) return Status(TW_INVALID_ARGUMENT, "callbacks is NULL");
+  if (callbacks->struct_size != sizeof(tw_checkpoint_listener_callbacks)) {
+    return Errorf(TW_INVALID_ARGUMENT, "callbacks->struct_size is %u, expected %zu", callbacks->struct_size,
+                  sizeof(tw_checkpoint_listener_callbacks));
+  }
+  *out = new CheckpointListener(name, *callbacks, user_data);
+  return Status();
+}
+
+// ---- CheckpointSaverHook -------------------------------------------------------------------------------
+
+namespace {
+
+class CheckpointSaverHook final : public Hook {
+ public:
+  explicit CheckpointSaverHook(CheckpointSaverConfig config)
+      : Hook("CheckpointSaverHook"),
+        config_(std::move(config)),
+        prefix_(config_.checkpoint_dir + "/" + config_.basename) {
+    Log(TW_LOG_INFO, "Create CheckpointSaverHook.");
+  }
+
+  ~CheckpointSaverHook() override {
+    for (CheckpointListener *listener : config_.listeners) listener->Unref();
+  }
+
+  // B20: the event file of checkpoint_dir, the kept list of that directory, then listeners' begin.
+  Status Begin(Session &session) override {
+    TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
+    TW_RETURN_IF_ERROR(session.IdleSaver().RecoverLastCheckpoints(config_.checkpoint_dir));
+    for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->Begin());
+    return Status();
+  }
+
+  // B21: save at once, on first creation and after every recovery; listeners' stop requests ignored.
+  Status AfterCreateSession(Session &session) override {
+    TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
+    const int64_t step = session.global_step();
+    TW_RETURN_IF_ERROR(Save(session, step, nullptr));
+    config_.timer->UpdateLastTriggeredStep(step);
+    return Status();
+  }
+
+  // B22: the stale step says whether the timer may fire; the real step decides.
+  Status AfterRun(RunContext &ctx) override {
+    Session &session = *ctx.session;
+    bool stop = false;
+    if (config_.async && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
+    if (config_.timer->ShouldTriggerForStep(session.run_global_step() + 1)) {
+      const int64_t step = session.global_step();
+      if (config_.timer->ShouldTriggerForStep(step)) {
+        config_.timer->UpdateLastTriggeredStep(step);
+        TW_RETURN_IF_ERROR(Save(session, step, &stop));
+      }
+    }
+    return stop ? ctx.RequestStop() : Status();
+  }
+
+  // B23: a final save if the step moved, waited for; then listeners' end.
+  Status End(Session &session) override {
+    TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
+    const int64_t step = session.global_step();
+    if (step != last_saved_step_) {
+      TW_RETURN_IF_ERROR(Save(session, step, nullptr));
+      TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
+    }
+    for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->End(session, step));
+    return events_->Flush();
+  }
+
+  // A failed run: let a background write finish (never abandon a half-written file), drop its result.
+  void OnError(Session &session, const Status &) override {
+    if (session.async_saver().pending()) session.async_saver().Take();
+  }
+
+ private:
+  // B24: listeners' before_save → the save → (once written) SessionLog CHECKPOINT and after_save.
+  // `stop` collects after_save stop requests; nullptr ignores them (saves at creation and at end).
+  Status Save(Session &session, int64_t step, bool *stop) {
+    TW_RETURN_IF_ERROR(FinishPendingSave(session, stop));  // one save in flight, announced in order
+    Log(TW_LOG_INFO, "Calling checkpoint listeners before saving checkpoint %lld...", static_cast<long long>(step));
+    for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->BeforeSave(session, step));
+    const std::string bad = FirstNonFiniteVariable(session);
+    if (!bad.empty()) {
+      Log(TW_LOG_WARNING, "Not saving checkpoint for step %lld: variable '%s' holds NaN or Inf values.",
+          static_cast<long long>(step), bad.c_str());
+      return Status();
+    }
+    Log(TW_LOG_INFO, "Saving checkpoints for %lld into %s.", static_cast<long long>(step), prefix_.c_str());
+    last_saved_step_ = step;
+    session.async_saver().Start(prefix_, step);
+    return config_.async ? Status() : FinishPendingSave(session, stop);
+  }
+
+  // Takes the result of the write in flight, if any: a failure fails this call; success is announced.
+  Status FinishPendingSave(Session &session, bool *stop) {
+    checkpoint::AsyncSaver &writer = session.async_saver();
+    if (!writer.pending()) return Status();
+    const checkpoint::SaveResult result = writer.Take();
+    if (!result.status.ok()) {
+      return result.status.WithPrefix("saving checkpoint " + std::to_string(result.global_step) + " failed: ");
+    }
+    TW_RETURN_IF_ERROR(events_->AddSessionLog(result.global_step, summary::SessionStatus::kCheckpoint, prefix_));
+    Log(TW_LOG_INFO, "Calling checkpoint listeners after saving checkpoint %lld...",
+        static_cast<long long>(result.global_step));
+    for (CheckpointListener *listener : config_.listeners) {
+      bool wants_stop = false;
+      TW_RETURN_IF_ERROR(listener->AfterSave(session, result.global_step, &wants_stop));
+      if (wants_stop && stop != nullptr) {
+        Log(TW_LOG_INFO, "A CheckpointSaverListener requested that training be stopped. listener: %s",
+            listener->name().c_str());
+        *stop = true;
+      }
+    }
+    return Status();
+  }
+
+  static std::string FirstNonFiniteVariable(const Session &session) {
+    for (const TensorRef &variable : session.variables()) {
+      if (!IsFloatDtype(variable.dtype())) continue;
+      tw_tensor view = TW_TENSOR_INIT;
+      variable.FillView(&view);
+      if (numerics::HasNonFinite(view)) return variable.name();
+    }
+    return std::string();
+  }
+
+  CheckpointSaverConfig config_;
+  std::string prefix_;
+  std::shared_ptr<summary::EventWriter> events_;
+  int64_t last_saved_step_ = INT64_MIN;
+};
+
+}  // namespace
+
+Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Options &options,
+                                 CheckpointSaverConfig *config) {
+  if (checkpoint_dir.empty()) return Status(TW_INVALID_ARGUMENT, "checkpoint_dir is NULL or empty");
+  std::optional<double> secs;
+  std::optional<int64_t> steps;
+  if (options.IsSet(TW_OPT_SAVE_CHECKPOINT_SECS)) secs = options.Double(TW_OPT_SAVE_CHECKPOINT_SECS);
+  if (options.IsSet(TW_OPT_SAVE_CHECKPOINT_STEPS)) steps = options.Int64(TW_OPT_SAVE_CHECKPOINT_STEPS);
+  TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(secs, steps, &config->timer));
+  config->checkpoint_dir = checkpoint_dir;
+  if (const std::string *basename = options.String(TW_OPT_CHECKPOINT_BASENAME)) {
+    if (basename->empty() || basename->find('/') != std::string::npos) {
+      return Errorf(TW_INVALID_ARGUMENT, "TW_OPT_CHECKPOINT_BASENAME must be a non-empty file name, got '%s'",
+                    basename->c_str());
+    }
+    config->basename = *basename;
+  }
+  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0;
+  return Status();
+}
+
+Status NewCheckpointSaverHook(CheckpointSaverConfig config, Hook **out) {
+  *out = new CheckpointSaverHook(std::move(config));
+  return Status();
+}
+
+}  // namespace tw

@@ -1,0 +1,67 @@
+// CheckpointSaverHook and CheckpointSaverListener (TF's B17–B24), saving through the session's saver,
+// asynchronously by default.
+#ifndef TRAINWATCH_HOOKS_CHECKPOINT_SAVER_HOOK_H
+#define TRAINWATCH_HOOKS_CHECKPOINT_SAVER_HOOK_H
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hook.h"
+#include "core/options.h"
+#include "core/timer.h"
+#include "trainwatch/hooks.h"
+
+// A listener from a C callback table, reference counted like hooks.
+struct tw_checkpoint_listener {
+  tw_checkpoint_listener(std::string name, const tw_checkpoint_listener_callbacks &table, void *user_data)
+      : name_(std::move(name)), table_(table), user_data_(user_data) {}
+
+  tw::Status Begin();
+  tw::Status BeforeSave(tw::Session &session, int64_t step);
+  tw::Status AfterSave(tw::Session &session, int64_t step, bool *request_stop);
+  tw::Status End(tw::Session &session, int64_t step);
+  const std::string &name() const { return name_; }
+
+  void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
+  void Unref() {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
+
+ private:
+  ~tw_checkpoint_listener() {
+    if (table_.destroy != nullptr) table_.destroy(user_data_);
+  }
+
+  std::string name_;
+  tw_checkpoint_listener_callbacks table_;
+  void *user_data_;
+  std::atomic<int> refs_{1};
+};
+
+namespace tw {
+
+using CheckpointListener = ::tw_checkpoint_listener;
+
+Status NewCheckpointListener(const char *name, const tw_checkpoint_listener_callbacks *callbacks, void *user_data,
+                             CheckpointListener **out);
+
+struct CheckpointSaverConfig {
+  std::string checkpoint_dir;
+  std::string basename = "model.ckpt";
+  std::unique_ptr<SecondOrStepTimer> timer;
+  bool async = true;
+  std::vector<CheckpointListener *> listeners;  // one reference each, owned by the config
+};
+
+// Reads the hook's settings from `options` (TW_OPT_SAVE_CHECKPOINT_SECS/_STEPS, _BASENAME,
+// TW_OPT_ASYNC_CHECKPOINT); the timer errors are TF's B1 texts.
+Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Options &options,
+                                 CheckpointSaverConfig *config);
+
+Status NewCheckpointSaverHook(CheckpointSaverConfig config, Hook **out);
+
+}  // namespace tw
+
+#endif  // TRAINWATCH_HOOKS_CHECKPOINT_SAVER_HOOK_H

@@ -1,0 +1,219 @@
+// Checkpoint benchmark: a 256 MiB model-like state (Gaussian weights σ=0.02, Adam-like moments m and
+// v = m²) in float32 and in bfloat16 — save and restore throughput, file size ratio, and the stall of
+// an asynchronous save (Snapshot::Capture) against a plain memcpy — printed next to the anchors of
+// ../shared/bench/anchor_ckpt.py measured in the same run.
+//
+// usage: bench_checkpoint [MiB] [directory]   (default 256 MiB in /dev/shm: the page cache, where
+// fsync is free; pass a disk directory to include the durable commit's fsync). TW_BENCH_NO_ANCHORS=1
+// skips the anchors (for profiling); TW_BENCH_CHUNK_KIB overrides the chunk size.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checkpoint/saver.h"
+#include "checkpoint/snapshot.h"
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+constexpr int kRepeats = 3;
+
+double Seconds(const std::function<void()> &f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+double CpuSeconds() {
+  struct rusage usage;
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+}
+
+// Best wall time of kRepeats runs; *cpu (optional) receives the CPU seconds (all threads) of that run,
+// which tells a slow run on a busy machine apart from a slow implementation.
+double Best(const std::function<void()> &f, double *cpu = nullptr) {
+  double best = 1e30;
+  for (int i = 0; i < kRepeats; ++i) {
+    const double cpu_before = CpuSeconds();
+    const double wall = Seconds(f);
+    if (wall < best) {
+      best = wall;
+      if (cpu != nullptr) *cpu = CpuSeconds() - cpu_before;
+    }
+  }
+  return best;
+}
+
+// xorshift64* + Box–Muller: fast enough to fill 256 MiB in well under a second.
+struct Gaussian {
+  uint64_t s = 0x9E3779B97F4A7C15ULL;
+  double Uniform() {
+    s ^= s >> 12;
+    s ^= s << 25;
+    s ^= s >> 27;
+    return ((s * 2685821657736338717ULL) >> 11) * (1.0 / 9007199254740992.0);
+  }
+  float Next(float sigma) {
+    const double u = Uniform() + 1e-300, v = Uniform();
+    return static_cast<float>(sigma * std::sqrt(-2.0 * std::log(u)) * std::cos(6.283185307179586 * v));
+  }
+};
+
+uint16_t ToBfloat16(float f) {  // round to nearest even
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+struct Variable {
+  std::string name;
+  std::vector<uint8_t> bytes;
+  int64_t count;
+};
+
+// w: half of the bytes, m and v: a quarter each, as anchor_ckpt.py.
+std::vector<Variable> ModelState(size_t bytes, int32_t dtype) {
+  const size_t element = dtype == TW_FLOAT32 ? 4 : 2;
+  const int64_t n = static_cast<int64_t>(bytes / element);
+  Gaussian g;
+  std::vector<Variable> vars = {{"w", {}, n / 2}, {"m", {}, n / 4}, {"v", {}, n / 4}};
+  std::vector<float> m(static_cast<size_t>(n / 4));
+  for (Variable &var : vars) {
+    var.bytes.resize(static_cast<size_t>(var.count) * element);
+    for (int64_t i = 0; i < var.count; ++i) {
+      float f;
+      if (var.name == "w") {
+        f = g.Next(0.02f);
+      } else if (var.name == "m") {
+        f = m[static_cast<size_t>(i)] = g.Next(1e-3f);
+      } else {
+        f = m[static_cast<size_t>(i)] * m[static_cast<size_t>(i)];
+      }
+      if (element == 4) {
+        std::memcpy(&var.bytes[static_cast<size_t>(i) * 4], &f, 4);
+      } else {
+        const uint16_t h = ToBfloat16(f);
+        std::memcpy(&var.bytes[static_cast<size_t>(i) * 2], &h, 2);
+      }
+    }
+  }
+  return vars;
+}
+
+struct Anchors {
+  double torch_save = 0, torch_load = 0;
+  std::string text;
+};
+
+Anchors RunAnchors(int mib) {
+  Anchors a;
+  const std::string command = "/usr/bin/python3 /work/shared/bench/anchor_ckpt.py " + std::to_string(mib) + " 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return a;
+  char line[512];
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
+    a.text += "  anchor  ";
+    a.text += line;
+    if (std::strncmp(line, "torch.save", 10) == 0) {
+      const char *s = std::strstr(line, "save="), *l = std::strstr(line, "load=");
+      if (s != nullptr) a.torch_save = std::atof(s + 5);
+      if (l != nullptr) a.torch_load = std::atof(l + 5);
+    }
+  }
+  ::pclose(pipe);
+  return a;
+}
+
+double FileSize(const std::string &path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<double>(st.st_size) : 0;
+}
+
+void Bench(const char *label, int32_t dtype, size_t bytes, const std::string &dir, const Anchors &anchors,
+           double target_ratio) {
+  std::vector<Variable> vars = ModelState(bytes, dtype);
+  std::vector<tw::TensorRef> refs;
+  for (Variable &v : vars) {
+    tw_tensor view = TW_TENSOR_INIT;
+    view.dtype = dtype;
+    view.ndim = 1;
+    view.shape = &v.count;
+    view.data = v.bytes.data();
+    refs.emplace_back(view, v.name);
+  }
+  std::unique_ptr<ckpt::Saver> saver;
+  ckpt::SaverOptions options;
+  options.max_to_keep = 1;
+  if (const char *kib = std::getenv("TW_BENCH_CHUNK_KIB")) options.write.chunk_bytes = std::strtoull(kib, nullptr, 10) << 10;
+  if (!ckpt::Saver::Create(refs, options, &saver).ok()) std::abort();
+  const std::string prefix = dir + "/bench-" + label;
+  std::string path;
+  int64_t step = 0;
+  double save_cpu = 0, restore_cpu = 0;
+  const double save = Best([&] {
+    const tw::Status s = saver->Save(prefix, ++step, &path);
+    if (!s.ok()) std::fprintf(stderr, "save failed: %s\n", s.message().c_str()), std::exit(1);
+  }, &save_cpu);
+  const double restore = Best([&] {
+    const tw::Status s = saver->Restore(path);
+    if (!s.ok()) std::fprintf(stderr, "restore failed: %s\n", s.message().c_str()), std::exit(1);
+  }, &restore_cpu);
+  const double ratio = FileSize(path) / static_cast<double>(bytes);
+
+  ckpt::Snapshot snapshot;
+  const double cold_capture = Seconds([&] { saver->Capture(&snapshot); });
+  const double capture = Best([&] { saver->Capture(&snapshot); });
+  std::vector<uint8_t> copy(bytes, 1);  // touched: a warm destination, as the reused snapshot buffers
+  const double memcpy_time = Best([&] {
+    size_t at = 0;
+    for (const Variable &v : vars) {
+      std::memcpy(copy.data() + at, v.bytes.data(), v.bytes.size());
+      at += v.bytes.size();
+    }
+  });
+
+  const double gb = static_cast<double>(bytes) / 1e9;
+  std::printf("%s state, %zu MiB:\n", label, bytes >> 20);
+  std::printf("  trainwatch save     %6.2f GB/s   torch.save %5.2f GB/s   ratio %.2fx (target >= 1)   [%.0f ms wall, %.0f ms CPU]\n",
+              gb / save, anchors.torch_save, anchors.torch_save > 0 ? gb / save / anchors.torch_save : 0, save * 1e3,
+              save_cpu * 1e3);
+  std::printf("  trainwatch restore  %6.2f GB/s   torch.load %5.2f GB/s   ratio %.2fx (target >= 1)   [%.0f ms wall, %.0f ms CPU]\n",
+              gb / restore, anchors.torch_load, anchors.torch_load > 0 ? gb / restore / anchors.torch_load : 0,
+              restore * 1e3, restore_cpu * 1e3);
+  std::printf("  file size           %.3f x raw (raw/file %.3f; target <= %.2f x raw)\n", ratio, 1 / ratio, target_ratio);
+  std::printf("  async-save stall    capture %.1f ms (first, allocating: %.1f ms)   memcpy %.1f ms   ratio %.2fx "
+              "(target <= 1.5)\n",
+              capture * 1e3, cold_capture * 1e3, memcpy_time * 1e3, capture / memcpy_time);
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const int mib = argc > 1 ? std::atoi(argv[1]) : 256;
+  const std::string dir = argc > 2 ? argv[2] : "/dev/shm";
+  const std::string work = dir + "/bench_checkpoint." + std::to_string(::getpid());
+  if (::mkdir(work.c_str(), 0755) != 0) return std::perror(work.c_str()), 1;
+  std::printf("anchors (same run): /usr/bin/python3 /work/shared/bench/anchor_ckpt.py %d\n", mib);
+  const Anchors anchors = std::getenv("TW_BENCH_NO_ANCHORS") == nullptr ? RunAnchors(mib) : Anchors();
+  std::fputs(anchors.text.c_str(), stdout);
+  std::printf("trainwatch: best of %d, directory %s, zstd level 1, %d-byte chunks\n", kRepeats, dir.c_str(),
+              static_cast<int>(ckpt::kDefaultChunkBytes));
+  Bench("float32", TW_FLOAT32, static_cast<size_t>(mib) << 20, work, anchors, 0.86);
+  Bench("bfloat16", TW_BFLOAT16, static_cast<size_t>(mib) << 20, work, anchors, 0.70);
+  const std::string cleanup = "rm -rf '" + work + "'";
+  return std::system(cleanup.c_str()) == 0 ? 0 : 1;
+}

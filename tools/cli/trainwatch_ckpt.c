@@ -1,0 +1,231 @@
+/* trainwatch-ckpt: inspect, verify and export trainwatch checkpoints, through the public C API only.
+ *
+ *   trainwatch-ckpt list <checkpoint>                      tensors: name, dtype, shape, bytes
+ *   trainwatch-ckpt verify <checkpoint>                    decode everything, check every checksum
+ *   trainwatch-ckpt state <dir>                            the `checkpoint` state file and the latest
+ *   trainwatch-ckpt export-safetensors <checkpoint> <out>  write a .safetensors file
+ *
+ * Exit status: 0 success, 1 corrupt or truncated checkpoint (TW_DATA_LOSS), 2 usage, 3 other errors
+ * (missing file, I/O). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trainwatch.h>
+
+enum { EXIT_CORRUPT = 1, EXIT_USAGE = 2, EXIT_ERROR = 3 };
+
+static int fail(tw_status status, const char *what) {
+  fprintf(stderr, "trainwatch-ckpt: %s: %s (%s)\n", what, tw_last_error_message(), tw_status_name(status));
+  return status == TW_DATA_LOSS ? EXIT_CORRUPT : EXIT_ERROR;
+}
+
+static int64_t element_count(const tw_tensor *t) {
+  int64_t n = 1;
+  int32_t i;
+  for (i = 0; i < t->ndim; ++i) n *= t->shape[i];
+  return n;
+}
+
+static int list(const char *path) {
+  tw_checkpoint_variables *vars;
+  size_t i;
+  int32_t d;
+  tw_status status = tw_checkpoint_list_variables(&vars, path);
+  if (status != TW_OK) return fail(status, path);
+  for (i = 0; i < tw_checkpoint_variables_count(vars); ++i) {
+    tw_tensor t = TW_TENSOR_INIT;
+    tw_checkpoint_variables_at(vars, i, &t);
+    printf("%s\t%s\t[", t.name, tw_dtype_name((tw_dtype)t.dtype));
+    for (d = 0; d < t.ndim; ++d) printf("%s%lld", d ? "," : "", (long long)t.shape[d]);
+    printf("]\t%lld bytes\n", (long long)element_count(&t) * (long long)tw_dtype_size((tw_dtype)t.dtype));
+  }
+  tw_checkpoint_variables_destroy(vars);
+  return 0;
+}
+
+static int verify(const char *path) {
+  tw_status status = tw_checkpoint_verify(path);
+  if (status != TW_OK) return fail(status, "verify");
+  printf("OK %s\n", path);
+  return 0;
+}
+
+static int state(const char *dir) {
+  char path[4096], latest[4096];
+  FILE *f;
+  int c;
+  tw_status status;
+  snprintf(path, sizeof(path), "%s/checkpoint", dir);
+  f = fopen(path, "rb");
+  if (f == NULL) {
+    fprintf(stderr, "trainwatch-ckpt: %s: no state file\n", path);
+    return EXIT_ERROR;
+  }
+  while ((c = fgetc(f)) != EOF) putchar(c);
+  fclose(f);
+  status = tw_latest_checkpoint(latest, sizeof(latest), dir);
+  if (status == TW_NOT_FOUND) {
+    printf("# latest: none\n");
+    return EXIT_ERROR;
+  }
+  if (status != TW_OK) return fail(status, dir);
+  printf("# latest: %s\n", latest);
+  return 0;
+}
+
+/* safetensors' dtype names. */
+static const char *safetensors_dtype(int32_t dtype) {
+  switch (dtype) {
+    case TW_BOOL: return "BOOL";
+    case TW_INT8: return "I8";
+    case TW_INT16: return "I16";
+    case TW_INT32: return "I32";
+    case TW_INT64: return "I64";
+    case TW_UINT8: return "U8";
+    case TW_UINT16: return "U16";
+    case TW_UINT32: return "U32";
+    case TW_UINT64: return "U64";
+    case TW_FLOAT16: return "F16";
+    case TW_BFLOAT16: return "BF16";
+    case TW_FLOAT32: return "F32";
+    case TW_FLOAT64: return "F64";
+    case TW_FLOAT8_E4M3FN: return "F8_E4M3";
+    case TW_FLOAT8_E5M2: return "F8_E5M2";
+    default: return NULL;
+  }
+}
+
+/* Appends to a growing buffer; exits on out of memory (a CLI can). */
+typedef struct text {
+  char *data;
+  size_t size, capacity;
+} text;
+
+static void append(text *t, const char *s, size_t n) {
+  if (t->size + n + 1 > t->capacity) {
+    t->capacity = (t->size + n + 1) * 2;
+    t->data = realloc(t->data, t->capacity);
+    if (t->data == NULL) exit(EXIT_ERROR);
+  }
+  memcpy(t->data + t->size, s, n);
+  t->size += n;
+  t->data[t->size] = '\0';
+}
+
+static void append_str(text *t, const char *s) { append(t, s, strlen(s)); }
+
+static void append_json_string(text *t, const char *s) {
+  append_str(t, "\"");
+  for (; *s; ++s) {
+    const unsigned char c = (unsigned char)*s;
+    char escaped[8];
+    if (c == '"' || c == '\\') {
+      escaped[0] = '\\';
+      escaped[1] = (char)c;
+      append(t, escaped, 2);
+    } else if (c < 0x20) {
+      snprintf(escaped, sizeof(escaped), "\\u%04x", c);
+      append_str(t, escaped);
+    } else {
+      append(t, (const char *)&c, 1);
+    }
+  }
+  append_str(t, "\"");
+}
+
+/* The safetensors layout: u64 little-endian header size, a JSON header
+ * {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, …} padded with spaces to a
+ * multiple of 8, then every tensor's raw bytes back to back. */
+static int export_safetensors(const char *path, const char *out_path) {
+  tw_checkpoint_variables *vars;
+  text header = {NULL, 0, 0};
+  size_t i, n;
+  uint64_t offset = 0, header_size;
+  unsigned char size_bytes[8];
+  FILE *out;
+  int b, result = 0;
+  tw_status status = tw_checkpoint_list_variables(&vars, path);
+  if (status != TW_OK) return fail(status, path);
+  n = tw_checkpoint_variables_count(vars);
+  append_str(&header, "{");
+  for (i = 0; i < n; ++i) {
+    tw_tensor t = TW_TENSOR_INIT;
+    char number[64];
+    int32_t d;
+    uint64_t bytes;
+    tw_checkpoint_variables_at(vars, i, &t);
+    bytes = (uint64_t)element_count(&t) * tw_dtype_size((tw_dtype)t.dtype);
+    if (i > 0) append_str(&header, ",");
+    append_json_string(&header, t.name);
+    append_str(&header, ":{\"dtype\":\"");
+    append_str(&header, safetensors_dtype(t.dtype));
+    append_str(&header, "\",\"shape\":[");
+    for (d = 0; d < t.ndim; ++d) {
+      snprintf(number, sizeof(number), "%s%lld", d ? "," : "", (long long)t.shape[d]);
+      append_str(&header, number);
+    }
+    snprintf(number, sizeof(number), "],\"data_offsets\":[%llu,%llu]}", (unsigned long long)offset,
+             (unsigned long long)(offset + bytes));
+    append_str(&header, number);
+    offset += bytes;
+  }
+  append_str(&header, "}");
+  while (header.size % 8 != 0) append_str(&header, " ");
+
+  out = fopen(out_path, "wb");
+  if (out == NULL) {
+    perror(out_path);
+    tw_checkpoint_variables_destroy(vars);
+    free(header.data);
+    return EXIT_ERROR;
+  }
+  header_size = header.size;
+  for (b = 0; b < 8; ++b) size_bytes[b] = (unsigned char)(header_size >> (8 * b));
+  fwrite(size_bytes, 1, 8, out);
+  fwrite(header.data, 1, header.size, out);
+  for (i = 0; i < n && result == 0; ++i) {
+    tw_tensor t = TW_TENSOR_INIT;
+    void *data;
+    tw_checkpoint_variables_at(vars, i, &t);
+    data = malloc((size_t)element_count(&t) * tw_dtype_size((tw_dtype)t.dtype) + 1);
+    if (data == NULL) {
+      result = EXIT_ERROR;
+      break;
+    }
+    t.data = data;
+    status = tw_checkpoint_load_variable(path, &t);
+    if (status != TW_OK) {
+      result = fail(status, path);
+    } else {
+      fwrite(data, tw_dtype_size((tw_dtype)t.dtype), (size_t)element_count(&t), out);
+    }
+    free(data);
+  }
+  if (fclose(out) != 0 && result == 0) {
+    perror(out_path);
+    result = EXIT_ERROR;
+  }
+  if (result != 0) remove(out_path);
+  tw_checkpoint_variables_destroy(vars);
+  free(header.data);
+  return result;
+}
+
+static int usage(void) {
+  fputs("usage: trainwatch-ckpt list <checkpoint>\n"
+        "       trainwatch-ckpt verify <checkpoint>\n"
+        "       trainwatch-ckpt state <dir>\n"
+        "       trainwatch-ckpt export-safetensors <checkpoint> <out.safetensors>\n",
+        stderr);
+  return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && strcmp(argv[1], "list") == 0) return list(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "export-safetensors") == 0) return export_safetensors(argv[2], argv[3]);
+  return usage();
+}
