@@ -36,6 +36,9 @@ typedef struct tw_step_context tw_step_context; /* what the step function sees *
 
 /* "No value" for int64 arguments that TF spells None (e.g. StopAtStepHook's num_steps). */
 #define TW_UNSET INT64_MIN
+/* "No value" for seconds arguments that TF spells None (e.g. StepCounterHook's every_n_secs): any
+ * negative number reads as unset. */
+#define TW_UNSET_SECS (-1.0)
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Options                                                                                        */
@@ -98,6 +101,30 @@ typedef enum tw_option {
   /* int64 >= 0, default 3. TW_NAN_ACTION_ROLLBACK: how many rollbacks one session may make before a
    * divergence fails the run as TW_NAN_ACTION_FAIL would. */
   TW_OPT_NAN_MAX_ROLLBACKS = 103,
+
+  /* Options read by the hooks of trainwatch/hooks.h that take a tw_options (keys 200-299). */
+  /* int64, default TW_UNSET. LoggingTensorHook's every_n_iter, SummarySaverHook's save_steps. Not
+   * range-checked here: each hook checks it, with TF's message. */
+  TW_OPT_EVERY_N_STEPS = 200,
+  /* double seconds, default TW_UNSET_SECS (any negative value means unset). LoggingTensorHook's
+   * every_n_secs, SummarySaverHook's save_secs. Setting both this and TW_OPT_EVERY_N_STEPS is an error
+   * at hook creation (TF's T3, resolved as an error). */
+  TW_OPT_EVERY_N_SECS = 201,
+  /* string, default unset. SummarySaverHook's output_dir. */
+  TW_OPT_OUTPUT_DIR = 202,
+  /* int64, 0 or 1, default 0. LoggingTensorHook's at_end. */
+  TW_OPT_LOG_AT_END = 203,
+  /* int64 >= 0, default 32. LoggingTensorHook prints values of at most this many elements in full and
+   * summarises larger ones (dtype, shape, finite min/max/mean, NaN/Inf counts). */
+  TW_OPT_LOG_MAX_ELEMENTS = 204,
+  /* int64, 0 or 1, default 1. SummarySaverHook writes values of more than one element as histograms
+   * (0: skips them). */
+  TW_OPT_SUMMARY_HISTOGRAMS = 205,
+  /* double seconds, default 0.5 (TF). GlobalStepWaiterHook's poll interval. */
+  TW_OPT_WAIT_POLL_SECS = 206,
+  /* double seconds, default -1 = forever (TF). GlobalStepWaiterHook gives up with
+   * TW_DEADLINE_EXCEEDED after waiting this long. */
+  TW_OPT_WAIT_MAX_SECS = 207,
   TW_OPT_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_option;
 
