@@ -90,6 +90,16 @@ typedef enum tw_option {
    * the background (one save in flight); 0 writes before the run returns. */
   TW_OPT_ASYNC_CHECKPOINT = 16,
 
+  /* MonitoredTrainingSession (tw_monitored_training_session_create) reads these too. */
+  /* string, default: TW_OPT_CHECKPOINT_DIR (T7). Where StepCounterHook and SummarySaverHook write. */
+  TW_OPT_SUMMARY_DIR = 17,
+  /* int64 >= 0 / double seconds >= 0. TF's save_summaries_steps / save_summaries_secs: both left at
+   * their default → every 100 steps; one given → the other is None (T1). */
+  TW_OPT_SAVE_SUMMARIES_STEPS = 18,
+  TW_OPT_SAVE_SUMMARIES_SECS = 19,
+  /* int64 >= 0, default 100. StepCounterHook's every_n_steps; 0 adds no StepCounterHook. */
+  TW_OPT_LOG_STEP_COUNT_STEPS = 20,
+
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
   TW_OPT_NAN_ACTION = 100,
@@ -264,6 +274,25 @@ TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options 
 TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts,
                                                       tw_hook *const *hooks, size_t n_hooks);
 
+/* tf.train.MonitoredTrainingSession (T1–T10): a MonitoredSession (with recovery) whose options carry
+ * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR, TW_OPT_SAVE_CHECKPOINT_SECS
+ * / _STEPS, TW_OPT_SAVE_SUMMARIES_STEPS / _SECS, TW_OPT_LOG_STEP_COUNT_STEPS, TW_OPT_MAX_WAIT_SECS (7200
+ * when left at its default, T10), TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the
+ * variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
+ *   checkpoints: both left default → every 600 s; only one given → the other is None; so setting only
+ *                save_checkpoint_steps to None disables checkpointing (T2);
+ *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
+ *   both of a pair given → TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (T3).
+ * A chief runs, in this order: chief_only_hooks; StepCounterHook(summary_dir, log_step_count_steps) if
+ * there is a summary dir and log_step_count_steps > 0; SummarySaverHook (every published value) if
+ * there is a summary dir and a summary frequency > 0; CheckpointSaverHook if there is a checkpoint dir
+ * and a checkpoint frequency > 0; then `hooks` (T6). The chief restores from the checkpoint dir. A
+ * worker runs `hooks` only and waits for readiness (T5). Errors: as tw_monitored_session_create, plus
+ * the hooks' constructor errors. */
+TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
+                                                      tw_hook *const *hooks, size_t n_hooks,
+                                                      tw_hook *const *chief_only_hooks, size_t n_chief_only_hooks);
+
 /* The user's step: TF's graph run. It reads feeds and publishes outputs through ctx and returns:
  * TW_OK; TW_OUT_OF_RANGE at the end of the input (a clean end); TW_STOP_ITERATION (what
  * tw_step_context_request_stop returns); a recoverable status to ask for recovery; any other status to
@@ -333,6 +362,13 @@ TW_API tw_status tw_session_get_variable(const tw_session *session, const char *
  * TW_OUT_OF_RANGE for an index past the end. */
 TW_API size_t tw_session_variable_count(const tw_session *session);
 TW_API tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out);
+
+/* The session's hooks in the order they run (for a MonitoredTrainingSession: the defaults it added,
+ * T6): count, and the i-th hook, borrowed (valid while the session is open; take a reference by
+ * keeping your own). Errors: TW_INVALID_ARGUMENT (NULL), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION
+ * (closed: a closed session holds no hooks). */
+TW_API size_t tw_session_hook_count(const tw_session *session);
+TW_API tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out);
 
 /* 1 for a chief, 0 for a worker or NULL. */
 TW_API int tw_session_is_chief(const tw_session *session);

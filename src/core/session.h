@@ -41,7 +41,7 @@ struct tw_session {
   bool closed() const { return closed_; }
   bool is_chief() const { return is_chief_; }
   int64_t creation_count() const { return creation_count_; }
-  const tw::Hook *hook(size_t index) const { return hooks_[index]; }
+  tw::Hook *hook(size_t index) const { return hooks_[index]; }
   size_t hook_count() const { return hooks_.size(); }
   const std::vector<tw::TensorRef> &variables() const { return variables_; }
   const tw::TensorRef *FindVariable(const std::string &name) const;
