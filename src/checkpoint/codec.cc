@@ -1,5 +1,6 @@
 #include "checkpoint/codec.h"
 
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode (an experimental parameter; see below)
 #include <zstd.h>
 
 #include <cmath>
@@ -57,6 +58,15 @@ ZSTD_CCtx *NewCompressor(int level, bool float_planes) {
     // and slightly smaller (fewer useless short matches).
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, 6);  // ZSTD_HASHLOG_MIN
     ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, 7);
+    // Nearly all of the time left is Huffman coding of the literals; the match finder's share (~1/5)
+    // shrinks to almost nothing when it samples sparsely (targetLength is the fast strategy's
+    // acceleration, as negative levels use), at no cost in size on such planes (measured: 0.3391 vs
+    // 0.3397 of the plane). A non-zero targetLength would also turn literal compression off (zstd's
+    // "auto" mode), so force it on — and if this libzstd refuses that experimental parameter, keep
+    // the default sampling rather than store exponent planes uncompressed.
+    if (!ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_enable))) {
+      ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, 256);
+    }
   }
   return cctx;
 }
@@ -104,20 +114,22 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   const size_t raw_size = static_cast<size_t>(chunk->raw_size);
   const int plane_count = PlaneCount(filter, dtype);
   const size_t plane_size = raw_size / static_cast<size_t>(plane_count);
-  const uint8_t *source = raw;
-  if (filter == Filter::kBytePlanes) {
-    uint8_t *planes = Scratch(raw_size);
-    SplitBytePlanes(raw, plane_size, static_cast<size_t>(plane_count), planes);
-    source = planes;
-  }
-  ZSTD_CCtx *&cctx = filter == Filter::kBytePlanes ? plane_cctx_ : cctx_;
-  if (cctx == nullptr) cctx = NewCompressor(zstd_level_, filter == Filter::kBytePlanes);
+  const bool planes = filter == Filter::kBytePlanes;
+  ZSTD_CCtx *&cctx = planes ? plane_cctx_ : cctx_;
+  if (cctx == nullptr) cctx = NewCompressor(zstd_level_, planes);
 
   chunk->raw_xxh64 = Xxh64(raw, raw_size);
   chunk->plane_count = static_cast<uint8_t>(plane_count);
+  // Byte planes are split straight into `stored`, plane p at p·plane_size, so planes stored raw (the
+  // mantissa planes: most of the bytes) are never copied again. A plane that compresses is coded into
+  // the scratch buffer and its frame copied down to where the stored bytes have reached; raw planes
+  // after it move down (memmove) to follow. Writes never pass the end of the plane being handled, so
+  // later planes are intact when their turn comes. Unfiltered chunks compress from `raw` directly.
+  if (planes) SplitBytePlanes(raw, plane_size, static_cast<size_t>(plane_count), stored);
   size_t written = 0;
   for (int p = 0; p < plane_count; ++p) {
-    const uint8_t *plane = source + static_cast<size_t>(p) * plane_size;
+    const size_t at = static_cast<size_t>(p) * plane_size;
+    const uint8_t *plane = planes ? stored + at : raw + at;
     Plane &entry = chunk->planes[p];
     entry.codec = Codec::kRaw;
     entry.stored_size = plane_size;
@@ -125,13 +137,15 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
       // Capacity one byte short of the plane: zstd fails rather than produce a frame that saves
       // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also
       // falls back to raw, which is always correct.
-      const size_t n = ZSTD_compress2(cctx, stored + written, plane_size - 1, plane, plane_size);
+      uint8_t *out = planes ? Scratch(plane_size) : stored + written;
+      const size_t n = ZSTD_compress2(cctx, out, plane_size - 1, plane, plane_size);
       if (!ZSTD_isError(n)) {
         entry.codec = Codec::kZstd;
         entry.stored_size = n;
+        if (planes) std::memcpy(stored + written, out, n);
       }
     }
-    if (entry.codec == Codec::kRaw) std::memcpy(stored + written, plane, plane_size);
+    if (entry.codec == Codec::kRaw && stored + written != plane) std::memmove(stored + written, plane, plane_size);
     written += static_cast<size_t>(entry.stored_size);
   }
   chunk->stored_xxh64 = Xxh64(stored, written);

@@ -25,6 +25,7 @@ class ChunkCodec {
  public:
   explicit ChunkCodec(int zstd_level = 1);
   ~ChunkCodec();
+  int zstd_level() const { return zstd_level_; }
   ChunkCodec(const ChunkCodec &) = delete;
   ChunkCodec &operator=(const ChunkCodec &) = delete;
 

@@ -133,7 +133,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(CheckSavePath(prefix, global_step, checkpoint));
   const std::string dir = DirectoryOf(checkpoint);
   TW_RETURN_IF_ERROR(CleanOnce(dir));
-  TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), options_.write)
+  TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), options_.write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
 
   const double now = Now();

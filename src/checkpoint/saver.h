@@ -108,6 +108,7 @@ class Saver {
   std::vector<Kept> kept_;
   double last_preserved_timestamp_;
   std::set<std::string> cleaned_dirs_;
+  WriteBuffers write_buffers_;  // reused from save to save
 };
 
 }  // namespace checkpoint

@@ -26,8 +26,15 @@ struct ChunkJob {
 // a few chunks' worth of fresh memory.
 class OrderedAppender {
  public:
-  OrderedAppender(DurableFile *file, size_t count, size_t buffer_size)
-      : file_(file), buffer_size_(buffer_size), pending_(count), offsets_(count) {}
+  OrderedAppender(DurableFile *file, size_t count, size_t buffer_size,
+                  std::vector<std::unique_ptr<uint8_t[]>> buffers)
+      : file_(file), buffer_size_(buffer_size), pending_(count), offsets_(count), free_(std::move(buffers)) {}
+
+  // The buffers not in use (all of them once the jobs are done), for the next save.
+  std::vector<std::unique_ptr<uint8_t[]>> ReleaseBuffers() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return std::move(free_);
+  }
 
   std::unique_ptr<uint8_t[]> TakeBuffer() {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -129,6 +136,11 @@ std::vector<ChunkJob> PlanChunks(const std::vector<TensorRef> &tensors, uint64_t
 
 Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
                        const WriteOptions &options) {
+  return WriteCheckpoint(path, tensors, options, nullptr);
+}
+
+Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
+                       const WriteOptions &options, WriteBuffers *reuse) {
   TW_RETURN_IF_ERROR(CheckTensors(tensors, options));
   std::vector<TensorEntry> entries;
   const std::vector<ChunkJob> jobs = PlanChunks(tensors, options.chunk_bytes, &entries);
@@ -140,25 +152,35 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   TW_RETURN_IF_ERROR(file->Append(header.data(), header.size()));
 
   const int threads = options.threads > 0 ? options.threads : DefaultThreadCount();
-  std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads));
+  WriteBuffers local;
+  std::unique_lock<std::mutex> reuse_lock;
+  if (reuse != nullptr) reuse_lock = std::unique_lock<std::mutex>(reuse->mutex, std::try_to_lock);
+  WriteBuffers &pool = reuse_lock.owns_lock() ? *reuse : local;
+  std::vector<std::unique_ptr<ChunkCodec>> &codecs = pool.codecs;
+  if (codecs.size() < static_cast<size_t>(threads)) codecs.resize(static_cast<size_t>(threads));
   uint64_t largest_chunk = 0;
   for (const TensorEntry &entry : entries) {
     for (const Chunk &chunk : entry.chunks) largest_chunk = std::max(largest_chunk, chunk.raw_size);
   }
-  OrderedAppender appender(file.get(), jobs.size(), static_cast<size_t>(largest_chunk));
-  TW_RETURN_IF_ERROR(ParallelFor(jobs.size(), threads, [&](size_t j, int worker) {
+  if (pool.buffer_size != largest_chunk) pool.buffers.clear();
+  pool.buffer_size = static_cast<size_t>(largest_chunk);
+  OrderedAppender appender(file.get(), jobs.size(), static_cast<size_t>(largest_chunk), std::move(pool.buffers));
+  const Status written = ParallelFor(jobs.size(), threads, [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
     const TensorRef &tensor = tensors[job.tensor];
     TensorEntry &entry = entries[job.tensor];
     Chunk &chunk = entry.chunks[job.chunk];
     std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
-    if (!codec) codec.reset(new ChunkCodec(options.zstd_level));
+    if (!codec || codec->zstd_level() != options.zstd_level) codec.reset(new ChunkCodec(options.zstd_level));
     std::unique_ptr<uint8_t[]> stored = appender.TakeBuffer();
     size_t stored_size = 0;
     TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
                                      entry.filter, &chunk, stored.get(), &stored_size));
     return appender.Submit(j, std::move(stored), stored_size);
-  }));
+  });
+  pool.buffers = appender.ReleaseBuffers();
+  if (pool.buffers.size() > static_cast<size_t>(threads) + 2) pool.buffers.resize(static_cast<size_t>(threads) + 2);
+  TW_RETURN_IF_ERROR(written);
   for (size_t j = 0; j < jobs.size(); ++j) entries[jobs[j].tensor].chunks[jobs[j].chunk].offset = appender.offset(j);
 
   std::string tail;
