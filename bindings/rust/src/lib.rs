@@ -110,3 +110,8 @@ pub fn latest_checkpoint(dir: impl AsRef<Path>) -> Result<Option<PathBuf>> {
         }
     }
 }
+
+/// The README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
