@@ -110,6 +110,22 @@ static void no_finite_elements_gives_nan_statistics(void **state) {
   assert_true(isnan(e.min) && isnan(e.max) && isnan(e.mean));
 }
 
+/* A float64 sum beyond DBL_MAX: the mean is +Inf as documented, the elements still count as finite. */
+static void overflowing_float64_sum_gives_infinite_mean(void **state) {
+  (void)state;
+  enum { kCount = 5000 };
+  static double data[kCount];
+  for (int i = 0; i < kCount; ++i) data[i] = 1.5e308;
+  const int64_t shape[1] = {kCount};
+  const tw_tensor t = ref_view(TW_FLOAT64, data, 1, shape, NULL);
+  const tw_numerics_summary s = summarize(&t);
+  assert_int_equal(s.finite_count, kCount);
+  assert_int_equal(s.nan_count + s.pos_inf_count + s.neg_inf_count, 0);
+  assert_int_equal(s.first_nonfinite_index, -1);
+  assert_true(s.min == 1.5e308 && s.max == 1.5e308);
+  assert_true(isinf(s.mean) && s.mean > 0);
+}
+
 static void integer_dtypes(void **state) {
   (void)state;
   int32_t i32[6] = {5, -7, 100, 0, 3, -1};
@@ -160,6 +176,7 @@ int main(void) {
       cmocka_unit_test(random_values_of_every_float_dtype),
       cmocka_unit_test(mean_is_accurate_over_millions_of_elements),
       cmocka_unit_test(no_finite_elements_gives_nan_statistics),
+      cmocka_unit_test(overflowing_float64_sum_gives_infinite_mean),
       cmocka_unit_test(integer_dtypes),
   };
   return cmocka_run_group_tests_name("numerics summary", tests, NULL, NULL);
