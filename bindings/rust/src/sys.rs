@@ -1,6 +1,6 @@
 //! Raw declarations of the C API (`include/trainwatch/*.h`), written by hand: the subset this crate
-//! wraps. Layouts and values must match the header exactly; `tests/abi.rs` checks the constants and
-//! struct sizes the library reports.
+//! wraps. Layouts and values must match the header exactly: `tests/session.rs` checks status codes,
+//! dtypes and the version against the library, and `session.rs` asserts the size of `tw_tensor`.
 #![allow(non_camel_case_types)]
 
 use std::os::raw::{c_char, c_int, c_uint, c_void};
