@@ -335,6 +335,8 @@ class SessionRef {
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
   int64_t creation_count() const noexcept { return tw_session_creation_count(session_); }
   tw_session *handle() const noexcept { return session_; }
+  // Identifies the session (equal for every reference to it).
+  uintptr_t address() const noexcept { return reinterpret_cast<uintptr_t>(session_); }
 
 #ifndef SWIG
   // Any callable taking StepContext&, without hooks.
