@@ -83,8 +83,9 @@ TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const cha
  * TW_DATA_LOSS (corrupt or truncated file: the message names the file and the tensor), TW_IO. */
 TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 
-/* The same for the `n_names` variables named in `names` only (the others are not touched). A name that
- * is not a variable of this saver fails with TW_NOT_FOUND. Other errors as tw_saver_restore. */
+/* The same for the `n_names` variables named in `names` only (the others are not touched; n_names 0
+ * restores nothing). A name that is not a variable of this saver fails with TW_NOT_FOUND; names NULL
+ * with n_names > 0 or a NULL entry with TW_INVALID_ARGUMENT. Other errors as tw_saver_restore. */
 TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, const char *const *names,
                                             size_t n_names);
 

@@ -35,7 +35,8 @@ typedef enum tw_session_log_status {
   TW_SESSION_LOG_STATUS_UNSPECIFIED = 0,
   TW_SESSION_LOG_START = 1,      /* a run started (SummarySaverHook writes it on the first run) */
   TW_SESSION_LOG_STOP = 2,
-  TW_SESSION_LOG_CHECKPOINT = 3  /* a checkpoint was saved; checkpoint_path names its prefix */
+  TW_SESSION_LOG_CHECKPOINT = 3, /* a checkpoint was saved; checkpoint_path names its prefix */
+  TW_SESSION_LOG_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide: any int is a valid value in C++ */
 } tw_session_log_status;
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -122,7 +123,8 @@ typedef struct tw_histogram {
 typedef enum tw_summary_value_kind {
   TW_SUMMARY_VALUE_OTHER = 0,     /* an image, audio, tensor, …: not decoded */
   TW_SUMMARY_VALUE_SCALAR = 1,    /* simple_value */
-  TW_SUMMARY_VALUE_HISTOGRAM = 2  /* histogram */
+  TW_SUMMARY_VALUE_HISTOGRAM = 2, /* histogram */
+  TW_SUMMARY_VALUE_MAX_ENUM_ = 0x7FFFFFFF
 } tw_summary_value_kind;
 
 typedef struct tw_summary_value {
@@ -139,7 +141,8 @@ typedef enum tw_event_kind {
   TW_EVENT_SUMMARY = 2,
   TW_EVENT_LOG_MESSAGE = 3,
   TW_EVENT_SESSION_LOG = 4,
-  TW_EVENT_OTHER = 5          /* a graph, run metadata, …: not decoded */
+  TW_EVENT_OTHER = 5,         /* a graph, run metadata, …: not decoded */
+  TW_EVENT_KIND_MAX_ENUM_ = 0x7FFFFFFF
 } tw_event_kind;
 
 /* One decoded event. The caller allocates it and sets struct_size (TW_EVENT_INIT or tw_event_init);

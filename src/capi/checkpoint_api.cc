@@ -144,7 +144,7 @@ tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir) {
 }
 
 size_t tw_saver_last_checkpoint_count(const tw_saver *saver) {
-  return saver == nullptr ? 0 : saver->saver->last_checkpoints().size();
+  return saver == nullptr ? 0 : saver->saver->last_checkpoint_count();
 }
 
 tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_saver *saver, size_t index) {
@@ -182,10 +182,8 @@ tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(path, "path");
-    std::unique_ptr<ckpt::CheckpointReader> reader;
-    TW_RETURN_IF_ERROR(ckpt::CheckpointReader::Open(path, &reader));
     std::unique_ptr<tw_checkpoint_variables> list(new tw_checkpoint_variables());
-    list->tensors = reader->tensors();
+    TW_RETURN_IF_ERROR(ckpt::ListVariables(path, &list->tensors));
     *out = list.release();
     return Status();
   });

@@ -136,6 +136,13 @@ Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, 
                                          file + " holds " + Describe(tensor.dtype, tensor.shape));
 }
 
+Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors) {
+  std::unique_ptr<CheckpointReader> reader;
+  TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
+  *tensors = reader->tensors();
+  return Status();
+}
+
 Status LoadVariable(const std::string &path, const TensorRef &destination) {
   std::unique_ptr<CheckpointReader> reader;
   TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));

@@ -61,6 +61,10 @@ class CheckpointReader {
 // the variable, both types and the file.
 Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, const std::string &file);
 
+// list_variables: every tensor's name, dtype and shape (and chunk layout), in saved order. Errors: those
+// of Open.
+Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors);
+
 // load_variable: reads the tensor named destination.name() from the checkpoint at `path` into
 // destination's buffer. Errors: those of Open, TW_NOT_FOUND (no such tensor), CheckRestorable's,
 // TW_DATA_LOSS (the buffer is then untouched).

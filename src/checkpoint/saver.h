@@ -85,6 +85,7 @@ class Saver {
 
   // Kept checkpoints, oldest → newest, as the state file lists them.
   std::vector<std::string> last_checkpoints() const;
+  size_t last_checkpoint_count() const { return kept_.size(); }
   const std::vector<TensorRef> &variables() const { return variables_; }
 
  private:

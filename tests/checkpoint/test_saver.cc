@@ -15,6 +15,7 @@
 #include "checkpoint/durable_file.h"
 #include "checkpoint/path.h"
 #include "checkpoint/saver.h"
+#include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
 #include "core/log.h"
 #include "scratch_dir.h"
@@ -421,6 +422,26 @@ static void stale_temporary_files_are_removed_at_startup(void **state) {
   assert_true(ckpt::PathExists(other));  // not ours
 }
 
+static void snapshot_then_write_saves_the_captured_values(void **state) {
+  (void)state;
+  Fixture f;
+  f.model.Fill(5);
+  ckpt::Snapshot snapshot;
+  f.saver->Capture(&snapshot);  // the async saver's stall: a copy
+  assert_int_equal(snapshot.byte_size(), 12 * 4 + 4);
+  f.model.Fill(6);  // training goes on while the snapshot is written
+  std::string path;
+  assert_true(f.saver->WriteSnapshot(snapshot, f.Path("model.ckpt"), 5, &path).ok());
+  f.saver->Capture(&snapshot);  // buffers reused
+  f.model.Fill(99);
+  assert_true(f.saver->Restore(path).ok());
+  assert_int_equal(f.model.step[0], 5);
+  assert_true(f.model.w[11] == 16.0f);
+  assert_true(f.saver->WriteSnapshot(snapshot, f.Path("model.ckpt"), 6, &path).ok());
+  assert_true(f.saver->Restore(path).ok());
+  assert_int_equal(f.model.step[0], 6);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checkpoint_names_c1),
@@ -436,6 +457,7 @@ int main(void) {
       cmocka_unit_test(restore_all_some_and_nothing_half_written),
       cmocka_unit_test(restore_newest_good_skips_a_corrupt_checkpoint),
       cmocka_unit_test(stale_temporary_files_are_removed_at_startup),
+      cmocka_unit_test(snapshot_then_write_saves_the_captured_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

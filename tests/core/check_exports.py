@@ -10,9 +10,15 @@ import sys
 
 lib, include_dir = sys.argv[1], pathlib.Path(sys.argv[2])
 declared = set()
+narrow_enums = []
 for header in include_dir.rglob("*.h"):
     text = header.read_text()
     declared |= set(re.findall(r"TW_API\b[^;(]*?\b(tw_\w+)\s*\(", text))
+    # An out-of-range value passed through the C ABI is undefined behaviour in C++ unless the enum's
+    # range covers every int: each public enum carries a 0x7FFFFFFF sentinel.
+    for name, body in re.findall(r"typedef enum (tw_\w+) \{(.*?)\}", text, re.S):
+        if "0x7FFFFFFF" not in body:
+            narrow_enums.append(name)
 
 nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True, check=True)
 exported = set()
@@ -32,6 +38,7 @@ checks = [
     ("every exported tw_* symbol is declared in a header", exported <= declared, sorted(exported - declared)),
     ("every declared function is exported", declared <= exported, sorted(declared - exported)),
     ("the headers declare functions at all", len(declared) > 10, [len(declared)]),
+    ("every public enum is 32 bits wide (a 0x7FFFFFFF sentinel)", not narrow_enums, narrow_enums),
 ]
 print(f"1..{len(checks)}")
 for i, (name, ok, detail) in enumerate(checks, 1):
