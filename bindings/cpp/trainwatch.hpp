@@ -183,6 +183,17 @@ class Tensor {
     return t;
   }
 
+  // The same memory read as another dtype of the same element size (uint16 bits as bfloat16, …).
+  Tensor reinterpreted(int dtype) const {
+    if (tw_dtype_size(static_cast<tw_dtype>(dtype)) != element_size() || element_size() == 0) {
+      throw Error(TW_INVALID_ARGUMENT, "cannot view " + std::string(tw_dtype_name(static_cast<tw_dtype>(dtype_))) +
+                                           " '" + name_ + "' as " + tw_dtype_name(static_cast<tw_dtype>(dtype)));
+    }
+    Tensor view = *this;
+    view.dtype_ = dtype;
+    return view;
+  }
+
   const std::string &name() const noexcept { return name_; }
   void set_name(const std::string &name) { name_ = name; }
   void *data() const noexcept { return data_; }

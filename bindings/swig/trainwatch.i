@@ -97,19 +97,56 @@
   }
 }
 
-// The module is built with -threads, so every call releases the GIL (scans, checkpoint I/O, runs:
-// the library's background threads may log through Python meanwhile). Calls that are quick, or that
-// touch Python objects, keep it.
-%nothread trainwatch::Tensor;
-%nothread trainwatch::RunContext;
-%nothread trainwatch::StepContext;
-%nothread trainwatch::Options;
-%nothread trainwatch::python::TensorSet;
-%nothread trainwatch::python::publish_outputs;
-%nothread trainwatch::python::add_feeds;
-%nothread trainwatch::python::to_numpy;
-%nothread trainwatch::python::as_numpy;
-%nothread trainwatch::python::set_error_factory;
+// The module is built with -threads. Calls keep the GIL by default (most are quick, and the Python
+// helpers touch Python objects); the ones that take long or may wait for the library's background
+// threads release it — those threads log through Python meanwhile, and checkpoint I/O and scans let
+// other Python threads run.
+%nothread;
+%thread trainwatch::Session::Session;
+%thread trainwatch::Session::~Session;
+%thread trainwatch::Session::run;
+%thread trainwatch::Session::close;
+%thread trainwatch::SessionRef::run_without_hooks;
+%thread trainwatch::HookHandle::~HookHandle;
+%thread trainwatch::Hook::~Hook;
+%thread trainwatch::CheckpointSaverHook::~CheckpointSaverHook;
+%thread trainwatch::scan;
+%thread trainwatch::summarize;
+%thread trainwatch::has_nonfinite;
+%thread trainwatch::check_numerics;
+%thread trainwatch::Saver;
+%thread trainwatch::Saver::Saver;
+%thread trainwatch::Saver::~Saver;
+%thread trainwatch::Saver::save;
+%thread trainwatch::Saver::restore;
+%thread trainwatch::Saver::restore_variables;
+%thread trainwatch::Saver::restore_newest_good;
+%thread trainwatch::Saver::recover_last_checkpoints;
+%thread trainwatch::latest_checkpoint;
+%thread trainwatch::list_variables;
+%thread trainwatch::load_variable;
+%thread trainwatch::verify_checkpoint;
+%thread trainwatch::SummaryWriter::SummaryWriter;
+%thread trainwatch::SummaryWriter::~SummaryWriter;
+%thread trainwatch::SummaryWriter::flush;
+%thread trainwatch::SummaryWriter::close;
+%thread trainwatch::EventReader::next;
+// Director upcalls take the GIL (they may come from a thread that released it, or from a background one).
+%thread trainwatch::Hook::begin;
+%thread trainwatch::Hook::after_create_session;
+%thread trainwatch::Hook::before_run;
+%thread trainwatch::Hook::after_run;
+%thread trainwatch::Hook::end;
+%thread trainwatch::Hook::on_error;
+%thread trainwatch::CheckpointSaverListener::begin;
+%thread trainwatch::CheckpointSaverListener::before_save;
+%thread trainwatch::CheckpointSaverListener::after_save;
+%thread trainwatch::CheckpointSaverListener::end;
+%thread trainwatch::StepFunction::run;
+%thread trainwatch::InitFunction::run;
+%thread trainwatch::ReadyFunction::ready;
+%thread trainwatch::NanFunction::on_nan;
+%thread trainwatch::LogSink::write;
 
 %typemap(out) PyObject * "$result = $1;";
 %ignore trainwatch::python::HeldTensor;

@@ -15,12 +15,11 @@ _creating = threading.local()  # the MonitoredSession whose native session is be
 
 def owner_of(session_ref):
     """The MonitoredSession a native SessionRef (received by a callback) belongs to."""
-    owner = _by_address.get(session_ref.address())
+    owner = getattr(_creating, "owner", None)  # callbacks during creation belong to that session
     if owner is None:
-        owner = getattr(_creating, "owner", None)
-        if owner is None:
-            raise RuntimeError("a trainwatch callback ran for a session this process does not know")
-        owner._register_address(session_ref)
+        owner = _by_address.get(session_ref.address())
+    if owner is None:
+        raise RuntimeError("a trainwatch callback ran for a session this process does not know")
     return owner
 
 
@@ -40,6 +39,10 @@ class creating:
 
 def register(owner, session_ref):
     _by_address[session_ref.address()] = owner
+
+
+def unregister(session_ref):
+    _by_address.pop(session_ref.address(), None)
 
 
 class RawSession:

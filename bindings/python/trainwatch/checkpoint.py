@@ -107,6 +107,6 @@ def load_variable(ckpt_dir_or_file, name):
         if t.name() == name:
             value = np.empty(tuple(t.shape()), NUMPY_DTYPES[t.dtype()])
             destination = borrow(value, "destination", name, writable=True)
-            native.load_variable(path, destination.tensors()[0])
+            native.load_variable(path, destination.tensors()[0].reinterpreted(t.dtype()))
             return value
     raise NotFoundError(f"Key {name} not found in checkpoint {path}")

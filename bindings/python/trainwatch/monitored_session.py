@@ -11,7 +11,7 @@ nothing to act on.
 """
 from . import native
 from ._hook_adapter import HookAdapter
-from ._raw_session import Coordinator, RawSession, creating, owner_of, register
+from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import RunState, StepRunner
 from .basic_session_run_hooks import CheckpointSaverHook, NativeHook
 from .checkpoint import Saver, load_variable
@@ -228,16 +228,15 @@ class _MonitoredSession:
             raise RuntimeError("Session is closed.")
         return self._native
 
-    def _register_address(self, session_ref):
-        register(self, session_ref)
-
     def _keep_alive(self, value):
         self._held.append(value)
 
     def _abandon(self):
         """Destroys the native session without end() (TF's exit on a foreign exception)."""
         self._alive = False
-        self._native = None
+        if self._native is not None:
+            unregister(self._native)
+            self._native = None
 
     def _run_step(self, run_native, step_fn, feed_dict, nested=False):
         runner = StepRunner(self) if nested else self._runner

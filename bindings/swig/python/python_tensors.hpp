@@ -92,6 +92,22 @@ inline int dtype_of_format(const char *format, Py_ssize_t itemsize) {
 
 inline std::string type_name(PyObject *object) { return Py_TYPE(object)->tp_name; }
 
+// A buffer exported by an object (PEP 3118), released with the GIL when this dies — also when the
+// HeldTensor owning it fails half-way through its constructor.
+struct ExportedBuffer {
+  Py_buffer view{};
+  bool held = false;
+  ExportedBuffer() = default;
+  ExportedBuffer(const ExportedBuffer &) = delete;
+  ExportedBuffer &operator=(const ExportedBuffer &) = delete;
+  ~ExportedBuffer() {
+    if (!held) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyBuffer_Release(&view);
+    PyGILState_Release(gil);
+  }
+};
+
 // One Python object seen as a tensor, kept alive (with its exported memory) while this lives.
 class HeldTensor {
  public:
@@ -113,43 +129,38 @@ class HeldTensor {
   }
   HeldTensor(const HeldTensor &) = delete;
   HeldTensor &operator=(const HeldTensor &) = delete;
-  ~HeldTensor() {
-    if (!has_buffer_) return;
-    PyGILState_STATE gil = PyGILState_Ensure();
-    PyBuffer_Release(&buffer_);
-    PyGILState_Release(gil);
-  }
 
   const Tensor &tensor() const noexcept { return tensor_; }
   PyObject *object() const noexcept { return object_.get(); }
 
  private:
   void from_buffer(const std::string &name, PyObject *object, bool writable, const std::string &what) {
-    if (PyObject_GetBuffer(object, &buffer_, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) != 0) {
+    Py_buffer &view = exported_.view;
+    if (PyObject_GetBuffer(object, &view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) != 0) {
       if (writable && PyErr_ExceptionMatches(PyExc_BufferError)) {
         PyErr_Clear();
         throw_python(PyExc_ValueError, what + " is read-only; trainwatch writes into it in place");
       }
       throw_python_error();
     }
-    has_buffer_ = true;
-    const int dtype = dtype_of_format(buffer_.format, buffer_.itemsize);
+    exported_.held = true;
+    const int dtype = dtype_of_format(view.format, view.itemsize);
     if (dtype == TW_DTYPE_INVALID) {
       throw_python(PyExc_TypeError, what + " has an element type trainwatch does not know (buffer format '" +
-                                        (buffer_.format != nullptr ? buffer_.format : "B") + "')");
+                                        (view.format != nullptr ? view.format : "B") + "')");
     }
-    std::vector<int64_t> shape(buffer_.shape, buffer_.shape + buffer_.ndim);
+    std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
     std::vector<int64_t> strides;
-    if (buffer_.strides != nullptr) {
-      for (int i = 0; i < buffer_.ndim; ++i) {
-        if (buffer_.strides[i] % buffer_.itemsize != 0) {
+    if (view.strides != nullptr) {
+      for (int i = 0; i < view.ndim; ++i) {
+        if (view.strides[i] % view.itemsize != 0) {
           throw_python(PyExc_ValueError, what + " has a stride that is not a multiple of its element size");
         }
-        strides.push_back(buffer_.strides[i] / buffer_.itemsize);
+        strides.push_back(view.strides[i] / view.itemsize);
       }
       if (is_row_major(shape, strides)) strides.clear();
     }
-    tensor_ = Tensor(name, buffer_.buf, dtype, std::move(shape), std::move(strides));
+    tensor_ = Tensor(name, view.buf, dtype, std::move(shape), std::move(strides));
   }
 
   void from_dlpack(const std::string &name, PyObject *object, const std::string &what) {
@@ -216,8 +227,7 @@ class HeldTensor {
 
   GilRef object_;
   GilRef capsule_;
-  Py_buffer buffer_{};
-  bool has_buffer_ = false;
+  ExportedBuffer exported_;
   union {
     double f64;
     int64_t i64;
