@@ -3,12 +3,20 @@
  *
  * Each constructor returns a hook with one reference owned by the caller (release it with
  * tw_hook_destroy, before or after handing it to a session). Hooks are not thread-safe and belong to
- * one open session at a time.
+ * one open session at a time. Every constructor can also fail with TW_RESOURCE_EXHAUSTED (out of
+ * memory); on any error *out is untouched and a destroy(user_data) passed in is not called.
+ *
+ * Periodic hooks fire every N steps or every N seconds (TF's SecondOrStepTimer, B1–B5): passing both
+ * is TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (TF's T3, resolved as an
+ * error), neither is "Either every_secs or every_steps should be provided." unless the hook says
+ * otherwise. TW_UNSET (steps) and TW_UNSET_SECS or any negative number (seconds) mean "not given".
+ * Every log line goes through the library's log sink (tw_set_log_sink).
  */
 #ifndef TRAINWATCH_HOOKS_H
 #define TRAINWATCH_HOOKS_H
 
 #include "trainwatch/session.h"
+#include "trainwatch/summary.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -115,6 +123,170 @@ TW_API tw_status tw_nan_tensor_hook_create(tw_hook **out, const char *loss_name,
 TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *const *watch, size_t n_watch,
                                                         const tw_options *opts, tw_nan_fn fn, void *user_data,
                                                         void (*destroy)(void *user_data));
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Logging tensors                                                                                */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Writes the text of one log line from the values of a LoggingTensorHook, snprintf-style: write at
+ * most buffer_size bytes including the terminating NUL into buffer, and set *length to the length of
+ * the whole text (without the NUL). When *length >= buffer_size the hook calls again once with a
+ * buffer of *length + 1 bytes. values[i].name is the i-th tag; values are in print order and valid
+ * during the call only. A status other than TW_OK fails the run with that status. */
+typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *values, size_t n_values, char *buffer,
+                                         size_t buffer_size, size_t *length);
+
+/* LoggingTensorHook(tensors, every_n_iter, every_n_secs, at_end, formatter) (TF's B6–B10). Logs at INFO
+ * the values named names[0..n) — outputs the step publishes, variables or "global_step":
+ * - tags NULL: each name is its own tag and they print in the given order (TF's list); otherwise
+ *   tags[i] labels names[i] and they print sorted by tag (TF's dict). Names and tags are copied.
+ * - opts (NULL = defaults): TW_OPT_EVERY_N_STEPS (every_n_iter: counts this hook's runs, not the global
+ *   step; fires on the first run, then every N), TW_OPT_EVERY_N_SECS, TW_OPT_LOG_AT_END,
+ *   TW_OPT_LOG_MAX_ELEMENTS. Valid: at_end alone, or exactly one of the two periods (with or without
+ *   at_end).
+ * - The line is "tag1 = v1, tag2 = v2 (0.123 sec)": values numpy-style ("0.5", "[1. 2.]", "[[1 2] [3
+ *   4]]"), a value of more than TW_OPT_LOG_MAX_ELEMENTS elements as "<float32 (1000, 10) min=… max=…
+ *   mean=… nan=0 +inf=0 -inf=0>", and the seconds since the previous line (not on the first).
+ * - formatter (optional) writes the text instead; the elapsed-time suffix is still appended (TF drops
+ *   it). destroy(user_data), if given, runs once when the hook is freed.
+ * - at_end: the tensors are fetched on every run and end() logs the values of the last run (TF
+ *   evaluates them once more, which a step function cannot do); nothing is logged if no run happened.
+ *   As in TF, end() does not run after a failed run.
+ * Runs fail with TW_NOT_FOUND when a name is not published in a run that fetches it.
+ * Errors: TW_INVALID_ARGUMENT (out or names NULL; n_names 0; a name NULL, empty or a pattern; a tag
+ * NULL, empty or repeated; "either at_end and/or exactly one of every_n_iter and every_n_secs must be
+ * provided."; "invalid every_n_iter=<n>." for n <= 0), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
+                                               size_t n_names, const tw_options *opts,
+                                               tw_log_formatter_fn formatter, void *user_data,
+                                               void (*destroy)(void *user_data));
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Step rate                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None) (TF's
+ * B26–B30). Every N global steps (or seconds) logs "global_step/sec: <rate>" at INFO and, when it has
+ * a writer, writes the rate as the scalar summary "global_step/sec" at the global step after the run.
+ * The first trigger only starts the clock, so the first rate appears one period later. The writer is
+ * `writer` (a reference is taken), else the shared writer of output_dir (opened in begin, flushed in
+ * end), else none: log only. Both may be NULL.
+ * Warns "It seems that global step (tf.train.get_global_step) has not been increased. …" with TF's
+ * text when a run starts at the same global step as the previous one — the first 5 times only.
+ * Unlike TF, a global step that goes backwards (a restore, a set_global_step) never yields a negative
+ * rate: the hook warns once per jump and restarts its clock at the new step.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; "exactly one of every_n_steps and every_n_secs should be
+ * provided." — TF's text for neither or both), TW_RESOURCE_EXHAUSTED. Runs fail with the writer's
+ * errors (TW_IO, …). */
+TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
+                                             const char *output_dir, tw_summary_writer *writer);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Summaries                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* SummarySaverHook(save_steps, save_secs, output_dir, summary_writer, summary_op) (TF's B35–B40). TF's
+ * summary_op becomes "the values to summarise": summarize[0..n) are names or fnmatch patterns (e.g.
+ * "summaries/" followed by '*') of outputs the step publishes or variables; NULL/0 means every one
+ * ("*"). A step publishes a scalar for TensorBoard just by publishing an output a pattern matches; its
+ * name is the tag. Values of one element are written as scalars (Summary.Value.simple_value), larger
+ * ones as histograms (TF's bucket edges) unless TW_OPT_SUMMARY_HISTOGRAMS is 0.
+ * opts (NULL = defaults): TW_OPT_EVERY_N_STEPS (save_steps), TW_OPT_EVERY_N_SECS (save_secs),
+ * TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS. The writer is `writer` (a reference is taken) or the
+ * shared writer of the output directory, opened in begin.
+ * Trigger steps as TF: the first run writes SessionLog START and the summaries, both at the global step
+ * after the run; later runs whose next step the timer accepts write the summaries at the global step
+ * after the run. end() flushes the writer (no final summary).
+ * Runs fail with TW_NOT_FOUND for an exact name that is not published, TW_INVALID_ARGUMENT "Nan in
+ * summary histogram for: <tag>" for a non-finite element of a histogram (TF's op error), and the
+ * writer's errors.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; summarize NULL with n_summarize > 0; an empty name; the timer
+ * errors above; "At least one of output_dir or summary_writer must be provided."),
+ * TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize, size_t n_summarize,
+                                              const tw_options *opts, tw_summary_writer *writer);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Feeds, final step, waiting                                                                     */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Supplies the feeds of one run: sets *feeds to an array of *n_feeds named views (NULL/0 for none).
+ * Ownership: the array and the views (name, shape, strides) are read before the callback's run goes
+ * on and may be reused afterwards; the element data is borrowed until that tw_session_run returns
+ * (e.g. a batch buffer the callback refills on its next call). A status other than TW_OK fails the
+ * run with that status (a recoverable one triggers recovery). */
+typedef tw_status (*tw_feed_fn)(void *user_data, const tw_tensor **feeds, size_t *n_feeds);
+
+/* FeedFnHook(feed_fn) (TF's B44): calls fn in every before_run and feeds what it returns, fetching
+ * nothing. The feeds obey TF's conflict rules: a name another hook fed fails the run with "Same tensor
+ * is fed by two hooks. Conflict(s): ['x']" (H22), a name the caller also feeds with "Same tensor is fed
+ * by a SessionRunHook and user. Conflict(s): ['x']" (H23), both TW_INVALID_ARGUMENT, as does a
+ * malformed view. destroy(user_data), if given, runs once when the hook is freed.
+ * Errors: TW_INVALID_ARGUMENT (out or fn NULL), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user_data,
+                                        void (*destroy)(void *user_data));
+
+/* FinalOpsHook(final_ops, final_ops_feed_dict) (TF's B43): at end(), runs `final_step` once without
+ * hooks (like tw_session_run_without_hooks: global_step untouched) with `feeds`, and keeps a copy of
+ * every output it publishes, readable after the session is closed through tw_final_ops_hook_value*.
+ * feeds[0..n_feeds) are copied, data included, when the hook is created. When the final step returns
+ * TW_OUT_OF_RANGE or TW_STOP_ITERATION the hook logs TF's warning ("An OutOfRangeError or StopIteration
+ * exception is raised by the code in FinalOpsHook. …") and end() — so tw_session_close — returns that
+ * status. Like every end(), it does not run after a failed run. destroy(user_data), if given, runs once
+ * when the hook is freed.
+ * Errors: TW_INVALID_ARGUMENT (out or final_step NULL; feeds NULL with n_feeds > 0; a malformed,
+ * unnamed or repeated feed), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *user_data,
+                                          void (*destroy)(void *user_data), const tw_tensor *feeds,
+                                          size_t n_feeds);
+
+/* The values the final step published (TF's final_ops_values), in publish order: their count (0 for a
+ * NULL hook, another kind of hook, or before the final step ran), the i-th one, and the one named
+ * `name`. *out points into the hook's copies, valid until the hook is destroyed or the final step runs
+ * again (in a later session).
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments, out->struct_size too small, a hook that is not a
+ * FinalOpsHook), TW_FAILED_PRECONDITION (the final step has not completed: TF's None), TW_OUT_OF_RANGE
+ * (index), TW_NOT_FOUND (no such name). */
+TW_API size_t tw_final_ops_hook_value_count(const tw_hook *hook);
+TW_API tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tensor *out);
+TW_API tw_status tw_final_ops_hook_value(const tw_hook *hook, const char *name, tw_tensor *out);
+
+/* Reads the global step GlobalStepWaiterHook waits on — in a multi-worker job the shared one another
+ * process advances (a parameter server, a file, an all-reduce). Sets *global_step; a status other than
+ * TW_OK fails the run with that status. */
+typedef tw_status (*tw_global_step_fn)(void *user_data, tw_session *session, int64_t *global_step);
+
+/* GlobalStepWaiterHook(wait_until_step) (TF's B41–B42): the first before_run of a session waits until
+ * the global step reaches wait_until_step (<= 0: no wait), logging "Waiting for global step <n> before
+ * starting training." and, each time the step has advanced by more than 1000 since the last such line,
+ * "Waiting for global step <n> before starting training. Current step is <c>.". The step is read
+ * through fn, or the session's own global step when fn is NULL (which only another thread's
+ * tw_session_set_global_step could advance). Later runs do nothing; it fetches nothing.
+ * opts (NULL = defaults): TW_OPT_WAIT_POLL_SECS (0.5 s between reads), TW_OPT_WAIT_MAX_SECS (a bound TF
+ * lacks: the run fails with TW_DEADLINE_EXCEEDED "Global step did not reach <n> within <s> secs
+ * (TW_OPT_WAIT_MAX_SECS); last read <c>."; default forever, as TF). destroy(user_data), if given, runs
+ * once when the hook is freed.
+ * Errors: TW_INVALID_ARGUMENT (out NULL), TW_RESOURCE_EXHAUSTED. */
+TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_step, const tw_options *opts,
+                                                   tw_global_step_fn fn, void *user_data,
+                                                   void (*destroy)(void *user_data));
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Profiling                                                                                      */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every N global steps or seconds —
+ * never on the first run — traces one run and writes "<output_dir>/timeline-<step>.json" (step: the
+ * global step after that run) in Chrome trace format (Perfetto, chrome://tracing): a "run" span and
+ * one span per hook before_run ("<hook>.before_run"), the step function ("step") and per hook
+ * after_run ("<hook>.after_run"; a checkpoint save is inside its hook's after_run), in microseconds
+ * from the start of the run. Logs "Saving timeline for <step> into '<path>'." at INFO. The file is
+ * written atomically after the run's last after_run. output_dir NULL or "" is the current directory;
+ * it is created in begin. Untraced runs cost nothing extra.
+ * Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above), TW_RESOURCE_EXHAUSTED. Runs fail with
+ * TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written. */
+TW_API tw_status tw_profiler_hook_create(tw_hook **out, int64_t save_steps, double save_secs,
+                                         const char *output_dir);
 
 #ifdef __cplusplus
 } /* extern "C" */

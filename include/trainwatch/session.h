@@ -36,6 +36,9 @@ typedef struct tw_step_context tw_step_context; /* what the step function sees *
 
 /* "No value" for int64 arguments that TF spells None (e.g. StopAtStepHook's num_steps). */
 #define TW_UNSET INT64_MIN
+/* "No value" for seconds arguments that TF spells None (e.g. StepCounterHook's every_n_secs): any
+ * negative number reads as unset. */
+#define TW_UNSET_SECS (-1.0)
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Options                                                                                        */
@@ -87,6 +90,16 @@ typedef enum tw_option {
    * the background (one save in flight); 0 writes before the run returns. */
   TW_OPT_ASYNC_CHECKPOINT = 16,
 
+  /* MonitoredTrainingSession (tw_monitored_training_session_create) reads these too. */
+  /* string, default: TW_OPT_CHECKPOINT_DIR (T7). Where StepCounterHook and SummarySaverHook write. */
+  TW_OPT_SUMMARY_DIR = 17,
+  /* int64 >= 0 / double seconds >= 0. TF's save_summaries_steps / save_summaries_secs: both left at
+   * their default → every 100 steps; one given → the other is None (T1). */
+  TW_OPT_SAVE_SUMMARIES_STEPS = 18,
+  TW_OPT_SAVE_SUMMARIES_SECS = 19,
+  /* int64 >= 0, default 100. StepCounterHook's every_n_steps; 0 adds no StepCounterHook. */
+  TW_OPT_LOG_STEP_COUNT_STEPS = 20,
+
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
   TW_OPT_NAN_ACTION = 100,
@@ -98,6 +111,30 @@ typedef enum tw_option {
   /* int64 >= 0, default 3. TW_NAN_ACTION_ROLLBACK: how many rollbacks one session may make before a
    * divergence fails the run as TW_NAN_ACTION_FAIL would. */
   TW_OPT_NAN_MAX_ROLLBACKS = 103,
+
+  /* Options read by the hooks of trainwatch/hooks.h that take a tw_options (keys 200-299). */
+  /* int64, default TW_UNSET. LoggingTensorHook's every_n_iter, SummarySaverHook's save_steps. Not
+   * range-checked here: each hook checks it, with TF's message. */
+  TW_OPT_EVERY_N_STEPS = 200,
+  /* double seconds, default TW_UNSET_SECS (any negative value means unset). LoggingTensorHook's
+   * every_n_secs, SummarySaverHook's save_secs. Setting both this and TW_OPT_EVERY_N_STEPS is an error
+   * at hook creation (TF's T3, resolved as an error). */
+  TW_OPT_EVERY_N_SECS = 201,
+  /* string, default unset. SummarySaverHook's output_dir. */
+  TW_OPT_OUTPUT_DIR = 202,
+  /* int64, 0 or 1, default 0. LoggingTensorHook's at_end. */
+  TW_OPT_LOG_AT_END = 203,
+  /* int64 >= 0, default 32. LoggingTensorHook prints values of at most this many elements in full and
+   * summarises larger ones (dtype, shape, finite min/max/mean, NaN/Inf counts). */
+  TW_OPT_LOG_MAX_ELEMENTS = 204,
+  /* int64, 0 or 1, default 1. SummarySaverHook writes values of more than one element as histograms
+   * (0: skips them). */
+  TW_OPT_SUMMARY_HISTOGRAMS = 205,
+  /* double seconds, default 0.5 (TF). GlobalStepWaiterHook's poll interval. */
+  TW_OPT_WAIT_POLL_SECS = 206,
+  /* double seconds, default -1 = forever (TF). GlobalStepWaiterHook gives up with
+   * TW_DEADLINE_EXCEEDED after waiting this long. */
+  TW_OPT_WAIT_MAX_SECS = 207,
   TW_OPT_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_option;
 
@@ -237,6 +274,25 @@ TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options 
 TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts,
                                                       tw_hook *const *hooks, size_t n_hooks);
 
+/* tf.train.MonitoredTrainingSession (T1–T10): a MonitoredSession (with recovery) whose options carry
+ * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR, TW_OPT_SAVE_CHECKPOINT_SECS
+ * / _STEPS, TW_OPT_SAVE_SUMMARIES_STEPS / _SECS, TW_OPT_LOG_STEP_COUNT_STEPS, TW_OPT_MAX_WAIT_SECS (7200
+ * when left at its default, T10), TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the
+ * variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
+ *   checkpoints: both left default → every 600 s; only one given → the other is None; so setting only
+ *                save_checkpoint_steps to None disables checkpointing (T2);
+ *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
+ *   both of a pair given → TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (T3).
+ * A chief runs, in this order: chief_only_hooks; StepCounterHook(summary_dir, log_step_count_steps) if
+ * there is a summary dir and log_step_count_steps > 0; SummarySaverHook (every published value) if
+ * there is a summary dir and a summary frequency > 0; CheckpointSaverHook if there is a checkpoint dir
+ * and a checkpoint frequency > 0; then `hooks` (T6). The chief restores from the checkpoint dir. A
+ * worker runs `hooks` only and waits for readiness (T5). Errors: as tw_monitored_session_create, plus
+ * the hooks' constructor errors. */
+TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
+                                                      tw_hook *const *hooks, size_t n_hooks,
+                                                      tw_hook *const *chief_only_hooks, size_t n_chief_only_hooks);
+
 /* The user's step: TF's graph run. It reads feeds and publishes outputs through ctx and returns:
  * TW_OK; TW_OUT_OF_RANGE at the end of the input (a clean end); TW_STOP_ITERATION (what
  * tw_step_context_request_stop returns); a recoverable status to ask for recovery; any other status to
@@ -306,6 +362,13 @@ TW_API tw_status tw_session_get_variable(const tw_session *session, const char *
  * TW_OUT_OF_RANGE for an index past the end. */
 TW_API size_t tw_session_variable_count(const tw_session *session);
 TW_API tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out);
+
+/* The session's hooks in the order they run (for a MonitoredTrainingSession: the defaults it added,
+ * T6): count, and the i-th hook, borrowed (valid while the session is open; take a reference by
+ * keeping your own). Errors: TW_INVALID_ARGUMENT (NULL), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION
+ * (closed: a closed session holds no hooks). */
+TW_API size_t tw_session_hook_count(const tw_session *session);
+TW_API tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out);
 
 /* 1 for a chief, 0 for a worker or NULL. */
 TW_API int tw_session_is_chief(const tw_session *session);

@@ -1,11 +1,71 @@
 // extern "C" shims for the built-in hooks of trainwatch/hooks.h.
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "capi/guard.h"
+#include "capi/summary_writer_handle.h"
+#include "core/run_context.h"
 #include "hooks/checkpoint_saver_hook.h"
+#include "hooks/feed_fn_hook.h"
+#include "hooks/final_ops_hook.h"
+#include "hooks/global_step_waiter_hook.h"
+#include "hooks/logging_tensor_hook.h"
 #include "hooks/nan_tensor_hook.h"
+#include "hooks/profiler_hook.h"
+#include "hooks/step_counter_hook.h"
 #include "hooks/stop_at_step_hook.h"
+#include "hooks/summary_saver_hook.h"
 
 using tw::Status;
 using tw::capi::Guard;
+
+namespace {
+
+std::shared_ptr<tw::summary::EventWriter> WriterOf(const tw_summary_writer *writer) {
+  return writer != nullptr ? writer->writer : nullptr;
+}
+
+// A callback with its user_data; from here on the callback owns user_data and frees it through destroy.
+template <typename Fn>
+std::shared_ptr<tw::UserCallback<Fn>> Adopt(Fn fn, void *user_data, void (*destroy)(void *)) {
+  return std::make_shared<tw::UserCallback<Fn>>(fn, user_data, destroy);
+}
+
+// Copies a C array of strings, rejecting NULL and empty entries; `what` names the array.
+Status CopyNames(const char *const *names, size_t count, const char *what, std::vector<std::string> *out) {
+  if (count > 0 && names == nullptr) {
+    return tw::Errorf(TW_INVALID_ARGUMENT, "%s is NULL but its count is %zu", what, count);
+  }
+  for (size_t i = 0; i < count; ++i) {
+    if (names[i] == nullptr || names[i][0] == '\0') {
+      return tw::Errorf(TW_INVALID_ARGUMENT, "%s[%zu] is NULL or empty", what, i);
+    }
+    out->emplace_back(names[i]);
+  }
+  return Status();
+}
+
+// The final values of a FinalOpsHook whose final step completed; otherwise nullptr and *status says why.
+const tw::FinalOpsValues *CompletedFinalValues(const tw_hook *hook, Status *status) {
+  if (hook == nullptr) {
+    *status = Status(TW_INVALID_ARGUMENT, "hook is NULL");
+    return nullptr;
+  }
+  const tw::FinalOpsValues *values = tw::FinalOpsValuesOf(hook);
+  if (values == nullptr) {
+    *status = tw::Errorf(TW_INVALID_ARGUMENT, "hook '%s' is not a FinalOpsHook", hook->name().c_str());
+    return nullptr;
+  }
+  if (!values->ran) {
+    *status = Status(TW_FAILED_PRECONDITION, "the FinalOpsHook's final step has not completed (it runs in end())");
+    return nullptr;
+  }
+  return values;
+}
+
+}  // namespace
+
 
 extern "C" {
 
@@ -54,6 +114,134 @@ tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *cons
     // Built last: from here on the callback owns user_data, and a failure frees it through destroy.
     if (fn != nullptr) config.callback = std::make_shared<tw::UserCallback<tw_nan_fn>>(fn, user_data, destroy);
     return tw::NewNanTensorHook(std::move(config), out);
+  });
+}
+
+tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
+                                        size_t n_names, const tw_options *opts, tw_log_formatter_fn formatter,
+                                        void *user_data, void (*destroy)(void *)) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    TW_CHECK_ARG(names, "names");
+    if (n_names == 0) return Status(TW_INVALID_ARGUMENT, "n_names is 0: LoggingTensorHook needs tensors to log");
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
+    tw::LoggingTensorConfig config;
+    TW_RETURN_IF_ERROR(CopyNames(names, n_names, "names", &config.names));
+    if (tags != nullptr) TW_RETURN_IF_ERROR(CopyNames(tags, n_names, "tags", &config.tags));
+    config.every = tw::EveryNFromOptions(options);
+    config.at_end = options.Int64(TW_OPT_LOG_AT_END) != 0;
+    config.max_elements = options.Int64(TW_OPT_LOG_MAX_ELEMENTS);
+    if (formatter != nullptr) config.formatter = Adopt(formatter, user_data, destroy);
+    return tw::NewLoggingTensorHook(std::move(config), out);
+  });
+}
+
+tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
+                                      const char *output_dir, tw_summary_writer *writer) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    tw::StepCounterConfig config;
+    config.every = tw::EveryNFromArgs(every_n_steps, every_n_secs);
+    if (output_dir != nullptr) config.output_dir = output_dir;
+    config.writer = WriterOf(writer);
+    return tw::NewStepCounterHook(std::move(config), out);
+  });
+}
+
+tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize, size_t n_summarize,
+                                       const tw_options *opts, tw_summary_writer *writer) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
+    tw::SummarySaverConfig config;
+    TW_RETURN_IF_ERROR(CopyNames(summarize, n_summarize, "summarize", &config.summarize));
+    config.every = tw::EveryNFromOptions(options);
+    if (const std::string *dir = options.String(TW_OPT_OUTPUT_DIR)) config.output_dir = *dir;
+    config.writer = WriterOf(writer);
+    config.histograms = options.Int64(TW_OPT_SUMMARY_HISTOGRAMS) != 0;
+    return tw::NewSummarySaverHook(std::move(config), out);
+  });
+}
+
+tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user_data, void (*destroy)(void *)) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    TW_CHECK_ARG(fn, "fn");
+    return tw::NewFeedFnHook(Adopt(fn, user_data, destroy), out);
+  });
+}
+
+tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *user_data, void (*destroy)(void *),
+                                   const tw_tensor *feeds, size_t n_feeds) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    TW_CHECK_ARG(final_step, "final_step");
+    TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, n_feeds, "feeds"));
+    tw::FinalOpsConfig config;
+    config.feeds.resize(n_feeds);
+    for (size_t i = 0; i < n_feeds; ++i) config.feeds[i].Assign(feeds[i], feeds[i].name);
+    config.final_step = Adopt(final_step, user_data, destroy);
+    return tw::NewFinalOpsHook(std::move(config), out);
+  });
+}
+
+size_t tw_final_ops_hook_value_count(const tw_hook *hook) {
+  const tw::FinalOpsValues *values = hook != nullptr ? tw::FinalOpsValuesOf(hook) : nullptr;
+  return values != nullptr && values->ran ? values->values.size() : 0;
+}
+
+tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tensor *out) {
+  return Guard([&] {
+    TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
+    Status status;
+    const tw::FinalOpsValues *values = CompletedFinalValues(hook, &status);
+    if (values == nullptr) return status;
+    if (index >= values->values.size()) {
+      return tw::Errorf(TW_OUT_OF_RANGE, "index %zu is past the %zu final values", index, values->values.size());
+    }
+    values->values[index].FillView(out);
+    return Status();
+  });
+}
+
+tw_status tw_final_ops_hook_value(const tw_hook *hook, const char *name, tw_tensor *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(name, "name");
+    TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
+    Status status;
+    const tw::FinalOpsValues *values = CompletedFinalValues(hook, &status);
+    if (values == nullptr) return status;
+    for (const tw::TensorCopy &value : values->values) {
+      if (value.name() == name) {
+        value.FillView(out);
+        return Status();
+      }
+    }
+    return tw::Errorf(TW_NOT_FOUND, "the final step published no value named '%s'", name);
+  });
+}
+
+tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_step, const tw_options *opts,
+                                            tw_global_step_fn fn, void *user_data, void (*destroy)(void *)) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
+    tw::GlobalStepWaiterConfig config;
+    config.wait_until_step = wait_until_step;
+    config.poll_secs = options.Double(TW_OPT_WAIT_POLL_SECS);
+    config.max_wait_secs = options.Double(TW_OPT_WAIT_MAX_SECS);
+    if (fn != nullptr) config.read_global_step = Adopt(fn, user_data, destroy);
+    return tw::NewGlobalStepWaiterHook(std::move(config), out);
+  });
+}
+
+tw_status tw_profiler_hook_create(tw_hook **out, int64_t save_steps, double save_secs, const char *output_dir) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    tw::ProfilerConfig config;
+    config.every = tw::EveryNFromArgs(save_steps, save_secs);
+    if (output_dir != nullptr) config.output_dir = output_dir;
+    return tw::NewProfilerHook(std::move(config), out);
   });
 }
 

@@ -1,6 +1,7 @@
 // extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
 #include "capi/guard.h"
 #include "core/session.h"
+#include "training/monitored_training_session.h"
 
 using tw::Status;
 using tw::capi::Guard;
@@ -45,6 +46,16 @@ tw_status tw_singular_monitored_session_create(tw_session **out, const tw_option
       return Status(TW_INVALID_ARGUMENT, "a SingularMonitoredSession is always a chief; unset TW_OPT_IS_CHIEF");
     }
     return tw::Session::Create(opts != nullptr ? *opts : tw::DefaultOptions(), hooks, n_hooks, false, out);
+  });
+}
+
+tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks,
+                                               size_t n_hooks, tw_hook *const *chief_only_hooks,
+                                               size_t n_chief_only_hooks) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::CreateMonitoredTrainingSession(opts != nullptr ? *opts : tw::DefaultOptions(), hooks, n_hooks,
+                                              chief_only_hooks, n_chief_only_hooks, out);
   });
 }
 
@@ -123,6 +134,21 @@ tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_ten
                         session->variables().size());
     }
     session->variables()[index].FillView(out);
+    return Status();
+  });
+}
+
+size_t tw_session_hook_count(const tw_session *session) { return session != nullptr ? session->hook_count() : 0; }
+
+tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    TW_CHECK_ARG(out, "out");
+    if (session->closed()) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
+    if (index >= session->hook_count()) {
+      return tw::Errorf(TW_OUT_OF_RANGE, "hook index %zu is past the session's %zu hooks", index, session->hook_count());
+    }
+    *out = session->hook(index);
     return Status();
   });
 }

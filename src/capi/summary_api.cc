@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "capi/guard.h"
+#include "capi/summary_writer_handle.h"
 #include "core/tensor.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
@@ -13,10 +14,6 @@
 
 using tw::Status;
 using tw::capi::Guard;
-
-struct tw_summary_writer {
-  std::shared_ptr<tw::summary::EventWriter> writer;
-};
 
 // The reader and the storage of the last event it handed out, which tw_event's pointers point into.
 struct tw_event_reader {

@@ -93,6 +93,9 @@ Status CheckTensors(const std::vector<TensorRef> &tensors, const WriteOptions &o
       return Status(TW_INVALID_ARGUMENT, "tensor '" + t.name() + "' has a bad dtype or more than " +
                                              std::to_string(kMaxRank) + " dimensions");
     }
+    if (t.byte_size() > 0 && t.data() == nullptr) {
+      return Status(TW_INVALID_ARGUMENT, "tensor '" + t.name() + "' has elements but no data");
+    }
   }
   return Status();
 }

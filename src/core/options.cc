@@ -46,11 +46,23 @@ const OptionInfo kOptions[] = {
     {TW_OPT_SAVE_CHECKPOINT_STEPS, "TW_OPT_SAVE_CHECKPOINT_STEPS", OptionType::kInt64, 0, 0, 0, kMaxI64, 0, false},
     {TW_OPT_CHECKPOINT_BASENAME, "TW_OPT_CHECKPOINT_BASENAME", OptionType::kString, 0, 0, 0, 0, 0, false},
     {TW_OPT_ASYNC_CHECKPOINT, "TW_OPT_ASYNC_CHECKPOINT", OptionType::kInt64, 1, 0, 0, 1, 0, false},
+    {TW_OPT_SUMMARY_DIR, "TW_OPT_SUMMARY_DIR", OptionType::kString, 0, 0, 0, 0, 0, false},
+    {TW_OPT_SAVE_SUMMARIES_STEPS, "TW_OPT_SAVE_SUMMARIES_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
+    {TW_OPT_SAVE_SUMMARIES_SECS, "TW_OPT_SAVE_SUMMARIES_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false},
+    {TW_OPT_LOG_STEP_COUNT_STEPS, "TW_OPT_LOG_STEP_COUNT_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
     {TW_OPT_NAN_ACTION, "TW_OPT_NAN_ACTION", OptionType::kInt64, TW_NAN_ACTION_FAIL, 0, TW_NAN_ACTION_FAIL,
      TW_NAN_ACTION_ROLLBACK, 0, false},
     {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1, 0, false},
     {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false},
     {TW_OPT_NAN_MAX_ROLLBACKS, "TW_OPT_NAN_MAX_ROLLBACKS", OptionType::kInt64, 3, 0, 0, kMaxI64, 0, false},
+    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64, 0, false},
+    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0, kNoMin, false},
+    {TW_OPT_OUTPUT_DIR, "TW_OPT_OUTPUT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false},
+    {TW_OPT_LOG_AT_END, "TW_OPT_LOG_AT_END", OptionType::kInt64, 0, 0, 0, 1, 0, false},
+    {TW_OPT_LOG_MAX_ELEMENTS, "TW_OPT_LOG_MAX_ELEMENTS", OptionType::kInt64, 32, 0, 0, kMaxI64, 0, false},
+    {TW_OPT_SUMMARY_HISTOGRAMS, "TW_OPT_SUMMARY_HISTOGRAMS", OptionType::kInt64, 1, 0, 0, 1, 0, false},
+    {TW_OPT_WAIT_POLL_SECS, "TW_OPT_WAIT_POLL_SECS", OptionType::kDouble, 0, 0.5, 0, 0, 0, false},
+    {TW_OPT_WAIT_MAX_SECS, "TW_OPT_WAIT_MAX_SECS", OptionType::kDouble, 0, -1.0, 0, 0, kNoMin, false},
 };
 
 const OptionInfo *Find(tw_option key) {

@@ -8,6 +8,7 @@
 #include "checkpoint/saver.h"
 #include "core/checkpoint_restorer.h"
 #include "core/log.h"
+#include "core/timer.h"
 #include "numerics/check_numerics.h"
 
 using tw::Errorf;
@@ -29,6 +30,21 @@ class ScopedFlag {
 
 bool IsCleanEnd(const Status &status) {
   return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
+}
+
+// Runs `call`; in a traced run also reports its start and end to the tracer. With kTraced false this
+// is `return call();` — the untraced run loop reads no clock and tests no flag.
+template <bool kTraced, typename Call>
+Status Timed(tw::RunTracer *tracer, tw::TracePhase phase, const tw::Hook *hook, Call call) {
+  if constexpr (!kTraced) {
+    (void)tracer, (void)phase, (void)hook;
+    return call();
+  } else {
+    const double start = tw::MonotonicSeconds();
+    Status status = call();
+    tracer->Record(phase, hook, start, tw::MonotonicSeconds());
+    return status;
+  }
 }
 
 }  // namespace
@@ -213,8 +229,21 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
   return status;
 }
 
-// The hooked layer (H9–H14, H22–H23, H28–H29).
+// The hooked layer (H9–H14, H22–H23, H28–H29). A run with a tracer armed is the same body, timed.
 Status tw_session::HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data) {
+  if (tracer_ == nullptr) return HookedRunBody<false>(feeds, feed_count, step, user_data, nullptr);
+  tw::RunTracer *tracer = tracer_;
+  tracer_ = nullptr;  // one run only
+  const double start = tw::MonotonicSeconds();
+  const Status status = HookedRunBody<true>(feeds, feed_count, step, user_data, tracer);
+  const Status finished = tracer->Finish(status, start, tw::MonotonicSeconds());
+  return status.ok() ? finished : status;
+}
+
+template <bool kTraced>
+Status tw_session::HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
+                                 tw::RunTracer *tracer) {
+  using tw::TracePhase;
   ScopedFlag running(in_run_);
   tw::RunContext &ctx = run_context_;
   ctx.Reset(this, hooks_.size(), feeds, feed_count);
@@ -223,21 +252,24 @@ Status tw_session::HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_
   ctx.phase = tw::RunContext::Phase::kBeforeRun;
   for (size_t i = 0; i < hooks_.size(); ++i) {
     ctx.hook_index = i;
-    TW_RETURN_IF_ERROR(hooks_[i]->BeforeRun(ctx));
+    TW_RETURN_IF_ERROR(
+        Timed<kTraced>(tracer, TracePhase::kBeforeRun, hooks_[i], [&] { return hooks_[i]->BeforeRun(ctx); }));
     if (!ctx.feed_error.ok()) return ctx.feed_error.WithPrefix("hook '" + hooks_[i]->name() + "' before_run: ");
   }
   ctx.phase = tw::RunContext::Phase::kIdle;
   TW_RETURN_IF_ERROR(ctx.CheckUserFeedConflicts());
 
   step_context_.Reset(this, &ctx, feeds, feed_count, global_step_at_start_);
-  TW_RETURN_IF_ERROR(RunStep(step_context_, step, user_data));
+  TW_RETURN_IF_ERROR(
+      Timed<kTraced>(tracer, TracePhase::kStep, nullptr, [&] { return RunStep(step_context_, step, user_data); }));
   if (check_numerics_) TW_RETURN_IF_ERROR(CheckOutputs());
   TW_RETURN_IF_ERROR(ResolveFetches());
 
   ctx.phase = tw::RunContext::Phase::kAfterRun;
   for (size_t i = 0; i < hooks_.size(); ++i) {
     ctx.hook_index = i;
-    TW_RETURN_IF_ERROR(hooks_[i]->AfterRun(ctx));
+    TW_RETURN_IF_ERROR(
+        Timed<kTraced>(tracer, TracePhase::kAfterRun, hooks_[i], [&] { return hooks_[i]->AfterRun(ctx); }));
   }
   ctx.phase = tw::RunContext::Phase::kIdle;
   if (ctx.stop_requested) stop_latched_ = true;
@@ -339,6 +371,7 @@ Status tw_session::Close() {
   }
   closed_ = true;
   created_ = false;
+  tracer_ = nullptr;
   ReleaseHooks();
   async_saver_->Wait();
   return status;

@@ -11,6 +11,7 @@
 #include "core/hook.h"
 #include "core/options.h"
 #include "core/run_context.h"
+#include "core/run_tracer.h"
 #include "core/session_creator.h"
 
 namespace tw {
@@ -40,7 +41,7 @@ struct tw_session {
   bool closed() const { return closed_; }
   bool is_chief() const { return is_chief_; }
   int64_t creation_count() const { return creation_count_; }
-  const tw::Hook *hook(size_t index) const { return hooks_[index]; }
+  tw::Hook *hook(size_t index) const { return hooks_[index]; }
   size_t hook_count() const { return hooks_.size(); }
   const std::vector<tw::TensorRef> &variables() const { return variables_; }
   const tw::TensorRef *FindVariable(const std::string &name) const;
@@ -54,6 +55,10 @@ struct tw_session {
   // TW_OPT_CHECKPOINT_DIR, "" when unset.
   const std::string &checkpoint_dir() const { return checkpoint_dir_; }
 
+  // Traces the next hooked run only (the ProfilerHook's seam); nullptr disarms. The tracer must outlive
+  // that run or be disarmed first.
+  void ArmTracer(tw::RunTracer *tracer) { tracer_ = tracer; }
+
  private:
   tw_session(const tw::Options &options, bool recoverable);
 
@@ -64,6 +69,9 @@ struct tw_session {
   tw::Status WithRecovery(Body body);
   tw::Status CreateInner();
   tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
+  template <bool kTraced>
+  tw::Status HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
+                           tw::RunTracer *tracer);
   tw::Status RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data);
   tw::Status ResolveFetches();
   tw::Status CheckOutputs() const;
@@ -96,6 +104,7 @@ struct tw_session {
   tw::StepContext step_context_;
   tw::TensorRef global_step_view_;  // what a "global_step" fetch resolves to
   int64_t global_step_at_start_ = 0;
+  tw::RunTracer *tracer_ = nullptr;  // armed for the next hooked run
 };
 
 #endif  // TRAINWATCH_CORE_SESSION_H

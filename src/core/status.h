@@ -42,6 +42,18 @@ const std::string &ThreadErrorMessage();
 // message without clearing the user's last one.
 uint64_t ThreadErrorGeneration();
 
+// Calls a user callback (`call` returns its tw_status) and turns a failure into a Status whose message
+// is "<where><what the callback stored through tw_set_error>", or "<where>returned <code name>" when it
+// stored nothing.
+template <typename Call>
+Status CallUserCallback(const char *where, Call call) {
+  const uint64_t generation = ThreadErrorGeneration();
+  const tw_status code = call();
+  if (code == TW_OK) return Status();
+  if (ThreadErrorGeneration() != generation) return Status(code, where + ThreadErrorMessage());
+  return Status(code, std::string(where) + "returned " + tw_status_name(code));
+}
+
 // A Status for a failed OS call: code TW_IO (or TW_RESOURCE_EXHAUSTED for ENOSPC/ENOMEM), message
 // "<what>: <strerror(err)>".
 Status ErrnoStatus(int err, const std::string &what);

@@ -24,13 +24,39 @@ namespace hn = hwy::HWY_NAMESPACE;
 // a bad element. 64 vectors is 4 KiB with AVX-512, so the per-block checks cost nothing measurable.
 constexpr size_t kBlockVectors = 64;
 
-// Loads count < Lanes(d) elements without reading past them; the other lanes are zero, which every
-// format treats as finite.
+// Loads count < Lanes(d) elements without reading past them; the other lanes are zero.
 template <class D>
-HWY_INLINE hn::Vec<D> LoadTail(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t count) {
+HWY_INLINE hn::Vec<D> LoadPartial(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t count) {
+#if HWY_TARGET <= HWY_AVX3
+  return hn::MaskedLoad(hn::FirstN(d, count), d, p);  // AVX-512 masked loads never touch masked lanes
+#else
+  // Elsewhere 1.0.3 emulates MaskedLoad of 8/16-bit lanes with a full load, so go through a buffer.
   HWY_ALIGN hn::TFromD<D> buffer[hn::MaxLanes(D())] = {};
   std::memcpy(buffer, p, count * sizeof(hn::TFromD<D>));
   return hn::Load(d, buffer);
+#endif
+}
+
+// The last vector of elements [done, end) of a run at p, with end - done < Lanes(d). When the run holds
+// a full vector, this is the one ending at `end`: it re-reads lanes already handled instead of copying
+// the remainder, and FreshLanes() masks them off. Otherwise only the remainder is loaded.
+template <class D>
+struct LastVector {
+  hn::Vec<D> bits;
+  size_t start;  // run index of lane 0
+};
+
+template <class D>
+HWY_INLINE LastVector<D> LoadLastVector(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t end) {
+  const size_t N = hn::Lanes(d);
+  if (end >= N) return LastVector<D>{hn::LoadU(d, p + end - N), end - N};
+  return LastVector<D>{LoadPartial(d, p, end), 0};
+}
+
+// Lanes of a vector loaded at run index `start` that hold elements [done, end).
+template <class D>
+HWY_INLINE hn::Mask<D> FreshLanes(D d, size_t start, size_t done, size_t end) {
+  return hn::And(hn::Not(hn::FirstN(d, done - start)), hn::FirstN(d, end - start));
 }
 
 // Adds the NaN / ±Inf counts of one vector of `Format` bits to *result. The lanes may be wider than the

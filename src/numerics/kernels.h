@@ -28,8 +28,10 @@ struct SummaryAccumulator {
   // ulps however many blocks there are; within a block the kernels sum in double across many lanes.
   void AddSum(double block_sum) {
     const double total = sum_ + block_sum;
-    compensation_ += std::fabs(sum_) >= std::fabs(block_sum) ? (sum_ - total) + block_sum
-                                                             : (block_sum - total) + sum_;
+    if (std::isfinite(total)) {  // once the sum overflows, the compensation would only turn it into NaN
+      compensation_ += std::fabs(sum_) >= std::fabs(block_sum) ? (sum_ - total) + block_sum
+                                                               : (block_sum - total) + sum_;
+    }
     sum_ = total;
   }
   double sum() const { return sum_ + compensation_; }

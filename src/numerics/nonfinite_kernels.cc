@@ -38,17 +38,20 @@ HWY_INLINE bool BlockIsFinite(D d, const hn::TFromD<D> *HWY_RESTRICT p) {
   return hn::AllFalse(d, hn::Gt(largest, hn::Set(d, Format::kMaxFinite)));
 }
 
-// Exact counts of count elements at p, vector by vector; handles a partial last vector.
+// Exact counts of elements [begin, end) of the run at p, vector by vector; `index` is p[0]'s index.
+// The last partial vector re-reads lanes before `begin` where the run has them, and masks them off.
 template <class Format, class D>
-HWY_INLINE void CountExactly(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t count, int64_t index,
-                             ScanResult *result) {
+HWY_INLINE void CountExactly(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t begin, size_t end,
+                             int64_t index, ScanResult *result) {
   const size_t N = hn::Lanes(d);
-  size_t i = 0;
-  for (; i + N <= count; i += N) {
+  size_t i = begin;
+  for (; i + N <= end; i += N) {
     CountVector<Format>(d, hn::LoadU(d, p + i), index + static_cast<int64_t>(i), result);
   }
-  if (i < count) {
-    CountVector<Format>(d, LoadTail(d, p + i, count - i), index + static_cast<int64_t>(i), result);
+  if (i < end) {
+    const LastVector<D> last = LoadLastVector(d, p, end);
+    const auto fresh = hn::IfThenElseZero(FreshLanes(d, last.start, i, end), last.bits);  // 0 is finite
+    CountVector<Format>(d, fresh, index + static_cast<int64_t>(last.start), result);
   }
 }
 
@@ -62,7 +65,7 @@ bool HasNonFiniteIn(const void *data, size_t count) {
     if (!BlockIsFinite<Format>(d, p + i)) return true;
   }
   ScanResult rest;  // less than a block: the exact path costs nothing extra here
-  CountExactly<Format>(d, p + i, count - i, 0, &rest);
+  CountExactly<Format>(d, p, i, count, 0, &rest);
   return !rest.all_finite();
 }
 
@@ -74,10 +77,10 @@ void CountNonFiniteIn(const void *data, size_t count, int64_t index, ScanResult 
   size_t i = 0;
   for (; i + block <= count; i += block) {
     if (HWY_UNLIKELY(!BlockIsFinite<Format>(d, p + i))) {
-      CountExactly<Format>(d, p + i, block, index + static_cast<int64_t>(i), result);
+      CountExactly<Format>(d, p, i, i + block, index, result);
     }
   }
-  CountExactly<Format>(d, p + i, count - i, index + static_cast<int64_t>(i), result);
+  CountExactly<Format>(d, p, i, count, index, result);
 }
 
 // The entry points HWY_EXPORT tables need: plain functions, the dtype chosen at run time.

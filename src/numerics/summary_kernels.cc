@@ -13,6 +13,7 @@
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
@@ -48,11 +49,9 @@ class Summarizer {
     const size_t block = kBlockVectors * hn::Lanes(df_);
     size_t i = 0;
     for (; i + block <= count; i += block) {
-      if (HWY_UNLIKELY(!TryFiniteBlock(p + i, acc))) {
-        SummarizeExactly(p + i, block, index + static_cast<int64_t>(i), acc);
-      }
+      if (HWY_UNLIKELY(!TryFiniteBlock(p + i, acc))) SummarizeExactly(p, i, i + block, index, acc);
     }
-    SummarizeExactly(p + i, count - i, index + static_cast<int64_t>(i), acc);
+    SummarizeExactly(p, i, count, index, acc);
   }
 
  private:
@@ -64,11 +63,12 @@ class Summarizer {
     }
   }
 
-  HWY_INLINE VU LoadBitsTail(const Bits *HWY_RESTRICT p, size_t count) const {
+  HWY_INLINE LastVector<DU> LoadLastBits(const Bits *HWY_RESTRICT p, size_t end) const {
     if constexpr (sizeof(Bits) == sizeof(Wide)) {
-      return LoadTail(du_, p, count);
+      return LoadLastVector(du_, p, end);
     } else {
-      return hn::PromoteTo(du_, LoadTail(db_, p, count));
+      const LastVector<DB> last = LoadLastVector(db_, p, end);
+      return LastVector<DU>{hn::PromoteTo(du_, last.bits), last.start};
     }
   }
 
@@ -113,13 +113,19 @@ class Summarizer {
     }
   }
 
-  HWY_INLINE void Commit(VF min, VF max, VD sum, int64_t finite, SummaryAccumulator *acc) const {
+  HWY_INLINE void Commit(VF min, VF max, double sum, int64_t finite, SummaryAccumulator *acc) const {
     if (finite == 0) return;
     acc->finite_count += finite;
     acc->min = std::min(acc->min, static_cast<double>(hn::GetLane(hn::MinOfLanes(df_, min))));
     acc->max = std::max(acc->max, static_cast<double>(hn::GetLane(hn::MaxOfLanes(df_, max))));
-    acc->AddSum(hn::GetLane(hn::SumOfLanes(dd_, sum)));
+    acc->AddSum(sum);
   }
+
+  // Whether ToFloat turns NaN / Inf patterns into NaN / Inf. Then the block's double sum tells whether
+  // it held one (a NaN or Inf anywhere makes the sum non-finite, and finite narrow values cannot
+  // overflow a double sum), and the fast path needs no classification at all. float64 sums can
+  // overflow: such a block merely takes the exact path, which gives the same result.
+  static constexpr bool kValuesCarryNonFinite = sizeof(Bits) == sizeof(Float) || Format::kExponentBits == 8;
 
   // A full block without masks; returns false, having added nothing, if it holds a NaN or Inf.
   HWY_INLINE bool TryFiniteBlock(const Bits *HWY_RESTRICT p, SummaryAccumulator *acc) const {
@@ -130,8 +136,10 @@ class Summarizer {
     VD sum0 = hn::Zero(dd_), sum1 = hn::Zero(dd_);
     for (size_t i = 0; i < kBlockVectors * N; i += 2 * N) {
       const VU bits0 = LoadBits(p + i), bits1 = LoadBits(p + i + N);
-      largest0 = hn::Max(largest0, Magnitude(bits0));
-      largest1 = hn::Max(largest1, Magnitude(bits1));
+      if constexpr (!kValuesCarryNonFinite) {
+        largest0 = hn::Max(largest0, Magnitude(bits0));
+        largest1 = hn::Max(largest1, Magnitude(bits1));
+      }
       const VF v0 = ToFloat(bits0), v1 = ToFloat(bits1);
       min0 = hn::Min(min0, v0);
       min1 = hn::Min(min1, v1);
@@ -140,17 +148,22 @@ class Summarizer {
       sum0 = hn::Add(sum0, Widen(v0));
       sum1 = hn::Add(sum1, Widen(v1));
     }
-    const VU largest = hn::Max(largest0, largest1);
-    if (!hn::AllFalse(du_, hn::Gt(largest, hn::Set(du_, static_cast<Wide>(Format::kMaxFinite))))) {
-      return false;
+    const double sum = hn::GetLane(hn::SumOfLanes(dd_, hn::Add(sum0, sum1)));
+    if constexpr (kValuesCarryNonFinite) {
+      if (!std::isfinite(sum)) return false;
+    } else {
+      const VU largest = hn::Max(largest0, largest1);
+      if (!hn::AllFalse(du_, hn::Gt(largest, hn::Set(du_, static_cast<Wide>(Format::kMaxFinite))))) {
+        return false;
+      }
     }
-    Commit(hn::Min(min0, min1), hn::Max(max0, max1), hn::Add(sum0, sum1),
-           static_cast<int64_t>(kBlockVectors * N), acc);
+    Commit(hn::Min(min0, min1), hn::Max(max0, max1), sum, static_cast<int64_t>(kBlockVectors * N), acc);
     return true;
   }
 
-  // Any count, lane by lane under masks: finite values feed min/max/sum, the others the counts.
-  HWY_INLINE void SummarizeExactly(const Bits *HWY_RESTRICT p, size_t count, int64_t index,
+  // Elements [begin, end) of the run at p, lane by lane under masks: finite values feed min/max/sum,
+  // the others the counts. `index` is p[0]'s index.
+  HWY_INLINE void SummarizeExactly(const Bits *HWY_RESTRICT p, size_t begin, size_t end, int64_t index,
                                    SummaryAccumulator *acc) const {
     const size_t N = hn::Lanes(df_);
     const VF inf = hn::Set(df_, std::numeric_limits<Float>::infinity());
@@ -166,18 +179,20 @@ class Summarizer {
       sum = hn::Add(sum, Widen(hn::IfThenElseZero(keep, v)));
       finite_count += static_cast<int64_t>(hn::CountTrue(du_, finite));
     };
-    size_t i = 0;
-    for (; i + N <= count; i += N) {
+    size_t i = begin;
+    for (; i + N <= end; i += N) {
       const VU bits = LoadBits(p + i);
       CountVector<Format>(du_, bits, index + static_cast<int64_t>(i), &acc->nonfinite);
       add(bits, hn::Not(hn::Gt(Magnitude(bits), max_finite)));
     }
-    if (i < count) {
-      const VU bits = LoadBitsTail(p + i, count - i);  // zero lanes beyond count are finite: mask them
-      CountVector<Format>(du_, bits, index + static_cast<int64_t>(i), &acc->nonfinite);
-      add(bits, hn::And(hn::Not(hn::Gt(Magnitude(bits), max_finite)), hn::FirstN(du_, count - i)));
+    if (i < end) {
+      const LastVector<DU> last = LoadLastBits(p, end);
+      const auto fresh = FreshLanes(du_, last.start, i, end);
+      const VU bits = hn::IfThenElseZero(fresh, last.bits);  // 0 is finite: not counted
+      CountVector<Format>(du_, bits, index + static_cast<int64_t>(last.start), &acc->nonfinite);
+      add(bits, hn::And(hn::Not(hn::Gt(Magnitude(bits), max_finite)), fresh));
     }
-    Commit(min, max, sum, finite_count, acc);
+    Commit(min, max, hn::GetLane(hn::SumOfLanes(dd_, sum)), finite_count, acc);
   }
 
   DF df_;

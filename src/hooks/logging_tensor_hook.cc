@@ -1,0 +1,175 @@
+#include "hooks/logging_tensor_hook.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "core/log.h"
+#include "core/run_context.h"
+#include "core/session.h"
+#include "core/tensor_copy.h"
+#include "core/timer.h"
+#include "summary/tensor_text.h"
+
+namespace tw {
+namespace {
+
+class LoggingTensorHook final : public Hook {
+ public:
+  LoggingTensorHook(LoggingTensorConfig config, std::unique_ptr<Timer> timer)
+      : Hook("LoggingTensorHook"), config_(std::move(config)), timer_(std::move(timer)) {
+    views_.resize(config_.names.size());
+    if (config_.at_end) last_values_.resize(config_.names.size());
+  }
+
+  // B8: counting restarts with every session.
+  Status Begin(Session &) override {
+    timer_->Reset();
+    iter_count_ = 0;
+    have_last_values_ = false;
+    return Status();
+  }
+
+  // B8: tensors are fetched on triggering runs only — and, for at_end, on every run, since trainwatch
+  // has no graph to evaluate them again in end().
+  Status BeforeRun(RunContext &ctx) override {
+    should_trigger_ = timer_->ShouldTriggerForStep(iter_count_);
+    if (!should_trigger_ && !config_.at_end) return Status();
+    for (const std::string &name : config_.names) TW_RETURN_IF_ERROR(ctx.RequestFetch(name.c_str()));
+    return Status();
+  }
+
+  Status AfterRun(RunContext &ctx) override {
+    if (should_trigger_ || config_.at_end) {
+      for (size_t i = 0; i < views_.size(); ++i) {
+        tw_tensor &view = views_[i];
+        view = TW_TENSOR_INIT;
+        TW_RETURN_IF_ERROR(ctx.GetResult(config_.names[i].c_str(), &view));
+        if (config_.at_end) last_values_[i].Assign(view, config_.names[i].c_str());
+      }
+      have_last_values_ = config_.at_end;
+      if (should_trigger_) TW_RETURN_IF_ERROR(LogValues());
+    }
+    ++iter_count_;
+    return Status();
+  }
+
+  // B10: the last fetched values (TF evaluates the tensors once more; a step function cannot be re-run
+  // here). Nothing is logged when no run fetched them.
+  Status End(Session &) override {
+    if (!config_.at_end || !have_last_values_) return Status();
+    for (size_t i = 0; i < views_.size(); ++i) {
+      views_[i] = TW_TENSOR_INIT;
+      last_values_[i].FillView(&views_[i]);
+    }
+    return LogValues();
+  }
+
+ private:
+  // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
+  // the first) — kept with a formatter too, unlike TF.
+  Status LogValues() {
+    const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(iter_count_);
+    if (!LogEnabled(TW_LOG_INFO)) return Status();
+    std::string line;
+    if (config_.formatter != nullptr) {
+      TW_RETURN_IF_ERROR(CallFormatter(&line));
+    } else {
+      for (size_t i = 0; i < views_.size(); ++i) {
+        if (i > 0) line += ", ";
+        line += config_.tags[i];
+        line += " = ";
+        summary::AppendTensorText(views_[i], config_.max_elements, &line);
+      }
+    }
+    if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);
+    Log(TW_LOG_INFO, "%s", line.c_str());
+    return Status();
+  }
+
+  // The formatter sees the values named by their tags, in print order. It writes snprintf-style: when
+  // the text does not fit it reports the length needed and is called once more with room for it.
+  Status CallFormatter(std::string *line) {
+    for (size_t i = 0; i < views_.size(); ++i) views_[i].name = config_.tags[i].c_str();
+    const UserCallback<tw_log_formatter_fn> &formatter = *config_.formatter;
+    std::vector<char> buffer(256);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      size_t length = 0;
+      TW_RETURN_IF_ERROR(CallUserCallback("LoggingTensorHook formatter: ", [&] {
+        return formatter.fn(formatter.user_data, views_.data(), views_.size(), buffer.data(), buffer.size(), &length);
+      }));
+      if (length < buffer.size()) {
+        line->assign(buffer.data(), length);
+        return Status();
+      }
+      buffer.resize(length + 1);
+    }
+    return Status(TW_INVALID_ARGUMENT, "LoggingTensorHook formatter: reported a longer text on the second call");
+  }
+
+  static std::string Format(const char *format, double value) {
+    char text[64];
+    std::snprintf(text, sizeof(text), format, value);
+    return text;
+  }
+
+  LoggingTensorConfig config_;  // names and tags in print order
+  std::unique_ptr<Timer> timer_;
+  int64_t iter_count_ = 0;
+  bool should_trigger_ = false;
+  std::vector<tw_tensor> views_;           // this run's values, in print order
+  std::vector<TensorCopy> last_values_;    // at_end: the last run's values
+  bool have_last_values_ = false;
+};
+
+}  // namespace
+
+Status NewLoggingTensorHook(LoggingTensorConfig config, Hook **out) {
+  // B6, with TF's texts.
+  const bool only_at_end = config.at_end && !config.every.steps && !config.every.secs;
+  if (!only_at_end && config.every.steps.has_value() == config.every.secs.has_value()) {
+    return Status(TW_INVALID_ARGUMENT,
+                  "either at_end and/or exactly one of every_n_iter and every_n_secs must be provided.");
+  }
+  if (config.every.steps && *config.every.steps <= 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "invalid every_n_iter=%lld.", static_cast<long long>(*config.every.steps));
+  }
+  if (config.names.empty()) return Status(TW_INVALID_ARGUMENT, "LoggingTensorHook: no tensors to log");
+  for (const std::string &name : config.names) {
+    if (name.empty()) return Status(TW_INVALID_ARGUMENT, "LoggingTensorHook: a tensor name is empty");
+    if (IsPattern(name.c_str())) {
+      return Errorf(TW_INVALID_ARGUMENT, "LoggingTensorHook logs named values; '%s' is a pattern", name.c_str());
+    }
+  }
+  if (config.tags.empty()) {
+    config.tags = config.names;  // B7: a list is printed in the given order, names as tags
+  } else {
+    if (config.tags.size() != config.names.size()) return Status(TW_INVALID_ARGUMENT, "one tag per name is needed");
+    // B7: a dict is printed sorted by tag.
+    std::vector<size_t> order(config.names.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return config.tags[a] < config.tags[b]; });
+    std::vector<std::string> names, tags;
+    for (size_t i : order) {
+      if (config.tags[i].empty()) return Status(TW_INVALID_ARGUMENT, "LoggingTensorHook: a tag is empty");
+      if (!tags.empty() && tags.back() == config.tags[i]) {
+        return Errorf(TW_INVALID_ARGUMENT, "LoggingTensorHook: tag '%s' is given twice", config.tags[i].c_str());
+      }
+      names.push_back(config.names[i]);
+      tags.push_back(config.tags[i]);
+    }
+    config.names = std::move(names);
+    config.tags = std::move(tags);
+  }
+  std::unique_ptr<Timer> timer;
+  if (only_at_end) {
+    timer.reset(new NeverTriggerTimer);
+  } else {
+    std::unique_ptr<SecondOrStepTimer> periodic;
+    TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(config.every.secs, config.every.steps, &periodic));
+    timer = std::move(periodic);
+  }
+  *out = new LoggingTensorHook(std::move(config), std::move(timer));
+  return Status();
+}
+
+}  // namespace tw

@@ -1,0 +1,99 @@
+#include "hooks/step_counter_hook.h"
+
+#include "core/log.h"
+#include "core/run_context.h"
+#include "core/session.h"
+#include "core/timer.h"
+#include "summary/writer_cache.h"
+
+namespace tw {
+namespace {
+
+constexpr char kSummaryTag[] = "global_step/sec";  // B27: "<global step op name>/sec"
+constexpr int kMaxStallWarnings = 5;               // B29 (NEW): logging.log_first_n(…, 5)
+
+class StepCounterHook final : public Hook {
+ public:
+  StepCounterHook(StepCounterConfig config, std::unique_ptr<SecondOrStepTimer> timer)
+      : Hook("StepCounterHook"), config_(std::move(config)), timer_(std::move(timer)) {}
+
+  // B27: the given writer, else the shared one of output_dir, else none (log only).
+  Status Begin(Session &) override {
+    timer_->Reset();
+    last_stale_step_.reset();
+    stall_warnings_ = 0;
+    writer_ = config_.writer;
+    if (writer_ == nullptr && !config_.output_dir.empty()) {
+      TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.output_dir, &writer_));
+    }
+    return Status();
+  }
+
+  Status BeforeRun(RunContext &ctx) override { return ctx.RequestFetch("global_step"); }
+
+  Status AfterRun(RunContext &ctx) override {
+    tw_tensor value = TW_TENSOR_INIT;
+    TW_RETURN_IF_ERROR(ctx.GetResult("global_step", &value));
+    const int64_t stale = *static_cast<const int64_t *>(value.data);
+    if (last_stale_step_ && stale < *last_stale_step_) {
+      // B30 made sane: a rate across a jump back means nothing; measure again from here.
+      Log(TW_LOG_WARNING, "Global step went backwards from %lld to %lld; restarting the %s measurement.",
+          static_cast<long long>(*last_stale_step_), static_cast<long long>(stale), kSummaryTag);
+      timer_->Reset();
+    }
+    // B28: the stale value says whether the real one may trigger; only then is it read.
+    if (timer_->ShouldTriggerForStep(stale + 1)) {
+      const int64_t step = ctx.session->global_step();
+      if (timer_->ShouldTriggerForStep(step)) {
+        const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(step);
+        if (elapsed && elapsed->secs > 0 && elapsed->steps >= 0) {
+          TW_RETURN_IF_ERROR(LogAndRecord(static_cast<double>(elapsed->steps) / elapsed->secs, step));
+        }
+      }
+    }
+    if (last_stale_step_ && stale == *last_stale_step_ && stall_warnings_ < kMaxStallWarnings) {  // B29
+      ++stall_warnings_;
+      Log(TW_LOG_WARNING,
+          "It seems that global step (tf.train.get_global_step) has not been increased. Current value (could be "
+          "stable): %lld vs previous value: %lld. You could increase the global step by passing "
+          "tf.train.get_global_step() to Optimizer.apply_gradients or Optimizer.minimize.",
+          static_cast<long long>(stale), static_cast<long long>(*last_stale_step_));
+    }
+    last_stale_step_ = stale;
+    return Status();
+  }
+
+  Status End(Session &) override {
+    std::shared_ptr<summary::EventWriter> writer = std::move(writer_);
+    return writer != nullptr ? writer->Flush() : Status();
+  }
+
+  void OnError(Session &, const Status &) override { writer_.reset(); }
+
+ private:
+  Status LogAndRecord(double steps_per_sec, int64_t step) {
+    if (writer_ != nullptr) TW_RETURN_IF_ERROR(writer_->AddScalar(kSummaryTag, step, steps_per_sec));
+    Log(TW_LOG_INFO, "%s: %g", kSummaryTag, steps_per_sec);
+    return Status();
+  }
+
+  StepCounterConfig config_;
+  std::unique_ptr<SecondOrStepTimer> timer_;
+  std::shared_ptr<summary::EventWriter> writer_;  // between begin and end
+  std::optional<int64_t> last_stale_step_;
+  int stall_warnings_ = 0;
+};
+
+}  // namespace
+
+Status NewStepCounterHook(StepCounterConfig config, Hook **out) {
+  if (config.every.steps.has_value() == config.every.secs.has_value()) {
+    return Status(TW_INVALID_ARGUMENT, "exactly one of every_n_steps and every_n_secs should be provided.");
+  }
+  std::unique_ptr<SecondOrStepTimer> timer;
+  TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(config.every.secs, config.every.steps, &timer));
+  *out = new StepCounterHook(std::move(config), std::move(timer));
+  return Status();
+}
+
+}  // namespace tw

@@ -1,0 +1,30 @@
+// SummarySaverHook (TF's B35–B40): the values a step publishes under configured names or patterns,
+// written to TensorBoard event files as scalars (one element) or histograms (more).
+#ifndef TRAINWATCH_HOOKS_SUMMARY_SAVER_HOOK_H
+#define TRAINWATCH_HOOKS_SUMMARY_SAVER_HOOK_H
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/hook.h"
+#include "hooks/every_n.h"
+#include "summary/event_writer.h"
+
+namespace tw {
+
+struct SummarySaverConfig {
+  std::vector<std::string> summarize;             // names or patterns; empty: every value ("*")
+  EveryN every;                                   // save_steps / save_secs, exactly one
+  std::string output_dir;                         // used when writer is null
+  std::shared_ptr<summary::EventWriter> writer;   // optional
+  bool histograms = true;                         // values of more than one element
+};
+
+// Errors: TW_INVALID_ARGUMENT (the timer's B1 texts, an empty name, "At least one of output_dir or
+// summary_writer must be provided.").
+Status NewSummarySaverHook(SummarySaverConfig config, Hook **out);
+
+}  // namespace tw
+
+#endif  // TRAINWATCH_HOOKS_SUMMARY_SAVER_HOOK_H

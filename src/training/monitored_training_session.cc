@@ -1,0 +1,105 @@
+#include "training/monitored_training_session.h"
+
+#include <optional>
+
+#include "hooks/checkpoint_saver_hook.h"
+#include "hooks/step_counter_hook.h"
+#include "hooks/summary_saver_hook.h"
+
+namespace tw {
+namespace {
+
+// A (secs, steps) pair after TF's rule: both left at their defaults → the pair's default; one left at
+// its default → that one is None; both given → both kept (and the timer rejects them, T3).
+struct Frequency {
+  std::optional<double> secs;
+  std::optional<int64_t> steps;
+  bool any_positive() const { return (secs && *secs > 0) || (steps && *steps > 0); }
+};
+
+Frequency ResolveFrequency(const Options &options, tw_option secs_key, tw_option steps_key, Frequency defaults) {
+  const tw_option_state secs_state = options.State(secs_key);
+  const tw_option_state steps_state = options.State(steps_key);
+  if (secs_state == TW_OPTION_DEFAULT && steps_state == TW_OPTION_DEFAULT) return defaults;
+  Frequency given;
+  if (secs_state == TW_OPTION_SET) given.secs = options.Double(secs_key);
+  if (steps_state == TW_OPTION_SET) given.steps = options.Int64(steps_key);
+  return given;
+}
+
+// Hooks made here; released when the session has taken its own references (or failed).
+class OwnedHooks {
+ public:
+  ~OwnedHooks() {
+    for (Hook *hook : hooks_) hook->Unref();
+  }
+  void Add(Hook *hook) { hooks_.push_back(hook); }
+
+ private:
+  std::vector<Hook *> hooks_;
+};
+
+}  // namespace
+
+Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks, size_t hook_count,
+                                      Hook *const *chief_only_hooks, size_t chief_only_count, Session **out) {
+  if (hook_count > 0 && hooks == nullptr) return Errorf(TW_INVALID_ARGUMENT, "hooks is NULL but n_hooks is %zu", hook_count);
+  if (chief_only_count > 0 && chief_only_hooks == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "chief_only_hooks is NULL but n_chief_only_hooks is %zu", chief_only_count);
+  }
+  Options session_options = options;
+  if (options.State(TW_OPT_MAX_WAIT_SECS) == TW_OPTION_DEFAULT) {
+    TW_RETURN_IF_ERROR(session_options.SetDouble(TW_OPT_MAX_WAIT_SECS, 7200.0));  // T10: MTS's own default
+  }
+  const bool is_chief = options.Int64(TW_OPT_IS_CHIEF) != 0;
+  std::vector<Hook *> all;
+  OwnedHooks owned;
+  if (is_chief) {  // T6
+    all.assign(chief_only_hooks, chief_only_hooks + chief_only_count);
+    const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
+    const std::string *summary_dir = options.String(TW_OPT_SUMMARY_DIR);
+    if (summary_dir == nullptr) summary_dir = checkpoint_dir;  // T7
+
+    const int64_t log_step_count_steps = options.Int64(TW_OPT_LOG_STEP_COUNT_STEPS);
+    if (summary_dir != nullptr && log_step_count_steps > 0) {
+      StepCounterConfig config;
+      config.every.steps = log_step_count_steps;
+      config.output_dir = *summary_dir;
+      Hook *hook = nullptr;
+      TW_RETURN_IF_ERROR(NewStepCounterHook(std::move(config), &hook));
+      owned.Add(hook);
+      all.push_back(hook);
+    }
+    const Frequency summaries =
+        ResolveFrequency(options, TW_OPT_SAVE_SUMMARIES_SECS, TW_OPT_SAVE_SUMMARIES_STEPS, {std::nullopt, 100});  // T1
+    if (summary_dir != nullptr && summaries.any_positive()) {
+      SummarySaverConfig config;
+      config.every.secs = summaries.secs;
+      config.every.steps = summaries.steps;
+      config.output_dir = *summary_dir;
+      Hook *hook = nullptr;
+      TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
+      owned.Add(hook);
+      all.push_back(hook);
+    }
+    const Frequency checkpoints =
+        ResolveFrequency(options, TW_OPT_SAVE_CHECKPOINT_SECS, TW_OPT_SAVE_CHECKPOINT_STEPS, {600.0, std::nullopt});  // T2
+    if (checkpoint_dir != nullptr && checkpoints.any_positive()) {
+      Options hook_options = options;
+      TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_SAVE_CHECKPOINT_SECS, *checkpoints.secs)
+                                          : hook_options.SetNone(TW_OPT_SAVE_CHECKPOINT_SECS));
+      TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_SAVE_CHECKPOINT_STEPS, *checkpoints.steps)
+                                           : hook_options.SetNone(TW_OPT_SAVE_CHECKPOINT_STEPS));
+      CheckpointSaverConfig config;
+      TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
+      Hook *hook = nullptr;
+      TW_RETURN_IF_ERROR(NewCheckpointSaverHook(std::move(config), &hook));
+      owned.Add(hook);
+      all.push_back(hook);
+    }
+  }
+  all.insert(all.end(), hooks, hooks + hook_count);  // T5: a worker gets the user's hooks only
+  return Session::Create(session_options, all.data(), all.size(), /*recoverable=*/true, out);  // T8
+}
+
+}  // namespace tw

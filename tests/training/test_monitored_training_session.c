@@ -1,0 +1,273 @@
+/* MonitoredTrainingSession: TF's T1–T10 — argument resolution, the chief's default hooks in TF's order,
+ * nothing extra for workers, recovery, and the files it writes. Against the public header only. */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../core/recorder.h"
+
+static char g_dir[256];
+static event_log g_log;
+
+static int setup_dir(void **state) {
+  (void)state;
+  snprintf(g_dir, sizeof(g_dir), "/tmp/tw_mts_XXXXXX");
+  tw_set_log_level(TW_LOG_WARNING); /* keep INFO lines of the default hooks out of the output */
+  return mkdtemp(g_dir) == NULL ? -1 : 0;
+}
+static int remove_dir(void **state) {
+  char command[300];
+  (void)state;
+  tw_set_log_level(TW_LOG_INFO);
+  snprintf(command, sizeof(command), "rm -rf '%s'", g_dir);
+  return system(command) == 0 ? 0 : -1;
+}
+
+/* The session's hook names, space-separated. */
+static void hook_names(tw_session *s, char *out, size_t size) {
+  out[0] = '\0';
+  for (size_t i = 0; i < tw_session_hook_count(s); ++i) {
+    tw_hook *hook = NULL;
+    assert_int_equal(tw_session_hook_at(s, i, &hook), TW_OK);
+    size_t used = strlen(out);
+    snprintf(out + used, size - used, "%s%s", used ? " " : "", tw_hook_name(hook));
+  }
+}
+
+/* Creates an MTS with a user hook "user" and a chief-only hook "chief", returns its hook names. */
+static recorder g_user, g_chief; /* outlive the sessions that call them */
+
+static tw_status open_mts(tw_options *opts, tw_session **s, char *names, size_t size) {
+  tw_hook *user_hook = make_recorder(&g_user, "user", &g_log);
+  tw_hook *chief_hook = make_recorder(&g_chief, "chief", &g_log);
+  tw_status st = tw_monitored_training_session_create(s, opts, &user_hook, 1, &chief_hook, 1);
+  tw_hook_destroy(user_hook);
+  tw_hook_destroy(chief_hook);
+  if (st == TW_OK) hook_names(*s, names, size);
+  return st;
+}
+
+static tw_options *with_dir(void) {
+  tw_options *opts = NULL;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
+  return opts;
+}
+
+static void T6_chief_default_hooks_in_tf_order(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = with_dir();
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief StepCounterHook SummarySaverHook CheckpointSaverHook user");
+  tw_session_destroy(s);
+  tw_options_destroy(opts);
+}
+
+static void T5_worker_gets_the_user_hooks_only(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = with_dir();
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_IS_CHIEF, 0), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "user");
+  assert_int_equal(tw_session_is_chief(s), 0);
+  tw_session_destroy(s);
+  tw_options_destroy(opts);
+}
+
+static void T7_no_directory_no_default_hooks(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = NULL;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief user");
+  tw_session_destroy(s);
+  /* summary_dir alone: step counter and summaries, no checkpoints */
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, g_dir), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief StepCounterHook SummarySaverHook user");
+  tw_session_destroy(s);
+  tw_options_destroy(opts);
+}
+
+static void T2_checkpoint_frequency_resolution(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = with_dir();
+  /* save_checkpoint_steps=None alone: secs becomes None too, so no CheckpointSaverHook */
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_SAVE_CHECKPOINT_STEPS), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief StepCounterHook SummarySaverHook user");
+  tw_session_destroy(s);
+  /* steps given alone: a step-based saver (secs None) */
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 50), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_non_null(strstr(names, "CheckpointSaverHook"));
+  tw_session_destroy(s);
+  /* 0 is "not > 0": no saver */
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 0), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_null(strstr(names, "CheckpointSaverHook"));
+  tw_session_destroy(s);
+  tw_options_destroy(opts);
+}
+
+static void T3_both_secs_and_steps_is_an_error(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = with_dir();
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 50), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_CHECKPOINT_SECS, 60.0), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
+  tw_options_destroy(opts);
+
+  opts = with_dir();
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 10), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_SUMMARIES_SECS, 5.0), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
+  tw_options_destroy(opts);
+}
+
+static void T1_summary_frequency_and_step_counter(void **state) {
+  (void)state;
+  char names[256];
+  tw_session *s = NULL;
+  tw_options *opts = with_dir();
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 0), TW_OK); /* secs → None */
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_LOG_STEP_COUNT_STEPS, 0), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief CheckpointSaverHook user");
+  tw_session_destroy(s);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_SUMMARIES_SECS, 30.0), TW_OK);
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_SAVE_SUMMARIES_STEPS), TW_OK);
+  assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
+  assert_string_equal(names, "chief SummarySaverHook CheckpointSaverHook user");
+  tw_session_destroy(s);
+  tw_options_destroy(opts);
+}
+
+/* A training run: T8 recovery, restore on the next start, and the files on disk. */
+typedef struct model {
+  float w[2];
+  float loss;
+  int calls;
+  int abort_on_call;
+} model;
+static tw_status step(void *u, tw_step_context *ctx) {
+  model *m = u;
+  tw_tensor loss = TW_TENSOR_INIT;
+  m->calls++;
+  m->w[0] += 1.0f;
+  m->loss = 1.0f / (float)m->calls;
+  loss.name = "loss";
+  loss.dtype = TW_FLOAT32;
+  loss.data = &m->loss;
+  if (tw_step_context_publish(ctx, &loss) != TW_OK) return TW_INTERNAL;
+  return m->calls == m->abort_on_call ? tw_set_error(TW_ABORTED, "preempted") : TW_OK;
+}
+static int count_files(const char *prefix) {
+  int n = 0;
+  DIR *d = opendir(g_dir);
+  struct dirent *e;
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;
+  closedir(d);
+  return n;
+}
+static void T8_T6_a_training_run_resumes(void **state) {
+  (void)state;
+  static const int64_t shape[1] = {2};
+  model m;
+  tw_tensor var = TW_TENSOR_INIT;
+  tw_hook *stop = NULL;
+  tw_session *s = NULL;
+  int64_t step_value = -1;
+  memset(&m, 0, sizeof(m));
+  m.abort_on_call = 3;
+  tw_options *opts = with_dir();
+  var.name = "w";
+  var.dtype = TW_FLOAT32;
+  var.data = m.w;
+  var.ndim = 1;
+  var.shape = shape;
+  assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 5), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 5), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_RECOVERY_BACKOFF_SECS, 0.0), TW_OK);
+  assert_int_equal(tw_stop_at_step_hook_create(&stop, TW_UNSET, 12), TW_OK);
+  assert_int_equal(tw_monitored_training_session_create(&s, opts, &stop, 1, NULL, 0), TW_OK);
+  while (!tw_session_should_stop(s)) assert_int_equal(tw_session_run(s, NULL, 0, step, &m), TW_OK);
+  assert_int_equal(tw_session_creation_count(s), 2); /* T8: the abort was recovered */
+  assert_int_equal(tw_session_close(s), TW_OK);
+  tw_session_destroy(s);
+  assert_true(count_files("model.ckpt-12") == 1);
+  assert_true(count_files("events.out.tfevents.") >= 1);
+  assert_int_equal(count_files("checkpoint"), 1);
+
+  /* a second start restores step 12 and its weights; the StopAtStepHook (num_steps=3) goes to 15 */
+  float restored_w0 = m.w[0];
+  memset(&m, 0, sizeof(m));
+  tw_hook_destroy(stop);
+  assert_int_equal(tw_stop_at_step_hook_create(&stop, 3, TW_UNSET), TW_OK);
+  assert_int_equal(tw_monitored_training_session_create(&s, opts, &stop, 1, NULL, 0), TW_OK);
+  assert_int_equal(tw_session_get_global_step(s, &step_value), TW_OK);
+  assert_int_equal(step_value, 12);
+  assert_true(m.w[0] == restored_w0);
+  while (!tw_session_should_stop(s)) assert_int_equal(tw_session_run(s, NULL, 0, step, &m), TW_OK);
+  assert_int_equal(tw_session_get_global_step(s, &step_value), TW_OK);
+  assert_int_equal(step_value, 15);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  tw_session_destroy(s);
+  tw_hook_destroy(stop);
+  tw_options_destroy(opts);
+}
+
+static void bad_arguments(void **state) {
+  (void)state;
+  tw_session *s = NULL;
+  tw_hook *none[1] = {NULL};
+  assert_int_equal(tw_monitored_training_session_create(NULL, NULL, NULL, 0, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_monitored_training_session_create(&s, NULL, NULL, 1, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_monitored_training_session_create(&s, NULL, NULL, 0, NULL, 2), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "chief_only_hooks is NULL but n_chief_only_hooks is 2");
+  assert_int_equal(tw_monitored_training_session_create(&s, NULL, none, 1, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_null(s);
+  assert_int_equal(tw_session_hook_count(NULL), 0);
+  assert_int_equal(tw_monitored_training_session_create(&s, NULL, NULL, 0, NULL, 0), TW_OK);
+  tw_hook *hook = NULL;
+  assert_int_equal(tw_session_hook_at(s, 0, &hook), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  assert_int_equal(tw_session_hook_at(s, 0, &hook), TW_FAILED_PRECONDITION);
+  tw_session_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(T6_chief_default_hooks_in_tf_order, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T5_worker_gets_the_user_hooks_only, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T7_no_directory_no_default_hooks, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T2_checkpoint_frequency_resolution, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T3_both_secs_and_steps_is_an_error, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T1_summary_frequency_and_step_counter, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T8_T6_a_training_run_resumes, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(bad_arguments, setup_dir, remove_dir),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
