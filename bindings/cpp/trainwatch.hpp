@@ -804,19 +804,209 @@ class NanTensorHook : public HookHandle {
 };
 
 // ------------------------------------------------------------------------------------------------
+// The other tf.train hooks (LoggingTensor, StepCounter, SummarySaver, FeedFn, FinalOps, GlobalStepWaiter,
+// Profiler). Steps are TW_UNSET and seconds negative when "not given".
+// ------------------------------------------------------------------------------------------------
+
+class SummaryWriter;
+
+namespace detail {
+inline std::vector<const char *> c_strings(const std::vector<std::string> &strings) {
+  std::vector<const char *> pointers;
+  for (const std::string &s : strings) pointers.push_back(s.c_str());
+  return pointers;
+}
+inline tw_summary_writer *handle_of(const SummaryWriter *writer);
+}  // namespace detail
+
+// LoggingTensorHook's formatter: the text of one log line from the values (values[i].name() is the tag).
+class LogFormatter {
+ public:
+  virtual ~LogFormatter() = default;
+  virtual std::string format(const std::vector<Tensor> &values) = 0;
+};
+
+// LoggingTensorHook(tensors, every_n_iter, every_n_secs, at_end, formatter) (B6–B10): names, optional
+// tags (TF's dict form: printed sorted by tag), TW_OPT_EVERY_N_STEPS / _EVERY_N_SECS / _LOG_AT_END /
+// _LOG_MAX_ELEMENTS in opts. The formatter must outlive the hook.
+class LoggingTensorHook : public HookHandle {
+ public:
+  LoggingTensorHook(const std::vector<std::string> &names, const std::vector<std::string> &tags, const Options *opts,
+                    LogFormatter *formatter = nullptr) {
+    const std::vector<const char *> c_names = detail::c_strings(names), c_tags = detail::c_strings(tags);
+    create([&](tw_hook **out) {
+      return tw_logging_tensor_hook_create(out, c_names.data(), tags.empty() ? nullptr : c_tags.data(), c_names.size(),
+                                           detail::handle_of(opts), formatter == nullptr ? nullptr : &trampoline,
+                                           formatter, nullptr);
+    });
+  }
+
+ private:
+  static tw_status trampoline(void *user_data, const tw_tensor *values, size_t n_values, char *buffer,
+                              size_t buffer_size, size_t *length) {
+    return detail::guarded([&] {
+      std::vector<Tensor> tensors;
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      const std::string text = static_cast<LogFormatter *>(user_data)->format(tensors);
+      *length = text.size();
+      if (buffer_size > 0) {
+        const size_t n = text.size() < buffer_size - 1 ? text.size() : buffer_size - 1;
+        text.copy(buffer, n);
+        buffer[n] = '\0';
+      }
+    });
+  }
+};
+
+// StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None) (B26–B30).
+class StepCounterHook : public HookHandle {
+ public:
+  StepCounterHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir,
+                  const SummaryWriter *writer = nullptr) {
+    create([&](tw_hook **out) {
+      return tw_step_counter_hook_create(out, every_n_steps, every_n_secs,
+                                         output_dir.empty() ? nullptr : output_dir.c_str(), detail::handle_of(writer));
+    });
+  }
+};
+
+// SummarySaverHook(save_steps, save_secs, output_dir, summary_writer, summary_op) (B35–B40): the values
+// named or matched by `summarize` (empty: every published value); TW_OPT_EVERY_N_STEPS / _SECS,
+// TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS in opts.
+class SummarySaverHook : public HookHandle {
+ public:
+  SummarySaverHook(const std::vector<std::string> &summarize, const Options *opts,
+                   const SummaryWriter *writer = nullptr) {
+    const std::vector<const char *> names = detail::c_strings(summarize);
+    create([&](tw_hook **out) {
+      return tw_summary_saver_hook_create(out, names.empty() ? nullptr : names.data(), names.size(),
+                                          detail::handle_of(opts), detail::handle_of(writer));
+    });
+  }
+};
+
+// FeedFnHook's feed_fn: the feeds of one run. The returned tensors' data must stay valid until that
+// run returns (the hook keeps the descriptions until the next call). Must outlive the hook.
+class FeedFunction {
+ public:
+  virtual ~FeedFunction() = default;
+  virtual std::vector<Tensor> feeds() = 0;
+
+  static tw_status trampoline(void *user_data, const tw_tensor **feeds, size_t *n_feeds) {
+    return detail::guarded([&] {
+      auto *self = static_cast<FeedFunction *>(user_data);
+      self->last_ = self->feeds();
+      self->views_ = detail::c_tensors(self->last_);
+      *feeds = self->views_.empty() ? nullptr : self->views_.data();
+      *n_feeds = self->views_.size();
+    });
+  }
+
+ private:
+  std::vector<Tensor> last_;
+  std::vector<tw_tensor> views_;
+};
+
+// FeedFnHook(feed_fn) (B44).
+class FeedFnHook : public HookHandle {
+ public:
+  explicit FeedFnHook(FeedFunction *fn) {
+    create([&](tw_hook **out) { return tw_feed_fn_hook_create(out, &FeedFunction::trampoline, fn, nullptr); });
+  }
+};
+
+// FinalOpsHook(final_ops, final_ops_feed_dict) (B43): runs `final_step` (which must outlive the hook)
+// once at end() without hooks, with `feeds` (copied now), and keeps copies of what it publishes.
+class FinalOpsHook : public HookHandle {
+ public:
+  FinalOpsHook(StepFunction *final_step, const std::vector<Tensor> &feeds = {}) {
+    const std::vector<tw_tensor> views = detail::c_tensors(feeds);
+    create([&](tw_hook **out) {
+      return tw_final_ops_hook_create(out, &StepFunction::trampoline, final_step, nullptr, views.data(), views.size());
+    });
+  }
+  // False until the final step has completed (TF's final_ops_values is None).
+  bool has_values() const noexcept {
+    tw_tensor t = detail::empty_c_tensor();
+    return tw_final_ops_hook_value_at(hook_, 0, &t) != TW_FAILED_PRECONDITION;
+  }
+  // The published values (copies owned by the hook), in publish order.
+  std::vector<Tensor> values() const {
+    std::vector<Tensor> all;
+    for (size_t i = 0, n = tw_final_ops_hook_value_count(hook_); i < n; ++i) {
+      tw_tensor t = detail::empty_c_tensor();
+      detail::call([&] { return tw_final_ops_hook_value_at(hook_, i, &t); });
+      all.push_back(Tensor::from_c(t));
+    }
+    return all;
+  }
+};
+
+// GlobalStepWaiterHook's reader of the shared global step. Must outlive the hook.
+class GlobalStepFunction {
+ public:
+  virtual ~GlobalStepFunction() = default;
+  virtual int64_t global_step(SessionRef &session) = 0;
+};
+
+// GlobalStepWaiterHook(wait_until_step) (B41–B42); TW_OPT_WAIT_POLL_SECS / _WAIT_MAX_SECS in opts; the
+// step is read through fn, or the session's own global step without one.
+class GlobalStepWaiterHook : public HookHandle {
+ public:
+  GlobalStepWaiterHook(int64_t wait_until_step, const Options *opts, GlobalStepFunction *fn = nullptr) {
+    create([&](tw_hook **out) {
+      return tw_global_step_waiter_hook_create(out, wait_until_step, detail::handle_of(opts),
+                                               fn == nullptr ? nullptr : &trampoline, fn, nullptr);
+    });
+  }
+
+ private:
+  static tw_status trampoline(void *user_data, tw_session *session, int64_t *global_step) {
+    return detail::guarded([&] {
+      SessionRef ref(session);
+      *global_step = static_cast<GlobalStepFunction *>(user_data)->global_step(ref);
+    });
+  }
+};
+
+// ProfilerHook(save_steps, save_secs, output_dir) (B45–B47): Chrome-trace timelines of one run in N.
+class ProfilerHook : public HookHandle {
+ public:
+  ProfilerHook(int64_t save_steps, double save_secs, const std::string &output_dir) {
+    create([&](tw_hook **out) { return tw_profiler_hook_create(out, save_steps, save_secs, output_dir.c_str()); });
+  }
+};
+
+// ------------------------------------------------------------------------------------------------
 // Sessions
 // ------------------------------------------------------------------------------------------------
 
-// An owned session: MonitoredSession (with recovery) or SingularMonitoredSession (without).
+// An owned session: MonitoredSession (with recovery), SingularMonitoredSession (without), or
+// MonitoredTrainingSession (a MonitoredSession whose options add TF's default hooks, T1–T10).
 class Session : public SessionRef {
  public:
-  enum Kind { monitored = 0, singular = 1 };
+  enum Kind { monitored = 0, singular = 1, monitored_training = 2 };
 
-  // opts may be null (defaults); hooks are referenced by the session, not owned.
-  Session(Kind kind, const Options *opts, const std::vector<HookHandle *> &hooks) : SessionRef(nullptr) {
-    const std::vector<tw_hook *> handles = handles_of(hooks);
-    auto create = kind == singular ? &tw_singular_monitored_session_create : &tw_monitored_session_create;
-    detail::call([&] { return create(&session_, detail::handle_of(opts), handles.data(), handles.size()); });
+  // opts may be null (defaults); hooks are referenced by the session, not owned. chief_only_hooks are
+  // for monitored_training only.
+  Session(Kind kind, const Options *opts, const std::vector<HookHandle *> &hooks,
+          const std::vector<HookHandle *> &chief_only_hooks = {})
+      : SessionRef(nullptr) {
+    const std::vector<tw_hook *> handles = handles_of(hooks), chief_only = handles_of(chief_only_hooks);
+    if (kind != monitored_training && !chief_only.empty()) {
+      throw Error(TW_INVALID_ARGUMENT, "chief_only_hooks are for a MonitoredTrainingSession only");
+    }
+    detail::call([&] {
+      switch (kind) {
+        case singular:
+          return tw_singular_monitored_session_create(&session_, detail::handle_of(opts), handles.data(), handles.size());
+        case monitored_training:
+          return tw_monitored_training_session_create(&session_, detail::handle_of(opts), handles.data(),
+                                                      handles.size(), chief_only.data(), chief_only.size());
+        default:
+          return tw_monitored_session_create(&session_, detail::handle_of(opts), handles.data(), handles.size());
+      }
+    });
   }
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
@@ -985,6 +1175,10 @@ class SummaryWriter {
  private:
   tw_summary_writer *writer_ = nullptr;
 };
+
+inline tw_summary_writer *detail::handle_of(const SummaryWriter *writer) {
+  return writer == nullptr ? nullptr : writer->handle();
+}
 
 // One decoded event; only scalar values of a summary are kept.
 struct Event {

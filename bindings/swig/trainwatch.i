@@ -3,7 +3,8 @@
 // C# add their own sections (exception mapping, typemaps) the same way.
 //
 // Directors let the target language subclass the facade's callback classes (Hook,
-// CheckpointSaverListener, StepFunction, InitFunction, ReadyFunction, NanFunction, LogSink). The
+// CheckpointSaverListener, StepFunction, InitFunction, ReadyFunction, NanFunction, LogSink,
+// LogFormatter, FeedFunction, GlobalStepFunction). The
 // facade's trampolines already catch whatever a director throws and rethrow it from the C call that
 // ran it, so each language only has to turn its own exception into a C++ one (director:except) and
 // back (%exception).
@@ -39,6 +40,7 @@
 %ignore trainwatch::Tensor::c_tensor;
 %ignore trainwatch::Tensor::data;
 %ignore trainwatch::StepFunction::trampoline;
+%ignore trainwatch::FeedFunction::trampoline;
 %ignore trainwatch::HookHandle::operator=;
 %ignore handle;
 %copyctor trainwatch::SessionRef;
@@ -57,6 +59,9 @@
 %feature("director") trainwatch::ReadyFunction;
 %feature("director") trainwatch::NanFunction;
 %feature("director") trainwatch::LogSink;
+%feature("director") trainwatch::LogFormatter;
+%feature("director") trainwatch::FeedFunction;
+%feature("director") trainwatch::GlobalStepFunction;
 
 #ifdef SWIGPYTHON
 // ------------------------------------------------------------------------------------------------
@@ -147,6 +152,9 @@
 %thread trainwatch::ReadyFunction::ready;
 %thread trainwatch::NanFunction::on_nan;
 %thread trainwatch::LogSink::write;
+%thread trainwatch::LogFormatter::format;
+%thread trainwatch::FeedFunction::feeds;
+%thread trainwatch::GlobalStepFunction::global_step;
 
 %typemap(out) PyObject * "$result = $1;";
 %ignore trainwatch::python::HeldTensor;

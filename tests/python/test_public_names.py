@@ -5,11 +5,12 @@ import pytest
 
 import trainwatch as tw
 
-CLASSES = ["SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "MonitoredSession",
+CLASSES = ["MonitoredTrainingSession", "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook",
+           "FinalOpsHook", "GlobalStepWaiterHook", "ProfilerHook", "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "MonitoredSession",
            "SingularMonitoredSession", "ChiefSessionCreator", "WorkerSessionCreator", "Scaffold",
            "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook",
            "SecondOrStepTimer", "Saver", "StepContext"]
-FUNCTIONS = ["MonitoredTrainingSession", "latest_checkpoint", "list_variables", "load_variable", "check_numerics",
+FUNCTIONS = ["summary_iterator", "latest_checkpoint", "list_variables", "load_variable", "check_numerics",
              "scan", "summary", "bfloat16_to_float32"]
 ERRORS = ["OpError", "OutOfRangeError", "AbortedError", "UnavailableError", "InvalidArgumentError",
           "DeadlineExceededError", "DataLossError", "NotFoundError", "FailedPreconditionError",
@@ -59,6 +60,13 @@ SIGNATURES = {
     "CheckpointSaverHook": ["checkpoint_dir", "save_secs", "save_steps", "saver", "checkpoint_basename", "scaffold",
                             "listeners"],
     "SecondOrStepTimer": ["every_secs", "every_steps"],
+    "LoggingTensorHook": ["tensors", "every_n_iter", "every_n_secs", "at_end", "formatter"],
+    "StepCounterHook": ["every_n_steps", "every_n_secs", "output_dir", "summary_writer"],
+    "SummarySaverHook": ["save_steps", "save_secs", "output_dir", "summary_writer", "scaffold", "summary_op"],
+    "FeedFnHook": ["feed_fn"],
+    "FinalOpsHook": ["final_ops", "final_ops_feed_dict"],
+    "GlobalStepWaiterHook": ["wait_until_step"],
+    "ProfilerHook": ["save_steps", "save_secs", "output_dir", "show_dataflow", "show_memory"],
     "MonitoredTrainingSession": ["master", "is_chief", "checkpoint_dir", "scaffold", "hooks", "chief_only_hooks",
                                  "save_checkpoint_secs", "save_summaries_steps", "save_summaries_secs", "config",
                                  "stop_grace_period_secs", "log_step_count_steps", "max_wait_secs",
@@ -81,6 +89,8 @@ def test_tf_defaults_T():
     assert p["keep_checkpoint_every_n_hours"].default == 10000.0
     assert inspect.signature(tw.WorkerSessionCreator).parameters["max_wait_secs"].default == 1800
     assert inspect.signature(tw.NanTensorHook).parameters["fail_on_nan_loss"].default is True
+    assert inspect.signature(tw.StepCounterHook).parameters["every_n_steps"].default == 100
+    assert inspect.signature(tw.ProfilerHook).parameters["output_dir"].default == ""
 
 
 def test_session_run_args_defaults_H2_H3():

@@ -21,9 +21,11 @@ __dlpack__); results come back as numpy arrays. Log lines go to the ``logging`` 
 """
 from . import native
 from . import _log  # noqa: F401  (routes the library's log lines to logging)
-from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, NanTensorHook,
-                                      SecondOrStepTimer, StopAtStepHook)
+from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+                                      GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
+                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .checkpoint import Saver, latest_checkpoint, list_variables, load_variable
+from .events import Event, summary_iterator
 from .errors import (AbortedError, AlreadyExistsError, CallbackFailedError, CancelledError, DataLossError,
                      DeadlineExceededError, FailedPreconditionError, FeedConflictError, InternalError,
                      InvalidArgumentError, IOFailureError, NanLossDuringTrainingError, NotFoundError, OpError,
@@ -44,7 +46,9 @@ __all__ = [
     "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession", "ChiefSessionCreator",
     "WorkerSessionCreator", "Scaffold", "RawSession", "Coordinator", "USE_DEFAULT",
     "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook", "SecondOrStepTimer",
-    "Saver", "latest_checkpoint", "list_variables", "load_variable",
+    "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
+    "ProfilerHook",
+    "Saver", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
     "check_numerics", "scan", "summary", "ScanResult", "NumericsSummary", "bfloat16_to_float32",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",

@@ -3,7 +3,25 @@
 The step function's dict of outputs is published zero copy; the arrays (and the feeds) are kept alive
 until the run returns, then released.
 """
+import threading
+
 from . import native
+
+
+_fed = threading.local()  # feeds a FeedFnHook returned on this thread: name → (address, object)
+
+
+def remember_fed(name, address, value):
+    """Lets the step see the object a FeedFnHook fed (not a view of its memory)."""
+    if not hasattr(_fed, "objects"):
+        _fed.objects = {}
+    _fed.objects[name] = (address, value)
+
+
+def fed_object(tensor):
+    """The object fed as ``tensor`` by a FeedFnHook, or a numpy view of its memory."""
+    address, value = getattr(_fed, "objects", {}).get(tensor.name(), (None, None))
+    return value if address == tensor.address() else native.as_numpy(tensor, None)
 
 
 class RunState:
@@ -29,18 +47,22 @@ class RunState:
 
 
 class StepRunner(native.StepFunction):
-    """Calls the Python step function from the library (a SWIG director)."""
+    """Calls the Python step function from the library (a SWIG director). ``owner`` is the
+    MonitoredSession, or None to find it from the first run (a hook's own step, FinalOpsHook)."""
 
-    def __init__(self, owner):
+    def __init__(self, owner, fn=None):
         super().__init__()
         self.owner = owner
         self.state = RunState()
-        self.fn = None
+        self.fn = fn
         self.ctx = None
         self.result = None
 
     def run(self, ctx):
         self.ctx = ctx
+        if self.owner is None:
+            from ._raw_session import owner_of
+            self.owner = owner_of(ctx.session())
         try:
             result = self.fn(StepContext(self))
             if isinstance(result, dict) and result:
@@ -72,8 +94,7 @@ class StepContext:
         numpy views valid during the step."""
         ctx = self._ctx()
         objects = self._runner.state.objects
-        return {t.name(): objects[t.name()] if t.name() in objects else native.as_numpy(t, None)
-                for t in ctx.feeds()}
+        return {t.name(): objects[t.name()] if t.name() in objects else fed_object(t) for t in ctx.feeds()}
 
     @property
     def requested(self):

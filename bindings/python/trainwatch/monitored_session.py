@@ -13,7 +13,7 @@ from . import native
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import RunState, StepRunner
-from .basic_session_run_hooks import CheckpointSaverHook, NativeHook
+from .basic_session_run_hooks import NativeHook
 from .checkpoint import Saver, load_variable
 from .errors import OutOfRangeError
 from .session_run_hook import SessionRunHook
@@ -135,12 +135,12 @@ class WorkerSessionCreator(_SessionCreator):
 class _MonitoredSession:
     """The shared body of MonitoredSession and SingularMonitoredSession."""
 
-    def __init__(self, session_creator, hooks, kind):
-        hooks = list(hooks or [])
-        for hook in hooks:
+    def __init__(self, session_creator, hooks, kind, chief_only_hooks=None):
+        hooks, chief_only_hooks = list(hooks or []), list(chief_only_hooks or [])
+        for hook in hooks + chief_only_hooks:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"hooks must be SessionRunHook instances; got {type(hook).__name__}")
-        self._hooks = hooks
+        self._hooks = hooks + chief_only_hooks
         self._alive = True
         self._raw = None
         self._coordinator = None
@@ -150,10 +150,13 @@ class _MonitoredSession:
         self._current_step_fn = None
         self._current_feed_dict = None
         options = session_creator._options(self)
-        self._handles = [hook._native if isinstance(hook, NativeHook) else HookAdapter(hook, self) for hook in hooks]
+        handles = [self._handle(hook) for hook in hooks]
+        chief_only_handles = [self._handle(hook) for hook in chief_only_hooks]
+        self._handles = handles + chief_only_handles
         try:
             with creating(self):
-                self._native = native.Session(kind, options, native.HookVector(self._handles))
+                self._native = native.Session(kind, options, native.HookVector(handles),
+                                              native.HookVector(chief_only_handles))
         except BaseException:
             self._alive = False
             raise
@@ -223,6 +226,9 @@ class _MonitoredSession:
             self._coordinator = Coordinator(self.raw_session())
         return self._coordinator
 
+    def _handle(self, hook):
+        return hook._native if isinstance(hook, NativeHook) else HookAdapter(hook, self)
+
     def _session(self):
         if self._native is None:
             raise RuntimeError("Session is closed.")
@@ -283,40 +289,71 @@ class _UseDefault:
         return "USE_DEFAULT"
 
 
-USE_DEFAULT = _UseDefault()
+USE_DEFAULT = _UseDefault()  # TF's "argument left at its default", distinct from None (T1, T2)
 
 
-def _frequencies(secs, steps, default_secs, default_steps):
-    """TF's T1/T2 resolution of a (secs, steps) pair where either may be left at USE_DEFAULT."""
-    if secs is USE_DEFAULT and steps is USE_DEFAULT:
-        return default_secs, default_steps
-    return (None if secs is USE_DEFAULT else secs), (None if steps is USE_DEFAULT else steps)
+class _TrainingSessionCreator(_SessionCreator):
+    """MonitoredTrainingSession's arguments as the library's options: it adds TF's default hooks and
+    resolves the frequencies itself (T1–T10)."""
+
+    def __init__(self, creator, arguments):
+        super().__init__(creator.scaffold, creator._is_chief)
+        self._creator = creator
+        self._arguments = arguments
+
+    def _options(self, owner):
+        options = self._creator._options(owner)
+        for key, value in self._arguments.items():
+            if value is USE_DEFAULT:
+                continue
+            if value is None:
+                options.set_none(key)
+            elif isinstance(value, str):
+                options.set_string(key, value)
+            elif key in _DOUBLE_OPTIONS:
+                options.set_double(key, float(value))
+            else:
+                options.set_int64(key, int(value))
+        return options
 
 
-def MonitoredTrainingSession(master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
-                             chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT,
-                             save_summaries_steps=USE_DEFAULT, save_summaries_secs=USE_DEFAULT, config=None,
-                             stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
-                             save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
-                             variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0):
-    """A MonitoredSession set up for training (T1–T8): a chief restores from ``checkpoint_dir`` and
-    gets a CheckpointSaverHook (every 600 s unless told otherwise) ahead of ``hooks``; a worker waits
-    for the chief and gets ``hooks`` only. ``variables`` (name → array) are what checkpoints hold."""
-    del master, config, save_graph_def
-    if scaffold is None:
-        scaffold = Scaffold(variables=variables)
-    elif variables is not None:
-        raise ValueError("pass variables either to MonitoredTrainingSession or to its Scaffold, not both")
-    retention = None if scaffold.saver is not None else (max_to_keep, keep_checkpoint_every_n_hours)
-    if not is_chief:
-        creator = WorkerSessionCreator(scaffold, max_wait_secs=max_wait_secs)
-        creator.retention = creator.retention or retention
-        return MonitoredSession(creator, hooks, stop_grace_period_secs)
-    all_hooks = list(chief_only_hooks or [])
-    checkpoint_secs, checkpoint_steps = _frequencies(save_checkpoint_secs, save_checkpoint_steps, 600, None)
-    if checkpoint_dir is not None and ((checkpoint_secs or 0) > 0 or (checkpoint_steps or 0) > 0):
-        all_hooks.append(CheckpointSaverHook(checkpoint_dir, save_secs=checkpoint_secs, save_steps=checkpoint_steps))
-    all_hooks.extend(hooks or [])
-    creator = ChiefSessionCreator(scaffold, checkpoint_dir=checkpoint_dir)
-    creator.retention = creator.retention or retention
-    return MonitoredSession(creator, all_hooks, stop_grace_period_secs)
+_DOUBLE_OPTIONS = {native.TW_OPT_SAVE_CHECKPOINT_SECS, native.TW_OPT_SAVE_SUMMARIES_SECS, native.TW_OPT_MAX_WAIT_SECS,
+                   native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS}
+
+
+class MonitoredTrainingSession(MonitoredSession):
+    """A MonitoredSession set up for training (T1–T10). A chief restores the newest good checkpoint of
+    ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
+    SummarySaverHook (every published value) writing to ``summary_dir`` (default: checkpoint_dir), a
+    CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
+    chief and runs ``hooks`` only. ``variables`` (name → array) are what checkpoints hold; retention is
+    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``."""
+
+    def __init__(self, master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
+                 chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
+                 save_summaries_secs=USE_DEFAULT, config=None, stop_grace_period_secs=120, log_step_count_steps=100,
+                 max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
+                 variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0):
+        del master, config, stop_grace_period_secs, save_graph_def
+        if scaffold is None:
+            scaffold = Scaffold(variables=variables)
+        elif variables is not None:
+            raise ValueError("pass variables either to MonitoredTrainingSession or to its Scaffold, not both")
+        if is_chief:
+            creator = ChiefSessionCreator(scaffold, checkpoint_dir=checkpoint_dir)
+        else:
+            creator = WorkerSessionCreator(scaffold, max_wait_secs=max_wait_secs)
+        retention = creator.retention or (max_to_keep, keep_checkpoint_every_n_hours)
+        arguments = {
+            native.TW_OPT_SUMMARY_DIR: USE_DEFAULT if summary_dir is None else str(summary_dir),
+            native.TW_OPT_SAVE_CHECKPOINT_SECS: save_checkpoint_secs,
+            native.TW_OPT_SAVE_CHECKPOINT_STEPS: save_checkpoint_steps,
+            native.TW_OPT_SAVE_SUMMARIES_STEPS: save_summaries_steps,
+            native.TW_OPT_SAVE_SUMMARIES_SECS: save_summaries_secs,
+            native.TW_OPT_LOG_STEP_COUNT_STEPS: 0 if log_step_count_steps is None else log_step_count_steps,
+            native.TW_OPT_MAX_WAIT_SECS: -1.0 if max_wait_secs is None else max_wait_secs,
+            native.TW_OPT_MAX_TO_KEEP: retention[0],
+            native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
+        }
+        _MonitoredSession.__init__(self, _TrainingSessionCreator(creator, arguments), hooks,
+                                   native.Session.monitored_training, chief_only_hooks)
