@@ -1,9 +1,9 @@
 """A real PyTorch training run supervised by trainwatch: the main job behind `bash tools/demo`.
 
 An MLP learns the handwritten digits that Debian's python3-sklearn ships, under a
-MonitoredTrainingSession that restores the latest checkpoint, saves one every 50 steps (TensorBoard
-events go to the same directory), and guards the loss with a NanTensorHook that rolls back to the last
-good checkpoint when training diverges. One learning-rate spike (a classic divergence) is injected to
+MonitoredTrainingSession that restores the latest checkpoint, saves one every 50 steps, writes
+TensorBoard summaries of what the step publishes and the step rate to the same directory, and guards
+the loss with a NanTensorHook that rolls back to the last good checkpoint when training diverges. One learning-rate spike (a classic divergence) is injected to
 show it: the run rolls back and carries on. Run it again and it resumes where it stopped.
 
 usage: train_digits.py [--checkpoint-dir DIR] [--steps N] [--spike-at STEP | --no-spike] [--fresh]
@@ -11,6 +11,7 @@ Exits non-zero if the held-out accuracy is below 90%.
 """
 import argparse
 import logging
+import pathlib
 import shutil
 import sys
 import time
@@ -123,6 +124,7 @@ def main(argv):
              tw.StopAtStepHook(num_steps=args.steps),
              Progress()]
     with tw.MonitoredTrainingSession(checkpoint_dir=args.checkpoint_dir, save_checkpoint_steps=50,
+                                     save_summaries_steps=25, log_step_count_steps=200,
                                      variables=trainer.variables(), hooks=hooks) as sess:
         start = sess.global_step
         if not args.no_spike:
@@ -133,8 +135,11 @@ def main(argv):
         final = sess.global_step
     log = logging.getLogger("train_digits")
     log.info("trained global steps %d → %d; held-out accuracy %.3f", start, final, accuracy)
-    log.info("checkpoints and TensorBoard events in %s (latest: %s); run again to resume",
-             args.checkpoint_dir, tw.latest_checkpoint(args.checkpoint_dir))
+    losses = [event.scalars["loss"] for path in sorted(pathlib.Path(args.checkpoint_dir).glob("events.out.tfevents.*"))
+              for event in tw.summary_iterator(path) if "loss" in event.scalars]
+    log.info("TensorBoard: %d loss summaries in %s (tensorboard --logdir %s)", len(losses), args.checkpoint_dir,
+             args.checkpoint_dir)
+    log.info("latest checkpoint %s; run again to resume from it", tw.latest_checkpoint(args.checkpoint_dir))
     return 0 if accuracy >= 0.9 else 1
 
 
