@@ -32,7 +32,7 @@ def test_subclass_of_out_of_range_is_not_swallowed_H16():
         pass
     log = []
     with pytest.raises(MyOutOfRange):
-        with tw.MonitoredSession(hooks=[Recorder("r", log)]) as sess:
+        with tw.MonitoredSession(hooks=[Recorder("r", log)]):
             raise MyOutOfRange("subclass")
     assert ("r", "end") not in log
 

@@ -1,4 +1,6 @@
 """scan, summary and check_numerics over numpy and torch arrays."""
+import threading
+
 import numpy as np
 import pytest
 import torch
@@ -40,3 +42,28 @@ def test_check_numerics_returns_the_tensor_or_raises_tf_text():
         tw.check_numerics(np.array([np.nan], np.float32), "grads")
     with pytest.raises(tw.InvalidArgumentError, match="x : Tensor had Inf and NaN values"):
         tw.check_numerics(np.array([np.nan, np.inf]), "x")
+
+
+def test_scan_releases_the_gil_while_the_kernel_reads():
+    big = np.ones(32 << 20, np.float32)  # 128 MiB: a scan takes milliseconds
+    ticks = [0]
+    running = threading.Event()
+    done = threading.Event()
+
+    def count():
+        running.set()
+        while not done.is_set():
+            ticks[0] += 1
+    counter = threading.Thread(target=count)
+    counter.start()
+    running.wait()
+    try:
+        most = 0
+        for _ in range(5):
+            before = ticks[0]
+            tw.scan(big)
+            most = max(most, ticks[0] - before)
+    finally:
+        done.set()
+        counter.join()
+    assert most > 1000  # the other thread ran during the C call

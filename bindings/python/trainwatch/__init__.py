@@ -20,7 +20,7 @@ Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with
 __dlpack__); results come back as numpy arrays. Log lines go to the ``logging`` logger "trainwatch".
 """
 from . import native
-from . import _log  # noqa: F401  (routes the library's log lines to logging)
+from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
                                       SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
@@ -40,6 +40,8 @@ from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook,
 from .tensors import bfloat16_to_float32
 
 __version__ = native.version_string()
+
+route_library_logs()
 
 __all__ = [
     "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "StepContext",

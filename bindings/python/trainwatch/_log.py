@@ -14,7 +14,14 @@ class _LoggingSink(native.LogSink):
         logger.log(level, message)
 
 
-_sink = _LoggingSink()
-native.set_log_sink(_sink)
-# Background writers may still log while the interpreter shuts down: hand them back to stderr first.
-atexit.register(native.set_log_sink, None)
+_sink = None
+
+
+def route_library_logs():
+    """Installs the sink (once). Background writers may still log while the interpreter shuts down:
+    they are handed back to stderr first."""
+    global _sink
+    if _sink is None:
+        _sink = _LoggingSink()
+        native.set_log_sink(_sink)
+        atexit.register(native.set_log_sink, None)

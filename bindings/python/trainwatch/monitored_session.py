@@ -12,7 +12,7 @@ nothing to act on.
 from . import native
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
-from ._step import RunState, StepRunner
+from ._step import StepRunner
 from .basic_session_run_hooks import NativeHook
 from .checkpoint import Saver, load_variable
 from .errors import OutOfRangeError
