@@ -211,6 +211,48 @@ void listener_can_stop_training(void **) {  // B22
   assert_int_equal(session.global_step(), 2);
 }
 
+class CountingFeeds : public tw::FeedFunction {
+ public:
+  std::vector<tw::Tensor> feeds() override {
+    value = static_cast<float>(++calls);
+    return {tw::Tensor("x", &value, TW_FLOAT32, {})};
+  }
+  int calls = 0;
+  float value = 0;
+};
+
+void feed_function_feeds_every_run_B44(void **) {
+  CountingFeeds feeds;
+  tw::FeedFnHook hook(&feeds);
+  tw::Session session(tw::Session::monitored_training, nullptr, {&hook});
+  std::vector<float> seen;
+  for (int i = 0; i < 3; ++i) {
+    session.run([&](tw::StepContext &ctx) { seen.push_back(*static_cast<float *>(ctx.feed("x").data())); });
+  }
+  assert_true(seen == std::vector<float>({1, 2, 3}));
+}
+
+class Formatter : public tw::LogFormatter {
+ public:
+  std::string format(const std::vector<tw::Tensor> &values) override {
+    formatted.push_back(values.at(0).name());
+    return "custom";
+  }
+  std::vector<std::string> formatted;
+};
+
+void log_formatter_sees_the_values_B9(void **) {
+  Formatter formatter;
+  tw::Options options;
+  options.set_int64(TW_OPT_EVERY_N_STEPS, 1);
+  tw::LoggingTensorHook hook({"loss"}, {}, &options, &formatter);
+  tw::Session session(tw::Session::monitored, nullptr, {&hook});
+  session.run(publish_loss);
+  session.run(publish_loss);
+  assert_int_equal(formatter.formatted.size(), 2);
+  assert_string_equal(formatter.formatted[0].c_str(), "loss");
+}
+
 }  // namespace
 
 int main() {
@@ -225,6 +267,8 @@ int main() {
       cmocka_unit_test(numerics_and_check_numerics),
       cmocka_unit_test(saver_round_trip_in_place),
       cmocka_unit_test(listener_can_stop_training),
+      cmocka_unit_test(feed_function_feeds_every_run_B44),
+      cmocka_unit_test(log_formatter_sees_the_values_B9),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
