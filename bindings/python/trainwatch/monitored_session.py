@@ -141,6 +141,7 @@ class _MonitoredSession:
             if not isinstance(hook, SessionRunHook):
                 raise TypeError(f"hooks must be SessionRunHook instances; got {type(hook).__name__}")
         self._hooks = hooks + chief_only_hooks
+        self._native = None
         self._alive = True
         self._raw = None
         self._coordinator = None
