@@ -35,12 +35,8 @@ class CallbackHook final : public Hook {
   template <typename Arg>
   Status Call(tw_status (*slot)(void *, Arg *), const char *what, Arg *arg) {
     if (slot == nullptr) return Status();
-    const uint64_t generation = ThreadErrorGeneration();
-    const tw_status code = slot(user_data_, arg);
-    if (code == TW_OK) return Status();
-    const std::string prefix = "hook '" + name() + "' " + what + ": ";
-    if (ThreadErrorGeneration() != generation) return Status(code, prefix + ThreadErrorMessage());
-    return Status(code, prefix + "returned " + tw_status_name(code));
+    return CallUserCallback([&] { return "hook '" + name() + "' " + what + ": "; },
+                            [&] { return slot(user_data_, arg); });
   }
 
   tw_hook_callbacks table_;

@@ -278,12 +278,8 @@ Status tw_session::HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_s
 
 // Calls the user's step; on success applies the global-step update of a hooked run.
 Status tw_session::RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data) {
-  const uint64_t generation = tw::ThreadErrorGeneration();
-  const tw_status code = step(user_data, &ctx);
-  if (code != TW_OK) {
-    if (tw::ThreadErrorGeneration() != generation) return Status(code, tw::ThreadErrorMessage());
-    return Errorf(code, "step function returned %s", tw_status_name(code));
-  }
+  // The step's own message passes through unprefixed, as TF propagates an op's error.
+  TW_RETURN_IF_ERROR(tw::CallUserCallback([] { return std::string(); }, [&] { return step(user_data, &ctx); }));
   if (ctx.run != nullptr) {
     global_step_ = ctx.global_step_set ? ctx.new_global_step : ctx.global_step_at_start + (auto_increment_ ? 1 : 0);
   } else if (ctx.global_step_set) {

@@ -10,15 +10,11 @@
 namespace tw {
 namespace {
 
-// Calls a user callback and turns its status into a Status that says where it failed.
+// Calls a scaffold callback; a failure says which one.
 template <typename Fn, typename... Args>
 Status CallUser(const UserCallback<Fn> &callback, const char *what, Args... args) {
-  const uint64_t generation = ThreadErrorGeneration();
-  const tw_status code = callback.fn(callback.user_data, args...);
-  if (code == TW_OK) return Status();
-  const std::string prefix = std::string(what) + ": ";
-  if (ThreadErrorGeneration() != generation) return Status(code, prefix + ThreadErrorMessage());
-  return Status(code, prefix + "returned " + tw_status_name(code));
+  return CallUserCallback([what] { return std::string(what) + ": "; },
+                          [&] { return callback.fn(callback.user_data, args...); });
 }
 
 class ChiefSessionCreator final : public SessionCreator {

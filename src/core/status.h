@@ -45,13 +45,23 @@ uint64_t ThreadErrorGeneration();
 // Calls a user callback (`call` returns its tw_status) and turns a failure into a Status whose message
 // is "<where><what the callback stored through tw_set_error>", or "<where>returned <code name>" when it
 // stored nothing.
-template <typename Call>
-Status CallUserCallback(const char *where, Call call) {
+// `where` is a string, or a callable returning one: it is only evaluated when the callback failed, so
+// that callers on the per-step path build no text.
+inline std::string DescribeWhere(const char *where) { return where; }
+inline std::string DescribeWhere(const std::string &where) { return where; }
+template <typename Where>
+auto DescribeWhere(const Where &where) -> decltype(std::string(where())) {
+  return where();
+}
+
+template <typename Where, typename Call>
+Status CallUserCallback(const Where &where, Call call) {
   const uint64_t generation = ThreadErrorGeneration();
   const tw_status code = call();
   if (code == TW_OK) return Status();
-  if (ThreadErrorGeneration() != generation) return Status(code, where + ThreadErrorMessage());
-  return Status(code, std::string(where) + "returned " + tw_status_name(code));
+  const std::string prefix = DescribeWhere(where);
+  if (ThreadErrorGeneration() != generation) return Status(code, prefix + ThreadErrorMessage());
+  return Status(code, prefix + "returned " + tw_status_name(code));
 }
 
 // A Status for a failed OS call: code TW_IO (or TW_RESOURCE_EXHAUSTED for ENOSPC/ENOMEM), message

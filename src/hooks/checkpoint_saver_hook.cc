@@ -11,43 +11,32 @@
 
 // ---- tw_checkpoint_listener --------------------------------------------------------------------------
 
-namespace {
-
-// A listener callback's status, carrying the message it stored through tw_set_error.
-tw::Status ListenerStatus(const std::string &name, const char *what, uint64_t generation, tw_status code) {
-  if (code == TW_OK) return tw::Status();
-  const std::string prefix = "checkpoint listener '" + name + "' " + what + ": ";
-  if (tw::ThreadErrorGeneration() != generation) return tw::Status(code, prefix + tw::ThreadErrorMessage());
-  return tw::Status(code, prefix + "returned " + tw_status_name(code));
+std::string tw_checkpoint_listener::Where(const char *what) const {
+  return "checkpoint listener '" + name_ + "' " + what + ": ";
 }
-
-}  // namespace
 
 tw::Status tw_checkpoint_listener::Begin() {
   if (table_.begin == nullptr) return tw::Status();
-  const uint64_t generation = tw::ThreadErrorGeneration();
-  return ListenerStatus(name_, "begin", generation, table_.begin(user_data_));
+  return tw::CallUserCallback(Where("begin"), [&] { return table_.begin(user_data_); });
 }
 
 tw::Status tw_checkpoint_listener::BeforeSave(tw::Session &session, int64_t step) {
   if (table_.before_save == nullptr) return tw::Status();
-  const uint64_t generation = tw::ThreadErrorGeneration();
-  return ListenerStatus(name_, "before_save", generation, table_.before_save(user_data_, &session, step));
+  return tw::CallUserCallback(Where("before_save"), [&] { return table_.before_save(user_data_, &session, step); });
 }
 
 tw::Status tw_checkpoint_listener::AfterSave(tw::Session &session, int64_t step, bool *request_stop) {
   if (table_.after_save == nullptr) return tw::Status();
   int stop = 0;
-  const uint64_t generation = tw::ThreadErrorGeneration();
-  TW_RETURN_IF_ERROR(ListenerStatus(name_, "after_save", generation, table_.after_save(user_data_, &session, step, &stop)));
+  TW_RETURN_IF_ERROR(tw::CallUserCallback(Where("after_save"),
+                                          [&] { return table_.after_save(user_data_, &session, step, &stop); }));
   *request_stop = stop != 0;
   return tw::Status();
 }
 
 tw::Status tw_checkpoint_listener::End(tw::Session &session, int64_t step) {
   if (table_.end == nullptr) return tw::Status();
-  const uint64_t generation = tw::ThreadErrorGeneration();
-  return ListenerStatus(name_, "end", generation, table_.end(user_data_, &session, step));
+  return tw::CallUserCallback(Where("end"), [&] { return table_.end(user_data_, &session, step); });
 }
 
 namespace tw {

@@ -33,6 +33,7 @@ struct tw_checkpoint_listener {
   ~tw_checkpoint_listener() {
     if (table_.destroy != nullptr) table_.destroy(user_data_);
   }
+  std::string Where(const char *what) const;
 
   std::string name_;
   tw_checkpoint_listener_callbacks table_;

@@ -52,12 +52,8 @@ class NanTensorHook final : public Hook {
       case TW_NAN_ACTION_CALLBACK: {
         const tw_nan_event event = {sizeof(tw_nan_event), name, step, scan.nan_count, pos_inf, neg_inf, first};
         const UserCallback<tw_nan_fn> &callback = *config_.callback;
-        const uint64_t generation = ThreadErrorGeneration();
-        const tw_status code = callback.fn(callback.user_data, ctx.session, &event);
-        if (code == TW_OK) return Status();
-        const std::string message =
-            ThreadErrorGeneration() != generation ? ThreadErrorMessage() : std::string("returned ") + tw_status_name(code);
-        return Status(code, "NanTensorHook callback for " + where + ": " + message);
+        return CallUserCallback([&] { return "NanTensorHook callback for " + where + ": "; },
+                                [&] { return callback.fn(callback.user_data, ctx.session, &event); });
       }
     }
     return Status(TW_INTERNAL, "unknown NaN action");

@@ -34,7 +34,9 @@ struct SummaryAccumulator {
     }
     sum_ = total;
   }
-  double sum() const { return sum_ + compensation_; }
+  // Once the running sum has overflowed it is the answer: the compensation may then hold Inf - Inf
+  // (some compilers evaluate it speculatively), which must not turn +Inf into NaN.
+  double sum() const { return std::isfinite(sum_) ? sum_ + compensation_ : sum_; }
 
  private:
   double sum_ = 0;

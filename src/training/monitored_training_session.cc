@@ -27,16 +27,24 @@ Frequency ResolveFrequency(const Options &options, tw_option secs_key, tw_option
   return given;
 }
 
-// Hooks made here; released when the session has taken its own references (or failed).
-class OwnedHooks {
+// The session's hook list, and the references to the hooks made here, released once the session
+// has taken its own (or failed to be created).
+class HookList {
  public:
-  ~OwnedHooks() {
-    for (Hook *hook : hooks_) hook->Unref();
+  ~HookList() {
+    for (Hook *hook : made_) hook->Unref();
   }
-  void Add(Hook *hook) { hooks_.push_back(hook); }
+  void Add(Hook *const *hooks, size_t count) { all_.insert(all_.end(), hooks, hooks + count); }
+  // Adds a hook made here, taking over the constructor's reference.
+  void Adopt(Hook *hook) {
+    made_.push_back(hook);
+    all_.push_back(hook);
+  }
+  const std::vector<Hook *> &all() const { return all_; }
 
  private:
-  std::vector<Hook *> hooks_;
+  std::vector<Hook *> all_;
+  std::vector<Hook *> made_;
 };
 
 }  // namespace
@@ -52,10 +60,9 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
     TW_RETURN_IF_ERROR(session_options.SetDouble(TW_OPT_MAX_WAIT_SECS, 7200.0));  // T10: MTS's own default
   }
   const bool is_chief = options.Int64(TW_OPT_IS_CHIEF) != 0;
-  std::vector<Hook *> all;
-  OwnedHooks owned;
+  HookList list;
   if (is_chief) {  // T6
-    all.assign(chief_only_hooks, chief_only_hooks + chief_only_count);
+    list.Add(chief_only_hooks, chief_only_count);
     const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
     const std::string *summary_dir = options.String(TW_OPT_SUMMARY_DIR);
     if (summary_dir == nullptr) summary_dir = checkpoint_dir;  // T7
@@ -67,8 +74,7 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       config.output_dir = *summary_dir;
       Hook *hook = nullptr;
       TW_RETURN_IF_ERROR(NewStepCounterHook(std::move(config), &hook));
-      owned.Add(hook);
-      all.push_back(hook);
+      list.Adopt(hook);
     }
     const Frequency summaries =
         ResolveFrequency(options, TW_OPT_SAVE_SUMMARIES_SECS, TW_OPT_SAVE_SUMMARIES_STEPS, {std::nullopt, 100});  // T1
@@ -79,8 +85,7 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       config.output_dir = *summary_dir;
       Hook *hook = nullptr;
       TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
-      owned.Add(hook);
-      all.push_back(hook);
+      list.Adopt(hook);
     }
     const Frequency checkpoints =
         ResolveFrequency(options, TW_OPT_SAVE_CHECKPOINT_SECS, TW_OPT_SAVE_CHECKPOINT_STEPS, {600.0, std::nullopt});  // T2
@@ -94,12 +99,11 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
       Hook *hook = nullptr;
       TW_RETURN_IF_ERROR(NewCheckpointSaverHook(std::move(config), &hook));
-      owned.Add(hook);
-      all.push_back(hook);
+      list.Adopt(hook);
     }
   }
-  all.insert(all.end(), hooks, hooks + hook_count);  // T5: a worker gets the user's hooks only
-  return Session::Create(session_options, all.data(), all.size(), /*recoverable=*/true, out);  // T8
+  list.Add(hooks, hook_count);  // T5: a worker gets the user's hooks only
+  return Session::Create(session_options, list.all().data(), list.all().size(), /*recoverable=*/true, out);  // T8
 }
 
 }  // namespace tw
