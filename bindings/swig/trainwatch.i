@@ -4,10 +4,10 @@
 //
 // Directors let the target language subclass the facade's callback classes (Hook,
 // CheckpointSaverListener, StepFunction, InitFunction, ReadyFunction, NanFunction, LogSink,
-// LogFormatter, FeedFunction, GlobalStepFunction). The
-// facade's trampolines already catch whatever a director throws and rethrow it from the C call that
-// ran it, so each language only has to turn its own exception into a C++ one (director:except) and
-// back (%exception).
+// LogFormatter, FeedFunction, GlobalStepFunction). The facade's trampolines already catch whatever a
+// director throws and rethrow it from the C call that ran it, so each language only has to turn its
+// own exception into a C++ one (director:except) and back (%exception). On LP64 systems pass
+// -DSWIGWORDSIZE64 so that int64_t maps to `long` (bindings/python/trainwatch/meson.build does).
 %module(directors="1") native  // Java and C# pass -module to choose their own name
 
 %{
@@ -20,7 +20,7 @@
 
 // ------------------------------------------------------------------------------------------------
 // Constants of the C header: status codes, dtypes, option keys, enums. Its functions and structs are
-// the facade's business, so the functions and structs named tw_* are left out.
+// the facade's business, so those are left out.
 // ------------------------------------------------------------------------------------------------
 #define TW_API
 %rename("$ignore", %$isfunction, regextarget=1) "^tw_";
