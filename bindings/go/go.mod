@@ -1,0 +1,3 @@
+module trainwatch.dev/trainwatch
+
+go 1.19

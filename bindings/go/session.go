@@ -1,0 +1,514 @@
+package trainwatch
+
+/*
+#include "glue.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/cgo"
+	"unsafe"
+)
+
+// StepFunc is the user's training step (TF's graph run). Return nil, ErrOutOfRange at the end of
+// the input (a clean end), ctx.RequestStop(), ErrAborted/ErrUnavailable to ask for recovery, or any
+// other error to fail the run.
+type StepFunc func(ctx *StepContext) error
+
+// Session is a MonitoredSession (recovering from preemption) or SingularMonitoredSession.
+type Session struct {
+	SessionRef
+	variables []*Tensor
+	depth     int   // nesting of library calls that may run callbacks
+	cause     error // first error a hook or step returned during the outermost call
+	panicked  bool
+	panicVal  any // first panic recovered during the outermost call
+}
+
+// NewMonitoredSession is TF's MonitoredSession: Begin on every hook, restore (chief, from
+// OptCheckpointDir) or initialize, AfterCreateSession on every hook. opts may be nil.
+func NewMonitoredSession(opts *Options, hooks ...Hook) (*Session, error) {
+	return newSession(opts, hooks, false)
+}
+
+// NewSingularMonitoredSession is TF's SingularMonitoredSession: no recovery, always a chief.
+func NewSingularMonitoredSession(opts *Options, hooks ...Hook) (*Session, error) {
+	return newSession(opts, hooks, true)
+}
+
+func newSession(opts *Options, hooks []Hook, singular bool) (*Session, error) {
+	var copts *C.tw_options
+	if opts != nil {
+		if err := opts.live(); err != nil {
+			return nil, err
+		}
+		copts = opts.c
+	}
+	s := &Session{}
+	raw := make([]*C.tw_hook, 0, len(hooks))
+	var created []*C.tw_hook // wrappers of Go hooks: released once the session holds them
+	defer func() {
+		for _, h := range created {
+			C.tw_hook_destroy(h)
+		}
+	}()
+	for i, h := range hooks {
+		switch h := h.(type) {
+		case nil:
+			return nil, invalid("hook %d is nil", i)
+		case *BuiltinHook:
+			if h.c == nil {
+				return nil, invalid("hook %d is closed", i)
+			}
+			raw = append(raw, h.c)
+		default:
+			c, err := newGoHook(s, h)
+			if err != nil {
+				return nil, err
+			}
+			created = append(created, c)
+			raw = append(raw, c)
+		}
+	}
+	var hooksPtr **C.tw_hook
+	if len(raw) > 0 {
+		hooksPtr = &raw[0]
+	}
+	err := s.call(func() C.tw_status {
+		if singular {
+			return C.tw_singular_monitored_session_create(&s.c, copts, hooksPtr, C.size_t(len(raw)))
+		}
+		return C.tw_monitored_session_create(&s.c, copts, hooksPtr, C.size_t(len(raw)))
+	})
+	if err != nil {
+		return nil, err
+	}
+	if opts != nil {
+		s.variables = append(s.variables, opts.variables...)
+		for _, v := range s.variables {
+			v.c.users++
+		}
+	}
+	runtime.SetFinalizer(s, (*Session).destroy)
+	return s, nil
+}
+
+// call makes a library call that may run hooks or the step: a panic recovered in one of them is
+// re-raised here once C has returned; an error one of them returned is attached to the result.
+func (s *Session) call(f func() C.tw_status) error {
+	if s.depth == 0 {
+		s.cause, s.panicked, s.panicVal = nil, false, nil
+	}
+	s.depth++
+	err := check(f)
+	s.depth--
+	if s.depth > 0 {
+		return err
+	}
+	if s.panicked {
+		value := s.panicVal
+		s.panicked, s.panicVal = false, nil
+		panic(value)
+	}
+	if e, ok := err.(*Error); ok && s.cause != nil && (StatusOf(s.cause) == e.Status || e.Status == CallbackFailed) {
+		e.Err = s.cause
+	}
+	s.cause = nil
+	return err
+}
+
+// guard runs a hook or step body for C: an error becomes its status (CallbackFailed for an error
+// without one), a panic is recovered and kept for call to re-raise.
+func (s *Session) guard(body func() error) (status C.tw_status) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !s.panicked {
+				s.panicked, s.panicVal = true, r
+			}
+			status = setError(CallbackFailed, fmt.Sprintf("panic: %v", r))
+		}
+	}()
+	err := body()
+	if err == nil {
+		return C.TW_OK
+	}
+	if s.cause == nil {
+		s.cause = err
+	}
+	if e, ok := err.(*Error); ok && e.Status != OK {
+		return setError(e.Status, e.Message)
+	}
+	if st := StatusOf(err); st != Unknown && st != OK {
+		return setError(st, err.Error())
+	}
+	return setError(CallbackFailed, err.Error())
+}
+
+func setError(status Status, message string) C.tw_status {
+	cmessage := C.CString(message)
+	defer C.free(unsafe.Pointer(cmessage))
+	return C.tw_set_error(C.tw_status(status), cmessage)
+}
+
+type stepState struct {
+	fn      StepFunc
+	session *Session
+}
+
+//export twgoStep
+func twgoStep(handle C.uintptr_t, cctx *C.tw_step_context) C.tw_status {
+	state := cgo.Handle(handle).Value().(*stepState)
+	return state.session.guard(func() error {
+		ctx := &StepContext{c: cctx}
+		defer func() { ctx.c = nil }()
+		return state.fn(ctx)
+	})
+}
+
+// Run is one training step with hooks: BeforeRun on every hook → step → global step + 1 →
+// fetches → AfterRun on every hook. feeds are borrowed for the call. An error that IsCleanEnd ends
+// training without failing the session; any other fails it (hooks hear OnError, later runs fail).
+func (s *Session) Run(step StepFunc, feeds ...*Tensor) error { return s.run(step, feeds, false) }
+
+// RunWithoutHooks runs a step without hooks and without touching the global step (evaluation,
+// iterator resets); recovery still applies.
+func (s *Session) RunWithoutHooks(step StepFunc, feeds ...*Tensor) error {
+	return s.run(step, feeds, true)
+}
+
+func (s *Session) run(step StepFunc, feeds []*Tensor, withoutHooks bool) error {
+	if err := s.live(); err != nil {
+		return err
+	}
+	if step == nil {
+		return invalid("step is nil")
+	}
+	raw := make([]C.tw_tensor, len(feeds))
+	for i, t := range feeds {
+		if !t.live() {
+			return invalid("feed %d is nil or freed", i)
+		}
+		raw[i] = t.raw()
+	}
+	var feedsPtr *C.tw_tensor
+	if len(raw) > 0 {
+		feedsPtr = &raw[0]
+	}
+	handle := cgo.NewHandle(&stepState{fn: step, session: s})
+	defer handle.Delete()
+	noHooks := C.int(0)
+	if withoutHooks {
+		noHooks = 1
+	}
+	err := s.call(func() C.tw_status {
+		return C.twgo_session_run(s.c, feedsPtr, C.size_t(len(raw)), C.uintptr_t(handle), noHooks)
+	})
+	runtime.KeepAlive(feeds)
+	return err
+}
+
+// SetGlobalStep sets the global step (outside a step; inside one use StepContext.SetGlobalStep).
+func (s *Session) SetGlobalStep(value int64) error {
+	if err := s.live(); err != nil {
+		return err
+	}
+	return check(func() C.tw_status { return C.tw_session_set_global_step(s.c, C.int64_t(value)) })
+}
+
+// Close closes the session — End on every hook, unless a run failed — and frees it. The session is
+// freed even when an End fails; closing twice fails with FailedPrecondition.
+func (s *Session) Close() error {
+	if err := s.live(); err != nil {
+		return err
+	}
+	err := s.call(func() C.tw_status { return C.tw_session_close(s.c) })
+	s.destroy()
+	return err
+}
+
+func (s *Session) destroy() {
+	if s.c == nil {
+		return
+	}
+	C.tw_session_destroy(s.c) // releases the Go hooks' handles
+	s.c = nil
+	for _, v := range s.variables {
+		v.c.users--
+	}
+	s.variables = nil
+	runtime.SetFinalizer(s, nil)
+}
+
+// SessionRef is a session as hooks see it (TF's run_context.session); a Session embeds one. The
+// SessionRef passed to a hook is valid during the call only.
+type SessionRef struct {
+	c *C.tw_session
+}
+
+func (r *SessionRef) live() error {
+	if r == nil || r.c == nil {
+		return &Error{Status: FailedPrecondition, Message: "Session is closed."}
+	}
+	return nil
+}
+
+// GlobalStep is the current global step (in AfterRun, already the value after the step).
+func (r *SessionRef) GlobalStep() (int64, error) {
+	if err := r.live(); err != nil {
+		return 0, err
+	}
+	var out C.int64_t
+	err := check(func() C.tw_status { return C.tw_session_get_global_step(r.c, &out) })
+	return int64(out), err
+}
+
+// ShouldStop reports a stop request, or a closed or failed session.
+func (r *SessionRef) ShouldStop() bool {
+	return r == nil || r.c == nil || C.tw_session_should_stop(r.c) != 0
+}
+
+// RequestStop requests a stop (the Coordinator's request_stop).
+func (r *SessionRef) RequestStop() error {
+	if err := r.live(); err != nil {
+		return err
+	}
+	return check(func() C.tw_status { return C.tw_session_request_stop(r.c) })
+}
+
+// IsChief reports whether the session is a chief.
+func (r *SessionRef) IsChief() bool { return r != nil && r.c != nil && C.tw_session_is_chief(r.c) != 0 }
+
+// Variable is a registered variable's view, zero copy (write through Values to update it).
+func (r *SessionRef) Variable(name string) (View, error) {
+	if err := r.live(); err != nil {
+		return View{}, err
+	}
+	return variable(r.c, name)
+}
+
+func variable(c *C.tw_session, name string) (View, error) {
+	cname, err := cString("variable name", name)
+	if err != nil {
+		return View{}, err
+	}
+	defer C.free(unsafe.Pointer(cname))
+	var t C.tw_tensor
+	C.tw_tensor_init(&t)
+	if err := check(func() C.tw_status { return C.tw_session_get_variable(c, cname, &t) }); err != nil {
+		return View{}, err
+	}
+	return viewOf(&t), nil
+}
+
+var errOutsideCallback = &Error{Status: FailedPrecondition, Message: "context used outside its callback"}
+
+// RunContext is TF's SessionRunContext with this hook's SessionRunArgs and SessionRunValues, valid
+// during BeforeRun and AfterRun only.
+type RunContext struct {
+	c *C.tw_run_context
+}
+
+// RequestFetch asks, in BeforeRun, for the values named (outputs, variables, "global_step" or glob
+// patterns) in this hook's AfterRun.
+func (ctx *RunContext) RequestFetch(names ...string) error {
+	for _, name := range names {
+		if ctx.c == nil {
+			return errOutsideCallback
+		}
+		cname, err := cString("fetch name", name)
+		if err != nil {
+			return err
+		}
+		err = check(func() C.tw_status { return C.tw_run_context_request_fetch(ctx.c, cname) })
+		C.free(unsafe.Pointer(cname))
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// RequestStop is TF's run_context.request_stop(): latched after every hook's AfterRun.
+func (ctx *RunContext) RequestStop() error {
+	if ctx.c == nil {
+		return errOutsideCallback
+	}
+	return check(func() C.tw_status { return C.tw_run_context_request_stop(ctx.c) })
+}
+
+// StopRequested reports whether a hook requested a stop in this run.
+func (ctx *RunContext) StopRequested() bool {
+	return ctx.c != nil && C.tw_run_context_stop_requested(ctx.c) != 0
+}
+
+// Session is the running session, valid during the callback.
+func (ctx *RunContext) Session() *SessionRef {
+	if ctx.c == nil {
+		return &SessionRef{}
+	}
+	return &SessionRef{c: C.tw_run_context_session(ctx.c)}
+}
+
+// Result is, in AfterRun, the value fetched as name; zero copy, valid during the callback.
+func (ctx *RunContext) Result(name string) (View, error) {
+	if ctx.c == nil {
+		return View{}, errOutsideCallback
+	}
+	cname, err := cString("result name", name)
+	if err != nil {
+		return View{}, err
+	}
+	defer C.free(unsafe.Pointer(cname))
+	var t C.tw_tensor
+	C.tw_tensor_init(&t)
+	if err := check(func() C.tw_status { return C.tw_run_context_get_result(ctx.c, cname, &t) }); err != nil {
+		return View{}, err
+	}
+	return viewOf(&t), nil
+}
+
+// StepContext is what the step function sees, valid during the step only.
+type StepContext struct {
+	c *C.tw_step_context
+}
+
+// Feed is the feed named (hooks' and the caller's, merged); zero copy, valid during the step.
+func (ctx *StepContext) Feed(name string) (View, error) {
+	if ctx.c == nil {
+		return View{}, errOutsideCallback
+	}
+	cname, err := cString("feed name", name)
+	if err != nil {
+		return View{}, err
+	}
+	defer C.free(unsafe.Pointer(cname))
+	var t C.tw_tensor
+	C.tw_tensor_init(&t)
+	if err := check(func() C.tw_status { return C.tw_step_context_find_feed(ctx.c, cname, &t) }); err != nil {
+		return View{}, err
+	}
+	return viewOf(&t), nil
+}
+
+// IsRequested reports whether a hook asked for name in this run (so the step may skip it otherwise).
+func (ctx *StepContext) IsRequested(name string) bool {
+	if ctx.c == nil {
+		return false
+	}
+	cname, err := cString("name", name)
+	if err != nil {
+		return false
+	}
+	defer C.free(unsafe.Pointer(cname))
+	return C.tw_step_context_is_requested(ctx.c, cname) != 0
+}
+
+// Publish publishes an output for hooks to fetch; the library copies it. values is a scalar or a
+// slice of an Element type; shape defaults to a scalar for a scalar and to 1-d for a slice.
+func (ctx *StepContext) Publish(name string, values any, shape ...int64) error {
+	if ctx.c == nil {
+		return errOutsideCallback
+	}
+	dtype, data, n, scalar := elementsOf(values)
+	if dtype == 0 {
+		return invalid("output '%s': cannot publish a %T", name, values)
+	}
+	if shape == nil && !scalar {
+		shape = []int64{int64(n)}
+	}
+	if count, err := elementCount(shape); err != nil {
+		return err
+	} else if count != n {
+		return invalid("output '%s': shape %v does not hold %d elements", name, shape, n)
+	}
+	cname, err := cString("output name", name)
+	if err != nil {
+		return err
+	}
+	defer C.free(unsafe.Pointer(cname))
+	var shapePtr *C.int64_t
+	if len(shape) > 0 {
+		shapePtr = (*C.int64_t)(unsafe.Pointer(&shape[0]))
+	}
+	err = check(func() C.tw_status {
+		return C.twgo_publish_copy(ctx.c, cname, C.int32_t(dtype), data, C.int32_t(len(shape)), shapePtr)
+	})
+	runtime.KeepAlive(values)
+	return err
+}
+
+// elementsOf returns the dtype, data pointer and count of a scalar or slice of an Element type.
+func elementsOf(values any) (dtype DType, data unsafe.Pointer, n int, scalar bool) {
+	switch v := values.(type) {
+	case float32:
+		return Float32, unsafe.Pointer(&v), 1, true
+	case float64:
+		return Float64, unsafe.Pointer(&v), 1, true
+	case int32:
+		return Int32, unsafe.Pointer(&v), 1, true
+	case int64:
+		return Int64, unsafe.Pointer(&v), 1, true
+	case []float32:
+		return Float32, slicePointer(v), len(v), false
+	case []float64:
+		return Float64, slicePointer(v), len(v), false
+	case []int8:
+		return Int8, slicePointer(v), len(v), false
+	case []int16:
+		return Int16, slicePointer(v), len(v), false
+	case []int32:
+		return Int32, slicePointer(v), len(v), false
+	case []int64:
+		return Int64, slicePointer(v), len(v), false
+	case []uint8:
+		return Uint8, slicePointer(v), len(v), false
+	case []uint16:
+		return Uint16, slicePointer(v), len(v), false
+	case []uint32:
+		return Uint32, slicePointer(v), len(v), false
+	case []uint64:
+		return Uint64, slicePointer(v), len(v), false
+	}
+	return 0, nil, 0, false
+}
+
+func slicePointer[T Element](s []T) unsafe.Pointer {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(&s[0])
+}
+
+// GlobalStep is the global step at the start of this run.
+func (ctx *StepContext) GlobalStep() int64 {
+	if ctx.c == nil {
+		return 0
+	}
+	return int64(C.tw_step_context_global_step(ctx.c))
+}
+
+// SetGlobalStep sets the global step to value when the step succeeds, instead of the automatic +1.
+func (ctx *StepContext) SetGlobalStep(value int64) error {
+	if ctx.c == nil {
+		return errOutsideCallback
+	}
+	return check(func() C.tw_status { return C.tw_step_context_set_global_step(ctx.c, C.int64_t(value)) })
+}
+
+// RequestStop is TF's step_context.request_stop(): return its error from the step for a clean end.
+func (ctx *StepContext) RequestStop() error {
+	if ctx.c == nil {
+		return errOutsideCallback
+	}
+	return check(func() C.tw_status { return C.tw_step_context_request_stop(ctx.c) })
+}
+
+// Variable is a registered variable's view, to update in place through Values.
+func (ctx *StepContext) Variable(name string) (View, error) {
+	if ctx.c == nil {
+		return View{}, errOutsideCallback
+	}
+	return variable(C.tw_step_context_session(ctx.c), name)
+}

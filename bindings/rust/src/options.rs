@@ -1,0 +1,208 @@
+//! Session options: an owned `tw_options` with typed setters, and the variables a session checkpoints.
+use std::ffi::CStr;
+use std::marker::PhantomData;
+use std::os::raw::c_void;
+use std::path::Path;
+use std::ptr::{self, NonNull};
+
+use crate::error::{c_string, check, Error, Result};
+use crate::sys;
+use crate::tensor::{element_count, Element};
+
+/// Option keys (`tw_option`). Each has one type; the setter of another type fails with
+/// `InvalidArgument`. The comments give the type and TF's default.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Opt {
+    /// i64 0/1, default 1.
+    IsChief,
+    /// string, default unset: where the chief restores from.
+    CheckpointDir,
+    /// i64, default 10, -1 = unlimited.
+    MaxRecoveryAttempts,
+    /// f64 seconds, default 1.
+    RecoveryBackoffSecs,
+    /// f64 seconds, default 60.
+    RecoveryBackoffMaxSecs,
+    /// f64 seconds, default 30.
+    RecoveryWaitSecs,
+    /// f64 seconds, default 1800.
+    MaxWaitSecs,
+    /// i64 0/1, default 1.
+    AutoIncrementGlobalStep,
+    /// i64, default 0.
+    InitialGlobalStep,
+    /// i64 0/1, default 0.
+    CheckNumerics,
+    /// i64, default 5.
+    MaxToKeep,
+    /// f64, default 10000.
+    KeepCheckpointEveryNHours,
+    /// f64 seconds, no default.
+    SaveCheckpointSecs,
+    /// i64, no default.
+    SaveCheckpointSteps,
+    /// string, default "model.ckpt".
+    CheckpointBasename,
+    /// i64 0/1, default 1.
+    AsyncCheckpoint,
+    /// i64 (a `tw_nan_action`), default 0 = fail.
+    NanAction,
+    /// i64 0/1, default 1.
+    NanDetectInf,
+    /// i64, default 1.
+    NanEveryNSteps,
+    /// i64, default 3.
+    NanMaxRollbacks,
+}
+
+impl Opt {
+    /// The stable `tw_option` value.
+    pub fn raw(self) -> sys::tw_option {
+        match self {
+            Opt::IsChief => 1,
+            Opt::CheckpointDir => 2,
+            Opt::MaxRecoveryAttempts => 3,
+            Opt::RecoveryBackoffSecs => 4,
+            Opt::RecoveryBackoffMaxSecs => 5,
+            Opt::RecoveryWaitSecs => 6,
+            Opt::MaxWaitSecs => 7,
+            Opt::AutoIncrementGlobalStep => 8,
+            Opt::InitialGlobalStep => 9,
+            Opt::CheckNumerics => 10,
+            Opt::MaxToKeep => 11,
+            Opt::KeepCheckpointEveryNHours => 12,
+            Opt::SaveCheckpointSecs => 13,
+            Opt::SaveCheckpointSteps => 14,
+            Opt::CheckpointBasename => 15,
+            Opt::AsyncCheckpoint => 16,
+            Opt::NanAction => 100,
+            Opt::NanDetectInf => 101,
+            Opt::NanEveryNSteps => 102,
+            Opt::NanMaxRollbacks => 103,
+        }
+    }
+}
+
+/// Session options (`tw_options`), and the variables sessions made from them train, save and
+/// restore in place. `'v` is the borrow of those variables: a session made from these options keeps
+/// it, so the buffers outlive every session that may write into them.
+///
+/// ```no_run
+/// # fn main() -> trainwatch::Result<()> {
+/// let mut w = [0f32; 4];
+/// let mut opts = trainwatch::Options::new()?;
+/// opts.variable("w", &mut w, &[4])?
+///     .set_str(trainwatch::Opt::CheckpointDir, "/tmp/ckpt")?
+///     .set_i64(trainwatch::Opt::SaveCheckpointSteps, 100)?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Options<'v> {
+    raw: NonNull<sys::tw_options>,
+    _variables: PhantomData<&'v mut [u8]>,
+}
+
+impl<'v> Options<'v> {
+    /// Every default (TF's).
+    pub fn new() -> Result<Options<'v>> {
+        let mut raw = ptr::null_mut();
+        // SAFETY: a valid out-pointer.
+        check(unsafe { sys::tw_options_create(&mut raw) })?;
+        let raw = NonNull::new(raw).ok_or_else(|| Error::new(crate::Code::Internal, "tw_options_create gave NULL"))?;
+        Ok(Options { raw, _variables: PhantomData })
+    }
+
+    pub fn set_i64(&mut self, key: Opt, value: i64) -> Result<&mut Self> {
+        // SAFETY: self.raw is a live options object.
+        check(unsafe { sys::tw_options_set_int64(self.raw.as_ptr(), key.raw(), value) })?;
+        Ok(self)
+    }
+
+    /// For the 0/1 options.
+    pub fn set_bool(&mut self, key: Opt, value: bool) -> Result<&mut Self> {
+        self.set_i64(key, value as i64)
+    }
+
+    pub fn set_f64(&mut self, key: Opt, value: f64) -> Result<&mut Self> {
+        // SAFETY: as above.
+        check(unsafe { sys::tw_options_set_double(self.raw.as_ptr(), key.raw(), value) })?;
+        Ok(self)
+    }
+
+    pub fn set_str(&mut self, key: Opt, value: &str) -> Result<&mut Self> {
+        let value = c_string("option value", value)?;
+        // SAFETY: the library copies the string.
+        check(unsafe { sys::tw_options_set_string(self.raw.as_ptr(), key.raw(), value.as_ptr()) })?;
+        Ok(self)
+    }
+
+    /// A path option (`CheckpointDir`); the path must be UTF-8.
+    pub fn set_path(&mut self, key: Opt, value: impl AsRef<Path>) -> Result<&mut Self> {
+        let value = value.as_ref();
+        let text = value.to_str().ok_or_else(|| Error::invalid(format!("path {:?} is not UTF-8", value)))?;
+        self.set_str(key, text)
+    }
+
+    /// TF's `None` for the option.
+    pub fn set_none(&mut self, key: Opt) -> Result<&mut Self> {
+        // SAFETY: as above.
+        check(unsafe { sys::tw_options_set_none(self.raw.as_ptr(), key.raw()) })?;
+        Ok(self)
+    }
+
+    pub fn get_i64(&self, key: Opt) -> Result<i64> {
+        let mut out = 0;
+        // SAFETY: valid object and out-pointer.
+        check(unsafe { sys::tw_options_get_int64(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        Ok(out)
+    }
+
+    pub fn get_f64(&self, key: Opt) -> Result<f64> {
+        let mut out = 0.0;
+        // SAFETY: valid object and out-pointer.
+        check(unsafe { sys::tw_options_get_double(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        Ok(out)
+    }
+
+    /// `None` for an unset string option.
+    pub fn get_str(&self, key: Opt) -> Result<Option<String>> {
+        let mut out = ptr::null();
+        // SAFETY: valid object and out-pointer; the string is copied before the next call.
+        check(unsafe { sys::tw_options_get_string(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        Ok(if out.is_null() { None } else { Some(unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned()) })
+    }
+
+    /// Registers `data` as the variable `name` with `shape` (element count = `data.len()`): hooks can
+    /// fetch it, checkpoints save it and restore writes into it, zero copy. While sessions run, reach
+    /// it through `SessionRef::variable` or `StepContext::variable_mut`.
+    pub fn variable<T: Element>(&mut self, name: &str, data: &'v mut [T], shape: &[i64]) -> Result<&mut Self> {
+        if element_count(shape)? != data.len() {
+            return Err(Error::invalid(format!("variable '{}': shape {:?} does not hold {} elements", name, shape, data.len())));
+        }
+        let c_name = c_string("variable name", name)?;
+        let view = sys::tw_tensor {
+            dtype: T::DTYPE.raw(),
+            name: c_name.as_ptr(),
+            data: data.as_mut_ptr() as *mut c_void,
+            ndim: shape.len() as i32,
+            shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
+            ..sys::tw_tensor::init()
+        };
+        // SAFETY: the view is copied; the data is borrowed for 'v, which every session made from
+        // these options carries.
+        check(unsafe { sys::tw_options_add_variable(self.raw.as_ptr(), &view) })?;
+        Ok(self)
+    }
+
+    pub(crate) fn as_ptr(&self) -> *const sys::tw_options {
+        self.raw.as_ptr()
+    }
+}
+
+impl Drop for Options<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owned, freed once.
+        unsafe { sys::tw_options_destroy(self.raw.as_ptr()) }
+    }
+}

@@ -1,0 +1,355 @@
+//! Sessions and the contexts the library lends to hooks and step functions.
+use std::ffi::CStr;
+use std::marker::PhantomData;
+use std::mem;
+use std::ops::Deref;
+use std::os::raw::c_void;
+use std::ptr::{self, NonNull};
+use std::slice;
+
+use crate::error::{c_string, call, call_in_drop, check, guard, Code, Error, Result};
+use crate::hook::Hook;
+use crate::options::Options;
+use crate::sys;
+use crate::tensor::{Element, TensorRef, View};
+
+/// A session as hooks see it (TF's `run_context.session`): the global step, stop requests, variables.
+/// Borrowed: valid for `'a`.
+#[derive(Debug)]
+pub struct SessionRef<'a> {
+    raw: *mut sys::tw_session,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl<'a> SessionRef<'a> {
+    pub(crate) fn from_raw(raw: *mut sys::tw_session) -> SessionRef<'a> {
+        SessionRef { raw, _borrow: PhantomData }
+    }
+
+    /// The current global step (in `after_run`, already the value after the step).
+    pub fn global_step(&self) -> Result<i64> {
+        let mut out = 0;
+        // SAFETY: the library checks the handle; out is valid.
+        check(unsafe { sys::tw_session_get_global_step(self.raw, &mut out) })?;
+        Ok(out)
+    }
+
+    /// Set by a hook's or the caller's stop request; also true once closed or failed.
+    pub fn should_stop(&self) -> bool {
+        // SAFETY: any pointer the library handed out, or NULL.
+        unsafe { sys::tw_session_should_stop(self.raw) != 0 }
+    }
+
+    /// Requests a stop (the Coordinator's `request_stop`).
+    pub fn request_stop(&self) -> Result<()> {
+        // SAFETY: as above.
+        check(unsafe { sys::tw_session_request_stop(self.raw) })
+    }
+
+    pub fn is_chief(&self) -> bool {
+        // SAFETY: as above.
+        unsafe { sys::tw_session_is_chief(self.raw) != 0 }
+    }
+
+    /// The variable `name` as registered through `Options::variable`, zero copy.
+    pub fn variable<T: Element>(&self, name: &str) -> Result<&[T]> {
+        let name = c_string("variable name", name)?;
+        let mut view = sys::tw_tensor::init();
+        // SAFETY: valid pointers; the view points at the caller's buffer, borrowed by the session.
+        check(unsafe { sys::tw_session_get_variable(self.raw, name.as_ptr(), &mut view) })?;
+        // SAFETY: the buffer lives as long as the session ('v) and so as long as &self.
+        unsafe { TensorRef::from_raw(view) }.as_slice::<T>()
+    }
+}
+
+/// A `MonitoredSession` (recovering from preemption) or `SingularMonitoredSession`. Dropping it
+/// without `close` abandons it: no hook hears `end`. `'v` is the borrow of the variables of the
+/// options it was made from. Derefs to `SessionRef` for the global step, stop and variables.
+#[derive(Debug)]
+pub struct Session<'v> {
+    handle: SessionRef<'v>,
+    _variables: PhantomData<&'v mut [u8]>,
+}
+
+struct StepState<'f, R, F> {
+    step: &'f mut F,
+    value: Option<R>,
+}
+
+/// # Safety
+/// `user` is the `StepState` that `Session::run` keeps alive for the call.
+unsafe extern "C" fn step_trampoline<R, F>(user: *mut c_void, ctx: *mut sys::tw_step_context) -> sys::tw_status
+where
+    F: FnMut(&mut StepContext<'_>) -> Result<R>,
+{
+    guard(|| {
+        let state = &mut *(user as *mut StepState<'_, R, F>);
+        let value = (state.step)(&mut StepContext::from_raw(ctx))?;
+        state.value = Some(value);
+        Ok(())
+    })
+}
+
+type CreateFn = unsafe extern "C" fn(*mut *mut sys::tw_session, *const sys::tw_options, *const *mut sys::tw_hook, usize) -> sys::tw_status;
+
+impl<'v> Session<'v> {
+    /// TF's `MonitoredSession`: `begin` on every hook, restore (chief, from `Opt::CheckpointDir`) or
+    /// initialize, `after_create_session` on every hook. `opts` may be `None` (defaults).
+    pub fn monitored(opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
+        Session::create(sys::tw_monitored_session_create, opts, hooks)
+    }
+
+    /// TF's `SingularMonitoredSession`: no recovery, always a chief.
+    pub fn singular(opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
+        Session::create(sys::tw_singular_monitored_session_create, opts, hooks)
+    }
+
+    fn create(create: CreateFn, opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
+        let raw_hooks: Vec<*mut sys::tw_hook> = hooks.iter().map(|h| h.as_ptr()).collect();
+        let opts = opts.map_or(ptr::null(), Options::as_ptr);
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid pointers for the call; the session takes its own hook references.
+        call(|| unsafe { create(&mut raw, opts, raw_hooks.as_ptr(), raw_hooks.len()) })?;
+        Ok(Session { handle: SessionRef::from_raw(raw), _variables: PhantomData })
+    }
+
+    /// One step with hooks: `before_run` on every hook → `step` → global step += 1 → fetches →
+    /// `after_run` on every hook. Returns what the step returned (the last time it ran: recovery may
+    /// run it again). `Err` with `Code::OutOfRange` / `StopIteration` is a clean end of training.
+    pub fn run<R, F>(&mut self, feeds: &[View<'_>], mut step: F) -> Result<R>
+    where
+        F: FnMut(&mut StepContext<'_>) -> Result<R>,
+    {
+        self.run_with(sys::tw_session_run, feeds, &mut step)
+    }
+
+    /// The same step without hooks and without touching the global step (evaluation, iterator
+    /// resets); recovery still applies.
+    pub fn run_without_hooks<R, F>(&mut self, feeds: &[View<'_>], mut step: F) -> Result<R>
+    where
+        F: FnMut(&mut StepContext<'_>) -> Result<R>,
+    {
+        self.run_with(sys::tw_session_run_without_hooks, feeds, &mut step)
+    }
+
+    fn run_with<R, F>(
+        &mut self,
+        run: unsafe extern "C" fn(*mut sys::tw_session, *const sys::tw_tensor, usize, Option<sys::tw_step_fn>, *mut c_void) -> sys::tw_status,
+        feeds: &[View<'_>],
+        step: &mut F,
+    ) -> Result<R>
+    where
+        F: FnMut(&mut StepContext<'_>) -> Result<R>,
+    {
+        let raw_feeds: Vec<sys::tw_tensor> = feeds.iter().map(View::raw).collect();
+        let mut state = StepState { step, value: None };
+        let user = &mut state as *mut StepState<'_, R, F> as *mut c_void;
+        // SAFETY: feeds and state outlive the call; the trampoline matches R and F.
+        call(|| unsafe { run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user) })?;
+        state.value.ok_or_else(|| Error::new(Code::Internal, "the run succeeded without running the step"))
+    }
+
+    /// Closes the session: `end` on every hook (skipped after a failed run).
+    pub fn close(&mut self) -> Result<()> {
+        // SAFETY: a live session.
+        call(|| unsafe { sys::tw_session_close(self.handle.raw) })
+    }
+
+    /// Sets the global step (outside a step; inside one use `StepContext::set_global_step`).
+    pub fn set_global_step(&mut self, value: i64) -> Result<()> {
+        // SAFETY: a live session.
+        check(unsafe { sys::tw_session_set_global_step(self.handle.raw, value) })
+    }
+}
+
+impl<'v> Deref for Session<'v> {
+    type Target = SessionRef<'v>;
+    fn deref(&self) -> &SessionRef<'v> {
+        &self.handle
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        // SAFETY: owned, freed once; may drop hooks whose last reference it held.
+        call_in_drop(|| unsafe { sys::tw_session_destroy(self.handle.raw) });
+    }
+}
+
+/// TF's `SessionRunContext` plus this hook's `SessionRunArgs`/`SessionRunValues`, lent to
+/// `before_run` and `after_run`.
+#[derive(Debug)]
+pub struct RunContext<'a> {
+    raw: NonNull<sys::tw_run_context>,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl<'a> RunContext<'a> {
+    /// # Safety
+    /// `raw` is the context the library passed to the running callback.
+    pub(crate) unsafe fn from_raw(raw: *mut sys::tw_run_context) -> RunContext<'a> {
+        RunContext { raw: NonNull::new_unchecked(raw), _borrow: PhantomData }
+    }
+
+    /// In `before_run`: fetch `name` (an output, a variable, "global_step", or a glob pattern) for
+    /// this hook's `after_run`.
+    pub fn request_fetch(&mut self, name: &str) -> Result<()> {
+        let name = c_string("fetch name", name)?;
+        // SAFETY: a live context; the name is copied.
+        check(unsafe { sys::tw_run_context_request_fetch(self.raw.as_ptr(), name.as_ptr()) })
+    }
+
+    /// TF's `run_context.request_stop()`: latched after every hook's `after_run`.
+    pub fn request_stop(&mut self) -> Result<()> {
+        // SAFETY: a live context.
+        check(unsafe { sys::tw_run_context_request_stop(self.raw.as_ptr()) })
+    }
+
+    pub fn stop_requested(&self) -> bool {
+        // SAFETY: a live context.
+        unsafe { sys::tw_run_context_stop_requested(self.raw.as_ptr()) != 0 }
+    }
+
+    /// The running session.
+    pub fn session(&self) -> SessionRef<'_> {
+        // SAFETY: a live context.
+        SessionRef::from_raw(unsafe { sys::tw_run_context_session(self.raw.as_ptr()) })
+    }
+
+    /// In `after_run`: the value fetched as `name` (valid during the callback).
+    pub fn result(&self, name: &str) -> Result<TensorRef<'_>> {
+        let name = c_string("result name", name)?;
+        let mut view = sys::tw_tensor::init();
+        // SAFETY: valid pointers.
+        check(unsafe { sys::tw_run_context_get_result(self.raw.as_ptr(), name.as_ptr(), &mut view) })?;
+        // SAFETY: valid until the run returns, so for the borrow of self.
+        Ok(unsafe { TensorRef::from_raw(view) })
+    }
+
+    /// In `after_run`: every resolved value, in request order.
+    pub fn results(&self) -> Result<Vec<TensorRef<'_>>> {
+        // SAFETY: a live context.
+        let count = unsafe { sys::tw_run_context_result_count(self.raw.as_ptr()) };
+        (0..count)
+            .map(|i| {
+                let mut view = sys::tw_tensor::init();
+                // SAFETY: valid pointers.
+                check(unsafe { sys::tw_run_context_result_at(self.raw.as_ptr(), i, &mut view) })?;
+                // SAFETY: as in result().
+                Ok(unsafe { TensorRef::from_raw(view) })
+            })
+            .collect()
+    }
+}
+
+/// What the step function sees: feeds, requested names, outputs to publish, the global step.
+#[derive(Debug)]
+pub struct StepContext<'a> {
+    raw: NonNull<sys::tw_step_context>,
+    _borrow: PhantomData<&'a mut ()>,
+}
+
+impl<'a> StepContext<'a> {
+    /// # Safety
+    /// `raw` is the context the library passed to the running step.
+    pub(crate) unsafe fn from_raw(raw: *mut sys::tw_step_context) -> StepContext<'a> {
+        StepContext { raw: NonNull::new_unchecked(raw), _borrow: PhantomData }
+    }
+
+    /// The feed `name` (hooks' feeds and the caller's, merged).
+    pub fn feed(&self, name: &str) -> Result<TensorRef<'_>> {
+        let name = c_string("feed name", name)?;
+        let mut view = sys::tw_tensor::init();
+        // SAFETY: valid pointers.
+        check(unsafe { sys::tw_step_context_find_feed(self.raw.as_ptr(), name.as_ptr(), &mut view) })?;
+        // SAFETY: valid until the step returns.
+        Ok(unsafe { TensorRef::from_raw(view) })
+    }
+
+    /// Every feed of this run.
+    pub fn feeds(&self) -> Result<Vec<TensorRef<'_>>> {
+        // SAFETY: a live context.
+        let count = unsafe { sys::tw_step_context_feed_count(self.raw.as_ptr()) };
+        (0..count)
+            .map(|i| {
+                let mut view = sys::tw_tensor::init();
+                // SAFETY: valid pointers.
+                check(unsafe { sys::tw_step_context_feed_at(self.raw.as_ptr(), i, &mut view) })?;
+                // SAFETY: valid until the step returns.
+                Ok(unsafe { TensorRef::from_raw(view) })
+            })
+            .collect()
+    }
+
+    /// Whether a hook asked for `name` in this run, so the step can skip computing it otherwise.
+    pub fn is_requested(&self, name: &str) -> bool {
+        match c_string("name", name) {
+            // SAFETY: valid pointers.
+            Ok(name) => unsafe { sys::tw_step_context_is_requested(self.raw.as_ptr(), name.as_ptr()) != 0 },
+            Err(_) => false,
+        }
+    }
+
+    /// The names and patterns hooks requested in this run.
+    pub fn requested(&self) -> Result<Vec<String>> {
+        // SAFETY: a live context.
+        let count = unsafe { sys::tw_step_context_requested_count(self.raw.as_ptr()) };
+        (0..count)
+            .map(|i| {
+                let mut name = ptr::null();
+                // SAFETY: valid pointers; the string is copied at once.
+                check(unsafe { sys::tw_step_context_requested_at(self.raw.as_ptr(), i, &mut name) })?;
+                Ok(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+
+    /// Publishes an output for hooks to fetch; the library copies it.
+    pub fn publish(&mut self, output: &View<'_>) -> Result<()> {
+        let raw = output.raw();
+        // SAFETY: the view is valid for the call and copied.
+        check(unsafe { sys::tw_step_context_publish_copy(self.raw.as_ptr(), &raw) })
+    }
+
+    /// Publishes a scalar output.
+    pub fn publish_scalar<T: Element>(&mut self, name: &str, value: T) -> Result<()> {
+        self.publish(&View::scalar(name, &value)?)
+    }
+
+    /// The global step at the start of this run.
+    pub fn global_step(&self) -> i64 {
+        // SAFETY: a live context.
+        unsafe { sys::tw_step_context_global_step(self.raw.as_ptr()) }
+    }
+
+    /// Sets the global step to `value` when the step succeeds, instead of the automatic +1.
+    pub fn set_global_step(&mut self, value: i64) -> Result<()> {
+        // SAFETY: a live context.
+        check(unsafe { sys::tw_step_context_set_global_step(self.raw.as_ptr(), value) })
+    }
+
+    /// TF's `step_context.request_stop()`: the error to return from the step (`Code::StopIteration`,
+    /// a clean end): `return Err(ctx.request_stop());`.
+    pub fn request_stop(&mut self) -> Error {
+        // SAFETY: a live context.
+        Error::last(unsafe { sys::tw_step_context_request_stop(self.raw.as_ptr()) })
+    }
+
+    /// The variable `name`, to update in place (zero copy).
+    pub fn variable_mut<T: Element>(&mut self, name: &str) -> Result<&mut [T]> {
+        let c_name = c_string("variable name", name)?;
+        let mut view = sys::tw_tensor::init();
+        // SAFETY: valid pointers.
+        check(unsafe {
+            let session = sys::tw_step_context_session(self.raw.as_ptr());
+            sys::tw_session_get_variable(session, c_name.as_ptr(), &mut view)
+        })?;
+        // SAFETY: variables are contiguous buffers the session borrows mutably for 'v; the exclusive
+        // borrow of self keeps this the only reference handed out during the step.
+        let elements = unsafe { TensorRef::from_raw(view) }.as_slice::<T>()?;
+        let (data, len) = (elements.as_ptr() as *mut T, elements.len());
+        Ok(if len == 0 { &mut [] } else { unsafe { slice::from_raw_parts_mut(data, len) } })
+    }
+}
+
+const _: () = assert!(mem::size_of::<sys::tw_tensor>() == 48);

@@ -1,0 +1,308 @@
+//! Element types, borrowed views handed to the library (`View`), and views the library hands back
+//! (`TensorRef`).
+use std::ffi::{CStr, CString};
+use std::marker::PhantomData;
+use std::mem;
+use std::os::raw::c_void;
+use std::ptr;
+use std::slice;
+
+use crate::error::{c_string, Error, Result};
+use crate::sys;
+
+/// `tw_dtype`: the element types the library knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DType {
+    Bool,
+    I8,
+    I16,
+    I32,
+    I64,
+    U8,
+    U16,
+    U32,
+    U64,
+    F16,
+    BF16,
+    F32,
+    F64,
+    F8E4M3FN,
+    F8E5M2,
+}
+
+const DTYPES: [DType; 15] = [
+    DType::Bool,
+    DType::I8,
+    DType::I16,
+    DType::I32,
+    DType::I64,
+    DType::U8,
+    DType::U16,
+    DType::U32,
+    DType::U64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+    DType::F8E4M3FN,
+    DType::F8E5M2,
+];
+
+impl DType {
+    /// The `tw_dtype` value (stable: `Bool` = 1 … `F8E5M2` = 15).
+    pub fn raw(self) -> i32 {
+        DTYPES.iter().position(|d| *d == self).map_or(0, |i| i as i32 + 1)
+    }
+
+    pub fn from_raw(raw: i32) -> Option<DType> {
+        if raw >= 1 && raw as usize <= DTYPES.len() {
+            Some(DTYPES[raw as usize - 1])
+        } else {
+            None
+        }
+    }
+
+    /// Bytes per element, from the library.
+    pub fn size(self) -> usize {
+        // SAFETY: a plain call with a valid enum value.
+        unsafe { sys::tw_dtype_size(self.raw()) }
+    }
+
+    /// The library's name: "float32", "bfloat16", …
+    pub fn name(self) -> &'static str {
+        // SAFETY: static NUL-terminated ASCII.
+        unsafe { CStr::from_ptr(sys::tw_dtype_name(self.raw())) }.to_str().unwrap_or("invalid")
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A Rust type whose values the library reads and writes as one of its dtypes. Sealed: only the
+/// primitive types below, whose layout is the dtype's (bool is not one: any byte could come back).
+pub trait Element: Copy + sealed::Sealed + 'static {
+    const DTYPE: DType;
+}
+
+macro_rules! elements {
+    ($($t:ty => $d:ident),*) => {$(
+        impl sealed::Sealed for $t {}
+        impl Element for $t { const DTYPE: DType = DType::$d; }
+    )*};
+}
+elements!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u32 => U32,
+          u64 => U64, f32 => F32, f64 => F64);
+
+pub(crate) fn element_count(shape: &[i64]) -> Result<usize> {
+    shape.iter().try_fold(1usize, |n, &extent| {
+        let extent = usize::try_from(extent).map_err(|_| Error::invalid(format!("negative extent in shape {:?}", shape)))?;
+        n.checked_mul(extent).ok_or_else(|| Error::invalid(format!("shape {:?} overflows", shape)))
+    })
+}
+
+/// A named, borrowed, row-major view of memory the caller owns: a feed, an output to publish, or a
+/// tensor to scan. The library never keeps it past the call it is given to.
+#[derive(Debug)]
+pub struct View<'a> {
+    name: CString,
+    dtype: DType,
+    data: *const c_void,
+    shape: Vec<i64>,
+    _borrow: PhantomData<&'a [u8]>,
+}
+
+impl<'a> View<'a> {
+    /// A view of `data` with `shape` (its element count must equal `data.len()`; `&[]` is a scalar).
+    pub fn new<T: Element>(name: &str, data: &'a [T], shape: &[i64]) -> Result<View<'a>> {
+        if element_count(shape)? != data.len() {
+            return Err(Error::invalid(format!(
+                "view '{}': shape {:?} does not hold {} elements",
+                name,
+                shape,
+                data.len()
+            )));
+        }
+        Ok(View {
+            name: c_string("name", name)?,
+            dtype: T::DTYPE,
+            data: data.as_ptr() as *const c_void,
+            shape: shape.to_vec(),
+            _borrow: PhantomData,
+        })
+    }
+
+    /// A 0-d view of one value.
+    pub fn scalar<T: Element>(name: &str, value: &'a T) -> Result<View<'a>> {
+        View::new(name, slice::from_ref(value), &[])
+    }
+
+    /// A view of raw bytes as `dtype` (for f16, bf16 and fp8, which have no Rust type).
+    pub fn from_bytes(name: &str, dtype: DType, data: &'a [u8], shape: &[i64]) -> Result<View<'a>> {
+        if element_count(shape)?.checked_mul(dtype.size()) != Some(data.len()) {
+            return Err(Error::invalid(format!(
+                "view '{}': shape {:?} of {} is not {} bytes",
+                name,
+                shape,
+                dtype.name(),
+                data.len()
+            )));
+        }
+        Ok(View {
+            name: c_string("name", name)?,
+            dtype,
+            data: data.as_ptr() as *const c_void,
+            shape: shape.to_vec(),
+            _borrow: PhantomData,
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        self.name.to_str().unwrap_or("")
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn shape(&self) -> &[i64] {
+        &self.shape
+    }
+
+    /// The C view; valid while `self` is.
+    pub(crate) fn raw(&self) -> sys::tw_tensor {
+        sys::tw_tensor {
+            dtype: self.dtype.raw(),
+            name: self.name.as_ptr(),
+            data: self.data as *mut c_void,
+            ndim: self.shape.len() as i32,
+            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
+            ..sys::tw_tensor::init()
+        }
+    }
+}
+
+/// A view the library lends: a fetched result, a feed, a variable. Valid for `'a` (the callback or
+/// the borrow it came from).
+#[derive(Clone, Copy, Debug)]
+pub struct TensorRef<'a> {
+    raw: sys::tw_tensor,
+    _borrow: PhantomData<&'a ()>,
+}
+
+impl<'a> TensorRef<'a> {
+    /// # Safety
+    /// `raw` must be a valid view from the library that stays valid for `'a`.
+    pub(crate) unsafe fn from_raw(raw: sys::tw_tensor) -> TensorRef<'a> {
+        TensorRef { raw, _borrow: PhantomData }
+    }
+
+    pub fn name(&self) -> &'a str {
+        if self.raw.name.is_null() {
+            return "";
+        }
+        // SAFETY: the library's names are NUL-terminated and live as long as the view.
+        unsafe { CStr::from_ptr(self.raw.name) }.to_str().unwrap_or("")
+    }
+
+    /// `None` for a dtype this crate does not know.
+    pub fn dtype(&self) -> Option<DType> {
+        DType::from_raw(self.raw.dtype)
+    }
+
+    pub fn shape(&self) -> &'a [i64] {
+        if self.raw.ndim <= 0 || self.raw.shape.is_null() {
+            return &[];
+        }
+        // SAFETY: ndim entries, valid for 'a.
+        unsafe { slice::from_raw_parts(self.raw.shape, self.raw.ndim as usize) }
+    }
+
+    pub fn len(&self) -> usize {
+        self.shape().iter().map(|&e| e.max(0) as usize).product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn is_contiguous(&self) -> bool {
+        if self.raw.strides.is_null() {
+            return true;
+        }
+        let shape = self.shape();
+        // SAFETY: ndim entries, valid for 'a.
+        let strides = unsafe { slice::from_raw_parts(self.raw.strides, shape.len()) };
+        let mut expected = 1i64;
+        for (extent, stride) in shape.iter().zip(strides).rev() {
+            if *extent > 1 && *stride != expected {
+                return false;
+            }
+            expected = expected.saturating_mul(*extent);
+        }
+        true
+    }
+
+    fn check_as<T: Element>(&self) -> Result<()> {
+        if self.raw.dtype != T::DTYPE.raw() {
+            let actual = self.dtype().map_or("invalid", DType::name);
+            return Err(Error::invalid(format!("'{}' is {}, not {}", self.name(), actual, T::DTYPE.name())));
+        }
+        if !self.is_contiguous() {
+            return Err(Error::invalid(format!("'{}' is strided", self.name())));
+        }
+        if self.len() > 0 && (self.raw.data.is_null() || self.raw.data as usize % mem::align_of::<T>() != 0) {
+            return Err(Error::invalid(format!("'{}' is not aligned for {}", self.name(), T::DTYPE.name())));
+        }
+        Ok(())
+    }
+
+    /// The elements, zero copy. Errors: another dtype, a strided or misaligned view.
+    pub fn as_slice<T: Element>(&self) -> Result<&'a [T]> {
+        self.check_as::<T>()?;
+        if self.len() == 0 {
+            return Ok(&[]);
+        }
+        // SAFETY: dtype, contiguity, alignment and length checked; valid for 'a.
+        Ok(unsafe { slice::from_raw_parts(self.raw.data as *const T, self.len()) })
+    }
+
+    /// The only element of a one-element view.
+    pub fn scalar<T: Element>(&self) -> Result<T> {
+        match self.as_slice::<T>()? {
+            [value] => Ok(*value),
+            _ => Err(Error::invalid(format!("'{}' has {} elements, not 1", self.name(), self.len()))),
+        }
+    }
+}
+
+/// What `scan` finds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ScanResult {
+    pub nan_count: i64,
+    pub pos_inf_count: i64,
+    pub neg_inf_count: i64,
+    /// Row-major index of the first NaN or ±Inf.
+    pub first_nonfinite_index: Option<i64>,
+}
+
+/// Counts the NaN, +Inf and -Inf elements of a view (SIMD, at memory bandwidth).
+pub fn scan(view: &View<'_>) -> Result<ScanResult> {
+    let mut out = sys::tw_scan_result {
+        struct_size: mem::size_of::<sys::tw_scan_result>() as u32,
+        nan_count: 0,
+        pos_inf_count: 0,
+        neg_inf_count: 0,
+        first_nonfinite_index: -1,
+    };
+    let raw = view.raw();
+    // SAFETY: both pointers are valid for the call.
+    crate::error::check(unsafe { sys::tw_scan(&mut out, &raw) })?;
+    Ok(ScanResult {
+        nan_count: out.nan_count,
+        pos_inf_count: out.pos_inf_count,
+        neg_inf_count: out.neg_inf_count,
+        first_nonfinite_index: if out.first_nonfinite_index < 0 { None } else { Some(out.first_nonfinite_index) },
+    })
+}
