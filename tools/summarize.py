@@ -3,7 +3,8 @@
 
 Arguments are meson testlog.json files (each TAP-speaking test contributes one case per "ok"/"not ok"
 line; any other test counts as one case by its result) and extra totals as "name=PASSED:FAILED" from
-suites run outside meson (pytest, Java, …). A skipped case counts as neither passed nor failed.
+suites run outside meson (pytest, Java, …). `summarize.py --junit REPORT` prints PASSED:FAILED of a
+pytest --junitxml report. A skipped case counts as neither passed nor failed.
 """
 import json
 import re
@@ -39,7 +40,27 @@ def tally_meson_log(path):
     return passed, failed, skipped
 
 
+def tally_junit(path):
+    """PASSED:FAILED of a pytest --junitxml report; a missing report or no test at all is a failure
+    (pytest's exit code 5 must not pass silently)."""
+    import xml.etree.ElementTree as ElementTree
+    try:
+        root = ElementTree.parse(path).getroot()
+    except (OSError, ElementTree.ParseError):
+        return "0:1"
+    suites = [root] if root.tag == "testsuite" else root.findall("testsuite")
+    total = sum(int(s.get("tests", 0)) for s in suites)
+    failed = sum(int(s.get("failures", 0)) + int(s.get("errors", 0)) for s in suites)
+    skipped = sum(int(s.get("skipped", 0)) for s in suites)
+    if total == 0:
+        return "0:1"
+    return f"{total - failed - skipped}:{failed}"
+
+
 def main(argv):
+    if argv[:1] == ["--junit"]:
+        print(tally_junit(argv[1]))
+        return 0
     total_passed = total_failed = total_skipped = 0
     for arg in argv:
         if "=" in arg:

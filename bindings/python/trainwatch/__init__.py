@@ -1,0 +1,60 @@
+"""trainwatch: TensorFlow 1's MonitoredTrainingSession and hooks for any training loop.
+
+The names and signatures are tf.compat.v1.train's, so TF1 code ports by changing the import and turning
+the graph into a step function::
+
+    import numpy as np, trainwatch as tw
+
+    params = {"w": np.zeros((64, 10), np.float32)}
+
+    def train_step(ctx):                  # ctx: tw.StepContext
+        loss = sgd_update(params, ctx.feeds["x"], ctx.feeds["y"])
+        return {"loss": loss}             # published outputs; hooks fetch them by name
+
+    hooks = [tw.NanTensorHook("loss"), tw.StopAtStepHook(last_step=1000)]
+    with tw.MonitoredTrainingSession(checkpoint_dir="ckpt", hooks=hooks, variables=params) as sess:
+        while not sess.should_stop():
+            sess.run(train_step, feed_dict=next_batch())
+
+Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
+__dlpack__); results come back as numpy arrays. Log lines go to the ``logging`` logger "trainwatch".
+"""
+from . import native
+from ._log import route_library_logs
+from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
+                                      GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
+                                      SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
+from .checkpoint import Saver, latest_checkpoint, list_variables, load_variable
+from .events import Event, summary_iterator
+from .errors import (AbortedError, AlreadyExistsError, CallbackFailedError, CancelledError, DataLossError,
+                     DeadlineExceededError, FailedPreconditionError, FeedConflictError, InternalError,
+                     InvalidArgumentError, IOFailureError, NanLossDuringTrainingError, NotFoundError, OpError,
+                     OutOfRangeError, PermissionDeniedError, ResourceExhaustedError, UnauthenticatedError,
+                     UnavailableError, UnimplementedError, UnknownError)
+from .monitored_session import (USE_DEFAULT, ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
+                                Scaffold, SingularMonitoredSession, WorkerSessionCreator)
+from ._raw_session import Coordinator, RawSession
+from ._step import StepContext
+from .numerics import NumericsSummary, ScanResult, check_numerics, scan, summary
+from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
+from .tensors import bfloat16_to_float32
+
+__version__ = native.version_string()
+
+route_library_logs()
+
+__all__ = [
+    "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "StepContext",
+    "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession", "ChiefSessionCreator",
+    "WorkerSessionCreator", "Scaffold", "RawSession", "Coordinator", "USE_DEFAULT",
+    "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook", "SecondOrStepTimer",
+    "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
+    "ProfilerHook",
+    "Saver", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
+    "check_numerics", "scan", "summary", "ScanResult", "NumericsSummary", "bfloat16_to_float32",
+    "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
+    "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
+    "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
+    "UnauthenticatedError", "NanLossDuringTrainingError", "IOFailureError", "CallbackFailedError",
+    "FeedConflictError",
+]

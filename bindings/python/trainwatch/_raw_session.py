@@ -1,0 +1,101 @@
+"""The session as callbacks see it: TF's raw ``tf.Session`` and ``Coordinator``.
+
+Hooks, listeners, init functions and step functions get a RawSession: it runs steps without hooks,
+reads and sets the global step, hands out the registered variables and requests a stop. It stays safe
+to keep: once its MonitoredSession is gone, every call raises instead of touching freed memory.
+"""
+import threading
+import weakref
+
+from . import native
+
+_by_address = weakref.WeakValueDictionary()  # native session address → its MonitoredSession
+_creating = threading.local()  # the MonitoredSession whose native session is being created
+
+
+def owner_of(session_ref):
+    """The MonitoredSession a native SessionRef (received by a callback) belongs to."""
+    owner = getattr(_creating, "owner", None)  # callbacks during creation belong to that session
+    if owner is None:
+        owner = _by_address.get(session_ref.address())
+    if owner is None:
+        raise RuntimeError("a trainwatch callback ran for a session this process does not know")
+    return owner
+
+
+class creating:
+    """Marks ``owner`` as the session being created on this thread (callbacks run before it is known)."""
+
+    def __init__(self, owner):
+        self._owner = owner
+
+    def __enter__(self):
+        self._previous = getattr(_creating, "owner", None)
+        _creating.owner = self._owner
+
+    def __exit__(self, *exc):
+        _creating.owner = self._previous
+
+
+def register(owner, session_ref):
+    _by_address[session_ref.address()] = owner
+
+
+def unregister(session_ref):
+    _by_address.pop(session_ref.address(), None)
+
+
+class RawSession:
+    """TF's raw session for hooks and step functions: ``run`` runs a step without hooks."""
+
+    def __init__(self, owner, session_ref):
+        self._owner = owner
+        self._ref = native.SessionRef(session_ref)  # a copy: the callback's reference dies with the call
+
+    def _session(self):
+        if not self._owner._alive:
+            raise RuntimeError("Session is closed.")
+        return self._ref
+
+    def run(self, step_fn, feed_dict=None):
+        """Runs ``step_fn`` without hooks and without touching global_step (evaluation, resets)."""
+        return self._owner._run_step(self._session().run_without_hooks, step_fn, feed_dict, nested=True)
+
+    @property
+    def global_step(self):
+        return self._session().global_step()
+
+    def set_global_step(self, value):
+        self._session().set_global_step(int(value))
+
+    @property
+    def variables(self):
+        """The registered variables: name → the very array that was registered."""
+        return dict(self._owner._variables)
+
+    def should_stop(self):
+        return not self._owner._alive or self._session().should_stop()
+
+    def request_stop(self):
+        self._session().request_stop()
+
+    @property
+    def is_chief(self):
+        return self._session().is_chief()
+
+
+class Coordinator:
+    """The ``coord`` of after_create_session: a stop request shared by everything in the session."""
+
+    def __init__(self, session):
+        self._session = session
+
+    def request_stop(self, ex=None):
+        del ex
+        self._session.request_stop()
+
+    def should_stop(self):
+        return self._session.should_stop()
+
+    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
+        """trainwatch starts no threads a caller must join."""

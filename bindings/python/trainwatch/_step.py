@@ -1,0 +1,124 @@
+"""Running a Python step function inside the library's run, and the StepContext it receives.
+
+The step function's dict of outputs is published zero copy; the arrays (and the feeds) are kept alive
+until the run returns, then released.
+"""
+import threading
+
+from . import native
+
+
+_fed = threading.local()  # feeds a FeedFnHook returned on this thread: name → (address, object)
+
+
+def remember_fed(name, address, value):
+    """Lets the step see the object a FeedFnHook fed (not a view of its memory)."""
+    if not hasattr(_fed, "objects"):
+        _fed.objects = {}
+    _fed.objects[name] = (address, value)
+
+
+def fed_object(tensor):
+    """The object fed as ``tensor`` by a FeedFnHook, or a numpy view of its memory."""
+    address, value = getattr(_fed, "objects", {}).get(tensor.name(), (None, None))
+    return value if address == tensor.address() else native.as_numpy(tensor, None)
+
+
+class RunState:
+    """What one run keeps alive: the caller's feeds, hook feeds, published outputs, and the
+    SessionRunContext shared by the Python hooks of the run (H5)."""
+
+    __slots__ = ("feeds", "outputs", "objects", "run_context", "used")
+
+    def __init__(self):
+        self.feeds = native.TensorSet()      # the caller's feed_dict
+        self.outputs = native.TensorSet()    # published outputs and hook feeds
+        self.objects = {}                    # feed name → the Python object fed
+        self.run_context = None
+        self.used = False
+
+    def clear(self):
+        if self.used:
+            self.feeds.clear()
+            self.outputs.clear()
+            self.objects.clear()
+            self.run_context = None
+            self.used = False
+
+
+class StepRunner(native.StepFunction):
+    """Calls the Python step function from the library (a SWIG director). ``owner`` is the
+    MonitoredSession, or None to find it from the first run (a hook's own step, FinalOpsHook)."""
+
+    def __init__(self, owner, fn=None):
+        super().__init__()
+        self.owner = owner
+        self.state = RunState()
+        self.fn = fn
+        self.ctx = None
+        self.result = None
+
+    def run(self, ctx):
+        self.ctx = ctx
+        if self.owner is None:
+            from ._raw_session import owner_of
+            self.owner = owner_of(ctx.session())
+        try:
+            result = self.fn(StepContext(self))
+            if isinstance(result, dict) and result:
+                native.publish_outputs(ctx, result, self.state.outputs)
+                self.state.used = True
+            self.result = result
+        finally:
+            self.ctx = None
+
+
+class StepContext:
+    """What a step function receives: the run's feeds, the names hooks requested, the global step,
+    the session (to run without hooks) and request_stop()."""
+
+    __slots__ = ("_runner",)
+
+    def __init__(self, runner):
+        self._runner = runner
+
+    def _ctx(self):
+        ctx = self._runner.ctx
+        if ctx is None:
+            raise RuntimeError("a StepContext is only valid while its step function runs")
+        return ctx
+
+    @property
+    def feeds(self):
+        """name → value of this run's feeds: the very objects the caller and hooks fed; other feeds as
+        numpy views valid during the step."""
+        ctx = self._ctx()
+        objects = self._runner.state.objects
+        return {t.name(): objects[t.name()] if t.name() in objects else fed_object(t) for t in ctx.feeds()}
+
+    @property
+    def requested(self):
+        """The names and patterns hooks asked for in this run: publish at least these."""
+        return tuple(self._ctx().requested())
+
+    def is_requested(self, name):
+        return self._ctx().is_requested(name)
+
+    @property
+    def global_step(self):
+        """global_step at the start of this run."""
+        return self._ctx().global_step()
+
+    def set_global_step(self, value):
+        """Sets global_step when the step succeeds, instead of the automatic +1."""
+        self._ctx().set_global_step(int(value))
+
+    @property
+    def session(self):
+        """The session, to run steps without hooks (TF's step_context.session)."""
+        return self._runner.owner.raw_session()
+
+    def request_stop(self):
+        """TF's StepContext.request_stop(): ends the step and the loop at once (W21, W23)."""
+        self._ctx()
+        raise StopIteration("step_fn has requested the iterations to stop.")

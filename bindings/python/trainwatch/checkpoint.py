@@ -1,0 +1,112 @@
+"""tf.train.Saver and the checkpoint functions: latest_checkpoint, list_variables, load_variable.
+
+Checkpoints save and restore caller-owned arrays in place (numpy arrays, CPU torch tensors): restore
+writes into the very buffers that were registered. File I/O runs with the GIL released.
+"""
+import os
+
+import numpy as np
+
+from . import native
+from .errors import NotFoundError
+from .tensors import NUMPY_DTYPES, borrow
+
+
+def _variable_set(variables):
+    if not isinstance(variables, dict):
+        raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
+    held = native.TensorSet()
+    held.add_dict(variables, True, "variable")
+    return held
+
+
+def _path(value, what):
+    if not isinstance(value, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a path; got {type(value).__name__}")
+    return os.fspath(value)
+
+
+class Saver:
+    """Saves ``variables`` (dict name → array) to ``<save_path>-<global_step>`` and restores them in
+    place. Retention as TF: ``max_to_keep`` newest files, plus one every
+    ``keep_checkpoint_every_n_hours`` forever (the clock survives restarts).
+
+    ``save``/``restore`` also take TF's leading session argument (``saver.save(sess, path,
+    global_step=…)``), which is ignored: the variables are the saver's own."""
+
+    def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False):
+        self.variables = dict(variables)
+        self._held = _variable_set(self.variables)
+        self._saver = native.Saver(self._held.tensors())
+        self._saver.set_max_to_keep(max_to_keep)
+        self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
+        self._saver.set_pad_step_number(pad_step_number)
+        self.max_to_keep = max_to_keep
+        self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+
+    def save(self, *args, global_step=None):
+        """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
+        save_path, global_step = self._path_args(args, global_step)
+        step = native.UNSET if global_step is None else int(global_step)
+        return self._saver.save(_path(save_path, "save_path"), step) or None
+
+    def restore(self, *args):
+        """restore(save_path): writes the checkpoint's values into the variables, all or nothing."""
+        save_path, _ = self._path_args(args, None)
+        self._saver.restore(_path(save_path, "save_path"))
+
+    def restore_newest_good(self, checkpoint_dir):
+        """Restores the newest intact checkpoint listed in ``checkpoint_dir``; returns its path."""
+        return self._saver.restore_newest_good(_path(checkpoint_dir, "checkpoint_dir"))
+
+    def recover_last_checkpoints(self, checkpoint_dir):
+        """Re-seeds the kept list and retention clock from ``checkpoint_dir``'s state file."""
+        self._saver.recover_last_checkpoints(_path(checkpoint_dir, "checkpoint_dir"))
+
+    @property
+    def last_checkpoints(self):
+        return list(self._saver.last_checkpoints())
+
+    @staticmethod
+    def _path_args(args, global_step):
+        if len(args) >= 2 and not isinstance(args[0], (str, os.PathLike)):
+            args = args[1:]  # TF's leading session
+        if len(args) == 2:
+            args, global_step = args[:1], args[1]
+        if len(args) != 1:
+            raise TypeError("expected (save_path) or (sess, save_path)")
+        return args[0], global_step
+
+
+def latest_checkpoint(checkpoint_dir, latest_filename=None):
+    """The newest checkpoint's path from ``<checkpoint_dir>/checkpoint``, or None."""
+    if latest_filename not in (None, "checkpoint"):
+        raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
+    return native.latest_checkpoint(_path(checkpoint_dir, "checkpoint_dir")) or None
+
+
+def _checkpoint_file(ckpt_dir_or_file):
+    path = _path(ckpt_dir_or_file, "ckpt_dir_or_file")
+    if os.path.isdir(path):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise NotFoundError(f"Unable to find a checkpoint in {path}")
+        return latest
+    return path
+
+
+def list_variables(ckpt_dir_or_file):
+    """[(name, shape)] of every tensor in a checkpoint (or in a directory's latest one)."""
+    return [(t.name(), list(t.shape())) for t in native.list_variables(_checkpoint_file(ckpt_dir_or_file))]
+
+
+def load_variable(ckpt_dir_or_file, name):
+    """The tensor ``name`` of a checkpoint as a new numpy array (bfloat16/float8 as their bits)."""
+    path = _checkpoint_file(ckpt_dir_or_file)
+    for t in native.list_variables(path):
+        if t.name() == name:
+            value = np.empty(tuple(t.shape()), NUMPY_DTYPES[t.dtype()])
+            destination = borrow(value, "destination", name, writable=True)
+            native.load_variable(path, destination.tensors()[0].reinterpreted(t.dtype()))
+            return value
+    raise NotFoundError(f"Key {name} not found in checkpoint {path}")

@@ -1,0 +1,56 @@
+"""NaN/Inf scanning at memory bandwidth, numerics summaries, and TF's check_numerics.
+
+The GIL is released while the SIMD kernels read the data, so other Python threads keep running.
+"""
+from typing import NamedTuple
+
+from . import native
+from .tensors import borrow
+
+
+class ScanResult(NamedTuple):
+    nan_count: int
+    pos_inf_count: int
+    neg_inf_count: int
+    first_nonfinite_index: int  # row-major index of the first NaN or ±Inf; -1 when all finite
+
+    @property
+    def all_finite(self):
+        return self.first_nonfinite_index < 0
+
+
+class NumericsSummary(NamedTuple):
+    element_count: int
+    finite_count: int
+    nan_count: int
+    pos_inf_count: int
+    neg_inf_count: int
+    first_nonfinite_index: int
+    min: float  # over the finite elements; NaN when there are none
+    max: float
+    mean: float
+
+
+def scan(tensor):
+    """Counts the NaN, +Inf and -Inf elements of an array (any float dtype, strided or not)."""
+    held = borrow(tensor, "tensor")
+    r = native.scan(held.tensors()[0])
+    return ScanResult(r.nan_count, r.pos_inf_count, r.neg_inf_count, r.first_nonfinite_index)
+
+
+def summary(tensor):
+    """``scan`` plus the finite elements' min, max and mean, in one pass."""
+    held = borrow(tensor, "tensor")
+    s = native.summarize(held.tensors()[0])
+    return NumericsSummary(s.element_count, s.finite_count, s.nan_count, s.pos_inf_count, s.neg_inf_count,
+                           s.first_nonfinite_index, s.min, s.max, s.mean)
+
+
+def check_numerics(tensor, message, name=None):
+    """tf.debugging.check_numerics: returns ``tensor`` when every element is finite, otherwise raises
+    ``InvalidArgumentError("<message> : Tensor had NaN values")`` (or "Inf", "Inf and NaN").
+    ``name`` is accepted for TF compatibility."""
+    del name
+    held = borrow(tensor, "tensor")
+    native.check_numerics(held.tensors()[0], message)
+    return tensor

@@ -1,0 +1,356 @@
+// Zero-copy tensor views of Python objects, and numpy arrays of library tensors.
+//
+// Anything with the buffer protocol (numpy arrays and scalars, memoryview, array.array) or __dlpack__
+// (CPU torch tensors, bfloat16 included: torch has no buffer protocol) becomes a trainwatch::Tensor
+// over the object's own memory; Python ints, floats and bools become 0-d int64/float64/bool tensors.
+// A HeldTensor keeps the object (and its exported buffer or DLPack capsule) alive until it is
+// destroyed, which is what lets the library borrow the memory for a run or a session.
+//
+// Results come back as numpy arrays: to_numpy copies (the library's views die with the run), as_numpy
+// views memory that a Python object owns. numpy has no bfloat16 or float8: those come back as their
+// bits (uint16 / uint8), which the package documents and converts.
+//
+// Every function here needs the GIL; failures throw PythonError (TypeError, ValueError, BufferError).
+#ifndef TRAINWATCH_PYTHON_TENSORS_HPP
+#define TRAINWATCH_PYTHON_TENSORS_HPP
+
+#include <Python.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "python_error.hpp"
+#include "trainwatch.hpp"
+
+namespace trainwatch {
+namespace python {
+
+namespace dlpack {
+// The DLPack ABI (dlpack.h v0.x, what torch 1.13 and numpy export), declared here because Debian
+// ships no dlpack.h. The layout is frozen by the standard.
+struct Device {
+  int32_t device_type;  // 1 = CPU, 3 = CUDA host (pinned) memory
+  int32_t device_id;
+};
+struct DataType {
+  uint8_t code;  // 0 int, 1 uint, 2 float, 4 bfloat, 6 bool
+  uint8_t bits;
+  uint16_t lanes;
+};
+struct Tensor {
+  void *data;
+  Device device;
+  int32_t ndim;
+  DataType dtype;
+  int64_t *shape;
+  int64_t *strides;  // elements; NULL = row-major
+  uint64_t byte_offset;
+};
+struct ManagedTensor {
+  Tensor dl_tensor;
+  void *manager_ctx;
+  void (*deleter)(ManagedTensor *self);
+};
+
+inline int to_dtype(DataType t) {
+  if (t.lanes != 1) return TW_DTYPE_INVALID;
+  switch (t.code) {
+    case 0: return t.bits == 8 ? TW_INT8 : t.bits == 16 ? TW_INT16 : t.bits == 32 ? TW_INT32 : t.bits == 64 ? TW_INT64 : 0;
+    case 1: return t.bits == 8 ? TW_UINT8 : t.bits == 16 ? TW_UINT16 : t.bits == 32 ? TW_UINT32 : t.bits == 64 ? TW_UINT64 : 0;
+    case 2: return t.bits == 16 ? TW_FLOAT16 : t.bits == 32 ? TW_FLOAT32 : t.bits == 64 ? TW_FLOAT64 : 0;
+    case 4: return t.bits == 16 ? TW_BFLOAT16 : 0;
+    case 6: return t.bits == 8 ? TW_BOOL : 0;
+    default: return TW_DTYPE_INVALID;
+  }
+}
+}  // namespace dlpack
+
+// The tw_dtype of a buffer-protocol format ("<f", "d", "?", …), or TW_DTYPE_INVALID.
+inline int dtype_of_format(const char *format, Py_ssize_t itemsize) {
+  if (format == nullptr) format = "B";
+  if (*format == '@' || *format == '=' || *format == '<') ++format;
+  if (format[0] == '\0' || format[1] != '\0') return TW_DTYPE_INVALID;  // big-endian, structs, repeats
+  const auto by_size = [itemsize](int i8, int i16, int i32, int i64) {
+    return itemsize == 1 ? i8 : itemsize == 2 ? i16 : itemsize == 4 ? i32 : itemsize == 8 ? i64 : TW_DTYPE_INVALID;
+  };
+  switch (format[0]) {
+    case '?': return itemsize == 1 ? TW_BOOL : TW_DTYPE_INVALID;
+    case 'e': return itemsize == 2 ? TW_FLOAT16 : TW_DTYPE_INVALID;
+    case 'f': return itemsize == 4 ? TW_FLOAT32 : TW_DTYPE_INVALID;
+    case 'd': return itemsize == 8 ? TW_FLOAT64 : TW_DTYPE_INVALID;
+    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
+      return by_size(TW_INT8, TW_INT16, TW_INT32, TW_INT64);
+    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
+      return by_size(TW_UINT8, TW_UINT16, TW_UINT32, TW_UINT64);
+    default: return TW_DTYPE_INVALID;
+  }
+}
+
+inline std::string type_name(PyObject *object) { return Py_TYPE(object)->tp_name; }
+
+// A buffer exported by an object (PEP 3118), released with the GIL when this dies — also when the
+// HeldTensor owning it fails half-way through its constructor.
+struct ExportedBuffer {
+  Py_buffer view{};
+  bool held = false;
+  ExportedBuffer() = default;
+  ExportedBuffer(const ExportedBuffer &) = delete;
+  ExportedBuffer &operator=(const ExportedBuffer &) = delete;
+  ~ExportedBuffer() {
+    if (!held) return;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    PyBuffer_Release(&view);
+    PyGILState_Release(gil);
+  }
+};
+
+// One Python object seen as a tensor, kept alive (with its exported memory) while this lives.
+class HeldTensor {
+ public:
+  // `what` names the value in messages ("output 'loss'"). writable: the library will write into it
+  // (variables, load destinations).
+  HeldTensor(const std::string &name, PyObject *object, bool writable, const std::string &what)
+      : object_((Py_INCREF(object), object)) {
+    if (PyObject_CheckBuffer(object)) {
+      from_buffer(name, object, writable, what);
+    } else if (PyObject_HasAttrString(object, "__dlpack__")) {
+      from_dlpack(name, object, what);
+    } else if (!writable && (PyFloat_Check(object) || PyLong_Check(object))) {
+      from_number(name, object);
+    } else {
+      throw_python(PyExc_TypeError, what + " must be a numpy array, a CPU torch tensor or an object with the buffer "
+                                           "protocol or __dlpack__" + (writable ? "" : ", or a Python number") +
+                                        "; got " + type_name(object));
+    }
+  }
+  HeldTensor(const HeldTensor &) = delete;
+  HeldTensor &operator=(const HeldTensor &) = delete;
+
+  const Tensor &tensor() const noexcept { return tensor_; }
+  PyObject *object() const noexcept { return object_.get(); }
+
+ private:
+  void from_buffer(const std::string &name, PyObject *object, bool writable, const std::string &what) {
+    Py_buffer &view = exported_.view;
+    if (PyObject_GetBuffer(object, &view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) != 0) {
+      if (writable && PyErr_ExceptionMatches(PyExc_BufferError)) {
+        PyErr_Clear();
+        throw_python(PyExc_ValueError, what + " is read-only; trainwatch writes into it in place");
+      }
+      throw_python_error();
+    }
+    exported_.held = true;
+    const int dtype = dtype_of_format(view.format, view.itemsize);
+    if (dtype == TW_DTYPE_INVALID) {
+      throw_python(PyExc_TypeError, what + " has an element type trainwatch does not know (buffer format '" +
+                                        (view.format != nullptr ? view.format : "B") + "')");
+    }
+    std::vector<int64_t> shape(view.shape, view.shape + view.ndim);
+    std::vector<int64_t> strides;
+    if (view.strides != nullptr) {
+      for (int i = 0; i < view.ndim; ++i) {
+        if (view.strides[i] % view.itemsize != 0) {
+          throw_python(PyExc_ValueError, what + " has a stride that is not a multiple of its element size");
+        }
+        strides.push_back(view.strides[i] / view.itemsize);
+      }
+      if (is_row_major(shape, strides)) strides.clear();
+    }
+    tensor_ = Tensor(name, view.buf, dtype, std::move(shape), std::move(strides));
+  }
+
+  void from_dlpack(const std::string &name, PyObject *object, const std::string &what) {
+    // torch refuses to export a tensor that requires grad; its detach() shares the same storage.
+    GilRef exporter(object);
+    Py_INCREF(object);
+    PyObject *requires_grad = PyObject_GetAttrString(object, "requires_grad");
+    if (requires_grad == nullptr) PyErr_Clear();
+    const bool detach = requires_grad != nullptr && PyObject_IsTrue(requires_grad) == 1;
+    Py_XDECREF(requires_grad);
+    if (detach) {
+      PyObject *detached = PyObject_CallMethod(object, "detach", nullptr);
+      if (detached == nullptr) throw_python_error();
+      exporter = GilRef(detached);
+    }
+    PyObject *capsule = PyObject_CallMethod(exporter.get(), "__dlpack__", nullptr);
+    if (capsule == nullptr) throw_python_error();
+    capsule_ = GilRef(capsule);
+    auto *managed = static_cast<dlpack::ManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (managed == nullptr) throw_python_error();
+    const dlpack::Tensor &t = managed->dl_tensor;
+    if (t.device.device_type != 1 && t.device.device_type != 3) {
+      throw_python(PyExc_ValueError, what + " is not in host memory (DLPack device type " +
+                                         std::to_string(t.device.device_type) + "); move it to the CPU first");
+    }
+    const int dtype = dlpack::to_dtype(t.dtype);
+    if (dtype == TW_DTYPE_INVALID) {
+      throw_python(PyExc_TypeError, what + " has a DLPack element type trainwatch does not know (code " +
+                                        std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) + " bits)");
+    }
+    std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
+    std::vector<int64_t> strides;
+    if (t.strides != nullptr && !is_row_major(shape, std::vector<int64_t>(t.strides, t.strides + t.ndim))) {
+      strides.assign(t.strides, t.strides + t.ndim);
+    }
+    tensor_ = Tensor(name, static_cast<char *>(t.data) + t.byte_offset, dtype, std::move(shape), std::move(strides));
+  }
+
+  void from_number(const std::string &name, PyObject *object) {
+    int dtype;
+    if (PyBool_Check(object)) {
+      scalar_.b = object == Py_True ? 1 : 0;
+      dtype = TW_BOOL;
+    } else if (PyLong_Check(object)) {
+      scalar_.i64 = PyLong_AsLongLong(object);
+      if (PyErr_Occurred() != nullptr) throw_python_error();
+      dtype = TW_INT64;
+    } else {
+      scalar_.f64 = PyFloat_AsDouble(object);
+      dtype = TW_FLOAT64;
+    }
+    tensor_ = Tensor(name, &scalar_, dtype, {});
+  }
+
+  // True when the strides describe the row-major layout of `shape` (extents of 1 have any stride).
+  static bool is_row_major(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+    int64_t expected = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      if (shape[i] != 1 && strides[i] != expected) return false;
+      expected *= shape[i];
+    }
+    return true;
+  }
+
+  GilRef object_;
+  GilRef capsule_;
+  ExportedBuffer exported_;
+  union {
+    double f64;
+    int64_t i64;
+    uint8_t b;
+  } scalar_{};
+  Tensor tensor_;
+};
+
+// Tensors borrowed from Python objects, alive until clear() or destruction: a run's feeds and outputs,
+// a session's variables.
+class TensorSet {
+ public:
+  TensorSet() = default;
+  TensorSet(const TensorSet &) = delete;
+  TensorSet &operator=(const TensorSet &) = delete;
+
+  // Adds `object` under `name`; `kind` names it in messages ("feed", "output", "variable").
+  void add(const std::string &name, PyObject *object, bool writable = false, const std::string &kind = "value") {
+    held_.push_back(std::make_unique<HeldTensor>(name, object, writable, kind + " '" + name + "'"));
+    tensors_.push_back(held_.back()->tensor());
+  }
+  // Adds every item of a dict of name → object.
+  void add_dict(PyObject *mapping, bool writable = false, const std::string &kind = "value") {
+    for_each_item(mapping, kind, [&](const char *name, PyObject *value) { add(name, value, writable, kind); });
+  }
+  const std::vector<Tensor> &tensors() const noexcept { return tensors_; }
+  size_t size() const noexcept { return held_.size(); }
+  void clear() {
+    tensors_.clear();
+    held_.clear();
+  }
+
+  // Calls fn(name, value) for every item of a dict whose keys are str.
+  template <typename Fn>
+  static void for_each_item(PyObject *mapping, const std::string &kind, Fn &&fn) {
+    if (!PyDict_Check(mapping)) {
+      throw_python(PyExc_TypeError, kind + "s must be a dict of name → array; got " + type_name(mapping));
+    }
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(mapping, &pos, &key, &value)) {
+      const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : nullptr;
+      if (name == nullptr) {
+        if (PyErr_Occurred() != nullptr) throw_python_error();
+        throw_python(PyExc_TypeError, kind + " names must be str; got " + type_name(key));
+      }
+      fn(name, value);
+    }
+  }
+
+ private:
+  std::vector<std::unique_ptr<HeldTensor>> held_;
+  std::vector<Tensor> tensors_;
+};
+
+// Publishes each item of `outputs` (a dict name → array) zero copy; keep_alive holds them until the
+// run returns.
+inline void publish_outputs(StepContext &ctx, PyObject *outputs, TensorSet &keep_alive) {
+  TensorSet::for_each_item(outputs, "output", [&](const char *name, PyObject *value) {
+    keep_alive.add(name, value, false, "output");
+    ctx.publish(keep_alive.tensors().back());
+  });
+}
+
+// Adds each item of `feed_dict` as a feed of this run (SessionRunArgs.feed_dict).
+inline void add_feeds(RunContext &ctx, PyObject *feed_dict, TensorSet &keep_alive) {
+  TensorSet::for_each_item(feed_dict, "feed", [&](const char *name, PyObject *value) {
+    keep_alive.add(name, value, false, "feed");
+    ctx.add_feed(keep_alive.tensors().back());
+  });
+}
+
+inline int numpy_type(int dtype) {
+  switch (dtype) {
+    case TW_BOOL: return NPY_BOOL;
+    case TW_INT8: return NPY_INT8;
+    case TW_INT16: return NPY_INT16;
+    case TW_INT32: return NPY_INT32;
+    case TW_INT64: return NPY_INT64;
+    case TW_UINT8: return NPY_UINT8;
+    case TW_UINT16: return NPY_UINT16;
+    case TW_UINT32: return NPY_UINT32;
+    case TW_UINT64: return NPY_UINT64;
+    case TW_FLOAT16: return NPY_FLOAT16;
+    case TW_BFLOAT16: return NPY_UINT16;  // the bits; trainwatch.bfloat16_to_float32 converts
+    case TW_FLOAT32: return NPY_FLOAT32;
+    case TW_FLOAT64: return NPY_FLOAT64;
+    case TW_FLOAT8_E4M3FN:
+    case TW_FLOAT8_E5M2: return NPY_UINT8;
+    default: return -1;
+  }
+}
+
+// A numpy array over the tensor's memory, kept alive by `base` (None: the caller guarantees it).
+inline PyObject *as_numpy(const Tensor &t, PyObject *base) {
+  const int type = numpy_type(t.dtype());
+  if (type < 0) throw_python(PyExc_TypeError, "tensor '" + t.name() + "' has no numpy dtype");
+  std::vector<npy_intp> dims(t.shape().begin(), t.shape().end());
+  std::vector<npy_intp> strides;
+  for (int64_t s : t.strides()) strides.push_back(static_cast<npy_intp>(s * static_cast<int64_t>(t.element_size())));
+  PyObject *array = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(), type,
+                                strides.empty() ? nullptr : strides.data(), t.data(), 0, NPY_ARRAY_WRITEABLE, nullptr);
+  if (array == nullptr) throw_python_error();
+  if (base != Py_None) {
+    Py_INCREF(base);
+    if (PyArray_SetBaseObject(reinterpret_cast<PyArrayObject *>(array), base) != 0) {
+      Py_DECREF(array);
+      throw_python_error();
+    }
+  }
+  return array;
+}
+
+// A row-major numpy copy of the tensor.
+inline PyObject *to_numpy(const Tensor &t) {
+  PyObject *view = as_numpy(t, Py_None);
+  PyObject *copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject *>(view), NPY_CORDER);
+  Py_DECREF(view);
+  if (copy == nullptr) throw_python_error();
+  return copy;
+}
+
+}  // namespace python
+}  // namespace trainwatch
+
+#endif  // TRAINWATCH_PYTHON_TENSORS_HPP

@@ -1,0 +1,274 @@
+// The C++ facade (bindings/cpp/trainwatch.hpp): RAII handles, virtual callbacks, and exceptions thrown
+// by callbacks coming out of the C call that ran them — what every SWIG binding relies on.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "trainwatch.hpp"
+
+namespace tw = trainwatch;
+
+namespace {
+
+struct Thrown {  // a user exception type that is not a std::exception
+  int id;
+};
+
+class RecordingHook : public tw::Hook {
+ public:
+  explicit RecordingHook(std::vector<std::string> *log) : tw::Hook("recording"), log_(log) {}
+  void begin(tw::SessionRef &) override { log_->push_back("begin"); }
+  void after_create_session(tw::SessionRef &) override { log_->push_back("after_create_session"); }
+  void before_run(tw::RunContext &ctx) override {
+    log_->push_back("before_run");
+    ctx.request_fetch("loss");
+  }
+  void after_run(tw::RunContext &ctx) override {
+    log_->push_back("after_run");
+    loss = *static_cast<float *>(ctx.result("loss").data());
+  }
+  void end(tw::SessionRef &) override { log_->push_back("end"); }
+  void on_error(tw::SessionRef &, int error) override { log_->push_back("on_error " + tw::status_name(error)); }
+  float loss = 0;
+
+ private:
+  std::vector<std::string> *log_;
+};
+
+float g_loss = 0.25f;
+
+void publish_loss(tw::StepContext &ctx) { ctx.publish(tw::Tensor("loss", &g_loss, TW_FLOAT32, {})); }
+
+void lifecycle_in_order_with_fetches(void **) {  // H6, H9, H12
+  std::vector<std::string> log;
+  RecordingHook hook(&log);
+  {
+    tw::Session session(tw::Session::monitored, nullptr, {&hook});
+    session.run(publish_loss);
+    session.close();
+  }
+  const std::vector<std::string> expected = {"begin", "after_create_session", "before_run", "after_run", "end"};
+  assert_true(log == expected);
+  assert_true(hook.loss == 0.25f);
+}
+
+class ThrowingHook : public tw::Hook {
+ public:
+  ThrowingHook() : tw::Hook("throwing") {}
+  void after_run(tw::RunContext &) override { throw Thrown{42}; }
+};
+
+void callback_exception_comes_out_of_run_unchanged(void **) {  // H14
+  ThrowingHook hook;
+  tw::Session session(tw::Session::monitored, nullptr, {&hook});
+  int caught = 0;
+  try {
+    session.run(publish_loss);
+  } catch (const Thrown &e) {
+    caught = e.id;
+  }
+  assert_int_equal(caught, 42);
+  // The session is failed now: later runs are refused with the library's status.
+  try {
+    session.run(publish_loss);
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+  }
+}
+
+void aborted_error_from_the_step_triggers_recovery(void **) {  // W25
+  tw::Options options;
+  options.set_double(TW_OPT_RECOVERY_BACKOFF_SECS, 0.0);
+  tw::Session session(tw::Session::monitored, &options, {});
+  int calls = 0;
+  session.run([&](tw::StepContext &) {
+    if (++calls == 1) throw tw::Error(TW_ABORTED, "preempted");
+  });
+  assert_int_equal(calls, 2);
+  assert_int_equal(session.creation_count(), 2);
+}
+
+void out_of_range_from_the_step_is_rethrown_as_itself(void **) {
+  tw::Session session(tw::Session::singular, nullptr, {});
+  try {
+    session.run([](tw::StepContext &) { throw tw::Error(TW_OUT_OF_RANGE, "end of input"); });
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_OUT_OF_RANGE);
+    assert_string_equal(e.what(), "end of input");
+  }
+}
+
+void request_stop_in_the_step_is_stop_iteration(void **) {  // W21, W23
+  tw::Session session(tw::Session::monitored, nullptr, {});
+  try {
+    session.run([](tw::StepContext &ctx) { ctx.request_stop(); });
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_STOP_ITERATION);
+  }
+  assert_false(session.should_stop());
+}
+
+void a_hook_destroyed_before_its_session_fails_cleanly(void **) {
+  std::vector<std::string> log;
+  auto hook = std::make_unique<RecordingHook>(&log);
+  tw::Session session(tw::Session::monitored, nullptr, {hook.get()});
+  hook.reset();  // the session still holds the C hook
+  try {
+    session.run(publish_loss);
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+  }
+}
+
+void built_in_hooks_and_options(void **) {  // B11, B14
+  tw::StopAtStepHook stop(tw::detail::unset, 3);
+  tw::Session session(tw::Session::monitored, nullptr, {&stop});
+  int runs = 0;
+  while (!session.should_stop()) session.run([&](tw::StepContext &) { ++runs; });
+  assert_int_equal(runs, 3);
+  assert_int_equal(session.global_step(), 3);
+  try {
+    tw::StopAtStepHook neither(tw::detail::unset, tw::detail::unset);
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_INVALID_ARGUMENT);
+  }
+  tw::Options options;
+  try {
+    options.set_double(TW_OPT_IS_CHIEF, 1.0);  // an int64 option
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_INVALID_ARGUMENT);
+  }
+}
+
+void numerics_and_check_numerics(void **) {
+  std::vector<float> values = {1.0f, NAN, INFINITY, 2.0f};
+  const tw::Tensor t("values", values.data(), TW_FLOAT32, {4});
+  const tw::ScanResult r = tw::scan(t);
+  assert_int_equal(r.nan_count, 1);
+  assert_int_equal(r.pos_inf_count, 1);
+  assert_int_equal(r.first_nonfinite_index, 1);
+  try {
+    tw::check_numerics(t, "grads");
+    fail();
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_INVALID_ARGUMENT);
+    assert_string_equal(e.what(), "grads : Tensor had Inf and NaN values");
+  }
+}
+
+void saver_round_trip_in_place(void **) {
+  char dir[] = "/tmp/tw_facade_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::vector<double> w = {1, 2, 3};
+  tw::Saver saver({tw::Tensor("w", w.data(), TW_FLOAT64, {3})});
+  const std::string path = saver.save(std::string(dir) + "/model.ckpt", 5);
+  assert_true(tw::latest_checkpoint(dir) == path);
+  w = {0, 0, 0};
+  const double *address = w.data();
+  saver.restore(path);
+  assert_true(w.data() == address && w[0] == 1 && w[2] == 3);
+  const std::vector<tw::Tensor> listed = tw::list_variables(path);
+  assert_int_equal(listed.size(), 1);
+  assert_string_equal(listed[0].name().c_str(), "w");
+  assert_true(tw::latest_checkpoint(std::string(dir) + "/nothing").empty());
+}
+
+class StopAfterSave : public tw::CheckpointSaverListener {
+ public:
+  bool after_save(tw::SessionRef &, int64_t step) override { return step == 2; }
+};
+
+void listener_can_stop_training(void **) {  // B22
+  char dir[] = "/tmp/tw_facade_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::vector<float> w = {1};
+  tw::Options options;
+  options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {1}));
+  tw::Options hook_options;
+  hook_options.set_int64(TW_OPT_SAVE_CHECKPOINT_STEPS, 2);
+  hook_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
+  StopAfterSave listener;
+  tw::CheckpointSaverHook saver(dir, &hook_options, {&listener});
+  tw::Session session(tw::Session::monitored, &options, {&saver});
+  while (!session.should_stop()) session.run([](tw::StepContext &) {});
+  assert_int_equal(session.global_step(), 2);
+}
+
+class CountingFeeds : public tw::FeedFunction {
+ public:
+  std::vector<tw::Tensor> feeds() override {
+    value = static_cast<float>(++calls);
+    return {tw::Tensor("x", &value, TW_FLOAT32, {})};
+  }
+  int calls = 0;
+  float value = 0;
+};
+
+void feed_function_feeds_every_run_B44(void **) {
+  CountingFeeds feeds;
+  tw::FeedFnHook hook(&feeds);
+  tw::Session session(tw::Session::monitored_training, nullptr, {&hook});
+  std::vector<float> seen;
+  for (int i = 0; i < 3; ++i) {
+    session.run([&](tw::StepContext &ctx) { seen.push_back(*static_cast<float *>(ctx.feed("x").data())); });
+  }
+  assert_true(seen == std::vector<float>({1, 2, 3}));
+}
+
+class Formatter : public tw::LogFormatter {
+ public:
+  std::string format(const std::vector<tw::Tensor> &values) override {
+    formatted.push_back(values.at(0).name());
+    return "custom";
+  }
+  std::vector<std::string> formatted;
+};
+
+void log_formatter_sees_the_values_B9(void **) {
+  Formatter formatter;
+  tw::Options options;
+  options.set_int64(TW_OPT_EVERY_N_STEPS, 1);
+  tw::LoggingTensorHook hook({"loss"}, {}, &options, &formatter);
+  tw::Session session(tw::Session::monitored, nullptr, {&hook});
+  session.run(publish_loss);
+  session.run(publish_loss);
+  assert_int_equal(formatter.formatted.size(), 2);
+  assert_string_equal(formatter.formatted[0].c_str(), "loss");
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(lifecycle_in_order_with_fetches),
+      cmocka_unit_test(callback_exception_comes_out_of_run_unchanged),
+      cmocka_unit_test(aborted_error_from_the_step_triggers_recovery),
+      cmocka_unit_test(out_of_range_from_the_step_is_rethrown_as_itself),
+      cmocka_unit_test(request_stop_in_the_step_is_stop_iteration),
+      cmocka_unit_test(a_hook_destroyed_before_its_session_fails_cleanly),
+      cmocka_unit_test(built_in_hooks_and_options),
+      cmocka_unit_test(numerics_and_check_numerics),
+      cmocka_unit_test(saver_round_trip_in_place),
+      cmocka_unit_test(listener_can_stop_training),
+      cmocka_unit_test(feed_function_feeds_every_run_B44),
+      cmocka_unit_test(log_formatter_sees_the_values_B9),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}

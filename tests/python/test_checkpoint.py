@@ -1,0 +1,142 @@
+"""Saver, checkpoint functions, Scaffold init_fn, session creators and listeners (S5, S7, S13, B17–B24, C*)."""
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import trainwatch as tw
+
+
+def test_saver_names_files_and_keeps_max_to_keep(tmp_path):
+    w = np.zeros(3, np.float32)
+    saver = tw.Saver({"w": w}, max_to_keep=2)
+    prefix = str(tmp_path / "model.ckpt")
+    paths = [saver.save(prefix, global_step=step) for step in (1, 2, 3)]
+    assert paths == [prefix + "-1", prefix + "-2", prefix + "-3"]
+    assert saver.last_checkpoints == paths[1:]
+    assert not os.path.exists(paths[0])
+    assert tw.latest_checkpoint(str(tmp_path)) == paths[2]
+
+
+def test_saver_accepts_tf_style_session_argument(tmp_path):
+    w = np.ones(2, np.float32)
+    saver = tw.Saver({"w": w})
+    path = saver.save(object(), str(tmp_path / "m"), global_step=7)
+    w[:] = 0
+    saver.restore(object(), path)
+    np.testing.assert_array_equal(w, [1, 1])
+
+
+def test_latest_checkpoint_is_none_without_a_state_file(tmp_path):
+    assert tw.latest_checkpoint(str(tmp_path)) is None
+
+
+def test_list_and_load_variables(tmp_path):
+    variables = {"a": np.arange(6, dtype=np.float64).reshape(2, 3), "b": torch.tensor([1, 2], dtype=torch.bfloat16)}
+    tw.Saver(variables).save(str(tmp_path / "m"), global_step=1)
+    assert tw.list_variables(str(tmp_path)) == [("a", [2, 3]), ("b", [2])]
+    np.testing.assert_array_equal(tw.load_variable(str(tmp_path), "a"), variables["a"])
+    np.testing.assert_array_equal(tw.bfloat16_to_float32(tw.load_variable(str(tmp_path), "b")), [1, 2])
+    with pytest.raises(tw.NotFoundError, match="Key nope not found"):
+        tw.load_variable(str(tmp_path), "nope")
+
+
+def test_restore_of_a_mismatched_shape_is_invalid_argument(tmp_path):
+    path = tw.Saver({"w": np.zeros(3, np.float32)}).save(str(tmp_path / "m"))
+    with pytest.raises(tw.InvalidArgumentError):
+        tw.Saver({"w": np.zeros(4, np.float32)}).restore(path)
+
+
+def test_corrupt_checkpoint_is_data_loss(tmp_path):
+    path = tw.Saver({"w": np.arange(1000, dtype=np.float32)}).save(str(tmp_path / "m"))
+    with open(path, "r+b") as f:
+        f.seek(100)
+        f.write(b"\xff" * 16)
+    with pytest.raises(tw.DataLossError):
+        tw.load_variable(path, "w")
+
+
+def test_init_fn_runs_when_nothing_was_restored_S7_S13():
+    calls = []
+    scaffold = tw.Scaffold(init_fn=lambda scaffold, session: calls.append((scaffold, session.global_step)))
+    with tw.MonitoredSession(tw.ChiefSessionCreator(scaffold)):
+        pass
+    assert calls == [(scaffold, 0)]
+
+
+def test_init_fn_exception_surfaces_from_creation():
+    def init_fn(scaffold, session):
+        raise KeyError("init failed")
+    with pytest.raises(KeyError, match="init failed"):
+        tw.MonitoredSession(tw.ChiefSessionCreator(tw.Scaffold(init_fn=init_fn)))
+
+
+def test_checkpoint_filename_with_path_restores_that_file_S5(tmp_path):
+    w = np.full(2, 5.0, np.float32)
+    saver = tw.Saver({"w": w})
+    with tw.MonitoredSession(tw.ChiefSessionCreator(tw.Scaffold(variables={"w": w}))) as sess:
+        sess.run(lambda ctx: ctx.set_global_step(9))
+    path = tw.Saver({"w": w, "global_step": np.array(9, np.int64)}).save(str(tmp_path / "m"))
+    del saver
+    w[:] = 0
+    with tw.SingularMonitoredSession(scaffold=tw.Scaffold(variables={"w": w}),
+                                     checkpoint_filename_with_path=path) as sess:
+        assert sess.global_step == 9
+    np.testing.assert_array_equal(w, [5, 5])
+
+
+def test_checkpoint_dir_and_file_together_are_an_error_S5():
+    with pytest.raises(ValueError, match="Can not provide both checkpoint_dir and checkpoint_filename_with_path."):
+        tw.ChiefSessionCreator(checkpoint_dir="a", checkpoint_filename_with_path="b")
+
+
+class Listener(tw.CheckpointSaverListener):
+    def __init__(self, stop_at=None):
+        self.log = []
+        self.stop_at = stop_at
+
+    def begin(self):
+        self.log.append("begin")
+
+    def before_save(self, session, global_step_value):
+        self.log.append(("before_save", global_step_value))
+
+    def after_save(self, session, global_step_value):
+        self.log.append(("after_save", global_step_value))
+        return global_step_value == self.stop_at
+
+    def end(self, session, global_step_value):
+        self.log.append(("end", global_step_value))
+
+
+def run_with_saver(tmp_path, listener, steps, **hook_args):
+    w = np.zeros(2, np.float32)
+    hook = tw.CheckpointSaverHook(str(tmp_path), listeners=[listener], async_checkpoint=False, **hook_args)
+    creator = tw.ChiefSessionCreator(tw.Scaffold(variables={"w": w}), checkpoint_dir=str(tmp_path))
+    with tw.MonitoredSession(creator, hooks=[hook]) as sess:
+        while not sess.should_stop() and sess.global_step < steps:
+            sess.run(lambda ctx: np.add(w, 1, out=w))
+        return sess
+
+
+def test_listener_calls_in_tf_order_B17_B21_B23_B24(tmp_path):
+    listener = Listener()
+    run_with_saver(tmp_path, listener, 4, save_steps=2)
+    assert listener.log == ["begin", ("before_save", 0), ("after_save", 0), ("before_save", 2), ("after_save", 2),
+                            ("before_save", 4), ("after_save", 4), ("end", 4)]
+
+
+def test_listener_after_save_true_stops_training_B22(tmp_path):
+    listener = Listener(stop_at=2)
+    sess = run_with_saver(tmp_path, listener, 100, save_steps=2)
+    assert sess.should_stop()
+    assert ("after_save", 2) in listener.log and ("before_save", 4) not in listener.log
+
+
+def test_listener_exception_surfaces(tmp_path):
+    class Bad(tw.CheckpointSaverListener):
+        def before_save(self, session, global_step_value):
+            raise OSError("disk on fire")
+    with pytest.raises(OSError, match="disk on fire"):
+        run_with_saver(tmp_path, Bad(), 2, save_steps=1)
