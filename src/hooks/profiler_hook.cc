@@ -40,15 +40,12 @@ class ProfilerHook final : public Hook, public RunTracer {
     return summary::MakeDirectories(config_.output_dir);
   }
 
-  Status BeforeRun(RunContext &ctx) override { return ctx.RequestFetch("global_step"); }
 
   // B47 (NEW): the first run primes the timer and is not traced. A run is traced when the timer accepts
   // the step it will end at; that is decided here, at the end of the run before it, so that the
   // session times every hook of the traced run from its first before_run.
   Status AfterRun(RunContext &ctx) override {
-    tw_tensor value = TW_TENSOR_INIT;
-    TW_RETURN_IF_ERROR(ctx.GetResult("global_step", &value));
-    const int64_t stale = *static_cast<const int64_t *>(value.data);
+    const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
     if (!next_step_) timer_->UpdateLastTriggeredStep(stale);
     int64_t step = stale + 1;
     if (armed_) {  // this run is the traced one

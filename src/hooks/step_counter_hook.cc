@@ -29,12 +29,9 @@ class StepCounterHook final : public Hook {
     return Status();
   }
 
-  Status BeforeRun(RunContext &ctx) override { return ctx.RequestFetch("global_step"); }
 
   Status AfterRun(RunContext &ctx) override {
-    tw_tensor value = TW_TENSOR_INIT;
-    TW_RETURN_IF_ERROR(ctx.GetResult("global_step", &value));
-    const int64_t stale = *static_cast<const int64_t *>(value.data);
+    const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
     if (last_stale_step_ && stale < *last_stale_step_) {
       // B30 made sane: a rate across a jump back means nothing; measure again from here.
       Log(TW_LOG_WARNING, "Global step went backwards from %lld to %lld; restarting the %s measurement.",

@@ -16,13 +16,10 @@ class StopAtStepHook final : public Hook {
     return Status();
   }
 
-  Status BeforeRun(RunContext &ctx) override { return ctx.RequestFetch("global_step"); }
 
-  // B14: the fetched value is stale (start of run); when it says we may be done, re-read the real one.
+  // B14: the stale step (start of run) says whether we may be done; only then is the real one read.
   Status AfterRun(RunContext &ctx) override {
-    tw_tensor value = TW_TENSOR_INIT;
-    TW_RETURN_IF_ERROR(ctx.GetResult("global_step", &value));
-    const int64_t stale = *static_cast<const int64_t *>(value.data);
+    const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
     if (stale + 1 >= last_step_ && ctx.session->global_step() >= last_step_) return ctx.RequestStop();
     return Status();
   }

@@ -10,8 +10,6 @@
 namespace tw {
 namespace {
 
-constexpr char kGlobalStep[] = "global_step";
-
 class SummarySaverHook final : public Hook {
  public:
   SummarySaverHook(SummarySaverConfig config, std::unique_ptr<SecondOrStepTimer> timer)
@@ -26,11 +24,10 @@ class SummarySaverHook final : public Hook {
     return Status();
   }
 
-  // B38: summaries on the first run and whenever the timer accepts the step this run will end at; the
-  // global step always.
+  // B38: summaries on the first run and whenever the timer accepts the step this run will end at. The
+  // global step TF fetched every run is the session's run_global_step() here.
   Status BeforeRun(RunContext &ctx) override {
     request_summary_ = !next_step_ || timer_->ShouldTriggerForStep(*next_step_);
-    TW_RETURN_IF_ERROR(ctx.RequestFetch(kGlobalStep));
     if (!request_summary_) return Status();
     for (const std::string &name : config_.summarize) TW_RETURN_IF_ERROR(ctx.RequestFetch(name.c_str()));
     return Status();
@@ -38,9 +35,7 @@ class SummarySaverHook final : public Hook {
 
   // B39 (NEW): the step is stale + 1, re-read from the session on the first run and on summary runs.
   Status AfterRun(RunContext &ctx) override {
-    tw_tensor value = TW_TENSOR_INIT;
-    TW_RETURN_IF_ERROR(ctx.GetResult(kGlobalStep, &value));
-    int64_t step = *static_cast<const int64_t *>(value.data) + 1;
+    int64_t step = ctx.session->run_global_step() + 1;
     if (!next_step_ || request_summary_) step = ctx.session->global_step();
     if (!next_step_) TW_RETURN_IF_ERROR(writer_->AddSessionLog(step, summary::SessionStatus::kStart));
     if (request_summary_) {
@@ -60,10 +55,10 @@ class SummarySaverHook final : public Hook {
   void OnError(Session &, const Status &) override { writer_.reset(); }
 
  private:
-  // Every fetched value but the global step, as one Summary event (a merged summary op's output).
+  // Every fetched value, as one Summary event (a merged summary op's output).
   Status WriteSummaries(const RunContext &ctx, int64_t step) {
     std::vector<summary::SummaryValue> values;
-    for (size_t i = 1; i < ctx.ResultCount(); ++i) {  // result 0 is the global step
+    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
       tw_tensor view = TW_TENSOR_INIT;
       TW_RETURN_IF_ERROR(ctx.ResultAt(i, &view));
       summary::SummaryValue value;
