@@ -1,0 +1,113 @@
+// The Python part of bindings/swig/trainwatch.i (included there, before the facade).
+// ------------------------------------------------------------------------------------------------
+// Python: exceptions, the GIL, zero-copy tensors
+// ------------------------------------------------------------------------------------------------
+%{
+#include "python/python_error.hpp"
+#include "python/python_tensors.hpp"
+%}
+%init %{
+  import_array1(nullptr);
+%}
+
+// A Python override that raises: keep the exception object itself for the C call to rethrow.
+%feature("director:except") {
+  if ($error != nullptr) throw trainwatch::python::PythonError::fetch();
+}
+
+// Any facade call: a Python exception raised in a callback comes out unchanged; a failing status
+// becomes the package's exception class for it (OutOfRangeError, …).
+%exception {
+  try {
+    $action
+  } catch (const trainwatch::python::PythonError &e) {
+    e.restore();
+    SWIG_fail;
+  } catch (const trainwatch::Error &e) {
+    trainwatch::python::raise_status(e);
+    SWIG_fail;
+  } catch (const Swig::DirectorException &) {
+    SWIG_fail;  // the Python error is already set
+  } catch (const std::bad_alloc &) {
+    PyErr_NoMemory();
+    SWIG_fail;
+  } catch (const std::exception &e) {
+    PyErr_SetString(PyExc_RuntimeError, e.what());
+    SWIG_fail;
+  }
+}
+
+// The module is built with -threads. Calls keep the GIL by default (most are quick, and the Python
+// helpers touch Python objects); the ones that take long or may wait for the library's background
+// threads release it — those threads log through Python meanwhile, and checkpoint I/O and scans let
+// other Python threads run.
+%nothread;
+%thread trainwatch::Session::Session;
+%thread trainwatch::Session::~Session;
+%thread trainwatch::Session::run;
+%thread trainwatch::Session::close;
+%thread trainwatch::SessionRef::run_without_hooks;
+%thread trainwatch::HookHandle::~HookHandle;
+%thread trainwatch::Hook::~Hook;
+%thread trainwatch::CheckpointSaverHook::~CheckpointSaverHook;
+%thread trainwatch::scan;
+%thread trainwatch::summarize;
+%thread trainwatch::has_nonfinite;
+%thread trainwatch::check_numerics;
+%thread trainwatch::Saver;
+%thread trainwatch::Saver::Saver;
+%thread trainwatch::Saver::~Saver;
+%thread trainwatch::Saver::save;
+%thread trainwatch::Saver::restore;
+%thread trainwatch::Saver::restore_variables;
+%thread trainwatch::Saver::restore_newest_good;
+%thread trainwatch::Saver::recover_last_checkpoints;
+%thread trainwatch::latest_checkpoint;
+%thread trainwatch::list_variables;
+%thread trainwatch::load_variable;
+%thread trainwatch::verify_checkpoint;
+%thread trainwatch::SummaryWriter::SummaryWriter;
+%thread trainwatch::SummaryWriter::~SummaryWriter;
+%thread trainwatch::SummaryWriter::flush;
+%thread trainwatch::SummaryWriter::close;
+%thread trainwatch::EventReader::next;
+// Director upcalls take the GIL (they may come from a thread that released it, or from a background one).
+%thread trainwatch::Hook::begin;
+%thread trainwatch::Hook::after_create_session;
+%thread trainwatch::Hook::before_run;
+%thread trainwatch::Hook::after_run;
+%thread trainwatch::Hook::end;
+%thread trainwatch::Hook::on_error;
+%thread trainwatch::CheckpointSaverListener::begin;
+%thread trainwatch::CheckpointSaverListener::before_save;
+%thread trainwatch::CheckpointSaverListener::after_save;
+%thread trainwatch::CheckpointSaverListener::end;
+%thread trainwatch::StepFunction::run;
+%thread trainwatch::InitFunction::run;
+%thread trainwatch::ReadyFunction::ready;
+%thread trainwatch::NanFunction::on_nan;
+%thread trainwatch::LogSink::write;
+%thread trainwatch::LogFormatter::format;
+%thread trainwatch::FeedFunction::feeds;
+%thread trainwatch::GlobalStepFunction::global_step;
+
+%typemap(out) PyObject * "$result = $1;";
+%ignore trainwatch::python::HeldTensor;
+%ignore trainwatch::python::TensorSet::for_each_item;
+namespace trainwatch { namespace python {
+class TensorSet {
+ public:
+  TensorSet();
+  ~TensorSet();
+  void add(const std::string &name, PyObject *object, bool writable = false, const std::string &kind = "value");
+  void add_dict(PyObject *mapping, bool writable = false, const std::string &kind = "value");
+  const std::vector<trainwatch::Tensor> &tensors() const;
+  size_t size() const;
+  void clear();
+};
+void publish_outputs(trainwatch::StepContext &ctx, PyObject *outputs, TensorSet &keep_alive);
+void add_feeds(trainwatch::RunContext &ctx, PyObject *feed_dict, TensorSet &keep_alive);
+PyObject *to_numpy(const trainwatch::Tensor &t);
+PyObject *as_numpy(const trainwatch::Tensor &t, PyObject *base);
+void set_error_factory(PyObject *factory);
+}}
