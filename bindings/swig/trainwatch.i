@@ -11,6 +11,11 @@
 // -DSWIGWORDSIZE64 so that int64_t maps to `long` (bindings/python/trainwatch/meson.build does).
 %module(directors="1") native  // Java and C# pass -module to choose their own name
 
+// Naming rules must precede every declaration they rename.
+#if defined(SWIGJAVA)
+%include "java/java_names.i"
+#endif
+
 %{
 #include "trainwatch.hpp"
 %}

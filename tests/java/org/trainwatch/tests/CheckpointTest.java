@@ -1,0 +1,92 @@
+package org.trainwatch.tests;
+
+import static org.junit.Assert.assertArrayEquals;
+import static org.junit.Assert.assertEquals;
+import static org.junit.Assert.assertThrows;
+import static org.junit.Assert.assertTrue;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.Test;
+import org.trainwatch.CheckpointSaverHook;
+import org.trainwatch.CheckpointSaverListener;
+import org.trainwatch.DType;
+import org.trainwatch.Option;
+import org.trainwatch.Saver;
+import org.trainwatch.Session;
+import org.trainwatch.SessionRef;
+import org.trainwatch.StopAtStepHook;
+import org.trainwatch.Tensor;
+import org.trainwatch.TensorVector;
+import org.trainwatch.TrainWatch;
+import org.trainwatch.TrainWatchException;
+
+/** Checkpoints from Java: Saver round trip (C1–C4), listeners (B21–B23), corruption detected. */
+public class CheckpointTest {
+  @Test
+  public void saverRoundTripAndInspection() throws IOException {
+    Path dir = Files.createTempDirectory("tw-java-ckpt");
+    Tensor w = Tensor.ofFloats("w", new float[] {1, 2, 3}, 3);
+    Tensor step = Tensor.allocate("step", DType.INT64);
+    TensorVector variables = new TensorVector();
+    variables.add(w);
+    variables.add(step);
+    Saver saver = new Saver(variables);
+    String path = saver.save(dir.resolve("model.ckpt").toString(), 7);
+    assertTrue(path, path.endsWith("model.ckpt-7"));
+    assertEquals(path, TrainWatch.latestCheckpoint(dir.toString()));
+    TrainWatch.verifyCheckpoint(path);
+    TensorVector listed = TrainWatch.listVariables(path);
+    assertEquals(2, listed.size());
+
+    w.asByteBuffer().asFloatBuffer().put(new float[] {0, 0, 0});
+    saver.restore(path);
+    assertArrayEquals(new float[] {1, 2, 3}, w.toFloatArray(), 0);
+
+    Tensor loaded = Tensor.allocate("w", DType.FLOAT32, 3);
+    TrainWatch.loadVariable(path, loaded);
+    assertArrayEquals(new float[] {1, 2, 3}, loaded.toFloatArray(), 0);
+
+    try (RandomAccessFile file = new RandomAccessFile(path, "rw")) {
+      file.seek(20);
+      int b = file.read();
+      file.seek(20);
+      file.write(b ^ 0x10);
+    }
+    assertThrows(TrainWatchException.DataLoss.class, () -> TrainWatch.verifyCheckpoint(path));
+    assertThrows(TrainWatchException.NotFound.class, () -> saver.restore(dir.resolve("nothing-here").toString()));
+  }
+
+  @Test
+  public void listenersHearEverySaveAndMayStop() throws IOException {
+    Path dir = Files.createTempDirectory("tw-java-listen");
+    List<String> heard = new ArrayList<>();
+    CheckpointSaverListener listener = new CheckpointSaverListener("java-listener") {
+      @Override
+      public void beforeSave(SessionRef session, long globalStep) {
+        heard.add("before " + globalStep);
+      }
+
+      @Override
+      public boolean afterSave(SessionRef session, long globalStep) {
+        heard.add("after " + globalStep);
+        return globalStep >= 2;  // B23: a listener may request stop
+      }
+    };
+    Fixtures.Model model = new Fixtures.Model();
+    model.options.setString(Option.CHECKPOINT_DIR, dir.toString());
+    model.options.setInt64(Option.SAVE_CHECKPOINT_STEPS, 1);
+    model.options.setInt64(Option.ASYNC_CHECKPOINT, 0);
+    try (Session session = model.session(new CheckpointSaverHook(dir.toString(), model.options, listener),
+                                         new StopAtStepHook(TrainWatch.UNSET, 10))) {
+      while (!session.shouldStop()) session.run(model::step);
+      assertEquals(2, session.globalStep());
+    }
+    assertEquals("before 0", heard.get(0));
+    assertTrue(heard.toString(), heard.contains("after 2"));
+  }
+}
