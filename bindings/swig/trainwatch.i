@@ -8,7 +8,8 @@
 // LogFormatter, FeedFunction, GlobalStepFunction). The facade's trampolines already catch whatever a
 // director throws and rethrow it from the C call that ran it, so each language only has to turn its
 // own exception into a C++ one (director:except) and back (%exception). On LP64 systems pass
-// -DSWIGWORDSIZE64 so that int64_t maps to `long` (bindings/python/trainwatch/meson.build does).
+// -DSWIGWORDSIZE64 so that int64_t is `long` as in C++ (the Python and Java builds do; java_names.i
+// then maps C long to Java long).
 %module(directors="1") native  // Java and C# pass -module to choose their own name
 
 // Naming rules must precede every declaration they rename.

@@ -11,7 +11,7 @@ import org.junit.runner.notification.RunListener;
  *  An ignored or assumption-skipped case counts as neither. */
 public final class Runner {
   private static final Class<?>[] TESTS = {
-    CheckpointTest.class, ExceptionTest.class, HookTest.class, NumericsTest.class, ParityTest.class,
+    CheckpointTest.class, ExampleTest.class, ExceptionTest.class, HookTest.class, NumericsTest.class, ParityTest.class,
     SessionTest.class, TensorTest.class,
   };
 
