@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* madvise's MADV_HUGEPAGE */
 /* NaN/Inf scanning at memory bandwidth: GB/s of tw_scan, tw_has_nonfinite and tw_summarize per dtype at
  * 4 KiB, 256 KiB, 16 MiB and 256 MiB on all-finite data (the common case), single thread, each printed
  * next to the anchors measured in the same run:
@@ -7,11 +7,17 @@
  *     shared machine weighs on both alike;
  *   - numpy / PyTorch NaN checks from ../shared/bench/anchor_nan.py (256 MiB), run through popen;
  * plus the per-call overhead on tiny tensors. Timings are printed, never asserted.
+ * Memory: the buffer is allocated as numpy allocates arrays of 4 MiB and more on Linux — 2 MiB-aligned
+ * with madvise(MADV_HUGEPAGE) — so that both sides of the numpy comparison read the same kind of pages
+ * (the read-bandwidth anchor reads this buffer too). The coverage by huge pages is printed. The f32 and
+ * bf16 scans are measured once more on ordinary 4 KiB pages, the kind torch.ones allocates, and the
+ * PyTorch comparisons use those.
  * usage: bench_scan [path/to/anchor_nan.py]   (without it, or if it fails, the Python anchors are skipped) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -205,23 +211,45 @@ static int run_python_anchor(const char *script, python_anchor anchors[kDtypes])
 
 static void print_ratio(const char *what, double ours, double anchor, double target) {
   if (anchor <= 0) {
-    printf("  %-46s  ours %7.2f GB/s  anchor not measured\n", what, ours);
+    printf("  %-52s  ours %7.2f GB/s  anchor not measured\n", what, ours);
     return;
   }
-  printf("  %-46s  ours %7.2f GB/s  anchor %6.2f GB/s  ratio %6.1fx  (target >= %gx: %s)\n", what, ours,
+  printf("  %-52s  ours %7.2f GB/s  anchor %6.2f GB/s  ratio %6.1fx  (target >= %gx: %s)\n", what, ours,
          anchor, ours / anchor, target, ours / anchor >= target ? "met" : "MISSED");
+}
+
+/* `bytes` of memory aligned to `alignment`, advised to use transparent huge pages when `huge`. */
+static uint8_t *allocate(size_t bytes, size_t alignment, int huge) {
+  void *p = NULL;
+  if (posix_memalign(&p, alignment, bytes) != 0) return NULL;
+  if (huge) (void)madvise(p, bytes, MADV_HUGEPAGE); /* numpy's hugepage path; a no-op without THP */
+  return p;
+}
+
+/* The process's anonymous memory backed by transparent huge pages, in MiB (-1 if unknown). */
+static long anon_huge_mib(void) {
+  FILE *f = fopen("/proc/self/smaps_rollup", "r");
+  char line[256];
+  long kib = -1;
+  while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+    if (sscanf(line, "AnonHugePages: %ld kB", &kib) == 1) break;
+  }
+  if (f != NULL) fclose(f);
+  return kib < 0 ? -1 : kib / 1024;
 }
 
 int main(int argc, char **argv) {
   const char *script = argc > 1 ? argv[1] : NULL;
   const size_t largest = kSizeBytes[kSizes - 1];
-  uint8_t *buffer = NULL;
-  if (posix_memalign((void **)&buffer, 64, largest) != 0) {
+  uint8_t *buffer = allocate(largest, 2u << 20, 1);
+  if (buffer == NULL) {
     fprintf(stderr, "out of memory\n");
     return 1;
   }
-  printf("trainwatch numerics benchmark: kernels dispatch to %s, 1 thread, all-finite data (1.0), best of %d\n\n",
-         tw_numerics_target(), kReps);
+  fill_ones(TW_FLOAT32, buffer, largest);
+  printf("trainwatch numerics benchmark: kernels dispatch to %s, 1 thread, all-finite data (1.0), best of %d\n"
+         "memory: 256 MiB buffer, 2 MiB-aligned + MADV_HUGEPAGE as numpy allocates; %ld MiB of it on huge pages\n\n",
+         tw_numerics_target(), kReps, anon_huge_mib());
 
   printf("Each cell: our GB/s (ratio to the read-bandwidth anchor over the same bytes, 4 independent\n"
          "512-bit OR accumulators as ../shared/bench/membw.c, its samples interleaved with ours)\n");
@@ -258,6 +286,18 @@ int main(int argc, char **argv) {
   }
   free(buffer); /* the Python anchor needs the memory */
 
+  /* The f32 and bf16 scans again on ordinary pages, as torch.ones allocates (and a plain malloc). */
+  measurement small_pages[kDtypes] = {{0, 0}};
+  uint8_t *plain = allocate(largest, 64, 0);
+  for (int d = 1; d <= 3 && plain != NULL; d += 2) {
+    fill_ones(kFloatDtypes[d], plain, largest);
+    small_pages[d] = measure(SCAN, kFloatDtypes[d], plain, largest);
+    printf("%s%-4s tw_scan at 256 MiB on 4 KiB pages (no MADV_HUGEPAGE): %6.2f GB/s, read bandwidth there %6.2f GB/s"
+           " (%.2fx)\n", d == 1 ? "\n" : "", kShortNames[d], small_pages[d].ours, small_pages[d].anchor,
+           small_pages[d].ours / small_pages[d].anchor);
+  }
+  free(plain);
+
   python_anchor anchors[kDtypes];
   const int have_python = run_python_anchor(script, anchors);
   printf("\nanchor: numpy / PyTorch at 256 MiB (%s)\n", have_python ? script : "not measured: no anchor script or it failed");
@@ -278,12 +318,14 @@ int main(int argc, char **argv) {
   }
   print_ratio("f32 tw_summarize vs read bandwidth", results[SUMMARIZE][1][big].ours,
               results[SUMMARIZE][1][big].anchor, 0.8);
+  /* Each library's check against ours on the same kind of pages: numpy's arrays are on huge pages,
+   * torch.ones's on 4 KiB pages. */
   print_ratio("f32 tw_scan vs numpy isnan().any()", results[SCAN][1][big].ours, anchors[1].numpy_isnan_any, 2);
   print_ratio("f32 tw_has_nonfinite vs numpy isnan().any()", results[HAS_NONFINITE][1][big].ours,
               anchors[1].numpy_isnan_any, 2);
   print_ratio("f16 tw_scan vs numpy isnan().any()", results[SCAN][2][big].ours, anchors[2].numpy_isnan_any, 10);
-  print_ratio("bf16 tw_scan vs torch isnan().any()", results[SCAN][3][big].ours, anchors[3].torch_isnan_any, 20);
-  print_ratio("bf16 tw_scan vs torch isfinite().all()", results[SCAN][3][big].ours,
+  print_ratio("bf16 tw_scan (4 KiB pages) vs torch isnan().any()", small_pages[3].ours, anchors[3].torch_isnan_any, 20);
+  print_ratio("bf16 tw_scan (4 KiB pages) vs torch isfinite().all()", small_pages[3].ours,
               anchors[3].torch_isfinite_all, 20);
   return 0;
 }
