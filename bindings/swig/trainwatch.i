@@ -18,6 +18,9 @@
 %include <stdint.i>
 %include <std_string.i>
 %include <std_vector.i>
+#if defined(SWIGCSHARP)
+%include "csharp/csharp_types.i"  // integer widths, before the templates below use them
+#endif
 
 // ------------------------------------------------------------------------------------------------
 // Constants of the C header: status codes, dtypes, option keys, enums. Its functions and structs are
