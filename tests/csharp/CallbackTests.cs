@@ -69,6 +69,21 @@ static class CallbackTests {
   }
 
   [Test]
+  public static void MonitoredTrainingSessionAddsTheCheckpointSaverFromItsOptionsT6() {
+    string dir = Scratch.Directory("training");
+    var log = new List<string>();
+    using (Options options = CheckpointOptions(dir, new float[2]).SetInt64(Option.LogStepCountSteps, 0))
+    using (var stop = new StopAtStepHook(lastStep: 3))
+    using (var chiefOnly = new Recorder("chief", log))
+    using (Session session = Session.MonitoredTraining(options, new Hook[] { stop }, new Hook[] { chiefOnly })) {
+      while (!session.ShouldStop) session.Run(Steps.Nothing);
+      session.Close();
+    }
+    Check.Equal("model.ckpt-3", System.IO.Path.GetFileName(Checkpoints.Latest(dir)), "the final checkpoint (B23)");
+    Check.True(log.Contains("chief:end"), "a chief runs its chief-only hooks");
+  }
+
+  [Test]
   public static void AListenerThatThrowsFailsTheRunWithItsExceptionAndNothingCrashes() {
     string dir = Scratch.Directory("listener-throws");
     var error = new Boom("disk on fire");

@@ -40,14 +40,10 @@ static class ParityTest {
   /// <summary>w: float32[4] registered zero copy; each step adds the feed x and publishes loss = sum(w).</summary>
   sealed class Model {
     public readonly float[] W = new float[4];
-    readonly float[] x = new float[1];
-    readonly Tensor feed;
+    readonly Tensor x = Tensor.Scalar("x", 0f);
     readonly List<string> trace;
 
-    public Model(List<string> trace) {
-      this.trace = trace;
-      feed = Tensor.FromArray("x", x, new long[0]);
-    }
+    public Model(List<string> trace) { this.trace = trace; }
 
     public Options Options(string checkpointDir) {
       var options = new Options().AddVariable(Tensor.FromArray("w", W));
@@ -63,9 +59,9 @@ static class ParityTest {
     }
 
     public TrainWatchException Run(Session session, float value) {
-      x[0] = value;
+      x.SetItem(value);
       try {
-        session.Run(Step, feed);
+        session.Run(Step, x);
         trace.Add("run TW_OK");
         return null;
       } catch (TrainWatchException e) {
@@ -165,12 +161,20 @@ static class ParityTest {
   }
 }
 
-/// <summary>Fresh temporary directories.</summary>
+/// <summary>Fresh temporary directories, deleted when the runner ends.</summary>
 static class Scratch {
+  static readonly List<string> created = new List<string>();
+
   public static string Directory(string name) {
     string dir = Path.Combine(Path.GetTempPath(), "trainwatch-csharp-" + name + "-" + Guid.NewGuid().ToString("N"));
     System.IO.Directory.CreateDirectory(dir);
+    created.Add(dir);
     return dir;
+  }
+
+  public static void DeleteAll() {
+    foreach (string dir in created) System.IO.Directory.Delete(dir, true);
+    created.Clear();
   }
 }
 

@@ -34,6 +34,7 @@ static class TestRunner {
         ++failed;
       }
     }
+    Scratch.DeleteAll();
     if (cases.Count == 0) {
       Console.WriteLine("FAIL no test case matched");
       ++failed;

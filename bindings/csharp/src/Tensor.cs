@@ -39,8 +39,8 @@ public sealed class Tensor {
   }
 
   /// <summary>
-  /// A tensor over `data` itself (pinned, zero copy). Shape defaults to [data.Length]; the element type
-  /// is the array's (float → float32, long → int64, byte → uint8, …).
+  /// A tensor over `data` itself (pinned, zero copy). An omitted (or empty) shape is [data.Length]; use
+  /// Scalar for shape []. The element type is the array's (float → float32, long → int64, byte → uint8, …).
   /// </summary>
   public static Tensor FromArray<T>(string name, T[] data, params long[] shape) where T : struct {
     if (data == null) throw new InvalidArgumentException("tensor '" + name + "': data is null");
@@ -125,6 +125,14 @@ public sealed class Tensor {
       throw new InvalidArgumentException("tensor '" + Name + "' has " + ElementCount + " elements, not one");
     }
     return ToArray<T>()[0];
+  }
+
+  /// <summary>Sets the value of a one-element tensor in place (a scalar feed between runs).</summary>
+  public void SetItem<T>(T value) where T : struct {
+    if (ElementCount != 1) {
+      throw new InvalidArgumentException("tensor '" + Name + "' has " + ElementCount + " elements, not one");
+    }
+    CopyFrom(new T[] { value });
   }
 
   /// <summary>Writes `values` into the tensor's memory in place (a variable, a feed).</summary>
