@@ -80,6 +80,21 @@ static class LifetimeTests {
   }
 
   [Test]
+  public static void ANanTensorHookDisposedWhileASessionHoldsItKeepsItsCallback() {
+    int calls = 0;
+    using (var options = new Options().SetInt64(Option.NanAction, (long)NanAction.Callback)) {
+      var nan = new NanTensorHook(new[] { "loss" }, options, (session, e) => ++calls);
+      using (Session session = Session.Monitored(null, nan)) {
+        nan.Dispose();
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        session.Run(Steps.Loss(float.NaN));
+      }
+    }
+    Check.Equal(1, calls, "the session still runs the hook it holds, callback included");
+  }
+
+  [Test]
   public static void DisposedOptionsThrowObjectDisposed() {
     var options = new Options();
     options.Dispose();

@@ -31,7 +31,11 @@ public delegate void NanCallback(SessionRef session, NanEvent divergence);
 /// the step.
 /// </summary>
 public sealed class NanTensorHook : BuiltinHook {
-  readonly NanBridge callback;  // called by the native hook while it lives
+  // Called through a raw pointer by the native hook, which sessions keep after this wrapper is
+  // disposed: the bridge is left to the collector, which frees it only once no session holds this hook.
+#pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive
+  readonly NanBridge callback;
+#pragma warning restore 414
 
   /// <summary>TF's NanTensorHook(loss_tensor, fail_on_nan_loss=True).</summary>
   public NanTensorHook(string lossName, bool failOnNanLoss = true)
@@ -51,11 +55,6 @@ public sealed class NanTensorHook : BuiltinHook {
       return new Native.NanTensorHook(names, options == null ? null : options.Checked,
                                       bridge == null ? null : bridge.Function());
     }
-  }
-
-  internal override void ReleaseNative() {
-    base.ReleaseNative();
-    if (callback != null) callback.Dispose();
   }
 
   sealed class NanBridge : Native.ManagedNanFunction {
