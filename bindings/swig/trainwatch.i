@@ -12,11 +12,6 @@
 // then maps C long to Java long).
 %module(directors="1") native  // Java and C# pass -module to choose their own name
 
-// Naming rules must precede every declaration they rename.
-#if defined(SWIGJAVA)
-%include "java/java_names.i"
-#endif
-
 %{
 #include "trainwatch.hpp"
 %}
@@ -24,6 +19,13 @@
 %include <stdint.i>
 %include <std_string.i>
 %include <std_vector.i>
+// What must precede every declaration: each language's integer widths (used by the templates below)
+// and naming rules (a rename only applies to what follows it).
+#if defined(SWIGJAVA)
+%include "java/java_names.i"
+#elif defined(SWIGCSHARP)
+%include "csharp/csharp_types.i"
+#endif
 
 // ------------------------------------------------------------------------------------------------
 // Constants of the C header: status codes, dtypes, option keys, enums. Its functions and structs are

@@ -1,0 +1,37 @@
+using System.Collections.Generic;
+
+namespace TrainWatch {
+
+/// <summary>
+/// TF's CheckpointSaverHook (B18–B24): saves the session's variables and global step to
+/// checkpointDir when the session starts, every Option.SaveCheckpointSteps steps or
+/// SaveCheckpointSecs seconds (one of them in `options`), and at the end; calls the listeners
+/// around each save. Option.AsyncCheckpoint (default on) writes in the background.
+/// </summary>
+public sealed class CheckpointSaverHook : BuiltinHook {
+  readonly CheckpointSaverListener[] listeners;  // called by the native hook while it lives
+
+  public CheckpointSaverHook(string checkpointDir, Options options = null, params CheckpointSaverListener[] listeners)
+      : base(NewNative(checkpointDir, options, listeners)) {
+    this.listeners = listeners;
+  }
+
+  /// <summary>The listeners given at creation.</summary>
+  public IReadOnlyList<CheckpointSaverListener> Listeners {
+    get { return System.Array.AsReadOnly(listeners ?? new CheckpointSaverListener[0]); }
+  }
+
+  static Native.CheckpointSaverHook NewNative(string dir, Options options, CheckpointSaverListener[] listeners) {
+    using (var handles = new Native.ListenerVector()) {
+      if (listeners != null) {
+        foreach (CheckpointSaverListener l in listeners) {
+          if (l == null) throw new InvalidArgumentException("a listener is null");
+          handles.Add(l.Handle);
+        }
+      }
+      return new Native.CheckpointSaverHook(dir ?? "", options == null ? null : options.Checked, handles);
+    }
+  }
+}
+
+}  // namespace TrainWatch
