@@ -31,7 +31,7 @@ static class ContractTests {
   }
 
   [Test]
-  public static void OptionDTypeNanActionAndLogLevelEnumsMatchTheHeader() {
+  public static void OptionDTypeNanActionLogLevelAndEventEnumsMatchTheHeader() {
     SameMembers(typeof(Option), HeaderEnum("tw_option", "TW_OPT_"));
     SameMembers(typeof(OptionState), HeaderEnum("tw_option_state", "TW_OPTION_"));
     SameMembers(typeof(NanAction), HeaderEnum("tw_nan_action", "TW_NAN_ACTION_"));
@@ -40,6 +40,11 @@ static class ContractTests {
     dtypes["INVALID"] = dtypes["DTYPEINVALID"];
     dtypes.Remove("DTYPEINVALID");
     SameMembers(typeof(DType), dtypes);
+    SameMembers(typeof(EventKind), HeaderEnum("tw_event_kind", "TW_EVENT_"));
+    var logStatuses = HeaderEnum("tw_session_log_status", "TW_SESSION_LOG_");
+    logStatuses["UNSPECIFIED"] = logStatuses["STATUSUNSPECIFIED"];
+    logStatuses.Remove("STATUSUNSPECIFIED");
+    SameMembers(typeof(SessionLogStatus), logStatuses);
     Check.Equal("bfloat16", DType.BFloat16.Name(), "dtype names come from the library");
     Check.Equal(4, DType.Float32.Size(), "dtype sizes come from the library");
   }

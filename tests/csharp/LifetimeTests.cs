@@ -95,6 +95,39 @@ static class LifetimeTests {
   }
 
   [Test]
+  public static void AFeedFnHookDisposedWhileASessionHoldsItKeepsItsFunction() {
+    int calls = 0;
+    var feeder = new FeedFnHook(() => {
+      ++calls;
+      return new[] { Tensor.Scalar("x", 2f) };
+    });
+    float seen = 0;
+    using (Session session = Session.Monitored(null, feeder)) {
+      feeder.Dispose();
+      GC.Collect();
+      GC.WaitForPendingFinalizers();
+      session.Run(ctx => seen = ctx.Feed("x").Item<float>());
+    }
+    Check.Equal(1, calls, "the session still runs the hook it holds, function included");
+    Check.Equal(2f, seen, "and its feed");
+  }
+
+  [Test]
+  public static void ASessionKeepsTheInitFunctionOfOptionsDisposedBeforeIt() {
+    int calls = 0, attempts = 0;
+    var options = new Options().SetInitFunction(session => ++calls).SetDouble(Option.RecoveryBackoffSecs, 0);
+    using (Session session = Session.Monitored(options)) {
+      options.Dispose();
+      GC.Collect();
+      GC.WaitForPendingFinalizers();
+      session.Run(ctx => {
+        if (++attempts == 1) throw new AbortedException("preempted");
+      });
+    }
+    Check.Equal(2, calls, "the recovery calls the init function again");
+  }
+
+  [Test]
   public static void DisposedOptionsThrowObjectDisposed() {
     var options = new Options();
     options.Dispose();

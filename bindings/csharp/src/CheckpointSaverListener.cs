@@ -52,12 +52,7 @@ public abstract class CheckpointSaverListener : System.IDisposable {
     }
 
     static bool WithSession(Native.SessionRef session, System.Action<SessionRef> callback) {
-      var s = new SessionRef(session, Lifetime.OfCallback("a listener's SessionRef"));
-      try {
-        return CallbackGuard.Invoke(() => callback(s));
-      } finally {
-        s.ViewLifetime.End();
-      }
+      return SessionRef.InvokeGuarded(session, "a listener's SessionRef", callback);
     }
   }
 }

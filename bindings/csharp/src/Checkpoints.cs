@@ -1,6 +1,12 @@
+using System.Collections.Generic;
+using System.IO;
+
 namespace TrainWatch {
 
-/// <summary>Checkpoint files (tf.train.latest_checkpoint and friends).</summary>
+/// <summary>
+/// Checkpoint files (tf.train.latest_checkpoint, list_variables, load_variable). Where a function takes
+/// `checkpoint`, it is a checkpoint's path or a directory, meaning the newest checkpoint in it.
+/// </summary>
 public static class Checkpoints {
   /// <summary>The newest checkpoint's path in `dir`, or null when there is none (TF's None).</summary>
   public static string Latest(string dir) {
@@ -10,6 +16,61 @@ public static class Checkpoints {
 
   /// <summary>Throws DataLossException unless every checksum of the checkpoint matches.</summary>
   public static void Verify(string path) { Native.native.verify_checkpoint(path ?? ""); }
+
+  /// <summary>The tensors of a checkpoint (names, dtypes, shapes; no data), in the checkpoint's order.</summary>
+  public static IReadOnlyList<CheckpointVariable> ListVariables(string checkpoint) {
+    return ListOf(PathOf(checkpoint));
+  }
+
+  /// <summary>
+  /// Reads the tensor named destination.Name into destination's memory, which must be contiguous and of
+  /// the tensor's dtype and shape; it is written only once every checksum matched.
+  /// </summary>
+  public static void LoadVariable(string checkpoint, Tensor destination) {
+    string path = PathOf(checkpoint);
+    Tensor.With(destination, "destination", d => Native.native.load_variable(path, d));
+  }
+
+  /// <summary>
+  /// The tensor `name` of a checkpoint in a new array (row-major). T is its element type, or ushort for
+  /// the bits of float16/bfloat16 and byte for bool and float8.
+  /// </summary>
+  public static T[] LoadVariable<T>(string checkpoint, string name) where T : struct {
+    string path = PathOf(checkpoint);
+    foreach (CheckpointVariable variable in ListOf(path)) {
+      if (variable.Name != name) continue;
+      if (variable.ElementCount > int.MaxValue) {
+        throw new InvalidArgumentException("tensor '" + name + "' is too large for an array");
+      }
+      var values = new T[variable.ElementCount];
+      LoadVariable(path, Tensor.FromArrayAs(name, values, variable.DType, variable.Shape));
+      return values;
+    }
+    throw new NotFoundException("Key " + name + " not found in checkpoint " + path);
+  }
+
+  static IReadOnlyList<CheckpointVariable> ListOf(string path) {
+    var variables = new List<CheckpointVariable>();
+    using (Native.TensorVector tensors = Native.native.list_variables(path)) {
+      foreach (Native.Tensor t in tensors) {
+        using (Native.Int64Vector shape = t.Shape()) {
+          var extents = new long[shape.Count];
+          shape.CopyTo(extents);
+          variables.Add(new CheckpointVariable(t.Name(), (DType)t.Dtype(), extents));
+        }
+      }
+    }
+    return variables.AsReadOnly();
+  }
+
+  // A directory means its newest checkpoint (TF's ckpt_dir_or_file).
+  static string PathOf(string checkpoint) {
+    if (checkpoint == null) throw new InvalidArgumentException("checkpoint is null");
+    if (!Directory.Exists(checkpoint)) return checkpoint;
+    string latest = Latest(checkpoint);
+    if (latest == null) throw new NotFoundException("Unable to find a checkpoint in " + checkpoint);
+    return latest;
+  }
 }
 
 }  // namespace TrainWatch

@@ -3,10 +3,11 @@ using System;
 namespace TrainWatch {
 
 /// <summary>
-/// What a session runs hooks through: one reference to a native hook. Built-in hooks (StopAtStepHook,
-/// NanTensorHook, CheckpointSaverHook) and SessionRunHook subclasses are Hooks. A session keeps the
-/// hooks it was given; disposing a hook a session still uses makes that session's callbacks to it
-/// fail with FailedPreconditionException.
+/// What a session runs hooks through: one reference to a native hook. Built-in hooks (the BuiltinHook
+/// subclasses: StopAtStepHook, NanTensorHook, CheckpointSaverHook, …) and SessionRunHook subclasses
+/// are Hooks. A session keeps the hooks it was given: disposing a SessionRunHook a session still uses
+/// makes that session's callbacks to it fail with FailedPreconditionException, while a built-in hook,
+/// and the C# functions it calls, keep working in the sessions that hold it.
 /// </summary>
 public abstract class Hook : IDisposable {
   bool disposed;

@@ -63,12 +63,7 @@ public sealed class NanTensorHook : BuiltinHook {
     internal NanBridge(NanCallback callback) { this.callback = callback; }
 
     public override bool ManagedOnNan(Native.SessionRef session, Native.NanEvent e) {
-      var s = new SessionRef(session, Lifetime.OfCallback("a NanCallback's SessionRef"));
-      try {
-        return CallbackGuard.Invoke(() => callback(s, new NanEvent(e)));
-      } finally {
-        s.ViewLifetime.End();
-      }
+      return SessionRef.InvokeGuarded(session, "a NanCallback's SessionRef", s => callback(s, new NanEvent(e)));
     }
   }
 }

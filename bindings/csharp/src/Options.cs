@@ -11,6 +11,8 @@ namespace TrainWatch {
 public sealed class Options : IDisposable {
   readonly Native.Options native = new Native.Options();
   readonly List<Tensor> variables = new List<Tensor>();
+  InitFunctionBridge initFunction;
+  ReadyFunctionBridge readyFunction;
   bool disposed;
 
   internal Native.Options Checked {
@@ -65,6 +67,38 @@ public sealed class Options : IDisposable {
     Checked.AddVariable(variable.native);
     variables.Add(variable);
     return this;
+  }
+
+  /// <summary>
+  /// Scaffold's init_fn (S7, S13): a chief that restored nothing calls `init` with the new session, at
+  /// creation and after every recovery that restores nothing. null: none.
+  /// </summary>
+  public Options SetInitFunction(InitFunction init) {
+    var bridge = init == null ? null : new InitFunctionBridge(init);
+    Checked.SetInitFn(bridge == null ? null : bridge.Function());
+    initFunction = bridge;
+    return this;
+  }
+
+  /// <summary>
+  /// WorkerSessionCreator's readiness test (S2, S10): a worker (Option.IsChief false) polls `ready` every
+  /// Option.RecoveryWaitSecs until it returns true, for at most Option.MaxWaitSecs. null: ready at once.
+  /// </summary>
+  public Options SetReadyFunction(ReadyFunction ready) {
+    var bridge = ready == null ? null : new ReadyFunctionBridge(ready);
+    Checked.SetReadyFn(bridge == null ? null : bridge.Function());
+    readyFunction = bridge;
+    return this;
+  }
+
+  /// <summary>What a session created from these options uses and must keep alive: the variables (their arrays pinned) and the init and ready functions.</summary>
+  internal object[] Borrowed {
+    get {
+      var borrowed = new List<object>(variables);
+      if (initFunction != null) borrowed.Add(initFunction);
+      if (readyFunction != null) borrowed.Add(readyFunction);
+      return borrowed.ToArray();
+    }
   }
 
   public void Dispose() {

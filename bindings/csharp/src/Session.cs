@@ -16,14 +16,14 @@ public sealed class Session : SessionRef, IDisposable {
   readonly Lifetime views = new Lifetime("the session was disposed");
   // Kept alive while the library may call or read them.
   readonly Hook[] hooks;
-  readonly Tensor[] variables;
+  readonly object[] fromOptions;  // the options' variables and init/ready functions
   StepBridge idleStep;
   bool disposed;
 
-  Session(Native.Session native, Hook[] hooks, Tensor[] variables) : base(native, Lifetime.Unbounded) {
+  Session(Native.Session native, Hook[] hooks, object[] fromOptions) : base(native, Lifetime.Unbounded) {
     this.native = native;
     this.hooks = hooks;
-    this.variables = variables;
+    this.fromOptions = fromOptions;
   }
 
   /// <summary>TF's MonitoredSession: `options` may be null (defaults).</summary>
@@ -47,9 +47,13 @@ public sealed class Session : SessionRef, IDisposable {
     var kept = new List<Hook>();
     using (Native.HookVector handles = HandlesOf(hooks, kept), chiefOnly = HandlesOf(chiefOnlyHooks, kept)) {
       Native.Options nativeOptions = options == null ? null : options.Checked;
-      Native.Session session = CallbackGuard.Call(() => new Native.Session(kind, nativeOptions, handles, chiefOnly));
-      var variables = options == null ? new Tensor[0] : new List<Tensor>(options.Variables).ToArray();
-      return new Session(session, kept.ToArray(), variables);
+      object[] fromOptions = options == null ? new object[0] : options.Borrowed;
+      try {
+        Native.Session session = CallbackGuard.Call(() => new Native.Session(kind, nativeOptions, handles, chiefOnly));
+        return new Session(session, kept.ToArray(), fromOptions);
+      } finally {
+        GC.KeepAlive(fromOptions);  // the init and ready functions run during the creation
+      }
     }
   }
 
@@ -104,7 +108,7 @@ public sealed class Session : SessionRef, IDisposable {
     if (idleStep != null) idleStep.Dispose();
     idleStep = null;
     GC.KeepAlive(hooks);
-    GC.KeepAlive(variables);
+    GC.KeepAlive(fromOptions);
   }
 }
 

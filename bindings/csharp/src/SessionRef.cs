@@ -24,6 +24,20 @@ public class SessionRef {
     }
   }
 
+  /// <summary>
+  /// Runs the body of a callback that receives a session, guarded by CallbackGuard (false: it threw);
+  /// the SessionRef it sees, and the views taken through it, expire when it returns. `what` names the
+  /// SessionRef in the error of a use after that.
+  /// </summary>
+  internal static bool InvokeGuarded(Native.SessionRef session, string what, Action<SessionRef> body) {
+    var s = new SessionRef(session, Lifetime.OfCallback(what));
+    try {
+      return CallbackGuard.Invoke(() => body(s));
+    } finally {
+      s.lifetime.End();
+    }
+  }
+
   /// <summary>How long views of this session's variables stay valid.</summary>
   internal virtual Lifetime ViewLifetime { get { return lifetime; } }
 

@@ -65,12 +65,7 @@ public abstract class SessionRunHook : Hook {
     }
 
     static bool WithSession(Native.SessionRef session, System.Action<SessionRef> callback) {
-      var s = new SessionRef(session, Lifetime.OfCallback("a hook's SessionRef"));
-      try {
-        return CallbackGuard.Invoke(() => callback(s));
-      } finally {
-        s.ViewLifetime.End();
-      }
+      return SessionRef.InvokeGuarded(session, "a hook's SessionRef", callback);
     }
 
     bool WithContext(Native.RunContext ctx, System.Action<RunContext> callback) {

@@ -11,7 +11,8 @@ public sealed class StepContext {
 
   internal StepContext(Native.StepContext native, SessionRef session, List<Tensor> borrowed) {
     this.native = native;
-    this.session = session;
+    // Without one, the step sees the session the library runs it in, for the step only.
+    this.session = session ?? new SessionRef(native.Session(), lifetime);
     this.borrowed = borrowed;
   }
 

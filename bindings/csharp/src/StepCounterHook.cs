@@ -1,13 +1,16 @@
 namespace TrainWatch {
 
 /// <summary>
-/// TF's StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir=None) (B26–B30): logs
-/// "global_step/sec: rate" at INFO (and writes it as a summary to outputDir, when given) every N global
-/// steps or seconds. Give exactly one of the two periods: pass everyNSteps: null with everyNSecs.
+/// TF's StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None)
+/// (B26–B30): logs "global_step/sec: rate" at INFO (and writes it as the scalar summary
+/// "global_step/sec" to `writer`, or to outputDir's shared writer, when given) every N global steps or
+/// seconds. Give exactly one of the two periods: pass everyNSteps: null with everyNSecs.
 /// </summary>
 public sealed class StepCounterHook : BuiltinHook {
-  public StepCounterHook(long? everyNSteps = 100, double? everyNSecs = null, string outputDir = null)
-      : base(new Native.StepCounterHook(everyNSteps ?? Native.native.UNSET, everyNSecs ?? -1.0, outputDir ?? "")) {}
+  public StepCounterHook(long? everyNSteps = 100, double? everyNSecs = null, string outputDir = null,
+                         SummaryWriter writer = null)
+      : base(new Native.StepCounterHook(everyNSteps ?? Native.native.UNSET, everyNSecs ?? -1.0, outputDir ?? "",
+                                        writer == null ? null : writer.Checked)) {}
 }
 
 }  // namespace TrainWatch

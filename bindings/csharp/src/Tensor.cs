@@ -58,6 +58,52 @@ public sealed class Tensor {
     return new Tensor(NewNative(name, data, dtype, shape ?? new long[0]), Lifetime.Unbounded, default(GCHandle), null);
   }
 
+  /// <summary>
+  /// A tensor of `dtype` over `data` (pinned): T must be dtype's element type, or an integer type of its
+  /// size for the dtypes C# has no type for (byte for bool and float8, ushort for float16 and bfloat16).
+  /// </summary>
+  internal static Tensor FromArrayAs<T>(string name, T[] data, DType dtype, long[] shape) where T : struct {
+    DType natural = DTypeOf(typeof(T));
+    bool bits = (natural == DType.UInt8 || natural == DType.UInt16) && !DTypeOfType.ContainsValue(dtype) &&
+                dtype.Size() == natural.Size();
+    if (dtype != natural && !bits) {
+      throw new InvalidArgumentException("tensor '" + name + "' is " + dtype.Name() + ", not " + natural.Name());
+    }
+    return Pin(name, data, dtype, shape);
+  }
+
+  /// <summary>A copy of `view`'s elements in a new array of its own (for values that outlive their view).</summary>
+  internal static Tensor CopyOf(Tensor view) {
+    if (!view.IsContiguous()) throw new InvalidArgumentException("tensor '" + view.Name + "' is strided; only contiguous tensors copy");
+    DType dtype = view.DType;
+    long bytes = view.ElementCount * dtype.Size();
+    if (bytes > int.MaxValue) throw new InvalidArgumentException("tensor '" + view.Name + "' is too large for an array");
+    var copy = new byte[bytes];
+    if (bytes > 0) CopyBytes(view.Data, copy, toArray: true);
+    return Adopt(view.Name, copy, dtype, view.Shape);
+  }
+
+  /// <summary>
+  /// Runs one call with `tensor`'s checked description: InvalidArgumentException for null (`what` names
+  /// the argument), FailedPreconditionException for an expired view. Its pinned array stays pinned
+  /// until the call returns.
+  /// </summary>
+  internal static T With<T>(Tensor tensor, string what, Func<Native.Tensor, T> call) {
+    if (tensor == null) throw new InvalidArgumentException(what + " is null");
+    try {
+      return call(tensor.Checked);
+    } finally {
+      GC.KeepAlive(tensor);
+    }
+  }
+
+  internal static void With(Tensor tensor, string what, Action<Native.Tensor> call) {
+    With(tensor, what, native => {
+      call(native);
+      return true;
+    });
+  }
+
   static Tensor Pin(string name, Array data, DType dtype, long[] shape) {
     long count = 1;
     foreach (long extent in shape) count *= extent;
@@ -65,6 +111,11 @@ public sealed class Tensor {
       throw new InvalidArgumentException("tensor '" + name + "': shape [" + string.Join(", ", shape) + "] holds " +
                                          count + " elements, the array " + data.Length);
     }
+    return Adopt(name, data, dtype, shape);
+  }
+
+  /// <summary>A tensor over `data`, pinned while the tensor is reachable; `data` fits dtype and shape.</summary>
+  static Tensor Adopt(string name, Array data, DType dtype, long[] shape) {
     GCHandle pin = GCHandle.Alloc(data, GCHandleType.Pinned);
     try {
       return new Tensor(NewNative(name, pin.AddrOfPinnedObject(), dtype, shape), Lifetime.Unbounded, pin, null);

@@ -92,6 +92,11 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 %feature("director") trainwatch::csharp::ManagedListener;
 %feature("director") trainwatch::csharp::ManagedNanFunction;
 %feature("director") trainwatch::csharp::ManagedLogSink;
+%feature("director") trainwatch::csharp::ManagedInitFunction;
+%feature("director") trainwatch::csharp::ManagedReadyFunction;
+%feature("director") trainwatch::csharp::ManagedLogFormatter;
+%feature("director") trainwatch::csharp::ManagedFeedFunction;
+%feature("director") trainwatch::csharp::ManagedGlobalStepFunction;
 
 // What SWIG sees of managed_callbacks.hpp: the classes without their facade bases (whose virtuals are
 // final there), reaching the facade object through an accessor.
@@ -104,6 +109,12 @@ class StepFunction;
 class CheckpointSaverListener;
 class NanFunction;
 struct NanEvent;
+class Tensor;
+class InitFunction;
+class ReadyFunction;
+class LogFormatter;
+class FeedFunction;
+class GlobalStepFunction;
 namespace csharp {
 void record_failure(int code, const std::string &message, int64_t ticket);
 
@@ -146,6 +157,50 @@ class ManagedNanFunction {
   virtual ~ManagedNanFunction();
   trainwatch::NanFunction *function();
   virtual bool managed_on_nan(trainwatch::SessionRef &session, const trainwatch::NanEvent &event) = 0;
+};
+
+class ManagedInitFunction {
+ public:
+  ManagedInitFunction();
+  virtual ~ManagedInitFunction();
+  trainwatch::InitFunction *function();
+  virtual bool managed_run(trainwatch::SessionRef &session) = 0;
+};
+
+class ManagedReadyFunction {
+ public:
+  ManagedReadyFunction();
+  virtual ~ManagedReadyFunction();
+  trainwatch::ReadyFunction *function();
+  void set_ready(bool ready);
+  virtual bool managed_ready(trainwatch::SessionRef &session) = 0;
+};
+
+class ManagedLogFormatter {
+ public:
+  ManagedLogFormatter();
+  virtual ~ManagedLogFormatter();
+  trainwatch::LogFormatter *formatter();
+  void set_text(const std::string &text);
+  virtual bool managed_format(const std::vector<trainwatch::Tensor> &values) = 0;
+};
+
+class ManagedFeedFunction {
+ public:
+  ManagedFeedFunction();
+  virtual ~ManagedFeedFunction();
+  trainwatch::FeedFunction *function();
+  void add_feed(const trainwatch::Tensor &feed);
+  virtual bool managed_feeds() = 0;
+};
+
+class ManagedGlobalStepFunction {
+ public:
+  ManagedGlobalStepFunction();
+  virtual ~ManagedGlobalStepFunction();
+  trainwatch::GlobalStepFunction *function();
+  void set_global_step(int64_t step);
+  virtual bool managed_global_step(trainwatch::SessionRef &session) = 0;
 };
 
 class ManagedLogSink {

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "trainwatch.hpp"
 
@@ -125,6 +126,85 @@ class ManagedNanFunction : public NanFunction {
 
  private:
   void on_nan(SessionRef &session, const NanEvent &event) final { detail::check(managed_on_nan(session, event)); }
+};
+
+// Scaffold's init_fn written in C# (Options.SetInitFunction).
+class ManagedInitFunction : public InitFunction {
+ public:
+  InitFunction *function() noexcept { return this; }
+  virtual bool managed_run(SessionRef &session) = 0;
+
+ private:
+  void run(SessionRef &session) final { detail::check(managed_run(session)); }
+};
+
+// WorkerSessionCreator's readiness test written in C#: managed_ready calls set_ready(true) when ready.
+class ManagedReadyFunction : public ReadyFunction {
+ public:
+  ReadyFunction *function() noexcept { return this; }
+  void set_ready(bool ready) noexcept { ready_ = ready; }
+  virtual bool managed_ready(SessionRef &session) = 0;
+
+ private:
+  bool ready(SessionRef &session) final {
+    ready_ = false;
+    detail::check(managed_ready(session));
+    return ready_;
+  }
+
+  bool ready_ = false;
+};
+
+// LoggingTensorHook's formatter written in C#: managed_format calls set_text with the line.
+class ManagedLogFormatter : public LogFormatter {
+ public:
+  LogFormatter *formatter() noexcept { return this; }
+  void set_text(const std::string &text) { text_ = text; }
+  virtual bool managed_format(const std::vector<Tensor> &values) = 0;
+
+ private:
+  std::string format(const std::vector<Tensor> &values) final {
+    text_.clear();
+    detail::check(managed_format(values));
+    return std::move(text_);
+  }
+
+  std::string text_;
+};
+
+// FeedFnHook's feed_fn written in C#: managed_feeds calls add_feed for each feed of the run.
+class ManagedFeedFunction : public FeedFunction {
+ public:
+  FeedFunction *function() noexcept { return this; }
+  void add_feed(const Tensor &feed) { feeds_.push_back(feed); }
+  virtual bool managed_feeds() = 0;
+
+ private:
+  std::vector<Tensor> feeds() final {
+    feeds_.clear();
+    detail::check(managed_feeds());
+    return std::move(feeds_);
+  }
+
+  std::vector<Tensor> feeds_;
+};
+
+// GlobalStepWaiterHook's reader of the shared global step written in C#: managed_global_step calls
+// set_global_step with what it read.
+class ManagedGlobalStepFunction : public GlobalStepFunction {
+ public:
+  GlobalStepFunction *function() noexcept { return this; }
+  void set_global_step(int64_t step) noexcept { step_ = step; }
+  virtual bool managed_global_step(SessionRef &session) = 0;
+
+ private:
+  int64_t global_step(SessionRef &session) final {
+    step_ = 0;
+    detail::check(managed_global_step(session));
+    return step_;
+  }
+
+  int64_t step_ = 0;
 };
 
 // The log sink written in C#: it cannot fail (C# drops what it throws).
