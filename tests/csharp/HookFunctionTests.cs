@@ -40,7 +40,7 @@ static class HookFunctionTests {
       }
       session.Close();
     }
-    Check.Lines(new[] { "1,2 in place", "3,4 in place" }, seen, "each run sees its batch, zero copy, still pinned");
+    Check.Lines(new[] { "1,2 in place", "3,4 in place" }, seen, "each run sees its batch, read in place (zero copy)");
   }
 
   [Test]
