@@ -4,6 +4,9 @@
    step function directly (target: under 10 µs per step of overhead).
 2. trainwatch.scan / check_numerics on a 256 MiB array, against the C kernels (tw_scan and
    tw_check_numerics called through ctypes on the same buffer; target: at least 0.9x their throughput).
+3. The NaN checks numpy and PyTorch users write (np.isnan(a).any(), torch.isnan(t).any(),
+   torch.isfinite(t).all()) against trainwatch.scan on the very same 256 MiB array: same memory, same
+   pages, timed in turn (issue 3's targets: 2x numpy on float32, 20x PyTorch on bfloat16).
 
 usage: PYTHONPATH=<build>/bindings/python bench_python_overhead.py [steps]
 """
@@ -131,10 +134,29 @@ def scan_throughput():
     return min(ratios)
 
 
+def same_array_checks():
+    size = 256 << 20
+    print(f"\nthe same 256 MiB array checked by its own library and by trainwatch.scan, best of 9, interleaved")
+    a = np.ones(size // 4, np.float32)
+    t = torch.ones(size // 2, dtype=torch.bfloat16)
+    cases = [("numpy float32", a, "np.isnan(a).any()", lambda n: [bool(np.isnan(a).any()) for _ in range(n)], 2),
+             ("torch bfloat16", t, "torch.isnan(t).any()", lambda n: [bool(torch.isnan(t).any()) for _ in range(n)], 20),
+             ("torch bfloat16", t, "torch.isfinite(t).all()",
+              lambda n: [bool(torch.isfinite(t).all()) for _ in range(n)], 20)]
+    for label, array, anchor, check, target in cases:
+        best = interleaved_best({anchor: check, "trainwatch.scan": lambda n: [tw.scan(array) for _ in range(n)]},
+                                repeats=9)
+        ratio = best[anchor] / best["trainwatch.scan"]
+        print(f"  {label:15s} anchor: {anchor:24s} {size / best[anchor] / 1e9:6.2f} GB/s   trainwatch.scan "
+              f"{size / best['trainwatch.scan'] / 1e9:6.2f} GB/s   ratio {ratio:5.1f}x "
+              f"(target >= {target}x: {'met' if ratio >= target else 'MISSED'})")
+
+
 def main(argv):
     steps = int(argv[0]) if argv else 200000
     overhead_us = run_overhead(steps)
     worst_ratio = scan_throughput()
+    same_array_checks()
     print(f"summary: overhead {overhead_us:.2f} µs/step, worst scan throughput ratio {worst_ratio:.2f}")
     return 0
 
