@@ -2,23 +2,15 @@ using System.Collections.Generic;
 
 namespace TrainWatch {
 
-/// <summary>What a NanTensorHook found in one watched value.</summary>
-public sealed class NanEvent {
-  internal NanEvent(Native.NanEvent e) {
+/// <summary>What a NanTensorHook found in one watched value: the scan's counts, the value's name and the step.</summary>
+public sealed class NanEvent : ScanResult {
+  internal NanEvent(Native.NanEvent e) : base(e.NanCount, e.PosInfCount, e.NegInfCount, e.FirstNonfiniteIndex) {
     TensorName = e.TensorName;
     GlobalStep = e.GlobalStep;
-    NanCount = e.NanCount;
-    PosInfCount = e.PosInfCount;
-    NegInfCount = e.NegInfCount;
-    FirstNonfiniteIndex = e.FirstNonfiniteIndex;
   }
 
   public string TensorName { get; private set; }
   public long GlobalStep { get; private set; }
-  public long NanCount { get; private set; }
-  public long PosInfCount { get; private set; }
-  public long NegInfCount { get; private set; }
-  public long FirstNonfiniteIndex { get; private set; }
 }
 
 /// <summary>NanAction.Callback: decides what a divergence does; throw to fail the run.</summary>

@@ -336,14 +336,8 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   /** Saves under checkpointDir on the schedule of the options (save_steps / save_secs); listeners run
    *  around every save. */
   public CheckpointSaverHook(String checkpointDir, Options options, CheckpointSaverListener... listeners) {
-    this(checkpointDir, options, listenerVector(listeners));
+    this(checkpointDir, options, new ListenerVector(listeners));
     retain((Object[]) listeners);
-  }
-
-  private static ListenerVector listenerVector(CheckpointSaverListener[] listeners) {
-    ListenerVector v = new ListenerVector();
-    for (CheckpointSaverListener l : listeners) v.add(l);
-    return v;
   }
 %}
 
