@@ -1022,6 +1022,14 @@ class Session : public SessionRef {
   void close() {
     detail::call([&] { return tw_session_close(session_); });
   }
+  // Frees the native session now, as the destructor does, but throws (FailedPrecondition) instead when
+  // called from inside one of the session's own callbacks or while another thread runs it; the session
+  // then stays usable. After it, every call fails ("session is NULL"). For bindings whose delete or
+  // dispose can run inside a callback.
+  void destroy() {
+    detail::call([&] { return tw_session_destroy(session_); });
+    session_ = nullptr;
+  }
 
 #ifndef SWIG
   template <typename Callable, typename = decltype(std::declval<Callable &>()(std::declval<StepContext &>()))>

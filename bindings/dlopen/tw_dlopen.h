@@ -51,7 +51,7 @@
   X(tw_status, session_run, (tw_session *, const tw_tensor *, size_t, tw_step_fn, void *))              \
   X(int, session_should_stop, (const tw_session *))                                                     \
   X(tw_status, session_close, (tw_session *))                                                           \
-  X(void, session_destroy, (tw_session *))                                                              \
+  X(tw_status, session_destroy, (tw_session *))                                                         \
   X(tw_status, session_get_global_step, (const tw_session *, int64_t *))                                \
   X(tw_status, run_context_request_fetch, (tw_run_context *, const char *))                             \
   X(tw_status, run_context_get_result, (const tw_run_context *, const char *, tw_tensor *))             \

@@ -232,7 +232,11 @@ func (s *Session) destroy() {
 	if s.c == nil {
 		return
 	}
-	C.tw_session_destroy(s.c) // releases the Go hooks' handles
+	// Releases the Go hooks' handles. Refused from inside the session's own callback: the session
+	// stays valid and usable (Close has already reported FailedPrecondition).
+	if C.tw_session_destroy(s.c) != C.TW_OK {
+		return
+	}
 	s.c = nil
 	for _, v := range s.variables {
 		v.c.users--

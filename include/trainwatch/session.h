@@ -16,7 +16,13 @@
  * the whole run is retried, up to a limit with back-off.
  *
  * Thread rules: a session, its hooks and the contexts it hands out are used by one thread at a time
- * (the thread calling tw_session_run). Distinct sessions are independent. Options objects are not
+ * (the thread calling tw_session_run). This is checked: while one thread is inside tw_session_run,
+ * _run_without_hooks, _close or a session creation, another thread's call of these, of
+ * tw_session_set_global_step or of tw_session_destroy returns TW_FAILED_PRECONDITION ("… a session is
+ * used by one thread at a time …") and changes nothing; the thread inside may call them again from its
+ * callbacks as documented for each. tw_session_request_stop and tw_session_should_stop may be called
+ * from any thread at any time (TF's Coordinator). Releasing a hook (tw_hook_destroy) is safe from any
+ * thread: a session keeps its own reference. Distinct sessions are independent. Options objects are not
  * thread-safe; once a session is created from them they may be destroyed or reused.
  */
 #ifndef TRAINWATCH_SESSION_H
@@ -311,7 +317,8 @@ typedef tw_status (*tw_step_fn)(void *user_data, tw_step_context *ctx);
  *   TW_NOT_FOUND        — a hook requested a name that is neither published, a variable nor global_step;
  *   TW_FAILED_PRECONDITION — the session is closed ("Session is closed."), stop was already requested
  *                         ("Run called even after should_stop requested."), an earlier run failed, or
- *                         run was called from inside a step function;
+ *                         run was called from inside a step function, or another thread is inside the
+ *                         session ("… a session is used by one thread at a time …");
  *   TW_OUT_OF_RANGE / TW_STOP_ITERATION — the step ended the input (no after_run; not a failure);
  *   the recoverable status — recovery gave up after TW_OPT_MAX_RECOVERY_ATTEMPTS;
  *   any status a hook or the step returned — the session is then failed: on_error has run on every
@@ -330,19 +337,27 @@ TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tens
  * or session is NULL. Never fails (TF's W2/W4/W11). */
 TW_API int tw_session_should_stop(const tw_session *session);
 
-/* Requests a stop, as a hook's request_stop would (the Coordinator's request_stop).
+/* Requests a stop (the Coordinator's request_stop). From a callback of a run it acts as the hook's
+ * request_stop: it latches when the run ends (after every after_run; a later run is refused, H29).
+ * Between runs, or from another thread (any thread may call this, also while the session runs), it is
+ * the Coordinator's: tw_session_should_stop returns 1 at once, the run in progress finishes normally
+ * and later runs are not refused. A re-creation by recovery clears either (H30).
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION (closed). */
 TW_API tw_status tw_session_request_stop(tw_session *session);
 
 /* Closes the session: end on every hook in order (skipped if a run failed; the first failing end stops
  * the rest, H18), then releases the inner session. The session is closed even when end fails.
- * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."), any status
- * a hook's end returned. */
+ * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."; called
+ * from inside a run of the session; another thread is inside it), any status a hook's end returned. */
 TW_API tw_status tw_session_close(tw_session *session);
 
-/* Frees the session. An open session is closed first without calling end or on_error (the caller
- * abandoned it). Releases the session's hook references. NULL is a no-op. */
-TW_API void tw_session_destroy(tw_session *session);
+/* Frees the session and returns TW_OK. An open session is closed first without calling end or on_error
+ * (the caller abandoned it). Releases the session's hook references. NULL is a no-op (TW_OK).
+ * Errors: TW_FAILED_PRECONDITION when called from inside one of the session's own callbacks (a hook,
+ * the step function, a checkpoint listener, an init or ready function) or while another thread is
+ * inside the session: nothing is freed and the session stays valid and usable; destroy it once the
+ * call running the callback has returned. */
+TW_API tw_status tw_session_destroy(tw_session *session);
 
 /* The current global step. In after_run this is already the value after the step (TF's "re-read the
  * real global step"), while a "global_step" fetch holds the value at the start of the run (TF's stale

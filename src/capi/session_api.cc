@@ -91,7 +91,9 @@ tw_status tw_session_close(tw_session *session) {
   });
 }
 
-void tw_session_destroy(tw_session *session) { delete session; }
+tw_status tw_session_destroy(tw_session *session) {
+  return Guard([&] { return session != nullptr ? tw::Session::Destroy(session) : Status(); });
+}
 
 tw_status tw_session_get_global_step(const tw_session *session, int64_t *out) {
   return Guard([&] {

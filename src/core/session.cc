@@ -49,6 +49,38 @@ Status Timed(tw::RunTracer *tracer, tw::TracePhase phase, const tw::Hook *hook, 
 
 }  // namespace
 
+// "One thread at a time", checked: the first thread to enter a run, close or creation owns the session
+// until that call returns. The owner may enter again from its callbacks (run_without_hooks inside a
+// step, W25); another thread is refused, so that a misuse gives a status instead of corrupted state.
+class tw_session::Entry {
+ public:
+  explicit Entry(tw_session &session) : session_(session) {
+    const std::thread::id self = std::this_thread::get_id();
+    std::thread::id owner;
+    owns_ = session_.user_.compare_exchange_strong(owner, self, std::memory_order_acquire);
+    refused_ = !owns_ && owner != self;
+  }
+  ~Entry() {
+    if (owns_) session_.user_.store(std::thread::id(), std::memory_order_release);
+  }
+  Entry(const Entry &) = delete;
+  Entry &operator=(const Entry &) = delete;
+
+  // Another thread is inside the session.
+  Status Refused(const char *call) const {
+    return refused_ ? Errorf(TW_FAILED_PRECONDITION,
+                             "%s: another thread is inside this session; a session is used by one thread at a "
+                             "time (only tw_session_request_stop and tw_session_should_stop may come from others)",
+                             call)
+                    : Status();
+  }
+
+ private:
+  tw_session &session_;
+  bool owns_ = false;
+  bool refused_ = false;
+};
+
 tw_session::tw_session(const tw::Options &options, bool recoverable)
     : variables_(options.variables),
       recoverable_statuses_(options.recoverable),
@@ -96,6 +128,7 @@ tw::checkpoint::Saver &tw_session::IdleSaver() { return async_saver_->Idle(); }
 Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
                           tw_session **out) {
   std::unique_ptr<tw_session> session(new tw_session(options, recoverable));
+  const Entry entry(*session);  // hooks and init/ready functions see the session: no destroy from them
   TW_RETURN_IF_ERROR(session->CreateSaver(options));
   TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
 
@@ -184,6 +217,7 @@ Status tw_session::WithRecovery(Body body) {
 Status tw_session::CreateInner() {
   ++creation_count_;
   stop_latched_ = false;
+  stop_requested_ = false;
   TW_RETURN_IF_ERROR(creator_->CreateSession(*this));
   created_ = true;
   for (tw::Hook *hook : hooks_) {
@@ -198,6 +232,8 @@ Status tw_session::CreateInner() {
 
 Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks) {
   if (step == nullptr) return Status(TW_INVALID_ARGUMENT, "step is NULL");
+  const Entry entry(*this);
+  TW_RETURN_IF_ERROR(entry.Refused(with_hooks ? "tw_session_run" : "tw_session_run_without_hooks"));
   if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
   TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, feed_count, "feeds"));
 
@@ -338,15 +374,17 @@ void tw_session::Fail(const Status &error) {
 
 Status tw_session::RequestStop() {
   if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
-  if (in_run_) {
-    run_context_.stop_requested = true;
+  if (user_.load(std::memory_order_acquire) == std::this_thread::get_id() && in_run_) {
+    run_context_.stop_requested = true;  // from a callback of this run: latched after after_run
   } else {
-    stop_latched_ = true;
+    stop_requested_ = true;  // between runs, or from another thread (the Coordinator's request_stop)
   }
   return Status();
 }
 
 Status tw_session::SetGlobalStep(int64_t value) {
+  const Entry entry(*this);
+  TW_RETURN_IF_ERROR(entry.Refused("tw_session_set_global_step"));
   if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
   global_step_ = value;
   return Status();
@@ -355,6 +393,8 @@ Status tw_session::SetGlobalStep(int64_t value) {
 // W17/H17/H18: end on every hook unless a run failed; the first failing end stops the rest; the
 // session is closed whatever happens.
 Status tw_session::Close() {
+  const Entry entry(*this);
+  TW_RETURN_IF_ERROR(entry.Refused("tw_session_close"));
   if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is already closed.");
   if (in_run_) return Status(TW_FAILED_PRECONDITION, "a session cannot be closed from inside its own run");
   Status status;
@@ -371,6 +411,23 @@ Status tw_session::Close() {
   ReleaseHooks();
   async_saver_->Wait();
   return status;
+}
+
+Status tw_session::Destroy(tw_session *session) {
+  std::thread::id nobody;
+  // Claimed for good: no other thread can enter between this check and the delete.
+  if (!session->user_.compare_exchange_strong(nobody, std::this_thread::get_id(), std::memory_order_acquire)) {
+    return nobody == std::this_thread::get_id()
+               ? Status(TW_FAILED_PRECONDITION,
+                        "tw_session_destroy called from inside the session's own callback (a hook, the step, a "
+                        "checkpoint listener, an init or ready function); the session stays valid: destroy it "
+                        "after the call that runs the callback has returned")
+               : Status(TW_FAILED_PRECONDITION,
+                        "tw_session_destroy: another thread is inside this session; a session is used by one "
+                        "thread at a time, and the session stays valid");
+  }
+  delete session;
+  return Status();
 }
 
 const tw::TensorRef *tw_session::FindVariable(const std::string &name) const {

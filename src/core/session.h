@@ -5,7 +5,9 @@
 #ifndef TRAINWATCH_CORE_SESSION_H
 #define TRAINWATCH_CORE_SESSION_H
 
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "core/hook.h"
@@ -29,9 +31,14 @@ struct tw_session {
   ~tw_session();
 
   tw::Status Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks);
-  bool ShouldStop() const { return closed_ || failed_ || !created_ || stop_latched_; }
+  // ShouldStop and RequestStop may be called from any thread (TF's Coordinator); everything else
+  // from the one thread inside the session (see Entry).
+  bool ShouldStop() const { return closed_ || failed_ || !created_ || stop_latched_ || stop_requested_; }
   tw::Status RequestStop();
   tw::Status Close();
+  // Deletes the session unless a thread is inside it: from one of its own callbacks (this thread) or
+  // from another thread, it is refused with TW_FAILED_PRECONDITION and the session stays valid.
+  static tw::Status Destroy(tw_session *session);
 
   int64_t global_step() const { return global_step_; }
   // The global step the current (or last) run started at: what a "global_step" fetch holds.
@@ -60,6 +67,7 @@ struct tw_session {
   void ArmTracer(tw::RunTracer *tracer) { tracer_ = tracer; }
 
  private:
+  class Entry;
   tw_session(const tw::Options &options, bool recoverable);
 
   tw::Status CreateSaver(const tw::Options &options);
@@ -95,10 +103,13 @@ struct tw_session {
 
   int64_t global_step_;
   int64_t creation_count_ = 0;
-  bool created_ = false;       // an inner session exists (false after close and during recovery)
-  bool stop_latched_ = false;  // the hooked layer's latch; reset by every re-creation (H30)
-  bool closed_ = false;
-  bool failed_ = false;        // a run failed: end is skipped, every hook heard on_error
+  // Atomic because should_stop and request_stop may come from other threads.
+  std::atomic<bool> created_{false};       // an inner session exists (false after close and during recovery)
+  std::atomic<bool> stop_latched_{false};  // the hooked layer's latch; reset by every re-creation (H30)
+  std::atomic<bool> stop_requested_{false};  // the Coordinator's request_stop: ends the loop, refuses no run
+  std::atomic<bool> closed_{false};
+  std::atomic<bool> failed_{false};        // a run failed: end is skipped, every hook heard on_error
+  std::atomic<std::thread::id> user_{};    // the thread inside a run, close or creation (see Entry)
   bool in_run_ = false;        // inside Run: no close, no nested run with hooks, no nested recovery
   tw::RunContext run_context_;
   tw::StepContext step_context_;

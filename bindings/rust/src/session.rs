@@ -171,8 +171,11 @@ impl<'v> Deref for Session<'v> {
 
 impl Drop for Session<'_> {
     fn drop(&mut self) {
-        // SAFETY: owned, freed once; may drop hooks whose last reference it held.
-        call_in_drop(|| unsafe { sys::tw_session_destroy(self.handle.raw) });
+        // SAFETY: owned, freed once; may drop hooks whose last reference it held. It cannot be
+        // refused: no callback of this session runs while it is dropped (the borrow rules see to it).
+        call_in_drop(|| {
+            unsafe { sys::tw_session_destroy(self.handle.raw) };
+        });
     }
 }
 

@@ -163,7 +163,7 @@ extern "C" {
     pub fn tw_session_should_stop(session: *const tw_session) -> c_int;
     pub fn tw_session_request_stop(session: *mut tw_session) -> tw_status;
     pub fn tw_session_close(session: *mut tw_session) -> tw_status;
-    pub fn tw_session_destroy(session: *mut tw_session);
+    pub fn tw_session_destroy(session: *mut tw_session) -> tw_status;
     pub fn tw_session_get_global_step(session: *const tw_session, out: *mut i64) -> tw_status;
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
     pub fn tw_session_get_variable(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
