@@ -65,9 +65,11 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * saver (variables + global_step, retention TW_OPT_MAX_TO_KEEP / TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS
  * of the session's options).
  * With TW_OPT_ASYNC_CHECKPOINT (default) the run stalls only while the variables are copied;
- * compression and the durable write happen in the background, one save in flight; after_save
- * listeners run on the session's thread once the write has finished (at a later run or at end), and a
- * failed background write fails the next run. A save is skipped, with a warning, while a float
+ * compression and the durable write happen in the background, one save in flight, and a failed
+ * background write fails the next run. A hook with listeners waits for the write in the run that saves
+ * and calls after_save there, so a listener's stop request ends training after that run, as in TF
+ * (B22); TW_OPT_DEFERRED_CHECKPOINT_LISTENERS = 1 keeps the write in the background instead, and
+ * after_save (with its stop request) then runs at a later run or at end, once the write has finished. A save is skipped, with a warning, while a float
  * variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are
  * retained. Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a
  * count or a NULL entry; neither or both of secs and steps: "Either every_secs or every_steps should

@@ -105,6 +105,13 @@ typedef enum tw_option {
   TW_OPT_SAVE_SUMMARIES_SECS = 19,
   /* int64 >= 0, default 100. StepCounterHook's every_n_steps; 0 adds no StepCounterHook. */
   TW_OPT_LOG_STEP_COUNT_STEPS = 20,
+  /* int64, 0 or 1, default 0. CheckpointSaverHook with listeners and TW_OPT_ASYNC_CHECKPOINT: by default
+   * the run that saves waits for the background write and calls after_save in that run, so a listener's
+   * stop request ends training after that very run (TF's B22/B24). 1 defers them: the run does not wait,
+   * after_save runs in the first later run (or at end) that finds the write finished, and a stop request
+   * takes effect only then (with save_steps 2, a stop asked for at step 4 ends the run of step 5 or a
+   * later one instead of step 4). */
+  TW_OPT_DEFERRED_CHECKPOINT_LISTENERS = 21,
 
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */

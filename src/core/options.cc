@@ -50,6 +50,8 @@ const OptionInfo kOptions[] = {
     {TW_OPT_SAVE_SUMMARIES_STEPS, "TW_OPT_SAVE_SUMMARIES_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
     {TW_OPT_SAVE_SUMMARIES_SECS, "TW_OPT_SAVE_SUMMARIES_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false},
     {TW_OPT_LOG_STEP_COUNT_STEPS, "TW_OPT_LOG_STEP_COUNT_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
+    {TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, "TW_OPT_DEFERRED_CHECKPOINT_LISTENERS", OptionType::kInt64, 0, 0, 0, 1, 0,
+     false},
     {TW_OPT_NAN_ACTION, "TW_OPT_NAN_ACTION", OptionType::kInt64, TW_NAN_ACTION_FAIL, 0, TW_NAN_ACTION_FAIL,
      TW_NAN_ACTION_ROLLBACK, 0, false},
     {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1, 0, false},

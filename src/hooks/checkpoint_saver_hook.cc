@@ -135,7 +135,13 @@ class CheckpointSaverHook final : public Hook {
     Log(TW_LOG_INFO, "Saving checkpoints for %lld into %s.", static_cast<long long>(step), prefix_.c_str());
     last_saved_step_ = step;
     session.async_saver().Start(prefix_, step);
-    return config_.async ? Status() : FinishPendingSave(session, stop);
+    return WaitsForWrite() ? FinishPendingSave(session, stop) : Status();
+  }
+
+  // Listeners hear after_save in the run that saved (TF's B22: a stop request ends that run), unless
+  // the user deferred them to keep the write in the background.
+  bool WaitsForWrite() const {
+    return !config_.async || (!config_.listeners.empty() && !config_.deferred_listeners);
   }
 
   // Takes the result of the write in flight, if any: a failure fails this call; success is announced.
@@ -196,6 +202,7 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
     config->basename = *basename;
   }
   config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0;
+  config->deferred_listeners = options.Int64(TW_OPT_DEFERRED_CHECKPOINT_LISTENERS) != 0;
   return Status();
 }
 

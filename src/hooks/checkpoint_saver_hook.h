@@ -53,11 +53,12 @@ struct CheckpointSaverConfig {
   std::string basename = "model.ckpt";
   std::unique_ptr<SecondOrStepTimer> timer;
   bool async = true;
+  bool deferred_listeners = false;  // TW_OPT_DEFERRED_CHECKPOINT_LISTENERS
   std::vector<CheckpointListener *> listeners;  // one reference each, owned by the config
 };
 
 // Reads the hook's settings from `options` (TW_OPT_SAVE_CHECKPOINT_SECS/_STEPS, _BASENAME,
-// TW_OPT_ASYNC_CHECKPOINT); the timer errors are TF's B1 texts.
+// TW_OPT_ASYNC_CHECKPOINT, TW_OPT_DEFERRED_CHECKPOINT_LISTENERS); the timer errors are TF's B1 texts.
 Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Options &options,
                                  CheckpointSaverConfig *config);
 

@@ -22,6 +22,7 @@ public enum Option {
   SaveSummariesSteps = 18,
   SaveSummariesSecs = 19,
   LogStepCountSteps = 20,
+  DeferredCheckpointListeners = 21,
   NanAction = 100,
   NanDetectInf = 101,
   NanEveryNSteps = 102,

@@ -65,6 +65,7 @@ class StepRunner(native.StepFunction):
             self.owner = owner_of(ctx.session())
         try:
             result = self.fn(StepContext(self))
+            self.owner._check_variables()  # hooks and checkpoints read them after the step
             if isinstance(result, dict) and result:
                 native.publish_outputs(ctx, result, self.state.outputs)
                 self.state.used = True

@@ -48,15 +48,18 @@ class Saver:
         """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
+        self._held.check_unchanged()
         return self._saver.save(_path(save_path, "save_path"), step) or None
 
     def restore(self, *args):
         """restore(save_path): writes the checkpoint's values into the variables, all or nothing."""
         save_path, _ = self._path_args(args, None)
+        self._held.check_unchanged()
         self._saver.restore(_path(save_path, "save_path"))
 
     def restore_newest_good(self, checkpoint_dir):
         """Restores the newest intact checkpoint listed in ``checkpoint_dir``; returns its path."""
+        self._held.check_unchanged()
         return self._saver.restore_newest_good(_path(checkpoint_dir, "checkpoint_dir"))
 
     def recover_last_checkpoints(self, checkpoint_dir):

@@ -73,6 +73,7 @@ class _SessionCreator:
         for tensor in variables.tensors():
             options.add_variable(tensor)
         owner._keep_alive(variables)
+        owner._registered = variables
         if self.retention is not None:
             options.set_int64(native.TW_OPT_MAX_TO_KEEP, self.retention[0])
             options.set_double(native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, self.retention[1])
@@ -146,6 +147,7 @@ class _MonitoredSession:
         self._raw = None
         self._coordinator = None
         self._held = []
+        self._registered = None  # the variables' TensorSet, checked before every use
         self._variables = dict(session_creator.scaffold.variables)
         self._runner = StepRunner(self)
         self._current_step_fn = None
@@ -195,7 +197,9 @@ class _MonitoredSession:
 
     def close(self):
         """end() on every hook (unless a run failed), then releases the session (H17, W17, W18)."""
-        self._session().close()
+        session = self._session()
+        self._check_variables()  # end() may save them
+        session.close()
 
     @property
     def global_step(self):
@@ -238,6 +242,12 @@ class _MonitoredSession:
     def _keep_alive(self, value):
         self._held.append(value)
 
+    def _check_variables(self):
+        """ValueError if a registered variable was resized or reallocated: the library would then
+        read or write freed memory (numpy resize(refcheck=False), torch resize_())."""
+        if self._registered is not None:
+            self._registered.check_unchanged()
+
     def _abandon(self):
         """Destroys the native session without end() (TF's exit on a foreign exception)."""
         self._alive = False
@@ -246,6 +256,7 @@ class _MonitoredSession:
             self._native = None
 
     def _run_step(self, run_native, step_fn, feed_dict, nested=False):
+        self._check_variables()
         runner = StepRunner(self) if nested else self._runner
         state = runner.state
         runner.fn = step_fn

@@ -104,6 +104,7 @@ class TensorSet {
   const std::vector<trainwatch::Tensor> &tensors() const;
   size_t size() const;
   void clear();
+  void check_unchanged() const;
 };
 void publish_outputs(trainwatch::StepContext &ctx, PyObject *outputs, TensorSet &keep_alive);
 void add_feeds(trainwatch::RunContext &ctx, PyObject *feed_dict, TensorSet &keep_alive);

@@ -114,7 +114,7 @@ class HeldTensor {
   // `what` names the value in messages ("output 'loss'"). writable: the library will write into it
   // (variables, load destinations).
   HeldTensor(const std::string &name, PyObject *object, bool writable, const std::string &what)
-      : object_((Py_INCREF(object), object)) {
+      : object_((Py_INCREF(object), object)), what_(what) {
     if (PyObject_CheckBuffer(object)) {
       from_buffer(name, object, writable, what);
     } else if (PyObject_HasAttrString(object, "__dlpack__")) {
@@ -126,6 +126,7 @@ class HeldTensor {
                                            "protocol or __dlpack__" + (writable ? "" : ", or a Python number") +
                                         "; got " + type_name(object));
     }
+    if (writable) registered_ = memory_now();
   }
   HeldTensor(const HeldTensor &) = delete;
   HeldTensor &operator=(const HeldTensor &) = delete;
@@ -133,7 +134,54 @@ class HeldTensor {
   const Tensor &tensor() const noexcept { return tensor_; }
   PyObject *object() const noexcept { return object_.get(); }
 
+  // Throws ValueError when memory the library writes in place moved or changed size since it was
+  // registered (numpy's resize(refcheck=False), torch's resize_()): the exported view would then point
+  // at freed memory. A pointer and a size compare (plus two method calls for a torch tensor).
+  void check_unchanged() const {
+    if (!registered_.known) return;
+    const Memory now = memory_now();
+    if (!now.known || (now.data == registered_.data && now.bytes == registered_.bytes)) return;
+    throw_python(PyExc_ValueError,
+                 what_ + " was resized or reallocated after it was registered (" +
+                     (now.bytes != registered_.bytes
+                          ? std::to_string(registered_.bytes) + " bytes then, " + std::to_string(now.bytes) + " now"
+                          : std::string("its memory moved")) +
+                     "); trainwatch reads and writes the registered memory in place, so keep its size, or "
+                     "register the new array with a new session or Saver");
+  }
+
  private:
+  struct Memory {
+    const void *data = nullptr;
+    int64_t bytes = 0;
+    bool known = false;
+  };
+
+  // Where the object's memory is now, and its size: numpy arrays from their struct, torch tensors
+  // (and anything else with data_ptr() and numel()) through those methods.
+  Memory memory_now() const {
+    Memory memory;
+    PyObject *object = object_.get();
+    if (PyArray_Check(object)) {
+      auto *array = reinterpret_cast<PyArrayObject *>(object);
+      memory.data = PyArray_DATA(array);
+      memory.bytes = static_cast<int64_t>(PyArray_NBYTES(array));
+      memory.known = true;
+    } else if (capsule_.get() != nullptr) {
+      GilRef data(PyObject_CallMethod(object, "data_ptr", nullptr));
+      GilRef numel(data.get() != nullptr ? PyObject_CallMethod(object, "numel", nullptr) : nullptr);
+      if (numel.get() == nullptr) {
+        PyErr_Clear();  // not torch: nothing to compare with
+        return memory;
+      }
+      memory.data = PyLong_AsVoidPtr(data.get());
+      memory.bytes = static_cast<int64_t>(PyLong_AsLongLong(numel.get())) * static_cast<int64_t>(tensor_.element_size());
+      memory.known = PyErr_Occurred() == nullptr;
+      PyErr_Clear();
+    }
+    return memory;
+  }
+
   void from_buffer(const std::string &name, PyObject *object, bool writable, const std::string &what) {
     Py_buffer &view = exported_.view;
     if (PyObject_GetBuffer(object, &view, writable ? PyBUF_RECORDS : PyBUF_RECORDS_RO) != 0) {
@@ -226,6 +274,7 @@ class HeldTensor {
   }
 
   GilRef object_;
+  std::string what_;
   GilRef capsule_;
   ExportedBuffer exported_;
   union {
@@ -234,6 +283,7 @@ class HeldTensor {
     uint8_t b;
   } scalar_{};
   Tensor tensor_;
+  Memory registered_;  // known for writable tensors only
 };
 
 // Tensors borrowed from Python objects, alive until clear() or destruction: a run's feeds and outputs,
@@ -255,6 +305,10 @@ class TensorSet {
   }
   const std::vector<Tensor> &tensors() const noexcept { return tensors_; }
   size_t size() const noexcept { return held_.size(); }
+  // ValueError if a registered (writable) tensor was resized or reallocated since: before every use.
+  void check_unchanged() const {
+    for (const std::unique_ptr<HeldTensor> &held : held_) held->check_unchanged();
+  }
   void clear() {
     tensors_.clear();
     held_.clear();
