@@ -99,11 +99,13 @@ class CheckpointSaverHook(NativeHook):
     ``save_secs`` or ``save_steps``, and at the end (B18–B24): the session's variables and global_step,
     with the session's retention. Saves are asynchronous: the run stalls only to copy the variables.
     ``saver`` and ``scaffold`` are accepted for TF compatibility (not both, B18): the variables are the
-    ones registered with the session (``Scaffold(variables=…)``)."""
+    ones registered with the session (``Scaffold(variables=…)``). With listeners, the run that saves
+    waits for the write and calls ``after_save`` there, so a listener's stop ends that run (TF's B22);
+    ``deferred_listeners=True`` keeps the write in the background and calls them in a later run."""
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
-                 *, async_checkpoint=True):
+                 *, async_checkpoint=True, deferred_listeners=False):
         del save_graph_def  # there is no graph
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
@@ -114,6 +116,7 @@ class CheckpointSaverHook(NativeHook):
             options.set_int64(native.TW_OPT_SAVE_CHECKPOINT_STEPS, int(save_steps))
         options.set_string(native.TW_OPT_CHECKPOINT_BASENAME, checkpoint_basename)
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
+        options.set_int64(native.TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, int(bool(deferred_listeners)))
         self._listeners = [_ListenerAdapter(l) for l in (listeners or [])]
         self._native = native.CheckpointSaverHook(str(checkpoint_dir), options, native.ListenerVector(self._listeners))
 
