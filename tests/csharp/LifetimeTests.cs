@@ -19,6 +19,15 @@ static class LifetimeTests {
   }
 
   [Test]
+  public static void DisposeInsideItsOwnStepThrowsAndTheSessionSurvives() {
+    using (Session session = Session.Monitored(null)) {
+      var e = Check.Throws<FailedPreconditionException>(() => session.Run(ctx => session.Dispose()), "Dispose in the step");
+      Check.Contains("own callback", e.Message, "why");
+      Check.Equal(0L, session.GlobalStep, "the session is still there (the failed run did not free it)");
+    }
+  }
+
+  [Test]
   public static void DisposeWithoutCloseAbandonsTheSessionWithoutEnd() {
     var log = new List<string>();
     using (var hook = new Recorder("r", log)) {

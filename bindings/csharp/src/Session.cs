@@ -99,9 +99,12 @@ public sealed class Session : SessionRef, IDisposable {
     CallbackGuard.Call(() => session.Close());
   }
 
-  /// <summary>Releases the native session (an open one is abandoned without End). Safe to call twice.</summary>
+  /// <summary>Releases the native session (an open one is abandoned without End). Safe to call twice.
+  /// From inside one of the session's own callbacks it throws FailedPreconditionException and the
+  /// session stays usable.</summary>
   public void Dispose() {
     if (disposed) return;
+    CallbackGuard.Call(() => native.Destroy());
     disposed = true;
     views.End();
     native.Dispose();

@@ -273,6 +273,20 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *, NanFunction *) "protected";
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *) "protected";
 
+// delete() from inside one of the session's own callbacks (or while another thread runs it) throws
+// FailedPrecondition and keeps the session, instead of freeing it under the running call.
+%typemap(javadestruct_derived, methodname="delete", methodmodifiers="public synchronized") trainwatch::Session {
+    if (swigCPtr != 0) {
+      if (swigCMemOwn) {
+        destroy();
+        swigCMemOwn = false;
+        $jnicall;
+      }
+      swigCPtr = 0;
+    }
+    super.delete();
+  }
+
 %typemap(javainterfaces) trainwatch::Session "AutoCloseable"
 %typemap(javacode) trainwatch::Session %{
   private final java.util.List<Object> retained = new java.util.ArrayList<>();

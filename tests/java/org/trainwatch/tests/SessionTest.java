@@ -55,6 +55,17 @@ public class SessionTest {
   }
 
   @Test
+  public void deleteInsideItsOwnStepThrowsAndTheSessionSurvives() {
+    Fixtures.Model model = new Fixtures.Model();
+    try (Session session = model.session()) {
+      TrainWatchException.FailedPrecondition e =
+          assertThrows(TrainWatchException.FailedPrecondition.class, () -> session.run(ctx -> session.delete()));
+      assertTrue(e.getMessage(), e.getMessage().contains("own callback"));
+      assertEquals(0, session.globalStep());  // still there to ask (the failed run did not free it)
+    }
+  }
+
+  @Test
   public void runAfterCloseW6AndCloseTwiceW17() {
     Fixtures.Model model = new Fixtures.Model();
     Session session = model.session();
