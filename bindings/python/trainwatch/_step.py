@@ -64,8 +64,13 @@ class StepRunner(native.StepFunction):
             from ._raw_session import owner_of
             self.owner = owner_of(ctx.session())
         try:
-            result = self.fn(StepContext(self))
-            self.owner._check_variables()  # hooks and checkpoints read them after the step
+            try:
+                result = self.fn(StepContext(self))
+            finally:
+                # Before the library touches the variables again (fetches, saves, a rollback, the
+                # restore of a recovery): the run's only check, as no Python code runs before the step
+                # that could hand the library a moved variable.
+                self.owner._check_variables()
             if isinstance(result, dict) and result:
                 native.publish_outputs(ctx, result, self.state.outputs)
                 self.state.used = True

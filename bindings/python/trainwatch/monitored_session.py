@@ -256,7 +256,6 @@ class _MonitoredSession:
             self._native = None
 
     def _run_step(self, run_native, step_fn, feed_dict, nested=False):
-        self._check_variables()
         runner = StepRunner(self) if nested else self._runner
         state = runner.state
         runner.fn = step_fn

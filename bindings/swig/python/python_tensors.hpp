@@ -126,7 +126,10 @@ class HeldTensor {
                                            "protocol or __dlpack__" + (writable ? "" : ", or a Python number") +
                                         "; got " + type_name(object));
     }
-    if (writable) registered_ = memory_now();
+    if (writable) {
+      if (capsule_.get() != nullptr) find_memory_methods();
+      registered_ = memory_now();
+    }
   }
   HeldTensor(const HeldTensor &) = delete;
   HeldTensor &operator=(const HeldTensor &) = delete;
@@ -167,19 +170,28 @@ class HeldTensor {
       memory.data = PyArray_DATA(array);
       memory.bytes = static_cast<int64_t>(PyArray_NBYTES(array));
       memory.known = true;
-    } else if (capsule_.get() != nullptr) {
-      GilRef data(PyObject_CallMethod(object, "data_ptr", nullptr));
-      GilRef numel(data.get() != nullptr ? PyObject_CallMethod(object, "numel", nullptr) : nullptr);
-      if (numel.get() == nullptr) {
-        PyErr_Clear();  // not torch: nothing to compare with
-        return memory;
+    } else if (data_ptr_.get() != nullptr && numel_.get() != nullptr) {
+      PyObject *data = PyObject_Vectorcall(data_ptr_.get(), &object, 1, nullptr);
+      PyObject *numel = data != nullptr ? PyObject_Vectorcall(numel_.get(), &object, 1, nullptr) : nullptr;
+      if (numel != nullptr) {
+        memory.data = PyLong_AsVoidPtr(data);
+        memory.bytes = static_cast<int64_t>(PyLong_AsLongLong(numel)) * static_cast<int64_t>(tensor_.element_size());
+        memory.known = PyErr_Occurred() == nullptr;
       }
-      memory.data = PyLong_AsVoidPtr(data.get());
-      memory.bytes = static_cast<int64_t>(PyLong_AsLongLong(numel.get())) * static_cast<int64_t>(tensor_.element_size());
-      memory.known = PyErr_Occurred() == nullptr;
-      PyErr_Clear();
+      PyErr_Clear();  // not torch: nothing to compare with
+      Py_XDECREF(data);
+      Py_XDECREF(numel);
     }
     return memory;
+  }
+
+  // A DLPack exporter's data_ptr and numel methods (torch's), looked up on its type once: a lookup on
+  // the tensor costs more than the call. Absent for other exporters, which are not checked.
+  void find_memory_methods() {
+    PyObject *type = reinterpret_cast<PyObject *>(Py_TYPE(object_.get()));
+    data_ptr_ = GilRef(PyObject_GetAttrString(type, "data_ptr"));
+    numel_ = GilRef(PyObject_GetAttrString(type, "numel"));
+    PyErr_Clear();
   }
 
   void from_buffer(const std::string &name, PyObject *object, bool writable, const std::string &what) {
@@ -283,7 +295,8 @@ class HeldTensor {
     uint8_t b;
   } scalar_{};
   Tensor tensor_;
-  Memory registered_;  // known for writable tensors only
+  GilRef data_ptr_, numel_;  // see find_memory_methods
+  Memory registered_;        // known for writable tensors only
 };
 
 // Tensors borrowed from Python objects, alive until clear() or destruction: a run's feeds and outputs,
