@@ -201,6 +201,18 @@ func TestStepPanicAndErrors(t *testing.T) {
 	}
 }
 
+// Close inside the session's own step is refused (and so is the free that follows it): the session
+// stays open and usable instead of being freed under the running call.
+func TestCloseInsideTheStepIsRefusedAndTheSessionSurvives(t *testing.T) {
+	s, err := tw.NewSingularMonitoredSession(nil)
+	must(t, err)
+	var inner error
+	must(t, s.Run(func(*tw.StepContext) error { inner = s.Close(); return nil }))
+	expectStatus(t, inner, tw.FailedPrecondition)
+	must(t, s.Run(func(*tw.StepContext) error { return nil }))
+	must(t, s.Close())
+}
+
 func TestFeedsResultsAndVariablesAreZeroCopy(t *testing.T) {
 	w, err := tw.TensorOf("w", []float64{1, 2, 3})
 	must(t, err)

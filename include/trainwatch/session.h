@@ -260,7 +260,8 @@ typedef struct tw_hook_callbacks {
 TW_API tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks,
                                 void *user_data);
 
-/* Releases the caller's reference. The hook lives on while a session holds it. NULL is a no-op. */
+/* Releases the caller's reference. The hook lives on while a session holds it (also when it is
+ * released from another thread, or from its own callback, while that session runs). NULL is a no-op. */
 TW_API void tw_hook_destroy(tw_hook *hook);
 
 /* The hook's name; valid while the hook lives. NULL for a NULL hook. */
@@ -372,7 +373,8 @@ TW_API tw_status tw_session_destroy(tw_session *session);
 TW_API tw_status tw_session_get_global_step(const tw_session *session, int64_t *out);
 
 /* Sets the global step (e.g. after restoring from a foreign checkpoint). Inside a step function use
- * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed). */
+ * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed;
+ * another thread is inside the session). */
 TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
 
 /* A registered variable's view by name; *out points at the caller's buffer (zero copy), the name and
