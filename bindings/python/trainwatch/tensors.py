@@ -21,6 +21,13 @@ NUMPY_DTYPES = {
 }
 
 
+def to_value(tensor):
+    """A library tensor as tf.Session.run returns a value: a numpy copy, and a numpy scalar
+    (``np.float32(3.0)``, ``np.int64(2)``) for a 0-d tensor."""
+    array = native.to_numpy(tensor)
+    return array[()] if array.ndim == 0 else array
+
+
 def borrow(value, kind="value", name="", writable=False):
     """A one-tensor ``native.TensorSet`` viewing ``value``; the view lives as long as the set."""
     held = native.TensorSet()
