@@ -22,9 +22,15 @@ def fetch(fetches):
     return hook.results[0]
 
 
-def test_a_name_gives_a_numpy_array():
+def test_a_0d_value_is_a_numpy_scalar_as_tf_session_run_returns():
     result = fetch("loss")
-    assert isinstance(result, np.ndarray) and result.dtype == np.float32 and result == 2.5
+    assert type(result) is np.float32 and result == 2.5
+    assert type(fetch("global_step")) is np.int64
+
+
+def test_a_name_gives_a_numpy_array():
+    result = fetch("grad/w")
+    assert isinstance(result, np.ndarray) and result.dtype == np.float32
 
 
 def test_list_tuple_dict_and_nesting_H20():

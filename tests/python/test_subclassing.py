@@ -205,7 +205,7 @@ def test_checkpoint_subclass_fetches_the_global_step_and_skipping_super_skips_sa
             self.results.append(run_values.results)
     run([NoPeriodicSaves(str(tmp_path), save_steps=1)], 3)
     assert NoPeriodicSaves.results == [0, 1, 2] and type(NoPeriodicSaves.results[0]) is np.int64
-    steps = sorted(int(p.name.split("-")[1].split(".")[0]) for p in tmp_path.glob("model.ckpt-*.index"))
+    steps = sorted(int(p.name.split("-")[1]) for p in tmp_path.glob("model.ckpt-*"))
     assert steps == [0, 3]  # after_create_session's save and end's, none from after_run
 
 

@@ -1,4 +1,5 @@
-"""Python objects as library tensors (zero copy) and library dtypes as numpy dtypes.
+"""Python objects as library tensors (zero copy), library tensors as values, library dtypes as numpy
+dtypes.
 
 Arrays cross into the library without copying: numpy arrays and anything else with the buffer protocol,
 CPU torch tensors through ``__dlpack__`` (bfloat16 included), and Python numbers as 0-d values. The
