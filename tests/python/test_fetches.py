@@ -82,3 +82,11 @@ def test_bad_fetch_types_raise_type_error():
         fetch(["loss", 3])
     with pytest.raises(ValueError):
         fetch("")
+
+
+def test_a_formatter_gets_numpy_scalars_B9():
+    seen = []
+    hook = tw.LoggingTensorHook(["loss"], every_n_iter=1, formatter=lambda values: seen.append(values) or "")
+    with tw.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(publish_step)
+    assert seen == [{"loss": np.float32(2.5)}] and type(seen[0]["loss"]) is np.float32

@@ -293,3 +293,48 @@ def test_final_ops_of_a_step_give_numpy_scalars_B43():
 def test_final_ops_of_anything_else_is_a_type_error():
     with pytest.raises(TypeError, match="final_ops must be a step function"):
         tw.FinalOpsHook(42)
+
+
+def test_summary_subclass_gets_the_global_step_and_the_summary_on_saving_runs_B38(tmp_path):
+    hook = recording(tw.SummarySaverHook)(save_steps=2, output_dir=str(tmp_path), summary_op=["loss"])
+    run([hook], 3)
+    assert [sorted(args.fetches) for args in hook.args] == [["global_step", "summary"], ["global_step"],
+                                                            ["global_step", "summary"]]
+    assert hook.results[0] == {"global_step": 0, "summary": [np.float32(0.5)]}
+
+
+def test_only_the_overridden_callbacks_leave_native_code(monkeypatch):
+    from trainwatch import _hook_adapter
+    calls = []
+    for name in ("begin", "before_run", "after_run"):
+        original = getattr(_hook_adapter.WrapperAdapter, name)
+        monkeypatch.setattr(_hook_adapter.WrapperAdapter, name,
+                            lambda self, arg, _name=name, _original=original: (calls.append(_name), _original(self, arg)))
+
+    class EndOnly(tw.StopAtStepHook):
+        ended = False
+
+        def end(self, session):
+            EndOnly.ended = True
+            super().end(session)
+    sess = run([EndOnly(last_step=2)], 5)
+    assert calls == [] and EndOnly.ended and sess.global_step == 2  # stopped natively at last_step (B14)
+
+
+def test_an_aborted_error_from_an_override_recovers_the_whole_run_H19():
+    created = []
+
+    class Preempted(tw.StopAtStepHook):
+        raised = False
+
+        def after_create_session(self, session, coord):
+            created.append(int(session.run("global_step")))
+            super().after_create_session(session, coord)
+
+        def after_run(self, run_context, run_values):
+            if not Preempted.raised:
+                Preempted.raised = True
+                raise tw.AbortedError("preempted")
+            super().after_run(run_context, run_values)
+    sess = run([Preempted(last_step=3)], 10)
+    assert created == [0, 0] and sess.global_step == 3  # re-created (nothing to restore: initialised again)

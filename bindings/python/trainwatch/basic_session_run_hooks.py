@@ -347,6 +347,13 @@ class SummarySaverHook(NativeHook):
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
 
+    def _run_args(self, requested):
+        """TF's SessionRunArgs({"global_step": …, "summary": …}), the summary only on the runs that save."""
+        fetches = {"global_step": "global_step"}
+        if requested:
+            fetches["summary"] = list(requested)
+        return SessionRunArgs(fetches)
+
 
 class _FeedFunction(native.FeedFunction):
     """FeedFnHook's feed_fn() → dict name → array in the library (a SWIG director)."""
