@@ -127,3 +127,12 @@ def test_patterns_read_variables():
     with session_with([]) as sess:
         values = sess.run("w*")
     assert list(values) == ["w"]
+
+
+def test_reading_is_not_a_run_so_it_works_after_a_stop_H29():
+    with session_with([tw.StopAtStepHook(last_step=1)]) as sess:
+        sess.run(publish_step)
+        assert sess.should_stop()
+        assert sess.run("global_step") == 1
+        with pytest.raises(RuntimeError, match="should_stop"):
+            sess.run(publish_step)

@@ -184,6 +184,8 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     ``saver`` and ``scaffold`` are accepted for TF compatibility (not both, B18): the variables are the
     ones registered with the session (``Scaffold(variables=…)``)."""
 
+    _EXTENSION_POINTS = ("_save",)
+
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
                  *, async_checkpoint=True):
@@ -199,8 +201,6 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
         self._listeners = [_ListenerAdapter(l) for l in (listeners or [])]
         self._native = native.CheckpointSaverHook(str(checkpoint_dir), options, native.ListenerVector(self._listeners))
-
-    _EXTENSION_POINTS = ("_save",)
 
     def _save(self, session, step):
         """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
@@ -283,6 +283,8 @@ class LoggingTensorHook(NativeHook):
     "tag = value, … (0.123 sec)" at INFO on the "trainwatch" logger. ``formatter(dict tag → value)``
     may write the text instead."""
 
+    _EXTENSION_POINTS = ("_log_tensors",)
+
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
         if isinstance(tensors, dict):
             tags, names = zip(*tensors.items()) if tensors else ((), ())
@@ -292,13 +294,10 @@ class LoggingTensorHook(NativeHook):
             tags, names = (), tuple(tensors)
         options = _timer_options(every_n_iter, every_n_secs)
         options.set_int64(native.TW_OPT_LOG_AT_END, int(bool(at_end)))
-        self._tensors = dict(zip(tags, names)) if tags else {str(n): str(n) for n in names}
+        self._tensors = {str(t): str(n) for t, n in zip(tags or names, names)}  # tag → name, TF's order
         self._formatter = _Formatter(formatter) if formatter is not None else None
         self._native = native.LoggingTensorHook(native.StringVector([str(n) for n in names]),
                                                 native.StringVector([str(t) for t in tags]), options, self._formatter)
-
-
-    _EXTENSION_POINTS = ("_log_tensors",)
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(tag → tensor) on the runs that log."""
@@ -317,12 +316,12 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
     """Logs "global_step/sec: <rate>" every ``every_n_steps`` steps (or ``every_n_secs`` seconds: pass
     every_n_steps=None, B26) and writes it as a summary to ``output_dir`` or ``summary_writer``."""
 
+    _EXTENSION_POINTS = ("_log_and_record",)
+
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         self._writer = _writer(summary_writer)
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
                                               "" if output_dir is None else str(output_dir), self._writer)
-
-    _EXTENSION_POINTS = ("_log_and_record",)
 
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
         """TF's protected extension point: logs "global_step/sec: <rate>" and writes it as a summary."""
