@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 class NanTensorHookCustom(tw.NanTensorHook):
-    """NanTensorHook that first records the diverged step and saves the model's variables there.
+    """NanTensorHook that first records each diverged step and saves the model's variables at the first.
 
     ``builtin_check=False`` leaves out ``super().after_run``: training goes on past a NaN (the custom
     action only)."""
@@ -32,7 +32,7 @@ class NanTensorHookCustom(tw.NanTensorHook):
         self.diagnostics_dir = diagnostics_dir
         self.builtin_check = builtin_check
         self.nan_steps = []   # the global step of every run whose loss was NaN
-        self.diagnostics = []  # the files written
+        self.diagnostics = []  # the file written
 
     def after_run(self, run_context, run_values):
         loss = run_values.results
@@ -41,7 +41,7 @@ class NanTensorHookCustom(tw.NanTensorHook):
             step = session.run("global_step")  # TF1: session.run(tf.train.get_global_step())
             log.warning("NaN loss %s at global step %d", loss, step)
             self.nan_steps.append(int(step))
-            if self.diagnostics_dir is not None:
+            if self.diagnostics_dir is not None and not self.diagnostics:  # where it first diverged
                 self._save_diagnostic(session, step, loss)
         if self.builtin_check:
             super().after_run(run_context, run_values)

@@ -78,7 +78,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as scratch:
         directory = args.dir or pathlib.Path(scratch)
         hook, reached, error = train(directory, args.steps, args.nan_at, not args.without_builtin_check)
-        print(f"NaN loss at steps {hook.nan_steps}; diagnostics: {hook.diagnostics}; reached step {reached}")
+        first = hook.nan_steps[0] if hook.nan_steps else None
+        print(f"NaN loss in {len(hook.nan_steps)} runs (first at global step {first}); diagnostic: "
+              f"{hook.diagnostics}; reached step {reached}")
         if error is not None:
             print(f"training failed: {type(error).__name__}: {error}")
             return 1
