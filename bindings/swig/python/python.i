@@ -49,7 +49,6 @@
 %thread trainwatch::SessionRef::run_without_hooks;
 %thread trainwatch::HookHandle::~HookHandle;
 %thread trainwatch::Hook::~Hook;
-%thread trainwatch::WrappedHook::~WrappedHook;
 %thread trainwatch::CheckpointSaverHook::~CheckpointSaverHook;
 %thread trainwatch::scan;
 %thread trainwatch::summarize;
@@ -79,15 +78,6 @@
 %thread trainwatch::Hook::after_run;
 %thread trainwatch::Hook::end;
 %thread trainwatch::Hook::on_error;
-%thread trainwatch::WrappedHook::begin;
-%thread trainwatch::WrappedHook::after_create_session;
-%thread trainwatch::WrappedHook::before_run;
-%thread trainwatch::WrappedHook::after_run;
-%thread trainwatch::WrappedHook::end;
-%thread trainwatch::WrappedHook::on_error;
-%thread trainwatch::WrappedHook::log_tensors;
-%thread trainwatch::WrappedHook::log_and_record;
-%thread trainwatch::WrappedHook::save;
 %thread trainwatch::CheckpointSaverListener::begin;
 %thread trainwatch::CheckpointSaverListener::before_save;
 %thread trainwatch::CheckpointSaverListener::after_save;
