@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 
 namespace TrainWatch {
 
@@ -22,6 +23,11 @@ public abstract class Hook : IDisposable {
 
   internal abstract Native.HookHandle NativeHandle { get; }
 
+  /// <summary>What a session runs for this hook: the hook, or the wrapper of a subclass's overrides.</summary>
+  internal virtual Native.HookHandle SessionHandle { get { return Handle; } }
+
+  internal bool Disposed { get { return disposed; } }
+
   /// <summary>The name used in the library's messages.</summary>
   public string Name { get { return Handle.Name(); } }
 
@@ -36,14 +42,87 @@ public abstract class Hook : IDisposable {
   internal abstract void ReleaseNative();
 }
 
-/// <summary>A hook the library implements, held by its native handle.</summary>
+/// <summary>
+/// A hook the library implements, held by its native handle. Subclass it as TF code subclasses
+/// tf.train's hooks: override Begin, AfterCreateSession, BeforeRun, AfterRun, End (or OnError) and the
+/// session calls the overrides in TF's order; base.AfterRun(context) (and the others) runs the
+/// built-in's callback — base.BeforeRun requests what the built-in fetches (RunContext.Requested),
+/// base.AfterRun does its work (the NaN check and its action, logging, saving, stopping…) — and not
+/// calling it skips it. The overrides are found by reflection when a session first takes the hook; a
+/// subclass that overrides none runs fully natively.
+/// </summary>
 public abstract class BuiltinHook : Hook {
   readonly Native.HookHandle handle;
+  bool prepared;
+  SubclassedHook overrides;  // the wrapper a session runs when the subclass overrides callbacks
 
   internal BuiltinHook(Native.HookHandle handle) { this.handle = handle; }
 
   internal override Native.HookHandle NativeHandle { get { return handle; } }
-  internal override void ReleaseNative() { handle.Dispose(); }
+
+  internal override Native.HookHandle SessionHandle {
+    get {
+      Native.HookHandle own = Handle;
+      if (!prepared) {
+        InstallExtensionPoints();
+        overrides = SubclassedHook.For(this, own);
+        prepared = true;
+      }
+      return overrides != null ? overrides.Hook() : own;
+    }
+  }
+
+  /// <summary>Installs the extension points a subclass overrides, before the hook joins a session.</summary>
+  internal virtual void InstallExtensionPoints() {}
+
+  // A session keeps calling a subclass's overrides, which call the built-in, after this wrapper is
+  // disposed: then both native objects are left to the collector, which frees them once no session
+  // holds this hook.
+  internal override void ReleaseNative() {
+    if (overrides == null) handle.Dispose();
+  }
+
+  /// <summary>The built-in hook for base calls.</summary>
+  Native.HookHandle Inner {
+    get {
+      if (Disposed && overrides == null) throw new ObjectDisposedException(GetType().Name);
+      return handle;
+    }
+  }
+
+  /// <summary>The callbacks this hook's class overrides (C# calls per run), in TF's order; empty for a
+  /// built-in hook, or a subclass overriding none of them, which runs fully natively.</summary>
+  public IReadOnlyList<string> OverriddenCallbacks { get { return SubclassedHook.Overridden(GetType()); } }
+
+  /// <summary>TF's begin(): the built-in's.</summary>
+  public virtual void Begin(SessionRef session) { CallbackGuard.Call(() => Inner.CallBegin(Checked(session))); }
+
+  /// <summary>TF's after_create_session(session, coord): the built-in's.</summary>
+  public virtual void AfterCreateSession(SessionRef session) {
+    CallbackGuard.Call(() => Inner.CallAfterCreateSession(Checked(session)));
+  }
+
+  /// <summary>TF's before_run(run_context): requests what the built-in fetches and feeds.</summary>
+  public virtual void BeforeRun(RunContext context) { CallbackGuard.Call(() => Inner.CallBeforeRun(Checked(context))); }
+
+  /// <summary>TF's after_run(run_context, run_values): the built-in's work over its fetched values.</summary>
+  public virtual void AfterRun(RunContext context) { CallbackGuard.Call(() => Inner.CallAfterRun(Checked(context))); }
+
+  /// <summary>TF's end(session): the built-in's.</summary>
+  public virtual void End(SessionRef session) { CallbackGuard.Call(() => Inner.CallEnd(Checked(session))); }
+
+  /// <summary>Instead of End when a run failed: the built-in's. It cannot fail.</summary>
+  public virtual void OnError(SessionRef session, Status error) { Inner.CallOnError(Checked(session), (int)error); }
+
+  static Native.SessionRef Checked(SessionRef session) {
+    if (session == null) throw new InvalidArgumentException("session is null");
+    return session.Checked;
+  }
+
+  static Native.RunContext Checked(RunContext context) {
+    if (context == null) throw new InvalidArgumentException("context is null");
+    return context.Checked;
+  }
 }
 
 }  // namespace TrainWatch

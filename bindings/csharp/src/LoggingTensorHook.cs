@@ -8,7 +8,7 @@ namespace TrainWatch {
 /// hook's runs), EveryNSecs, LogAtEnd and LogMaxElements in `options`; `tags`, when given, name the
 /// values in the line (TF's dict form: printed sorted by tag); `formatter`, when given, writes the line.
 /// </summary>
-public sealed class LoggingTensorHook : BuiltinHook {
+public class LoggingTensorHook : BuiltinHook {
   // Called by the native hook, which sessions keep after this wrapper is disposed: left to the
   // collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive
@@ -22,6 +22,41 @@ public sealed class LoggingTensorHook : BuiltinHook {
   LoggingTensorHook(IEnumerable<string> names, Options options, IEnumerable<string> tags, LogFormatterBridge formatter)
       : base(NewNative(names, options, tags, formatter)) {
     this.formatter = formatter;
+  }
+
+  /// <summary>
+  /// TF's _log_tensors(tensor_values): logs the values (each named by its tag, views valid during the
+  /// call) when the hook triggers. Override it to log elsewhere; base.LogTensors(values) logs as the
+  /// built-in does.
+  /// </summary>
+  protected virtual void LogTensors(IReadOnlyList<Tensor> values) {
+    var hook = (Native.LoggingTensorHook)NativeHandle;
+    using (Native.TensorVector views = Tensor.Views(values)) {
+      CallbackGuard.Call(() => hook.LogTensors(views));
+    }
+  }
+
+  internal override void InstallExtensionPoints() {
+    if (!SubclassedHook.Overrides(GetType(), "LogTensors", typeof(IReadOnlyList<Tensor>))) return;
+    logTensors = new LogTensorsBridge(this);
+    ((Native.LoggingTensorHook)NativeHandle).SetLogFunction(logTensors.Function());
+  }
+
+  LogTensorsBridge logTensors;  // called by the native hook while it lives
+
+  sealed class LogTensorsBridge : Native.ManagedLogTensorsFunction {
+    readonly LoggingTensorHook hook;
+
+    internal LogTensorsBridge(LoggingTensorHook hook) { this.hook = hook; }
+
+    public override bool ManagedLogTensors(Native.TensorVector values) {
+      Lifetime lifetime = Lifetime.OfCallback("a logged value");
+      try {
+        return CallbackGuard.Invoke(() => hook.LogTensors(Tensor.ViewsOf(values, lifetime)));
+      } finally {
+        lifetime.End();
+      }
+    }
   }
 
   static Native.LoggingTensorHook NewNative(IEnumerable<string> names, Options options, IEnumerable<string> tags,

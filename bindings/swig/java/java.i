@@ -236,9 +236,65 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     for (Object o : objects) if (o != null) retained.add(o);
   }
 
+  // ---- TF's SessionRunHook callbacks of a built-in hook, for subclasses (issue 12) ----
+  // A subclass of a built-in hook overrides any of these as TF code does; super.<callback>(…) runs the
+  // built-in's (its fetches, feeds and stop requests act for the subclass), not calling it skips it.
+  // They may be called only from the same callback of the subclass while a session runs it.
+  // SessionRunHook (a hook written in Java) declares its own.
+
+  /** TF's begin(); for a built-in hook, the built-in's. */
+  public void begin(SessionRef session) {
+    callBegin(session);
+  }
+
+  /** TF's after_create_session(session, coord); for a built-in hook, the built-in's. */
+  public void afterCreateSession(SessionRef session) {
+    callAfterCreateSession(session);
+  }
+
+  /** TF's before_run(run_context): for a built-in hook, requests what the built-in fetches (its
+   *  SessionRunArgs: {@link RunContext#requested()} lists them afterwards) and feeds. */
+  public void beforeRun(RunContext ctx) {
+    callBeforeRun(ctx);
+  }
+
+  /** TF's after_run(run_context, run_values): for a built-in hook, the built-in behaviour (NaN check
+   *  and its action, logging, saving, stopping…) over the values {@code ctx.result(…)} reads. */
+  public void afterRun(RunContext ctx) {
+    callAfterRun(ctx);
+  }
+
+  /** TF's end(session); for a built-in hook, the built-in's. */
+  public void end(SessionRef session) {
+    callEnd(session);
+  }
+
+  /** Instead of end() when a run failed (trainwatch's); for a built-in hook, the built-in's. */
+  public void onError(SessionRef session, int error) {
+    callOnError(session, error);
+  }
+
+  /** The callbacks this built-in hook's class overrides (Java calls per run), in TF's order: empty
+   *  for a built-in hook, or a subclass overriding none of them, which runs fully natively. */
+  public java.util.List<String> overriddenCallbacks() {
+    return SubclassedHook.overriddenCallbacks(this);
+  }
+
+  private HookHandle forSession;  // what sessions run for this hook, decided when the first one takes it
+
+  /** This hook, or the wrapper that runs its subclass's overrides (kept: one per hook). */
+  HookHandle forSession() {
+    if (forSession == null) forSession = SubclassedHook.forSession(this);
+    return forSession;
+  }
+
+  /** Installs the extension points a subclass overrides (logTensors, logAndRecord, save), before the
+   *  hook joins a session. */
+  void installExtensionPoints() {}
+
   static HookVector hookVector(java.util.List<? extends HookHandle> hooks) {
     HookVector v = new HookVector();
-    if (hooks != null) for (HookHandle h : hooks) v.add(h);
+    if (hooks != null) for (HookHandle h : hooks) v.add(h == null ? null : h.forSession());
     return v;
   }
 
@@ -272,6 +328,25 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %tw_java_constructors_by_hand(GlobalStepWaiterHook)
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *, NanFunction *) "protected";
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *) "protected";
+
+// Subclassing built-in hooks: HookHandle's Java callbacks (javacode above) run the built-in's through
+// the facade's super calls, and the extension points (LoggingTensorHook.logTensors, …) through the
+// built-in ones; their setters are used by installExtensionPoints only.
+%javamethodmodifiers trainwatch::HookHandle::call_begin "private";
+%javamethodmodifiers trainwatch::HookHandle::call_after_create_session "private";
+%javamethodmodifiers trainwatch::HookHandle::call_before_run "private";
+%javamethodmodifiers trainwatch::HookHandle::call_after_run "private";
+%javamethodmodifiers trainwatch::HookHandle::call_end "private";
+%javamethodmodifiers trainwatch::HookHandle::call_on_error "private";
+%rename(builtinLogTensors) trainwatch::LoggingTensorHook::log_tensors;
+%rename(builtinLogAndRecord) trainwatch::StepCounterHook::log_and_record;
+%rename(builtinSave) trainwatch::CheckpointSaverHook::save;
+%javamethodmodifiers trainwatch::LoggingTensorHook::log_tensors "private";
+%javamethodmodifiers trainwatch::StepCounterHook::log_and_record "private";
+%javamethodmodifiers trainwatch::CheckpointSaverHook::save "private";
+%javamethodmodifiers trainwatch::LoggingTensorHook::set_log_function "private";
+%javamethodmodifiers trainwatch::StepCounterHook::set_record_function "private";
+%javamethodmodifiers trainwatch::CheckpointSaverHook::set_save_function "private";
 
 %typemap(javainterfaces) trainwatch::Session "AutoCloseable"
 %typemap(javacode) trainwatch::Session %{
@@ -339,6 +414,26 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     this(checkpointDir, options, new ListenerVector(listeners));
     retain((Object[]) listeners);
   }
+
+  /** TF's _save(session, step): saves a checkpoint (listeners around it) and returns the stop request
+   *  (true: a listener asked to stop). Override it to save differently; super.save(…) saves as the
+   *  built-in does. */
+  protected boolean save(SessionRef session, long step) {
+    return builtinSave(session, step);
+  }
+
+  @Override
+  void installExtensionPoints() {
+    if (!SubclassedHook.overrides(getClass(), CheckpointSaverHook.class, "save", SessionRef.class, long.class)) return;
+    CheckpointSaveFunction fn = new CheckpointSaveFunction() {
+      @Override
+      public boolean save(SessionRef session, long step) {
+        return CheckpointSaverHook.this.save(session, step);
+      }
+    };
+    setSaveFunction(fn);
+    retain(fn);
+  }
 %}
 
 %typemap(javacode) trainwatch::LoggingTensorHook %{
@@ -348,6 +443,50 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
                            LogFormatter formatter) {
     this(stringVector(names), stringVector(tags), options, formatter);
     retain(formatter);
+  }
+
+  /** TF's _log_tensors(tensor_values): logs the values (each named by its tag) when the hook triggers.
+   *  Override it to log elsewhere; super.logTensors(values) logs as the built-in does. The values are
+   *  views valid during the call. */
+  protected void logTensors(java.util.List<Tensor> values) {
+    builtinLogTensors(values instanceof TensorVector ? (TensorVector) values : new TensorVector(values));
+  }
+
+  @Override
+  void installExtensionPoints() {
+    if (!SubclassedHook.overrides(getClass(), LoggingTensorHook.class, "logTensors", java.util.List.class)) return;
+    LogTensorsFunction fn = new LogTensorsFunction() {
+      @Override
+      public void logTensors(TensorVector values) {
+        LoggingTensorHook.this.logTensors(values);
+      }
+    };
+    setLogFunction(fn);
+    retain(fn);
+  }
+%}
+
+%typemap(javacode) trainwatch::StepCounterHook %{
+  /** TF's _log_and_record(elapsed_steps, elapsed_time, global_step): logs the step rate and writes the
+   *  "global_step/sec" summary. Override it to record elsewhere; super.logAndRecord(…) does the built-in's. */
+  protected void logAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
+    builtinLogAndRecord(elapsedSteps, elapsedTime, globalStep);
+  }
+
+  @Override
+  void installExtensionPoints() {
+    if (!SubclassedHook.overrides(getClass(), StepCounterHook.class, "logAndRecord", long.class, double.class,
+                                  long.class)) {
+      return;
+    }
+    StepRateFunction fn = new StepRateFunction() {
+      @Override
+      public void logAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
+        StepCounterHook.this.logAndRecord(elapsedSteps, elapsedTime, globalStep);
+      }
+    };
+    setRecordFunction(fn);
+    retain(fn);
   }
 %}
 
