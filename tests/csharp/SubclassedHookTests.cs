@@ -250,8 +250,8 @@ static class SubclassedHookTests {
         Check.Equal(2L, session.GlobalStep, "stopped by the override's result");
         session.Close();
       }
-      Check.Lines(new[] { "0", "2", "2" }, hook.Saved.Select(s => s.ToString()).ToList(),
-                  "after_create_session, step 2, end (its result ignored)");
+      Check.Lines(new[] { "0", "2" }, hook.Saved.Select(s => s.ToString()).ToList(),
+                  "after_create_session, step 2; End: the step did not move (B23)");
       Check.Equal(Path.Combine(dir, "model.ckpt-2"), Checkpoints.Latest(dir), "base.Save wrote the checkpoints");
     }
   }

@@ -277,7 +277,7 @@ public class SubclassedHookTest {
       while (!session.shouldStop()) session.run(model::step);
       assertEquals(2, session.globalStep());
     }
-    assertEquals(Arrays.asList(0L, 2L, 2L), saved);  // after_create_session, step 2, end (its result ignored)
+    assertEquals(Arrays.asList(0L, 2L), saved);  // after_create_session, step 2; end: the step did not move (B23)
     assertTrue(TrainWatch.latestCheckpoint(dir.toString()).endsWith("model.ckpt-2"));
   }
 
@@ -387,7 +387,7 @@ public class SubclassedHookTest {
           }
         });
     logLines(() -> {
-      try (Session session = new Session(Session.Kind.MONITORED, model.options, hooks, null)) {
+      try (Session session = Session.monitored(model.options, hooks.toArray(new HookHandle[0]))) {
         session.run(model::step);
       }
     });
