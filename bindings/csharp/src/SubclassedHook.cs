@@ -21,8 +21,8 @@ internal sealed class SubclassedHook : Native.ManagedWrappedHook {
     Callback("OnError", typeof(SessionRef), typeof(Status)),
   };
   static readonly uint[] Slots = {
-    Native.WrappedHook.BEGIN, Native.WrappedHook.AFTER_CREATE_SESSION, Native.WrappedHook.BEFORE_RUN,
-    Native.WrappedHook.AFTER_RUN, Native.WrappedHook.END, Native.WrappedHook.ON_ERROR,
+    (uint)Native.WrappedHook.Slot.BEGIN, (uint)Native.WrappedHook.Slot.AFTER_CREATE_SESSION, (uint)Native.WrappedHook.Slot.BEFORE_RUN,
+    (uint)Native.WrappedHook.Slot.AFTER_RUN, (uint)Native.WrappedHook.Slot.END, (uint)Native.WrappedHook.Slot.ON_ERROR,
   };
 
   readonly BuiltinHook hook;

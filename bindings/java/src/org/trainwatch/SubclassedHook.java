@@ -26,12 +26,12 @@ final class SubclassedHook extends WrappedHook {
   }
 
   private static final Callback[] CALLBACKS = {
-    new Callback("begin", WrappedHook.BEGIN, SessionRef.class),
-    new Callback("afterCreateSession", WrappedHook.AFTER_CREATE_SESSION, SessionRef.class),
-    new Callback("beforeRun", WrappedHook.BEFORE_RUN, RunContext.class),
-    new Callback("afterRun", WrappedHook.AFTER_RUN, RunContext.class),
-    new Callback("end", WrappedHook.END, SessionRef.class),
-    new Callback("onError", WrappedHook.ON_ERROR, SessionRef.class, int.class),
+    new Callback("begin", WrappedHook.Slot.BEGIN, SessionRef.class),
+    new Callback("afterCreateSession", WrappedHook.Slot.AFTER_CREATE_SESSION, SessionRef.class),
+    new Callback("beforeRun", WrappedHook.Slot.BEFORE_RUN, RunContext.class),
+    new Callback("afterRun", WrappedHook.Slot.AFTER_RUN, RunContext.class),
+    new Callback("end", WrappedHook.Slot.END, SessionRef.class),
+    new Callback("onError", WrappedHook.Slot.ON_ERROR, SessionRef.class, int.class),
   };
 
   private final HookHandle hook;

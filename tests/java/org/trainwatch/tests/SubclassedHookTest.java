@@ -48,7 +48,7 @@ public class SubclassedHookTest {
     final boolean callSuper;
 
     RecordingStop(long lastStep, boolean callSuper) {
-      super(TrainWatch.getUNSET(), lastStep);
+      super(TrainWatch.UNSET, lastStep);
       this.callSuper = callSuper;
     }
 
@@ -323,7 +323,7 @@ public class SubclassedHookTest {
             super.afterRun(ctx);
           }
         },
-        new StopAtStepHook(TrainWatch.getUNSET(), 5) {
+        new StopAtStepHook(TrainWatch.UNSET, 5) {
           @Override
           public void afterRun(RunContext ctx) {
             calls.add("StopAtStepHook");
