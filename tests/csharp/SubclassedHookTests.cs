@@ -120,6 +120,21 @@ static class SubclassedHookTests {
     }
   }
 
+  [Test]
+  public static void ADisposedSubclassKeepsWorkingInTheSessionHoldingIt() {
+    var hook = new InspectingNan();
+    var logging = new CapturingLogger(new Options().SetInt64(Option.EveryNSteps, 1), false);
+    using (Session session = Session.Monitored(null, logging, hook)) {  // NaN skips the later after_runs (H14)
+      hook.Dispose();
+      logging.Dispose();
+      session.Run(Steps.Loss(1));
+      Check.Throws<NanLossDuringTrainingException>(() => session.Run(Steps.Loss(float.NaN)), "base.AfterRun still checks");
+      Check.Lines(new[] { "requested loss", "loss 1", "requested loss", "loss NaN" }, hook.Seen, "the overrides ran");
+      Check.Lines(new[] { "loss=1", "loss=NaN" }, logging.Captured, "the extension point ran");
+    }
+    Check.Throws<ObjectDisposedException>(() => Session.Monitored(null, hook), "a disposed hook joins no new session");
+  }
+
   sealed class ThrowingNan : NanTensorHook {
     public readonly Exception Error;
 

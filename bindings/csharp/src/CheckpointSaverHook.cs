@@ -28,15 +28,16 @@ public class CheckpointSaverHook : BuiltinHook {
   /// </summary>
   protected virtual bool Save(SessionRef session, long step) {
     if (session == null) throw new InvalidArgumentException("session is null");
-    var hook = (Native.CheckpointSaverHook)NativeHandle;
+    var hook = (Native.CheckpointSaverHook)Inner;
     Native.SessionRef native = session.Checked;
     return CallbackGuard.Call(() => hook.Save(native, step));
   }
 
-  internal override void InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "Save", typeof(SessionRef), typeof(long))) return;
+  internal override bool InstallExtensionPoints() {
+    if (!SubclassedHook.Overrides(GetType(), "Save", typeof(SessionRef), typeof(long))) return false;
     save = new SaveBridge(this);
     ((Native.CheckpointSaverHook)NativeHandle).SetSaveFunction(save.Function());
+    return true;
   }
 
   SaveBridge save;  // called by the native hook while it lives

@@ -54,6 +54,7 @@ public abstract class Hook : IDisposable {
 public abstract class BuiltinHook : Hook {
   readonly Native.HookHandle handle;
   bool prepared;
+  bool subclassed;           // C# overrides run: the native objects must outlive Dispose
   SubclassedHook overrides;  // the wrapper a session runs when the subclass overrides callbacks
 
   internal BuiltinHook(Native.HookHandle handle) { this.handle = handle; }
@@ -64,28 +65,32 @@ public abstract class BuiltinHook : Hook {
     get {
       Native.HookHandle own = Handle;
       if (!prepared) {
-        InstallExtensionPoints();
+        bool extended = InstallExtensionPoints();
         overrides = SubclassedHook.For(this, own);
+        subclassed = extended || overrides != null;
         prepared = true;
       }
       return overrides != null ? overrides.Hook() : own;
     }
   }
 
-  /// <summary>Installs the extension points a subclass overrides, before the hook joins a session.</summary>
-  internal virtual void InstallExtensionPoints() {}
+  /// <summary>
+  /// Installs the extension points a subclass overrides, before the hook joins a session; true when
+  /// it installed one.
+  /// </summary>
+  internal virtual bool InstallExtensionPoints() { return false; }
 
   // A session keeps calling a subclass's overrides, which call the built-in, after this wrapper is
-  // disposed: then both native objects are left to the collector, which frees them once no session
+  // disposed: then the native objects are left to the collector, which frees them once no session
   // holds this hook.
   internal override void ReleaseNative() {
-    if (overrides == null) handle.Dispose();
+    if (!subclassed) handle.Dispose();
   }
 
-  /// <summary>The built-in hook for base calls.</summary>
-  Native.HookHandle Inner {
+  /// <summary>The built-in hook, for the base calls of callbacks and extension points.</summary>
+  internal Native.HookHandle Inner {
     get {
-      if (Disposed && overrides == null) throw new ObjectDisposedException(GetType().Name);
+      if (Disposed && !subclassed) throw new ObjectDisposedException(GetType().Name);
       return handle;
     }
   }

@@ -30,16 +30,17 @@ public class LoggingTensorHook : BuiltinHook {
   /// built-in does.
   /// </summary>
   protected virtual void LogTensors(IReadOnlyList<Tensor> values) {
-    var hook = (Native.LoggingTensorHook)NativeHandle;
+    var hook = (Native.LoggingTensorHook)Inner;
     using (Native.TensorVector views = Tensor.Views(values)) {
       CallbackGuard.Call(() => hook.LogTensors(views));
     }
   }
 
-  internal override void InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "LogTensors", typeof(IReadOnlyList<Tensor>))) return;
+  internal override bool InstallExtensionPoints() {
+    if (!SubclassedHook.Overrides(GetType(), "LogTensors", typeof(IReadOnlyList<Tensor>))) return false;
     logTensors = new LogTensorsBridge(this);
     ((Native.LoggingTensorHook)NativeHandle).SetLogFunction(logTensors.Function());
+    return true;
   }
 
   LogTensorsBridge logTensors;  // called by the native hook while it lives

@@ -17,14 +17,15 @@ public class StepCounterHook : BuiltinHook {
   /// "global_step/sec" summary. Override it to record elsewhere; base.LogAndRecord(…) does the built-in's.
   /// </summary>
   protected virtual void LogAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
-    var hook = (Native.StepCounterHook)NativeHandle;
+    var hook = (Native.StepCounterHook)Inner;
     CallbackGuard.Call(() => hook.LogAndRecord(elapsedSteps, elapsedTime, globalStep));
   }
 
-  internal override void InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "LogAndRecord", typeof(long), typeof(double), typeof(long))) return;
+  internal override bool InstallExtensionPoints() {
+    if (!SubclassedHook.Overrides(GetType(), "LogAndRecord", typeof(long), typeof(double), typeof(long))) return false;
     record = new RecordBridge(this);
     ((Native.StepCounterHook)NativeHandle).SetRecordFunction(record.Function());
+    return true;
   }
 
   RecordBridge record;  // called by the native hook while it lives
