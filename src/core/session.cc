@@ -223,6 +223,7 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     }
     return HookedRun(feeds, feed_count, step, user_data);
   });
+  run_context_.phase = tw::RunContext::Phase::kIdle;  // also when a hook failed: nothing of this run stays readable
   if (!status.ok() && !IsCleanEnd(status)) Fail(status);
   return status;
 }
