@@ -28,29 +28,11 @@ public class CheckpointSaverHook : BuiltinHook {
   /// </summary>
   protected virtual bool Save(SessionRef session, long step) {
     if (session == null) throw new InvalidArgumentException("session is null");
-    var hook = (Native.CheckpointSaverHook)Inner;
     Native.SessionRef native = session.Checked;
-    return CallbackGuard.Call(() => hook.Save(native, step));
+    return CallbackGuard.Call(() => Super.SuperSave(native, step));
   }
 
-  internal override bool InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "Save", typeof(SessionRef), typeof(long))) return false;
-    save = new SaveBridge(this);
-    ((Native.CheckpointSaverHook)NativeHandle).SetSaveFunction(save.Function());
-    return true;
-  }
-
-  SaveBridge save;  // called by the native hook while it lives
-
-  sealed class SaveBridge : Native.ManagedCheckpointSaveFunction {
-    readonly CheckpointSaverHook hook;
-
-    internal SaveBridge(CheckpointSaverHook hook) { this.hook = hook; }
-
-    public override bool ManagedSave(Native.SessionRef session, long step) {
-      return SessionRef.InvokeGuarded(session, "a CheckpointSaverHook's SessionRef", s => SetStop(hook.Save(s, step)));
-    }
-  }
+  internal bool CallSave(SessionRef session, long step) { return Save(session, step); }
 
   static Native.CheckpointSaverHook NewNative(string dir, Options options, CheckpointSaverListener[] listeners) {
     using (var handles = new Native.ListenerVector()) {

@@ -30,35 +30,12 @@ public class LoggingTensorHook : BuiltinHook {
   /// built-in does.
   /// </summary>
   protected virtual void LogTensors(IReadOnlyList<Tensor> values) {
-    var hook = (Native.LoggingTensorHook)Inner;
     using (Native.TensorVector views = Tensor.Views(values)) {
-      CallbackGuard.Call(() => hook.LogTensors(views));
+      CallbackGuard.Call(() => Super.SuperLogTensors(views));
     }
   }
 
-  internal override bool InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "LogTensors", typeof(IReadOnlyList<Tensor>))) return false;
-    logTensors = new LogTensorsBridge(this);
-    ((Native.LoggingTensorHook)NativeHandle).SetLogFunction(logTensors.Function());
-    return true;
-  }
-
-  LogTensorsBridge logTensors;  // called by the native hook while it lives
-
-  sealed class LogTensorsBridge : Native.ManagedLogTensorsFunction {
-    readonly LoggingTensorHook hook;
-
-    internal LogTensorsBridge(LoggingTensorHook hook) { this.hook = hook; }
-
-    public override bool ManagedLogTensors(Native.TensorVector values) {
-      Lifetime lifetime = Lifetime.OfCallback("a logged value");
-      try {
-        return CallbackGuard.Invoke(() => hook.LogTensors(Tensor.ViewsOf(values, lifetime)));
-      } finally {
-        lifetime.End();
-      }
-    }
-  }
+  internal void CallLogTensors(IReadOnlyList<Tensor> values) { LogTensors(values); }
 
   static Native.LoggingTensorHook NewNative(IEnumerable<string> names, Options options, IEnumerable<string> tags,
                                             LogFormatterBridge formatter) {

@@ -64,9 +64,9 @@ public sealed class RunContext {
   /// base.BeforeRun(context) in a subclass of a built-in hook, what the built-in fetches (TF's
   /// SessionRunArgs of super().before_run).
   /// </summary>
-  public IReadOnlyList<string> Requested {
+  public IReadOnlyList<string> Requests {
     get {
-      using (Native.StringVector names = Checked.Requested()) return new List<string>(names).AsReadOnly();
+      using (Native.StringVector names = Checked.Requests()) return new List<string>(names).AsReadOnly();
     }
   }
 

@@ -17,27 +17,11 @@ public class StepCounterHook : BuiltinHook {
   /// "global_step/sec" summary. Override it to record elsewhere; base.LogAndRecord(…) does the built-in's.
   /// </summary>
   protected virtual void LogAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
-    var hook = (Native.StepCounterHook)Inner;
-    CallbackGuard.Call(() => hook.LogAndRecord(elapsedSteps, elapsedTime, globalStep));
+    CallbackGuard.Call(() => Super.SuperLogAndRecord(elapsedSteps, elapsedTime, globalStep));
   }
 
-  internal override bool InstallExtensionPoints() {
-    if (!SubclassedHook.Overrides(GetType(), "LogAndRecord", typeof(long), typeof(double), typeof(long))) return false;
-    record = new RecordBridge(this);
-    ((Native.StepCounterHook)NativeHandle).SetRecordFunction(record.Function());
-    return true;
-  }
-
-  RecordBridge record;  // called by the native hook while it lives
-
-  sealed class RecordBridge : Native.ManagedStepRateFunction {
-    readonly StepCounterHook hook;
-
-    internal RecordBridge(StepCounterHook hook) { this.hook = hook; }
-
-    public override bool ManagedLogAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
-      return CallbackGuard.Invoke(() => hook.LogAndRecord(elapsedSteps, elapsedTime, globalStep));
-    }
+  internal void CallLogAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
+    LogAndRecord(elapsedSteps, elapsedTime, globalStep);
   }
 }
 

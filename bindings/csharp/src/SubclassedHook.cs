@@ -5,59 +5,78 @@ using System.Reflection;
 namespace TrainWatch {
 
 /// <summary>
-/// How a C# subclass of a built-in hook runs: the callbacks its class overrides are found by
-/// reflection (MethodInfo.GetBaseDefinition) when a session first takes the hook, and the session gets
-/// this wrapper — the director of ManagedWrappedHook — whose overridden slots call the C# methods,
-/// guarded by CallbackGuard; the other slots stay the built-in's, run natively.
+/// How a C# subclass of a built-in hook runs: what its class overrides — TF's callbacks and the
+/// extension points (LogTensors, LogAndRecord, Save) — is found by reflection
+/// (MethodInfo.GetBaseDefinition) when a session first takes the hook, and the session gets this
+/// wrapper, the director of ManagedWrappedHook, whose overridden methods call the C# ones guarded by
+/// CallbackGuard; the rest stays the built-in's, run natively. Base calls go through SuperCalls
+/// calls.
 /// </summary>
 internal sealed class SubclassedHook : Native.ManagedWrappedHook {
-  /// <summary>The callbacks of TF's protocol with their parameters and wrapper slot, in TF's order.</summary>
-  static readonly KeyValuePair<string, Type[]>[] Callbacks = {
-    Callback("Begin", typeof(SessionRef)),
-    Callback("AfterCreateSession", typeof(SessionRef)),
-    Callback("BeforeRun", typeof(RunContext)),
-    Callback("AfterRun", typeof(RunContext)),
-    Callback("End", typeof(SessionRef)),
-    Callback("OnError", typeof(SessionRef), typeof(Status)),
-  };
-  static readonly uint[] Slots = {
-    (uint)Native.WrappedHook.Slot.BEGIN, (uint)Native.WrappedHook.Slot.AFTER_CREATE_SESSION, (uint)Native.WrappedHook.Slot.BEFORE_RUN,
-    (uint)Native.WrappedHook.Slot.AFTER_RUN, (uint)Native.WrappedHook.Slot.END, (uint)Native.WrappedHook.Slot.ON_ERROR,
+  /// <summary>An overridable method: where the built-in declares it, its parameters, its bit in the mask.</summary>
+  sealed class Overridable {
+    internal readonly Type Declarer;
+    internal readonly string Name;
+    internal readonly Type[] Parameters;
+    internal readonly Native.WrappedHook.Overrides Bit;
+
+    internal Overridable(Type declarer, string name, Native.WrappedHook.Overrides bit, params Type[] parameters) {
+      Declarer = declarer;
+      Name = name;
+      Bit = bit;
+      Parameters = parameters;
+    }
+  }
+
+  // TF's order.
+  static readonly Overridable[] Methods = {
+    new Overridable(typeof(BuiltinHook), "Begin", Native.WrappedHook.Overrides.overrides_begin, typeof(SessionRef)),
+    new Overridable(typeof(BuiltinHook), "AfterCreateSession", Native.WrappedHook.Overrides.overrides_after_create_session,
+                    typeof(SessionRef)),
+    new Overridable(typeof(BuiltinHook), "BeforeRun", Native.WrappedHook.Overrides.overrides_before_run, typeof(RunContext)),
+    new Overridable(typeof(BuiltinHook), "AfterRun", Native.WrappedHook.Overrides.overrides_after_run, typeof(RunContext)),
+    new Overridable(typeof(BuiltinHook), "End", Native.WrappedHook.Overrides.overrides_end, typeof(SessionRef)),
+    new Overridable(typeof(BuiltinHook), "OnError", Native.WrappedHook.Overrides.overrides_on_error, typeof(SessionRef),
+                    typeof(Status)),
+    new Overridable(typeof(LoggingTensorHook), "LogTensors", Native.WrappedHook.Overrides.overrides_log_tensors,
+                    typeof(IReadOnlyList<Tensor>)),
+    new Overridable(typeof(StepCounterHook), "LogAndRecord", Native.WrappedHook.Overrides.overrides_log_and_record,
+                    typeof(long), typeof(double), typeof(long)),
+    new Overridable(typeof(CheckpointSaverHook), "Save", Native.WrappedHook.Overrides.overrides_save, typeof(SessionRef),
+                    typeof(long)),
   };
 
   readonly BuiltinHook hook;
   readonly List<Tensor> feeds = new List<Tensor>();  // what the overrides fed, read during the run
+  internal readonly Native.WrappedHook SuperCalls;   // this object, as the class with the super calls
 
-  SubclassedHook(BuiltinHook hook, Native.HookHandle inner, uint overridden) : base(inner, overridden) {
+  SubclassedHook(BuiltinHook hook, Native.HookHandle inner, int overridden) : base(inner, overridden) {
     this.hook = hook;
+    SuperCalls = Wrapped();
   }
 
-  static KeyValuePair<string, Type[]> Callback(string name, params Type[] parameters) {
-    return new KeyValuePair<string, Type[]>(name, parameters);
-  }
-
-  /// <summary>The wrapper running `hook`'s overrides around `inner`, or null when it overrides none.</summary>
+  /// <summary>The wrapper running `hook`'s overrides around `inner`, or null when it overrides nothing.</summary>
   internal static SubclassedHook For(BuiltinHook hook, Native.HookHandle inner) {
-    uint overridden = 0;
-    for (int i = 0; i < Callbacks.Length; ++i) {
-      if (Overrides(hook.GetType(), Callbacks[i].Key, Callbacks[i].Value)) overridden |= Slots[i];
+    int overridden = 0;
+    foreach (Overridable m in Methods) {
+      if (Overrides(hook, m)) overridden |= (int)m.Bit;
     }
     return overridden == 0 ? null : new SubclassedHook(hook, inner, overridden);
   }
 
-  /// <summary>The names of the callbacks `type` overrides, in TF's order.</summary>
-  internal static IReadOnlyList<string> Overridden(Type type) {
+  /// <summary>The names of what `hook`'s class overrides, in TF's order.</summary>
+  internal static IReadOnlyList<string> Overridden(BuiltinHook hook) {
     var names = new List<string>();
-    foreach (var c in Callbacks) {
-      if (Overrides(type, c.Key, c.Value)) names.Add(c.Key);
+    foreach (Overridable m in Methods) {
+      if (Overrides(hook, m)) names.Add(m.Name);
     }
     return names.AsReadOnly();
   }
 
-  /// <summary>True when `type` overrides the virtual (public or protected) method `name`.</summary>
-  internal static bool Overrides(Type type, string name, params Type[] parameters) {
-    MethodInfo method = type.GetMethod(name, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic,
-                                       null, parameters, null);
+  static bool Overrides(BuiltinHook hook, Overridable m) {
+    if (!m.Declarer.IsInstanceOfType(hook)) return false;
+    MethodInfo method = hook.GetType().GetMethod(m.Name, BindingFlags.Instance | BindingFlags.Public | BindingFlags.NonPublic,
+                                                 null, m.Parameters, null);
     return method != null && method.DeclaringType != method.GetBaseDefinition().DeclaringType;
   }
 
@@ -86,6 +105,24 @@ internal sealed class SubclassedHook : Native.ManagedWrappedHook {
     var s = new SessionRef(session, Lifetime.OfCallback("a hook's SessionRef"));
     CallbackGuard.InvokeDropping(() => hook.OnError(s, (Status)error));
     s.ViewLifetime.End();
+  }
+
+  public override bool ManagedLogTensors(Native.TensorVector values) {
+    Lifetime lifetime = Lifetime.OfCallback("a logged value");
+    try {
+      return CallbackGuard.Invoke(() => ((LoggingTensorHook)hook).CallLogTensors(Tensor.ViewsOf(values, lifetime)));
+    } finally {
+      lifetime.End();
+    }
+  }
+
+  public override bool ManagedLogAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
+    return CallbackGuard.Invoke(() => ((StepCounterHook)hook).CallLogAndRecord(elapsedSteps, elapsedTime, globalStep));
+  }
+
+  public override bool ManagedSave(Native.SessionRef session, long step) {
+    return SessionRef.InvokeGuarded(session, "a CheckpointSaverHook's SessionRef",
+                                    s => SetStop(((CheckpointSaverHook)hook).CallSave(s, step)));
   }
 }
 

@@ -87,10 +87,6 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 %feature("director", "0") trainwatch::LogFormatter;
 %feature("director", "0") trainwatch::FeedFunction;
 %feature("director", "0") trainwatch::GlobalStepFunction;
-%feature("director", "0") trainwatch::WrappedHook;
-%feature("director", "0") trainwatch::LogTensorsFunction;
-%feature("director", "0") trainwatch::StepRateFunction;
-%feature("director", "0") trainwatch::CheckpointSaveFunction;
 
 %feature("director") trainwatch::csharp::ManagedHook;
 %feature("director") trainwatch::csharp::ManagedStep;
@@ -103,9 +99,6 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 %feature("director") trainwatch::csharp::ManagedFeedFunction;
 %feature("director") trainwatch::csharp::ManagedGlobalStepFunction;
 %feature("director") trainwatch::csharp::ManagedWrappedHook;
-%feature("director") trainwatch::csharp::ManagedLogTensorsFunction;
-%feature("director") trainwatch::csharp::ManagedStepRateFunction;
-%feature("director") trainwatch::csharp::ManagedCheckpointSaveFunction;
 
 // What SWIG sees of managed_callbacks.hpp: the classes without their facade bases (whose virtuals are
 // final there), reaching the facade object through an accessor.
@@ -124,9 +117,7 @@ class ReadyFunction;
 class LogFormatter;
 class FeedFunction;
 class GlobalStepFunction;
-class LogTensorsFunction;
-class StepRateFunction;
-class CheckpointSaveFunction;
+class WrappedHook;
 namespace csharp {
 void record_failure(int code, const std::string &message, int64_t ticket);
 
@@ -145,39 +136,19 @@ class ManagedHook {
 
 class ManagedWrappedHook {
  public:
-  ManagedWrappedHook(trainwatch::HookHandle &inner, unsigned overridden);
+  ManagedWrappedHook(const trainwatch::HookHandle &inner, int overridden);
   virtual ~ManagedWrappedHook();
   trainwatch::HookHandle *hook();
+  trainwatch::WrappedHook *wrapped();
+  void set_stop(bool stop);
   virtual bool managed_begin(trainwatch::SessionRef &session) = 0;
   virtual bool managed_after_create_session(trainwatch::SessionRef &session) = 0;
   virtual bool managed_before_run(trainwatch::RunContext &ctx) = 0;
   virtual bool managed_after_run(trainwatch::RunContext &ctx) = 0;
   virtual bool managed_end(trainwatch::SessionRef &session) = 0;
   virtual void managed_on_error(trainwatch::SessionRef &session, int error) = 0;
-};
-
-class ManagedLogTensorsFunction {
- public:
-  ManagedLogTensorsFunction();
-  virtual ~ManagedLogTensorsFunction();
-  trainwatch::LogTensorsFunction *function();
   virtual bool managed_log_tensors(const std::vector<trainwatch::Tensor> &values) = 0;
-};
-
-class ManagedStepRateFunction {
- public:
-  ManagedStepRateFunction();
-  virtual ~ManagedStepRateFunction();
-  trainwatch::StepRateFunction *function();
   virtual bool managed_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) = 0;
-};
-
-class ManagedCheckpointSaveFunction {
- public:
-  ManagedCheckpointSaveFunction();
-  virtual ~ManagedCheckpointSaveFunction();
-  trainwatch::CheckpointSaveFunction *function();
-  void set_stop(bool stop);
   virtual bool managed_save(trainwatch::SessionRef &session, int64_t step) = 0;
 };
 

@@ -244,40 +244,40 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 
   /** TF's begin(); for a built-in hook, the built-in's. */
   public void begin(SessionRef session) {
-    callBegin(session);
+    superCalls().superBegin(session);
   }
 
   /** TF's after_create_session(session, coord); for a built-in hook, the built-in's. */
   public void afterCreateSession(SessionRef session) {
-    callAfterCreateSession(session);
+    superCalls().superAfterCreateSession(session);
   }
 
   /** TF's before_run(run_context): for a built-in hook, requests what the built-in fetches (its
-   *  SessionRunArgs: {@link RunContext#requested()} lists them afterwards) and feeds. */
+   *  SessionRunArgs: {@link RunContext#requests()} lists them afterwards) and feeds. */
   public void beforeRun(RunContext ctx) {
-    callBeforeRun(ctx);
+    superCalls().superBeforeRun(ctx);
   }
 
   /** TF's after_run(run_context, run_values): for a built-in hook, the built-in behaviour (NaN check
    *  and its action, logging, saving, stopping…) over the values {@code ctx.result(…)} reads. */
   public void afterRun(RunContext ctx) {
-    callAfterRun(ctx);
+    superCalls().superAfterRun(ctx);
   }
 
   /** TF's end(session); for a built-in hook, the built-in's. */
   public void end(SessionRef session) {
-    callEnd(session);
+    superCalls().superEnd(session);
   }
 
   /** Instead of end() when a run failed (trainwatch's); for a built-in hook, the built-in's. */
   public void onError(SessionRef session, int error) {
-    callOnError(session, error);
+    superCalls().superOnError(session, error);
   }
 
-  /** The callbacks this built-in hook's class overrides (Java calls per run), in TF's order: empty
-   *  for a built-in hook, or a subclass overriding none of them, which runs fully natively. */
+  /** The callbacks and extension points this built-in hook's class overrides (what Java runs), in TF's
+   *  order: empty for a built-in hook, or a subclass overriding none, which runs fully natively. */
   public java.util.List<String> overriddenCallbacks() {
-    return SubclassedHook.overriddenCallbacks(this);
+    return SubclassedHook.overridden(this);
   }
 
   private HookHandle forSession;  // what sessions run for this hook, decided when the first one takes it
@@ -288,9 +288,14 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     return forSession;
   }
 
-  /** Installs the extension points a subclass overrides (logTensors, logAndRecord, save), before the
-   *  hook joins a session. */
-  void installExtensionPoints() {}
+  /** The wrapper running this subclass's overrides: its super calls run the built-in's. */
+  final WrappedHook superCalls() {
+    if (!(forSession instanceof WrappedHook) || forSession == this) {
+      throw new TrainWatchException.FailedPrecondition(getClass().getName() + ": the built-in's callbacks run as "
+          + "super calls from a subclass's overrides, while a session runs them");
+    }
+    return (WrappedHook) forSession;
+  }
 
   static HookVector hookVector(java.util.List<? extends HookHandle> hooks) {
     HookVector v = new HookVector();
@@ -328,25 +333,6 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %tw_java_constructors_by_hand(GlobalStepWaiterHook)
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *, NanFunction *) "protected";
 %javamethodmodifiers trainwatch::NanTensorHook::NanTensorHook(const std::vector<std::string> &, const Options *) "protected";
-
-// Subclassing built-in hooks: HookHandle's Java callbacks (javacode above) run the built-in's through
-// the facade's super calls, and the extension points (LoggingTensorHook.logTensors, …) through the
-// built-in ones; their setters are used by installExtensionPoints only.
-%javamethodmodifiers trainwatch::HookHandle::call_begin "private";
-%javamethodmodifiers trainwatch::HookHandle::call_after_create_session "private";
-%javamethodmodifiers trainwatch::HookHandle::call_before_run "private";
-%javamethodmodifiers trainwatch::HookHandle::call_after_run "private";
-%javamethodmodifiers trainwatch::HookHandle::call_end "private";
-%javamethodmodifiers trainwatch::HookHandle::call_on_error "private";
-%rename(builtinLogTensors) trainwatch::LoggingTensorHook::log_tensors;
-%rename(builtinLogAndRecord) trainwatch::StepCounterHook::log_and_record;
-%rename(builtinSave) trainwatch::CheckpointSaverHook::save;
-%javamethodmodifiers trainwatch::LoggingTensorHook::log_tensors "private";
-%javamethodmodifiers trainwatch::StepCounterHook::log_and_record "private";
-%javamethodmodifiers trainwatch::CheckpointSaverHook::save "private";
-%javamethodmodifiers trainwatch::LoggingTensorHook::set_log_function "private";
-%javamethodmodifiers trainwatch::StepCounterHook::set_record_function "private";
-%javamethodmodifiers trainwatch::CheckpointSaverHook::set_save_function "private";
 
 %typemap(javainterfaces) trainwatch::Session "AutoCloseable"
 %typemap(javacode) trainwatch::Session %{
@@ -419,20 +405,7 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
    *  (true: a listener asked to stop). Override it to save differently; super.save(…) saves as the
    *  built-in does. */
   protected boolean save(SessionRef session, long step) {
-    return builtinSave(session, step);
-  }
-
-  @Override
-  void installExtensionPoints() {
-    if (!SubclassedHook.overrides(getClass(), CheckpointSaverHook.class, "save", SessionRef.class, long.class)) return;
-    CheckpointSaveFunction fn = new CheckpointSaveFunction() {
-      @Override
-      public boolean save(SessionRef session, long step) {
-        return CheckpointSaverHook.this.save(session, step);
-      }
-    };
-    setSaveFunction(fn);
-    retain(fn);
+    return superCalls().superSave(session, step);
   }
 %}
 
@@ -449,20 +422,7 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
    *  Override it to log elsewhere; super.logTensors(values) logs as the built-in does. The values are
    *  views valid during the call. */
   protected void logTensors(java.util.List<Tensor> values) {
-    builtinLogTensors(values instanceof TensorVector ? (TensorVector) values : new TensorVector(values));
-  }
-
-  @Override
-  void installExtensionPoints() {
-    if (!SubclassedHook.overrides(getClass(), LoggingTensorHook.class, "logTensors", java.util.List.class)) return;
-    LogTensorsFunction fn = new LogTensorsFunction() {
-      @Override
-      public void logTensors(TensorVector values) {
-        LoggingTensorHook.this.logTensors(values);
-      }
-    };
-    setLogFunction(fn);
-    retain(fn);
+    superCalls().superLogTensors(values instanceof TensorVector ? (TensorVector) values : new TensorVector(values));
   }
 %}
 
@@ -470,23 +430,7 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   /** TF's _log_and_record(elapsed_steps, elapsed_time, global_step): logs the step rate and writes the
    *  "global_step/sec" summary. Override it to record elsewhere; super.logAndRecord(…) does the built-in's. */
   protected void logAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
-    builtinLogAndRecord(elapsedSteps, elapsedTime, globalStep);
-  }
-
-  @Override
-  void installExtensionPoints() {
-    if (!SubclassedHook.overrides(getClass(), StepCounterHook.class, "logAndRecord", long.class, double.class,
-                                  long.class)) {
-      return;
-    }
-    StepRateFunction fn = new StepRateFunction() {
-      @Override
-      public void logAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
-        StepCounterHook.this.logAndRecord(elapsedSteps, elapsedTime, globalStep);
-      }
-    };
-    setRecordFunction(fn);
-    retain(fn);
+    superCalls().superLogAndRecord(elapsedSteps, elapsedTime, globalStep);
   }
 %}
 
