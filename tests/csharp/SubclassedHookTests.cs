@@ -156,6 +156,30 @@ static class SubclassedHookTests {
     Check.Equal("other:on_error TW_CALLBACK_FAILED", log.Last(), "the other hooks hear OnError");
   }
 
+  sealed class CallbackNan : NanTensorHook {
+    public readonly List<string> Calls = new List<string>();
+
+    public CallbackNan(Options options, NanCallback callback) : base(new[] { "loss" }, options, callback) {}
+
+    public override void AfterRun(RunContext context) {
+      Calls.Add("after_run");
+      base.AfterRun(context);  // runs the built-in, which calls the NanCallback
+      Calls.Add("not reached");
+    }
+  }
+
+  [Test]
+  public static void AnExceptionFromACSharpCallbackTheBuiltinRunsComesThroughBaseAsTheSameObject() {
+    var boom = new Boom("the NaN callback failed");
+    using (var options = new Options().SetInt64(Option.NanAction, (long)NanAction.Callback))
+    using (var hook = new CallbackNan(options, (session, e) => { throw boom; }))
+    using (Session session = Session.Monitored(null, hook)) {
+      Check.True(ReferenceEquals(boom, Check.Throws<Boom>(() => session.Run(Steps.Loss(float.NaN)), "the callback's")),
+                 "the same object");
+      Check.Lines(new[] { "after_run" }, hook.Calls, "the exception left the override at the base call");
+    }
+  }
+
   sealed class ForgivingNan : NanTensorHook {
     public readonly List<string> Caught = new List<string>();
 

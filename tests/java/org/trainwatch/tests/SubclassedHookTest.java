@@ -22,6 +22,9 @@ import org.trainwatch.GlobalStepWaiterHook;
 import org.trainwatch.HookHandle;
 import org.trainwatch.LogSink;
 import org.trainwatch.LoggingTensorHook;
+import org.trainwatch.NanAction;
+import org.trainwatch.NanEvent;
+import org.trainwatch.NanFunction;
 import org.trainwatch.NanTensorHook;
 import org.trainwatch.Option;
 import org.trainwatch.Options;
@@ -158,6 +161,34 @@ public class SubclassedHookTest {
       assertSame(boom, assertThrows(ExceptionTest.Boom.class, () -> session.run(model::step)));
     }
     assertEquals("on_error TW_CALLBACK_FAILED", other.calls.get(other.calls.size() - 1));
+  }
+
+  @Test
+  public void anExceptionFromAJavaCallbackTheBuiltinRunsComesThroughSuperAsTheSameObject() {
+    ExceptionTest.Boom boom = new ExceptionTest.Boom("the NaN callback failed");
+    Options options = new Options();
+    options.setInt64(Option.NAN_ACTION, NanAction.CALLBACK);
+    NanFunction fn = new NanFunction() {
+      @Override
+      public void onNan(SessionRef session, NanEvent event) {
+        throw boom;
+      }
+    };
+    List<String> calls = new ArrayList<>();
+    NanTensorHook hook = new NanTensorHook(Arrays.asList("loss"), options, fn) {
+      @Override
+      public void afterRun(RunContext ctx) {
+        calls.add("after_run");
+        super.afterRun(ctx);  // runs the built-in, which calls fn
+        calls.add("not reached");
+      }
+    };
+    Fixtures.Model model = new Fixtures.Model();
+    try (Session session = model.session(hook)) {
+      assertSame(boom, assertThrows(ExceptionTest.Boom.class,
+                                    () -> session.run(ctx -> ctx.publishCopy(Tensor.scalar("loss", Float.NaN)))));
+    }
+    assertEquals(Arrays.asList("after_run"), calls);
   }
 
   @Test
