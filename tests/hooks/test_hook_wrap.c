@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "../core/recorder.h"
 #include "hook_test_util.h"
 
 /* A NanTensorHook "subclass" overriding after_run: its custom action records the loss it saw (TF's
@@ -276,6 +277,175 @@ static void test_wrapped_hook_belongs_to_its_wrappers_session(void **state) {
   assert_int_equal(tw_hook_wrap(&w1, "", inner, &cb, NULL), TW_INVALID_ARGUMENT);
 }
 
+
+/* A wrapper whose every callback logs "w.<callback>" and then calls super() on its inner recorder —
+ * or, with swallow set, returns TW_OK whatever super() returned. */
+typedef struct logging_wrapper {
+  tw_hook *inner;
+  event_log *log;
+  int swallow;
+  tw_status super_error;   /* what the last failing super() returned */
+} logging_wrapper;
+
+static tw_status lw_result(logging_wrapper *w, tw_status st) {
+  if (st != TW_OK) w->super_error = st;
+  return w->swallow ? TW_OK : st;
+}
+static tw_status lw_begin(void *u, tw_session *s) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.begin");
+  return lw_result(w, tw_hook_call_begin(w->inner, s));
+}
+static tw_status lw_acs(void *u, tw_session *s) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.acs");
+  return lw_result(w, tw_hook_call_after_create_session(w->inner, s));
+}
+static tw_status lw_before(void *u, tw_run_context *ctx) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.before");
+  return lw_result(w, tw_hook_call_before_run(w->inner, ctx));
+}
+static tw_status lw_after(void *u, tw_run_context *ctx) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.after");
+  return lw_result(w, tw_hook_call_after_run(w->inner, ctx));
+}
+static tw_status lw_end(void *u, tw_session *s) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.end");
+  return lw_result(w, tw_hook_call_end(w->inner, s));
+}
+static void lw_on_error(void *u, tw_session *s, tw_status error) {
+  logging_wrapper *w = u;
+  log_event(w->log, "w.error");
+  tw_hook_call_on_error(w->inner, s, error);
+}
+
+static event_log g_order;
+
+/* Session [a, w(i), b]; the caller keeps nothing. */
+static tw_session *open_wrapped_between(recorder *a, recorder *i, recorder *b, logging_wrapper *w) {
+  static const tw_hook_callbacks table = {sizeof(tw_hook_callbacks), lw_begin, lw_acs, lw_before, lw_after,
+                                          lw_end, lw_on_error, NULL};
+  tw_hook *hooks[3], *inner;
+  log_clear(&g_order);
+  hooks[0] = make_recorder(a, "a", &g_order);
+  inner = make_recorder(i, "i", &g_order);
+  hooks[2] = make_recorder(b, "b", &g_order);
+  w->inner = inner;
+  w->log = &g_order;
+  assert_int_equal(tw_hook_wrap(&hooks[1], "w", inner, &table, w), TW_OK);
+  tw_hook_destroy(inner);  /* the wrapper's reference keeps it */
+  return open_session(hooks, 3, NULL);
+}
+
+/* H6, H8, H9, H12, H17: the wrapper is one hook at its place in the list; super() runs the inner
+ * inside the wrapper's callback, so the inner's calls come right after the wrapper's. */
+static void test_wrapper_runs_at_its_place_in_tf_order_H6_H9_H12(void **state) {
+  (void)state;
+  recorder a, i, b;
+  logging_wrapper w;
+  step_plan plan;
+  memset(&w, 0, sizeof(w));
+  memset(&plan, 0, sizeof(plan));
+  plan.log = &g_order;
+  tw_session *s = open_wrapped_between(&a, &i, &b, &w);
+  assert_non_null(s);
+  assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  assert_string_equal(g_order.text,
+                      "a.begin w.begin i.begin b.begin a.acs w.acs i.acs b.acs "
+                      "a.before w.before i.before b.before step a.after w.after i.after b.after "
+                      "a.end w.end i.end b.end");
+  tw_session_destroy(s);
+  assert_int_equal(i.destroyed, 1);
+}
+
+/* H13/H15: the inner's failure comes back to the wrapper; returned, it fails the run (later hooks'
+ * after_run skipped, on_error everywhere, the inner hearing it through super()); swallowed, the run
+ * goes on as if nothing happened. */
+static void test_inner_failure_is_the_wrappers_to_return_or_swallow_H13_H15(void **state) {
+  (void)state;
+  for (int swallow = 0; swallow < 2; ++swallow) {
+    recorder a, i, b;
+    logging_wrapper w;
+    step_plan plan;
+    memset(&w, 0, sizeof(w));
+    memset(&plan, 0, sizeof(plan));
+    plan.log = &g_order;
+    w.swallow = swallow;
+    tw_session *s = open_wrapped_between(&a, &i, &b, &w);
+    assert_non_null(s);
+    i.fail_phase = PH_AFTER;
+    i.fail_status = TW_DATA_LOSS;
+    log_clear(&g_order);
+    const tw_status st = tw_session_run(s, NULL, 0, recording_step, &plan);
+    assert_int_equal(w.super_error, TW_DATA_LOSS);
+    if (swallow) {
+      assert_int_equal(st, TW_OK);
+      assert_string_equal(g_order.text, "a.before w.before i.before b.before step a.after w.after i.after b.after");
+    } else {
+      assert_int_equal(st, TW_DATA_LOSS);
+      assert_non_null(strstr(tw_last_error_message(), "hook 'w' after_run: hook 'i' after_run: recorder failed on purpose"));
+      assert_string_equal(g_order.text,
+                          "a.before w.before i.before b.before step a.after w.after i.after "
+                          "a.error(TW_DATA_LOSS) w.error i.error(TW_DATA_LOSS) b.error(TW_DATA_LOSS)");
+    }
+    tw_session_destroy(s);
+  }
+}
+
+/* tw_session_get_output: a published output by name in after_run (TF's run_context.session.run(name));
+ * NOT_FOUND names what is missing; FAILED_PRECONDITION before the step and between runs. */
+typedef struct output_probe {
+  tw_status in_before, missing;
+  float in_after;
+} output_probe;
+
+static tw_status probe_output_before(void *u, tw_run_context *ctx) {
+  output_probe *probe = u;
+  tw_tensor t = TW_TENSOR_INIT;
+  probe->in_before = tw_session_get_output(tw_run_context_session(ctx), "loss", &t);
+  return TW_OK;
+}
+
+static tw_status probe_output_after(void *u, tw_run_context *ctx) {
+  output_probe *probe = u;
+  tw_tensor t = TW_TENSOR_INIT;
+  tw_status st = tw_session_get_output(tw_run_context_session(ctx), "loss", &t);
+  if (st != TW_OK) return st;
+  probe->in_after = *(const float *)t.data;
+  probe->missing = tw_session_get_output(tw_run_context_session(ctx), "nope", &t);
+  return TW_OK;
+}
+
+static void test_get_output_in_after_run_only(void **state) {
+  (void)state;
+  output_probe probe;
+  tw_hook_callbacks cb;
+  tw_hook *hook = NULL;
+  tw_tensor t = TW_TENSOR_INIT;
+  memset(&probe, 0, sizeof(probe));
+  memset(&cb, 0, sizeof(cb));
+  cb.struct_size = sizeof(cb);
+  cb.before_run = probe_output_before;
+  cb.after_run = probe_output_after;
+  assert_int_equal(tw_hook_create(&hook, "probe", &cb, &probe), TW_OK);
+  publisher p = make_publisher();
+  tw_session *s = open_session(&hook, 1, NULL);
+  assert_non_null(s);
+  assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
+  assert_int_equal(probe.in_before, TW_FAILED_PRECONDITION);
+  assert_true(probe.in_after == p.loss[0]);
+  assert_int_equal(probe.missing, TW_NOT_FOUND);
+  assert_int_equal(tw_session_get_output(s, "loss", &t), TW_FAILED_PRECONDITION);  /* between runs */
+  assert_non_null(strstr(tw_last_error_message(), "output 'loss' cannot be read now"));
+  assert_int_equal(tw_session_get_output(s, NULL, &t), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_session_get_output(NULL, "loss", &t), TW_INVALID_ARGUMENT);
+  tw_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nan_subclass_calling_super_fails_on_nan_B33),
@@ -284,6 +454,9 @@ int main(void) {
       cmocka_unit_test(test_super_before_run_returns_the_builtin_fetch_B31),
       cmocka_unit_test(test_hook_call_from_the_wrong_place_is_failed_precondition),
       cmocka_unit_test(test_wrapped_hook_belongs_to_its_wrappers_session),
+      cmocka_unit_test(test_wrapper_runs_at_its_place_in_tf_order_H6_H9_H12),
+      cmocka_unit_test(test_inner_failure_is_the_wrappers_to_return_or_swallow_H13_H15),
+      cmocka_unit_test(test_get_output_in_after_run_only),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
