@@ -43,7 +43,8 @@ bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, st
     return false;
   }
   if (::fstatat(dir_fd, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
-    *why = std::string("not in the checkpoint directory (") + std::strerror(errno) + ")";
+    *why = listed != nullptr ? "the path leads outside the checkpoint directory"
+                             : std::string("cannot be examined (") + std::strerror(errno) + ")";
     return false;
   }
   if (!S_ISREG(st->st_mode)) {
