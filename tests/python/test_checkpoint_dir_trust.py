@@ -109,7 +109,8 @@ def test_second_process_saving_into_a_live_directory_fails_at_creation(tmp_path)
         result = run_python(f"""
             import numpy as np, trainwatch as tw
             try:
-                tw.MonitoredTrainingSession(checkpoint_dir={str(tmp_path)!r}, variables={{"w": np.zeros(1)}})
+                tw.MonitoredTrainingSession(checkpoint_dir={str(tmp_path)!r},
+                                            variables={{"w": np.zeros(1, np.float32)}})
             except tw.FailedPreconditionError as e:
                 print(e)
             else:
