@@ -286,20 +286,27 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
     Log(TW_LOG_WARNING, "Checkpoint state file %s is damaged (%s): looking for checkpoints by name",
         state_path.c_str(), loaded.message().c_str());
   }
-  // The state file is a hint: after its entries, the saver's own checkpoints found in the directory,
-  // newest step first, so a lost or damaged state file never costs a checkpoint.
+  // The state file is a hint: after its entries come the saver's own checkpoints found in the
+  // directory by name, newest step first (scanned only when needed), so a lost or damaged state file
+  // never costs a checkpoint.
   const size_t listed = candidates.size();
-  std::vector<FoundCheckpoint> found;
-  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
-  for (const FoundCheckpoint &f : found) {
-    if (std::find(candidates.begin(), candidates.end(), f.path) == candidates.end()) candidates.push_back(f.path);
-  }
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const std::string &candidate = candidates[i];
-    if (i == listed && listed > 0) {
-      Log(TW_LOG_WARNING, "No checkpoint listed in %s is intact: trying those found in %s by name",
-          state_path.c_str(), dir.c_str());
+  bool scanned = false;
+  for (size_t i = 0;; ++i) {
+    if (i == candidates.size()) {
+      if (scanned) break;
+      scanned = true;
+      std::vector<FoundCheckpoint> found;
+      TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+      for (const FoundCheckpoint &f : found) {
+        if (std::find(candidates.begin(), candidates.end(), f.path) == candidates.end()) candidates.push_back(f.path);
+      }
+      if (i == candidates.size()) break;
+      if (listed > 0) {
+        Log(TW_LOG_WARNING, "No checkpoint listed in %s is intact: trying those found in %s by name",
+            state_path.c_str(), dir.c_str());
+      }
     }
+    const std::string candidate = candidates[i];
     bool intact = false;
     const Status status = RestoreFrom(candidate, {}, optional, missing, &intact);
     if (status.ok()) {
