@@ -216,16 +216,29 @@ static void damaged_state_file_is_only_a_hint(void **state) {
   snprintf(path, sizeof(path), "%s-5", prefix);
   assert_int_equal(mkfifo(path, 0666), 0);
   scratch_dir_join(&d, "checkpoint", path, sizeof(path));
-  write_text(path, "model_checkpoint_path: \"model.ckpt-5\"\n"
-                   "all_model_checkpoint_paths: \"model.ckpt-3\"\n"
-                   "all_model_checkpoint_paths: \"model.ckpt-4\"\n"
-                   "all_model_checkpoint_paths: \"model.ckpt-5\"\n");
+  {  /* newest first: an over-long name, a device, a FIFO, a directory, then model.ckpt-3 */
+    static char text[16384];
+    char long_name[5001];
+    memset(long_name, 'a', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    snprintf(text, sizeof(text),
+             "model_checkpoint_path: \"%s-7\"\n"
+             "all_model_checkpoint_paths: \"model.ckpt-3\"\n"
+             "all_model_checkpoint_paths: \"model.ckpt-4\"\n"
+             "all_model_checkpoint_paths: \"model.ckpt-5\"\n"
+             "all_model_checkpoint_paths: \"/dev/null\"\n"
+             "all_model_checkpoint_paths: \"%s-7\"\n",
+             long_name, long_name);
+    write_text(path, text);
+  }
   saver = make_saver(5);
   g_warnings[0] = '\0';
   assert_int_equal(tw_saver_restore_newest_good(&restored, saver, d.path), TW_OK);
   assert_int_equal(g_step, 3);
   assert_non_null(strstr(g_warnings, "is a FIFO (named pipe), not a regular file"));
   assert_non_null(strstr(g_warnings, "is a directory, not a regular file"));
+  assert_non_null(strstr(g_warnings, "/dev/null is a character device, not a regular file"));
+  assert_non_null(strstr(g_warnings, "File name too long"));
   tw_saver_destroy(saver);
 
   /* State file gone altogether: the directory still restores. */
