@@ -56,7 +56,8 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return Status(TW_INVALID_ARGUMENT, "lock file " + path + " is " + FileTypeName(st.st_mode) + ", not a regular file");
+    return Status(TW_INVALID_ARGUMENT,
+                  "lock file " + path + " is " + FileTypeName(st.st_mode) + ", not a regular file");
   }
   int locked;
   do {

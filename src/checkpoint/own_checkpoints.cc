@@ -95,20 +95,6 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-bool IsOwnCheckpoint(const std::string &dir, const std::string &path, std::string *why) {
-  std::string reason;
-  const DirectoryFd dir_fd(dir);
-  struct stat st;
-  bool own = false;
-  if (dir_fd.get() < 0) {
-    reason = "the checkpoint directory cannot be opened";
-  } else {
-    own = ProveOwn(dir_fd.get(), Basename(path), &path, &st, &reason);
-  }
-  if (why != nullptr) *why = reason;
-  return own;
-}
-
 void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;  // already gone

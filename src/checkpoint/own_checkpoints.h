@@ -24,13 +24,10 @@ namespace checkpoint {
 // them). *step (may be NULL) receives the step.
 bool ParseCheckpointName(const std::string &basename, int64_t *step);
 
-// The ownership proof above for `path` (a listed or produced path) and the directory `dir`. False with
-// *why (may be NULL) saying which part failed.
-bool IsOwnCheckpoint(const std::string &dir, const std::string &path, std::string *why);
-
-// Deletes `path` when IsOwnCheckpoint holds, by its name inside `dir` (unlinkat on the directory's
-// descriptor: never a file elsewhere, never a symbolic link's target). Otherwise leaves it and logs a
-// WARNING naming it and the reason. A file already gone is fine.
+// Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
+// by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
+// symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
+// already gone is fine.
 void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
 
 struct FoundCheckpoint {
@@ -39,7 +36,7 @@ struct FoundCheckpoint {
   double mtime;  // seconds since the epoch
 };
 
-// Every file of `dir` that IsOwnCheckpoint accepts, newest step first (equal steps: newest mtime
+// Every file of `dir` the ownership proof accepts, newest step first (equal steps: newest mtime
 // first). Nothing is verified beyond the header: restore checks the data. A missing directory finds
 // nothing. Errors: TW_IO (the directory cannot be listed).
 Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found);

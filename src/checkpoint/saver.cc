@@ -339,9 +339,10 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
       kept.push_back(Kept{p, has_timestamps ? state.all_model_checkpoint_timestamps[i] : ModificationTime(p)});
     }
   }
-  if (kept.empty() && !(loaded.ok() && state.all_model_checkpoint_paths.empty() && PathExists(state.model_checkpoint_path))) {
-    return ReseedFromDirectory(dir, loaded);
-  }
+  // A TF state file may name only model_checkpoint_path and list nothing: that one is not a loss.
+  const bool names_only_newest =
+      loaded.ok() && state.all_model_checkpoint_paths.empty() && PathExists(state.model_checkpoint_path);
+  if (kept.empty() && !names_only_newest) return ReseedFromDirectory(dir, loaded);
   if (options_.max_to_keep == 0) return Status();  // C9: nothing is tracked
 
   const size_t limit = static_cast<size_t>(options_.max_to_keep);
