@@ -1,5 +1,5 @@
 /* MonitoredSession lifecycle, written only against the public header. Test names cite the behaviours of
- * ../shared/reference/tf-semantics.md (H…, W…, S…). */
+ * docs/tf-semantics.md (H…, W…, S…). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
