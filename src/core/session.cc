@@ -364,7 +364,7 @@ Status tw_session::CheckOutputs() const {
   return Status();
 }
 
-// A run failed for good: every hook hears on_error once and end will be skipped (design point 3).
+// A run failed for good: every hook hears on_error once, end is skipped (docs/ARCHITECTURE.md, decisions).
 void tw_session::Fail(const Status &error) {
   failed_ = true;
   tw::Log(TW_LOG_ERROR, "Run failed: %s: %s", tw_status_name(error.code()), error.message().c_str());

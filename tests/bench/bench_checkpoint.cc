@@ -1,7 +1,7 @@
 // Checkpoint benchmark: a 256 MiB model-like state (Gaussian weights σ=0.02, Adam-like moments m and
 // v = m²) in float32 and in bfloat16 — save and restore throughput, file size ratio, and the stall of
 // an asynchronous save (Snapshot::Capture) against a plain memcpy — printed next to the anchors of
-// ../shared/bench/anchor_ckpt.py measured in the same run.
+// anchors/anchor_ckpt.py (docs/performance-anchors.md) measured in the same run.
 //
 // usage: bench_checkpoint [MiB] [directory]   (default 256 MiB in /dev/shm: the page cache, where
 // fsync is free; pass a disk directory to include the durable commit's fsync). TW_BENCH_NO_ANCHORS=1
@@ -121,7 +121,7 @@ struct Anchors {
 
 Anchors RunAnchors(int mib) {
   Anchors a;
-  const std::string command = "/usr/bin/python3 /work/shared/bench/anchor_ckpt.py " + std::to_string(mib) + " 2>&1";
+  const std::string command = "/usr/bin/python3 " TW_ANCHOR_CKPT " " + std::to_string(mib) + " 2>&1";
   FILE *pipe = ::popen(command.c_str(), "r");
   if (pipe == nullptr) return a;
   char line[512];
@@ -207,7 +207,7 @@ int main(int argc, char **argv) {
   const std::string dir = argc > 2 ? argv[2] : "/dev/shm";
   const std::string work = dir + "/bench_checkpoint." + std::to_string(::getpid());
   if (::mkdir(work.c_str(), 0755) != 0) return std::perror(work.c_str()), 1;
-  std::printf("anchors (same run): /usr/bin/python3 /work/shared/bench/anchor_ckpt.py %d\n", mib);
+  std::printf("anchors (same run): /usr/bin/python3 %s %d\n", TW_ANCHOR_CKPT, mib);
   const Anchors anchors = std::getenv("TW_BENCH_NO_ANCHORS") == nullptr ? RunAnchors(mib) : Anchors();
   std::fputs(anchors.text.c_str(), stdout);
   std::printf("trainwatch: best of %d, directory %s, zstd level 1, %d-byte chunks\n", kRepeats, dir.c_str(),

@@ -2,10 +2,9 @@
 /* NaN/Inf scanning at memory bandwidth: GB/s of tw_scan, tw_has_nonfinite and tw_summarize per dtype at
  * 4 KiB, 256 KiB, 16 MiB and 256 MiB on all-finite data (the common case), single thread, each printed
  * next to the anchors measured in the same run:
- *   - single-core read bandwidth over the same bytes, measured as ../shared/bench/membw.c does (four
- *     independent 512-bit OR accumulators), its samples interleaved with ours so that the load of a
+ *   - single-core read bandwidth over the same bytes (four independent 512-bit OR accumulators), its samples interleaved with ours so that the load of a
  *     shared machine weighs on both alike;
- *   - numpy / PyTorch NaN checks from ../shared/bench/anchor_nan.py (256 MiB), run through popen;
+ *   - numpy / PyTorch NaN checks from anchors/anchor_nan.py (256 MiB), run through popen;
  * plus the per-call overhead on tiny tensors. Timings are printed, never asserted.
  * Memory: the buffer is allocated as numpy allocates arrays of 4 MiB and more on Linux — 2 MiB-aligned
  * with madvise(MADV_HUGEPAGE) — so that both sides of the numpy comparison read the same kind of pages
@@ -252,7 +251,7 @@ int main(int argc, char **argv) {
          tw_numerics_target(), kReps, anon_huge_mib());
 
   printf("Each cell: our GB/s (ratio to the read-bandwidth anchor over the same bytes, 4 independent\n"
-         "512-bit OR accumulators as ../shared/bench/membw.c, its samples interleaved with ours)\n");
+         "512-bit OR accumulators, its samples interleaved with ours)\n");
   measurement results[3][kDtypes][kSizes];
   double bandwidth[kSizes] = {0};
   for (int op = SCAN; op <= SUMMARIZE; ++op) {

@@ -1,5 +1,5 @@
 /* MonitoredSession lifecycle, written only against the public header. Test names cite the behaviours of
- * ../shared/reference/tf-semantics.md (H…, W…, S…). */
+ * docs/tf-semantics.md (H…, W…, S…). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -393,7 +393,7 @@ static void W21_step_context_session_runs_without_hooks(void **state) {
   tw_session_destroy(s);
 }
 
-/* Design point 4: a run without hooks keeps recovery and leaves global_step alone. */
+/* A run without hooks keeps recovery and leaves global_step alone (docs/ARCHITECTURE.md, decisions). */
 static void run_without_hooks_keeps_recovery(void **state) {
   (void)state;
   step_plan plan = {&g_log, TW_ABORTED, 1, 0, 0.5f};
