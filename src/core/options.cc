@@ -95,6 +95,16 @@ Status Lookup(tw_option key, OptionType type, const OptionInfo **out) {
 
 }  // namespace
 
+Status CheckOptionKey(const tw_option &key) {
+  static_assert(sizeof(tw_option) == sizeof(int32_t), "tw_option is 32 bits wide");
+  int32_t raw;
+  std::memcpy(&raw, &key, sizeof(raw));  // the bits, not a load of a possibly invalid enum value
+  for (const OptionInfo &info : kOptions) {
+    if (static_cast<int32_t>(info.key) == raw) return Status();
+  }
+  return Errorf(TW_INVALID_ARGUMENT, "unknown option key %d (not a TW_OPT_* value)", static_cast<int>(raw));
+}
+
 const Options &DefaultOptions() {
   static const Options defaults;
   return defaults;
