@@ -167,7 +167,9 @@ class _MonitoredSession:
 
     def run(self, step_fn, feed_dict=None):
         """One step with hooks: before_run → ``step_fn(step_context)`` → after_run. Returns what
-        ``step_fn`` returned; its dict of outputs is published for the hooks."""
+        ``step_fn`` returned; its dict of outputs is published for the hooks. A step returning None
+        publishes nothing; one returning a str, bytes, list or tuple (TF-style fetches, which are not
+        fetched here) fails the run with TypeError."""
         if self._native is None:
             raise RuntimeError("Session is closed.")
         self._current_step_fn = step_fn
