@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <exception>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -343,6 +344,12 @@ class SessionRef {
     }
     return all;
   }
+  // An output the step published in the current run; readable in after_run only (tw_session_get_output).
+  Tensor output(const std::string &name) const {
+    tw_tensor t = detail::empty_c_tensor();
+    detail::call([&] { return tw_session_get_output(session_, name.c_str(), &t); });
+    return Tensor::from_c(t);
+  }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
   int64_t creation_count() const noexcept { return tw_session_creation_count(session_); }
   tw_session *handle() const noexcept { return session_; }
@@ -475,6 +482,18 @@ class RunContext {
       feeds.push_back(Tensor::from_c(t));
     }
     return feeds;
+  }
+
+  // The names this hook requested so far in this run (after a super before_run: the built-in's
+  // SessionRunArgs fetches), in request order.
+  std::vector<std::string> requests() const {
+    std::vector<std::string> names;
+    for (size_t i = 0, n = tw_run_context_request_count(ctx_); i < n; ++i) {
+      const char *name = nullptr;
+      detail::call([&] { return tw_run_context_request_at(ctx_, i, &name); });
+      names.emplace_back(name);
+    }
+    return names;
   }
 
   // after_run: this hook's results; views valid until the run returns.
@@ -975,6 +994,209 @@ class ProfilerHook : public HookHandle {
   ProfilerHook(int64_t save_steps, double save_secs, const std::string &output_dir) {
     create([&](tw_hook **out) { return tw_profiler_hook_create(out, save_steps, save_secs, output_dir.c_str()); });
   }
+};
+
+// ------------------------------------------------------------------------------------------------
+// Subclassing a built-in hook (tw_hook_wrap)
+// ------------------------------------------------------------------------------------------------
+
+// TF's "class MyHook(tf.train.NanTensorHook)": a hook that runs its virtual methods in place of a
+// built-in hook's. Every default calls the built-in's callback (super()), so an override that calls
+// the base method keeps the built-in behaviour and one that does not skips it. TF's protected
+// extension points are virtuals too: log_tensors (LoggingTensorHook._log_tensors), log_and_record
+// (StepCounterHook._log_and_record), save (CheckpointSaverHook._save, returns the stop request).
+//
+// `overridden` says which methods the subclass overrides (a mask of Overrides): only those are
+// installed, the others stay the built-in's native callbacks and cost nothing — a binding computes
+// the mask from the target-language class (directors cannot tell). overrides_all (the default)
+// installs every callback (the defaults call through, so behaviour is the same) and the extension
+// point matching the inner hook's kind; an extension bit given explicitly for a hook of another kind
+// throws Error(TW_INVALID_ARGUMENT). Extension points must be installed before the inner hook joins a
+// session (else Error(TW_FAILED_PRECONDITION)). The session takes the wrapper, never the inner as well.
+// The wrapper keeps the inner C hook alive; `inner` may be destroyed first.
+class WrappedHook : public HookHandle {
+ public:
+  enum Overrides {
+    overrides_begin = 1 << 0,
+    overrides_after_create_session = 1 << 1,
+    overrides_before_run = 1 << 2,
+    overrides_after_run = 1 << 3,
+    overrides_end = 1 << 4,
+    overrides_on_error = 1 << 5,
+    overrides_log_tensors = 1 << 6,
+    overrides_log_and_record = 1 << 7,
+    overrides_save = 1 << 8,
+    overrides_all = (1 << 9) - 1
+  };
+
+  // name empty: the inner's name.
+  explicit WrappedHook(const HookHandle &inner, int overridden = overrides_all, const std::string &name = "")
+      : inner_(inner.handle()) {
+    tw_hook_callbacks table = {sizeof(tw_hook_callbacks), nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+                               &Binding::destroy};
+    if (overridden & overrides_begin) table.begin = &on_session<&WrappedHook::begin>;
+    if (overridden & overrides_after_create_session) {
+      table.after_create_session = &on_session<&WrappedHook::after_create_session>;
+    }
+    if (overridden & overrides_before_run) table.before_run = &on_context<&WrappedHook::before_run>;
+    if (overridden & overrides_after_run) table.after_run = &on_context<&WrappedHook::after_run>;
+    if (overridden & overrides_end) table.end = &on_session<&WrappedHook::end>;
+    if (overridden & overrides_on_error) table.on_error = &on_error_trampoline;
+    binding_ = new Binding{this};
+    try {
+      create([&](tw_hook **out) {
+        return tw_hook_wrap(out, name.empty() ? nullptr : name.c_str(), inner_, &table, binding_);
+      });
+    } catch (...) {
+      delete binding_;
+      throw;
+    }
+    const bool explicit_mask = overridden != overrides_all;
+    if (overridden & overrides_log_tensors) {
+      install(explicit_mask, [&](Extension *e) {
+        return tw_logging_tensor_hook_set_log_fn(inner_, &log_tensors_trampoline, e, &Extension::destroy);
+      });
+    }
+    if (overridden & overrides_log_and_record) {
+      install(explicit_mask, [&](Extension *e) {
+        return tw_step_counter_hook_set_record_fn(inner_, &log_and_record_trampoline, e, &Extension::destroy);
+      });
+    }
+    if (overridden & overrides_save) {
+      install(explicit_mask, [&](Extension *e) {
+        return tw_checkpoint_saver_hook_set_save_fn(inner_, &save_trampoline, e, &Extension::destroy);
+      });
+    }
+  }
+  // Later callbacks — the wrapper's and the inner's extension points — fail the operation (the C hooks
+  // may outlive this object).
+  ~WrappedHook() override {
+    binding_->target = nullptr;
+    *self_ = nullptr;
+  }
+
+  // The callbacks; each default is super().
+  virtual void begin(SessionRef &session) { super_begin(session); }
+  virtual void after_create_session(SessionRef &session) { super_after_create_session(session); }
+  virtual void before_run(RunContext &ctx) { super_before_run(ctx); }
+  virtual void after_run(RunContext &ctx) { super_after_run(ctx); }
+  virtual void end(SessionRef &session) { super_end(session); }
+  // Cannot fail: exceptions are dropped.
+  virtual void on_error(SessionRef &session, int error) { super_on_error(session, error); }
+
+  // The extension points; each default is the built-in (valid only while the hook calls the override).
+  virtual void log_tensors(const std::vector<Tensor> &values) { super_log_tensors(values); }
+  virtual void log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
+    super_log_and_record(elapsed_steps, elapsed_time, global_step);
+  }
+  virtual bool save(SessionRef &session, int64_t step) { return super_save(session, step); }
+
+  // super() calls (tw_hook_call_* and the extension points' built-ins), valid only from inside the
+  // override of the same name; elsewhere they throw Error(TW_FAILED_PRECONDITION).
+  void super_begin(SessionRef &session) {
+    detail::call([&] { return tw_hook_call_begin(inner_, session.handle()); });
+  }
+  void super_after_create_session(SessionRef &session) {
+    detail::call([&] { return tw_hook_call_after_create_session(inner_, session.handle()); });
+  }
+  void super_before_run(RunContext &ctx) {
+    detail::call([&] { return tw_hook_call_before_run(inner_, ctx.handle()); });
+  }
+  void super_after_run(RunContext &ctx) {
+    detail::call([&] { return tw_hook_call_after_run(inner_, ctx.handle()); });
+  }
+  void super_end(SessionRef &session) {
+    detail::call([&] { return tw_hook_call_end(inner_, session.handle()); });
+  }
+  void super_on_error(SessionRef &session, int error) {
+    tw_hook_call_on_error(inner_, session.handle(), static_cast<tw_status>(error));
+  }
+  void super_log_tensors(const std::vector<Tensor> &values) {
+    const std::vector<tw_tensor> views = detail::c_tensors(values);
+    detail::call([&] { return tw_logging_tensor_hook_log_tensors(inner_, views.data(), views.size()); });
+  }
+  void super_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
+    detail::call([&] { return tw_step_counter_hook_log_and_record(inner_, elapsed_steps, elapsed_time, global_step); });
+  }
+  bool super_save(SessionRef &session, int64_t step) {
+    int stop = 0;
+    detail::call([&] { return tw_checkpoint_saver_hook_save(inner_, session.handle(), step, &stop); });
+    return stop != 0;
+  }
+
+  // The name of the hook this one wraps.
+  std::string inner_name() const { return tw_hook_name(inner_); }
+
+#ifndef SWIG
+ private:
+  using Binding = detail::Binding<WrappedHook>;
+
+  template <void (WrappedHook::*method)(SessionRef &)>
+  static tw_status on_session(void *user_data, tw_session *session) {
+    return detail::guarded([&] {
+      SessionRef ref(session);
+      (Binding::of(user_data).*method)(ref);
+    });
+  }
+  template <void (WrappedHook::*method)(RunContext &)>
+  static tw_status on_context(void *user_data, tw_run_context *ctx) {
+    return detail::guarded([&] {
+      RunContext context(ctx);
+      (Binding::of(user_data).*method)(context);
+    });
+  }
+  static void on_error_trampoline(void *user_data, tw_session *session, tw_status error) {
+    detail::swallowed([&] {
+      SessionRef ref(session);
+      Binding::of(user_data).on_error(ref, error);
+    });
+  }
+  static tw_status log_tensors_trampoline(void *user_data, tw_hook *, const tw_tensor *values, size_t n_values) {
+    return detail::guarded([&] {
+      std::vector<Tensor> tensors;
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      Extension::of(user_data).log_tensors(tensors);
+    });
+  }
+  static tw_status log_and_record_trampoline(void *user_data, tw_hook *, int64_t elapsed_steps, double elapsed_time,
+                                             int64_t global_step) {
+    return detail::guarded([&] { Extension::of(user_data).log_and_record(elapsed_steps, elapsed_time, global_step); });
+  }
+  static tw_status save_trampoline(void *user_data, tw_hook *, tw_session *session, int64_t step, int *stop) {
+    return detail::guarded([&] {
+      SessionRef ref(session);
+      *stop = Extension::of(user_data).save(ref, step) ? 1 : 0;
+    });
+  }
+
+  // An extension point's user_data, owned by the inner C hook (which may replace it or outlive this
+  // object): it reaches the WrappedHook through a cell the destructor clears.
+  struct Extension {
+    std::shared_ptr<WrappedHook *> self;
+    static void destroy(void *user_data) { delete static_cast<Extension *>(user_data); }
+    static WrappedHook &of(void *user_data) {
+      WrappedHook *target = *static_cast<Extension *>(user_data)->self;
+      if (target == nullptr) throw Error(TW_FAILED_PRECONDITION, "the callback object was destroyed while still in use");
+      return *target;
+    }
+  };
+
+  // Sets one extension point. With the implicit overrides_all, an inner hook of another kind just has
+  // no such extension point (the setter's TW_INVALID_ARGUMENT).
+  template <typename Set>
+  void install(bool explicit_mask, Set &&set) {
+    Extension *extension = new Extension{self_};
+    const tw_status status = set(extension);
+    if (status == TW_OK) return;
+    delete extension;
+    if (status == TW_INVALID_ARGUMENT && !explicit_mask) return;
+    throw Error(status, tw_last_error_message());
+  }
+
+  tw_hook *inner_;
+  Binding *binding_;
+  std::shared_ptr<WrappedHook *> self_ = std::make_shared<WrappedHook *>(this);
+#endif
 };
 
 // ------------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ static void hook_on_error(void *user, tw_session *session, tw_status error) {
 }
 static void hook_destroy(void *user) { twgoHookDestroy((uintptr_t)user); }
 
-tw_status twgo_hook_create(tw_hook **out, const char *name, uintptr_t handle) {
+static tw_hook_callbacks go_callbacks(void) {
   tw_hook_callbacks cb;
   memset(&cb, 0, sizeof(cb));
   cb.struct_size = sizeof(cb);
@@ -35,7 +35,17 @@ tw_status twgo_hook_create(tw_hook **out, const char *name, uintptr_t handle) {
   cb.end = hook_end;
   cb.on_error = hook_on_error;
   cb.destroy = hook_destroy;
+  return cb;
+}
+
+tw_status twgo_hook_create(tw_hook **out, const char *name, uintptr_t handle) {
+  const tw_hook_callbacks cb = go_callbacks();
   return tw_hook_create(out, name, &cb, (void *)handle);
+}
+
+tw_status twgo_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, uintptr_t handle) {
+  const tw_hook_callbacks cb = go_callbacks();
+  return tw_hook_wrap(out, name, inner, &cb, (void *)handle);
 }
 
 static tw_status step(void *user, tw_step_context *ctx) { return twgoStep((uintptr_t)user, ctx); }

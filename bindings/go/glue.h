@@ -20,6 +20,9 @@ enum {
 /* A hook whose user_data is a cgo.Handle to a Go hook wrapper. */
 tw_status twgo_hook_create(tw_hook **out, const char *name, uintptr_t handle);
 
+/* tw_hook_wrap of inner with the same trampolines: a Go hook that subclasses a built-in one. */
+tw_status twgo_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, uintptr_t handle);
+
 /* tw_session_run / tw_session_run_without_hooks with the Go step trampoline. */
 tw_status twgo_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds, uintptr_t handle,
                            int without_hooks);

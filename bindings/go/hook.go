@@ -141,14 +141,20 @@ func hookName(h Hook) string {
 // newGoHook wraps h into a library hook for session s; the library owns the handle from then on and
 // deletes it through twgoHookDestroy.
 func newGoHook(s *Session, h Hook) (*C.tw_hook, error) {
-	cname, err := cString("hook name", hookName(h))
+	return newCHook(s, hookName(h), h, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
+		return C.twgo_hook_create(out, cname, handle)
+	})
+}
+
+func newCHook(s *Session, name string, h Hook, create func(**C.tw_hook, *C.char, C.uintptr_t) C.tw_status) (*C.tw_hook, error) {
+	cname, err := cString("hook name", name)
 	if err != nil {
 		return nil, err
 	}
 	defer C.free(unsafe.Pointer(cname))
 	handle := cgo.NewHandle(&goHook{hook: h, session: s})
 	var out *C.tw_hook
-	if err := check(func() C.tw_status { return C.twgo_hook_create(&out, cname, C.uintptr_t(handle)) }); err != nil {
+	if err := check(func() C.tw_status { return create(&out, cname, C.uintptr_t(handle)) }); err != nil {
 		handle.Delete() // not taken by the library
 		return nil, err
 	}
@@ -187,4 +193,137 @@ func twgoHookCall(handle C.uintptr_t, phase C.int, cs *C.tw_session, cctx *C.tw_
 //export twgoHookDestroy
 func twgoHookDestroy(handle C.uintptr_t) {
 	cgo.Handle(handle).Delete()
+}
+
+// WrapCallbacks are the methods of TF's subclass of a built-in hook (class MyHook(NanTensorHook)):
+// each runs in place of the built-in's callback and receives super, the built-in's own callbacks
+// (TF's super()). Embed CallSuper to write only the methods you override; an override that does not
+// call super skips the built-in behaviour, and an error super returns is the override's to return or
+// to swallow. Errors and panics are handled as for Hook.
+type WrapCallbacks interface {
+	Begin(super *Super, s *SessionRef) error
+	AfterCreateSession(super *Super, s *SessionRef) error
+	BeforeRun(super *Super, ctx *RunContext) error
+	AfterRun(super *Super, ctx *RunContext) error
+	End(super *Super, s *SessionRef) error
+	OnError(super *Super, s *SessionRef, status Status)
+}
+
+// CallSuper implements every WrapCallbacks method by calling super.
+type CallSuper struct{}
+
+func (CallSuper) Begin(super *Super, s *SessionRef) error { return super.Begin(s) }
+func (CallSuper) AfterCreateSession(super *Super, s *SessionRef) error {
+	return super.AfterCreateSession(s)
+}
+func (CallSuper) BeforeRun(super *Super, ctx *RunContext) error      { return super.BeforeRun(ctx) }
+func (CallSuper) AfterRun(super *Super, ctx *RunContext) error       { return super.AfterRun(ctx) }
+func (CallSuper) End(super *Super, s *SessionRef) error              { return super.End(s) }
+func (CallSuper) OnError(super *Super, s *SessionRef, status Status) { super.OnError(s, status) }
+
+// Super is the built-in hook a WrappedHook wraps, as its callbacks see it. Each method runs the
+// built-in's callback of the same name and is valid only inside the wrapper's callback of that name,
+// with the SessionRef or RunContext it received (else FailedPrecondition). Fetches, feeds and stop
+// requests the built-in makes act for the wrapper: after super.BeforeRun(ctx), ctx.Requests() lists
+// the built-in's fetches, and AfterRun reads their results.
+type Super struct {
+	c *C.tw_hook
+}
+
+func (p *Super) Begin(s *SessionRef) error { return p.onSession(s, C.TWGO_BEGIN) }
+func (p *Super) AfterCreateSession(s *SessionRef) error {
+	return p.onSession(s, C.TWGO_AFTER_CREATE_SESSION)
+}
+func (p *Super) End(s *SessionRef) error { return p.onSession(s, C.TWGO_END) }
+
+func (p *Super) BeforeRun(ctx *RunContext) error {
+	if ctx == nil || ctx.c == nil {
+		return errOutsideCallback
+	}
+	return check(func() C.tw_status { return C.tw_hook_call_before_run(p.c, ctx.c) })
+}
+
+func (p *Super) AfterRun(ctx *RunContext) error {
+	if ctx == nil || ctx.c == nil {
+		return errOutsideCallback
+	}
+	return check(func() C.tw_status { return C.tw_hook_call_after_run(p.c, ctx.c) })
+}
+
+// OnError cannot fail; a misplaced call does nothing.
+func (p *Super) OnError(s *SessionRef, status Status) {
+	if s != nil && s.c != nil {
+		C.tw_hook_call_on_error(p.c, s.c, C.tw_status(status))
+	}
+}
+
+// Name is the built-in hook's name.
+func (p *Super) Name() string { return C.GoString(C.tw_hook_name(p.c)) }
+
+func (p *Super) onSession(s *SessionRef, phase C.int) error {
+	if err := s.live(); err != nil {
+		return err
+	}
+	return check(func() C.tw_status {
+		switch phase {
+		case C.TWGO_BEGIN:
+			return C.tw_hook_call_begin(p.c, s.c)
+		case C.TWGO_AFTER_CREATE_SESSION:
+			return C.tw_hook_call_after_create_session(p.c, s.c)
+		default:
+			return C.tw_hook_call_end(p.c, s.c)
+		}
+	})
+}
+
+// WrappedHook is a hook made by WrapHook. Pass it to a session instead of its inner hook (listing
+// both, or wrapping one built-in twice in a session, is InvalidArgument).
+type WrappedHook struct {
+	BaseHook
+	inner     *BuiltinHook
+	callbacks WrapCallbacks
+	name      string
+}
+
+// WrapHook is TF's subclass of a built-in hook: a hook that runs callbacks in place of inner's
+// callbacks, named as inner. A subclass that overrides nothing is inner itself: pass inner.
+func WrapHook(inner *BuiltinHook, callbacks WrapCallbacks) (*WrappedHook, error) {
+	if inner == nil || inner.c == nil {
+		return nil, invalid("inner hook is nil or closed")
+	}
+	if callbacks == nil {
+		return nil, invalid("callbacks is nil")
+	}
+	return &WrappedHook{inner: inner, callbacks: callbacks, name: inner.Name()}, nil
+}
+
+// Name is the name the wrapper has in the library's messages (the inner's).
+func (w *WrappedHook) Name() string { return w.name }
+
+// wrapAdapter turns WrapCallbacks into the Hook a session calls, with super bound.
+type wrapAdapter struct {
+	callbacks WrapCallbacks
+	super     *Super
+}
+
+func (a wrapAdapter) Begin(s *SessionRef) error { return a.callbacks.Begin(a.super, s) }
+func (a wrapAdapter) AfterCreateSession(s *SessionRef) error {
+	return a.callbacks.AfterCreateSession(a.super, s)
+}
+func (a wrapAdapter) BeforeRun(ctx *RunContext) error      { return a.callbacks.BeforeRun(a.super, ctx) }
+func (a wrapAdapter) AfterRun(ctx *RunContext) error       { return a.callbacks.AfterRun(a.super, ctx) }
+func (a wrapAdapter) End(s *SessionRef) error              { return a.callbacks.End(a.super, s) }
+func (a wrapAdapter) OnError(s *SessionRef, status Status) { a.callbacks.OnError(a.super, s, status) }
+
+// newWrappedHook is newGoHook for a WrappedHook: the library wrapper holds its own reference to the
+// inner hook, so Super stays valid while the wrapper lives.
+func newWrappedHook(s *Session, w *WrappedHook) (*C.tw_hook, error) {
+	if w.inner == nil || w.inner.c == nil {
+		return nil, invalid("the inner hook of '%s' is closed", w.name)
+	}
+	inner := w.inner.c
+	adapter := wrapAdapter{callbacks: w.callbacks, super: &Super{c: inner}}
+	return newCHook(s, w.name, adapter, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
+		return C.twgo_hook_wrap(out, cname, inner, handle)
+	})
 }

@@ -63,6 +63,13 @@ func newSession(opts *Options, hooks []Hook, singular bool) (*Session, error) {
 				return nil, invalid("hook %d is closed", i)
 			}
 			raw = append(raw, h.c)
+		case *WrappedHook:
+			c, err := newWrappedHook(s, h)
+			if err != nil {
+				return nil, err
+			}
+			created = append(created, c)
+			raw = append(raw, c)
 		default:
 			c, err := newGoHook(s, h)
 			if err != nil {
@@ -302,6 +309,25 @@ func variable(c *C.tw_session, name string) (View, error) {
 	return viewOf(&t), nil
 }
 
+// Output is, in AfterRun, an output the step published in this run (TF's
+// run_context.session.run(name)); zero copy, valid during the callback. Elsewhere FailedPrecondition.
+func (r *SessionRef) Output(name string) (View, error) {
+	if err := r.live(); err != nil {
+		return View{}, err
+	}
+	cname, err := cString("output name", name)
+	if err != nil {
+		return View{}, err
+	}
+	defer C.free(unsafe.Pointer(cname))
+	var t C.tw_tensor
+	C.tw_tensor_init(&t)
+	if err := check(func() C.tw_status { return C.tw_session_get_output(r.c, cname, &t) }); err != nil {
+		return View{}, err
+	}
+	return viewOf(&t), nil
+}
+
 var errOutsideCallback = &Error{Status: FailedPrecondition, Message: "context used outside its callback"}
 
 // RunContext is TF's SessionRunContext with this hook's SessionRunArgs and SessionRunValues, valid
@@ -349,6 +375,24 @@ func (ctx *RunContext) Session() *SessionRef {
 		return &SessionRef{}
 	}
 	return &SessionRef{c: C.tw_run_context_session(ctx.c)}
+}
+
+// Requests are the names this hook requested so far in this run, in request order: in a wrapper,
+// after super.BeforeRun(ctx), the built-in's fetches (TF's SessionRunArgs of super().before_run).
+func (ctx *RunContext) Requests() ([]string, error) {
+	if ctx.c == nil {
+		return nil, errOutsideCallback
+	}
+	n := int(C.tw_run_context_request_count(ctx.c))
+	names := make([]string, 0, n)
+	for i := 0; i < n; i++ {
+		var name *C.char
+		if err := check(func() C.tw_status { return C.tw_run_context_request_at(ctx.c, C.size_t(i), &name) }); err != nil {
+			return nil, err
+		}
+		names = append(names, C.GoString(name))
+	}
+	return names, nil
 }
 
 // Result is, in AfterRun, the value fetched as name; zero copy, valid during the callback.

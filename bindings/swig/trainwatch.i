@@ -3,7 +3,7 @@
 // (exception mapping, typemaps, naming) is in <language>/<language>.i, included below (swig -I
 // bindings/swig).
 //
-// Directors let the target language subclass the facade's callback classes (Hook,
+// Directors let the target language subclass the facade's callback classes (Hook, WrappedHook,
 // CheckpointSaverListener, StepFunction, InitFunction, ReadyFunction, NanFunction, LogSink,
 // LogFormatter, FeedFunction, GlobalStepFunction). The facade's trampolines already catch whatever a
 // director throws and rethrow it from the C call that ran it, so each language only has to turn its
@@ -62,6 +62,7 @@
 %template(ListenerVector) std::vector<trainwatch::CheckpointSaverListener *>;
 
 %feature("director") trainwatch::Hook;
+%feature("director") trainwatch::WrappedHook;  // subclassing a built-in hook (TF's class MyHook(NanTensorHook))
 %feature("director") trainwatch::CheckpointSaverListener;
 %feature("director") trainwatch::StepFunction;
 %feature("director") trainwatch::InitFunction;

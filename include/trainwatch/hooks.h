@@ -75,6 +75,29 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
 TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir, const tw_options *opts,
                                                  tw_checkpoint_listener *const *listeners, size_t n_listeners);
 
+/* TF's CheckpointSaverHook._save(session, step), overridable: fn runs in place of the built-in save
+ * (listeners' before_save → write → SessionLog and after_save) at creation, when the timer fires and at
+ * end — the same moments as TF. Setting *stop to non-zero is _save's truthy return: in after_run the
+ * hook then requests stop in that run (TF's request_stop); at creation and at end it is ignored, as in
+ * TF. A failing status fails the operation it runs in. The step counts as saved for end's "did the step
+ * move" test whether or not fn saved.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_checkpoint_saver_hook_save runs the built-in save (super()._save(session, step)) and sets *stop
+ * to 1 when a listener's after_save asked to stop, else 0 (asynchronous saves report a listener's
+ * request at a later save).
+ * Errors (set_save_fn): TW_INVALID_ARGUMENT (hook NULL or not a CheckpointSaverHook), TW_FAILED_PRECONDITION
+ * (the hook belongs to an open session). On error destroy is not called.
+ * Errors (save): TW_INVALID_ARGUMENT (hook/session/stop NULL, not a CheckpointSaverHook, session not the
+ * hook's), TW_FAILED_PRECONDITION (not inside the hook's own save function), the save's errors (TW_IO,
+ * a listener's status). */
+typedef tw_status (*tw_checkpoint_save_fn)(void *user_data, tw_hook *hook, tw_session *session, int64_t step,
+                                           int *stop);
+TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn, void *user_data,
+                                                      void (*destroy)(void *user_data));
+TW_API tw_status tw_checkpoint_saver_hook_save(tw_hook *hook, tw_session *session, int64_t step, int *stop);
+
 /* ---------------------------------------------------------------------------------------------- */
 /* NaN / Inf guard                                                                                */
 /* ---------------------------------------------------------------------------------------------- */
@@ -161,6 +184,26 @@ TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const 
                                                tw_log_formatter_fn formatter, void *user_data,
                                                void (*destroy)(void *user_data));
 
+/* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
+ * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
+ * tags, in print order (valid during the call). A failing status fails the run.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_logging_tensor_hook_log_tensors runs the built-in (super()._log_tensors(values)) on the values
+ * given (their names are the tags): the formatter or "tag = value, …", and the elapsed-time suffix. As
+ * in TF, the built-in also restarts the hook's timer: a function that never calls it leaves the timer
+ * where it was, so the hook logs on every run (TF's behaviour when _log_tensors is overridden).
+ * Errors (set_log_fn): TW_INVALID_ARGUMENT (hook NULL or not a LoggingTensorHook), TW_FAILED_PRECONDITION
+ * (the hook belongs to an open session). On error destroy is not called.
+ * Errors (log_tensors): TW_INVALID_ARGUMENT (hook NULL, not a LoggingTensorHook, values NULL with a
+ * count, a malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
+ * the formatter's status. */
+typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *values, size_t n_values);
+TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn, void *user_data,
+                                                   void (*destroy)(void *user_data));
+TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *values, size_t n_values);
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Step rate                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
@@ -180,6 +223,25 @@ TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const 
  * errors (TW_IO, …). */
 TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
                                              const char *output_dir, tw_summary_writer *writer);
+
+/* TF's StepCounterHook._log_and_record(elapsed_steps, elapsed_time, global_step), overridable: fn runs in
+ * place of "log global_step/sec and write the summary" each time the hook has a rate (elapsed_time > 0).
+ * A failing status fails the run.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_step_counter_hook_log_and_record runs the built-in (super()._log_and_record(...)): rate =
+ * elapsed_steps / elapsed_time, logged and written at global_step.
+ * Errors (set_record_fn): TW_INVALID_ARGUMENT (hook NULL or not a StepCounterHook),
+ * TW_FAILED_PRECONDITION (the hook belongs to an open session). On error destroy is not called.
+ * Errors (log_and_record): TW_INVALID_ARGUMENT (hook NULL, not a StepCounterHook, elapsed_time <= 0),
+ * TW_FAILED_PRECONDITION (not inside the hook's own record function), the writer's errors (TW_IO). */
+typedef tw_status (*tw_step_rate_fn)(void *user_data, tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
+                                     int64_t global_step);
+TW_API tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
+                                                    void (*destroy)(void *user_data));
+TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
+                                                     int64_t global_step);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Summaries                                                                                      */

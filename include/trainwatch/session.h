@@ -261,6 +261,46 @@ TW_API void tw_hook_destroy(tw_hook *hook);
 /* The hook's name; valid while the hook lives. NULL for a NULL hook. */
 TW_API const char *tw_hook_name(const tw_hook *hook);
 
+/* TF's "subclass a built-in hook", by composition. The wrapper is one hook: in a session's list it runs
+ * `callbacks` in place of `inner`'s callbacks, at its own position and in TF's order. A NULL slot is
+ * "not overridden": the inner's callback runs there, so a table of NULL slots behaves exactly as
+ * `inner` (bindings pass `inner` itself when nothing is overridden, which costs nothing). Inside a slot,
+ * tw_hook_call_<same callback>(inner, …) runs the inner's callback (TF's super()); not calling it skips
+ * the built-in behaviour. Statuses follow tw_hook_create: what a slot returns is what the session sees,
+ * so a failure the inner returned through tw_hook_call_* reaches the session only if the slot returns it
+ * (the wrapper decides); a failure message is prefixed "hook '<name>' <callback>: ".
+ * name: copied, non-empty; NULL takes the inner's name. The wrapper holds its own reference to inner
+ * (the caller keeps its own and may tw_hook_destroy it at once). inner may itself be a wrapper.
+ * Ownership: a session that takes the wrapper also claims inner (and what inner wraps): the inner must
+ * not be in the same hook list, nor wrapped twice in it (TW_INVALID_ARGUMENT from session creation),
+ * nor belong to another open session (TW_FAILED_PRECONDITION). user_data and callbacks->destroy as
+ * tw_hook_create: destroy(user_data) runs once, when the wrapper dies (the inner's reference is released
+ * after it).
+ * Errors: TW_INVALID_ARGUMENT (out/inner/callbacks NULL, empty name, struct_size as tw_hook_create),
+ * TW_RESOURCE_EXHAUSTED. On error the caller keeps user_data and destroy is not called. */
+TW_API tw_status tw_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, const tw_hook_callbacks *callbacks,
+                              void *user_data);
+
+/* super().<callback>(…): run the inner hook's callback from inside the wrapper's own callback of the
+ * same kind, on the thread running it, passing the session or run context that callback received.
+ * Fetches, feeds and stop requests the inner makes act for the wrapper (one slot in the run context: in
+ * after_run the wrapper's results hold what the inner requested as well as its own requests). They may
+ * be called more than once or not at all.
+ * Returns the inner callback's status (TW_OK or its failure, its message in tw_last_error_message), or:
+ *   TW_INVALID_ARGUMENT    — inner, session or ctx NULL;
+ *   TW_FAILED_PRECONDITION — not inside a wrapper's callback of this kind; inner is not the hook that
+ *                            wrapper wraps; another session/run context than the one the callback got;
+ *                            or called from inside the inner's own callback (an extension point).
+ * tw_hook_call_on_error returns nothing (on_error cannot fail): the inner hears `error` (with the message
+ * the wrapper's on_error heard, when the code is the same); a misplaced call does nothing but set
+ * tw_last_error_message. */
+TW_API tw_status tw_hook_call_begin(tw_hook *inner, tw_session *session);
+TW_API tw_status tw_hook_call_after_create_session(tw_hook *inner, tw_session *session);
+TW_API tw_status tw_hook_call_before_run(tw_hook *inner, tw_run_context *ctx);
+TW_API tw_status tw_hook_call_after_run(tw_hook *inner, tw_run_context *ctx);
+TW_API tw_status tw_hook_call_end(tw_hook *inner, tw_session *session);
+TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status error);
+
 /* ---------------------------------------------------------------------------------------------- */
 /* Sessions                                                                                       */
 /* ---------------------------------------------------------------------------------------------- */
@@ -271,7 +311,9 @@ TW_API const char *tw_hook_name(const tw_hook *hook);
  * reference to every hook: the caller may tw_hook_destroy them right away. opts may be NULL (defaults)
  * and is not retained. hooks may be NULL when n_hooks is 0.
  * Errors: TW_INVALID_ARGUMENT (out NULL; hooks NULL with n_hooks > 0; a NULL entry; the same hook
- * twice), TW_FAILED_PRECONDITION (a hook already belongs to another open session), any status a hook's
+ * twice; a hook listed next to its wrapper or wrapped by two wrappers, see tw_hook_wrap),
+ * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session),
+ * any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
  * On error nothing is created and every hook that ran begin has heard on_error. */
 TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
@@ -366,6 +408,15 @@ TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
  * Errors: TW_INVALID_ARGUMENT (NULL arguments, out->struct_size too small), TW_NOT_FOUND. */
 TW_API tw_status tw_session_get_variable(const tw_session *session, const char *name, tw_tensor *out);
 
+/* An output the step published in the current run (what a hook may fetch), by exact name: readable
+ * inside after_run, while that run is in progress — published views borrow the step's memory, so nothing
+ * is readable between runs (a hook that needs a value later requests it and copies it). *out borrows
+ * the output; valid until the run returns.
+ * Errors: TW_INVALID_ARGUMENT (NULL session/name/out, out->struct_size too small), TW_NOT_FOUND ("the
+ * step published no output named 'x' in this run"), TW_FAILED_PRECONDITION (not in after_run: before
+ * the step, in begin/end, between runs). */
+TW_API tw_status tw_session_get_output(const tw_session *session, const char *name, tw_tensor *out);
+
 /* Number of registered variables, and the i-th one (registration order); errors as above, plus
  * TW_OUT_OF_RANGE for an index past the end. */
 TW_API size_t tw_session_variable_count(const tw_session *session);
@@ -430,6 +481,15 @@ TW_API tw_status tw_run_context_original_feed(const tw_run_context *ctx, size_t 
 TW_API tw_status tw_run_context_get_result(const tw_run_context *ctx, const char *name, tw_tensor *out);
 TW_API size_t tw_run_context_result_count(const tw_run_context *ctx);
 TW_API tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_tensor *out);
+
+/* The names (and patterns) the acting hook requested so far in this run, in request order — in
+ * before_run after tw_hook_call_before_run, what the built-in requested (TF's SessionRunArgs of
+ * super().before_run). Valid in before_run and after_run; request_count is 0 elsewhere or for NULL. The
+ * string is valid until the hook requests another name or the run returns.
+ * Errors: TW_INVALID_ARGUMENT (ctx/out NULL), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION (not in
+ * before_run/after_run). */
+TW_API size_t tw_run_context_request_count(const tw_run_context *ctx);
+TW_API tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t index, const char **out);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Step context (inside the step function)                                                        */

@@ -59,6 +59,15 @@ tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_t
   });
 }
 
+size_t tw_run_context_request_count(const tw_run_context *ctx) { return ctx != nullptr ? ctx->RequestCount() : 0; }
+
+tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t index, const char **out) {
+  return Guard([&] {
+    TW_CHECK_ARG(ctx, "ctx");
+    return ctx->RequestAt(index, out);
+  });
+}
+
 size_t tw_step_context_feed_count(const tw_step_context *ctx) { return ctx != nullptr ? ctx->FeedCount() : 0; }
 
 tw_status tw_step_context_feed_at(const tw_step_context *ctx, size_t index, tw_tensor *out) {

@@ -278,4 +278,39 @@ tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_
   });
 }
 
+tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn, void *user_data,
+                                            void (*destroy)(void *)) {
+  return Guard([&] { return tw::SetLogTensorsFn(hook, fn, user_data, destroy); });
+}
+
+tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *values, size_t n_values) {
+  return Guard([&] { return tw::LogTensorsDefault(hook, values, n_values); });
+}
+
+tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
+                                             void (*destroy)(void *)) {
+  return Guard([&] { return tw::SetStepRateFn(hook, fn, user_data, destroy); });
+}
+
+tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
+                                              int64_t global_step) {
+  return Guard([&] { return tw::LogAndRecordDefault(hook, elapsed_steps, elapsed_time, global_step); });
+}
+
+tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn, void *user_data,
+                                               void (*destroy)(void *)) {
+  return Guard([&] { return tw::SetCheckpointSaveFn(hook, fn, user_data, destroy); });
+}
+
+tw_status tw_checkpoint_saver_hook_save(tw_hook *hook, tw_session *session, int64_t step, int *stop) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    TW_CHECK_ARG(stop, "stop");
+    bool wants_stop = false;
+    TW_RETURN_IF_ERROR(tw::CheckpointSaveDefault(hook, *session, step, &wants_stop));
+    *stop = wants_stop ? 1 : 0;
+    return Status();
+  });
+}
+
 }  // extern "C"

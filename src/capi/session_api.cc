@@ -27,6 +27,63 @@ tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callback
   });
 }
 
+tw_status tw_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, const tw_hook_callbacks *callbacks,
+                       void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    return tw::NewWrappedHook(name, inner, callbacks, user_data, out);
+  });
+}
+
+tw_status tw_hook_call_begin(tw_hook *inner, tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(session, "session");
+    return tw::CallInnerBegin(inner, *session);
+  });
+}
+
+tw_status tw_hook_call_after_create_session(tw_hook *inner, tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(session, "session");
+    return tw::CallInnerAfterCreateSession(inner, *session);
+  });
+}
+
+tw_status tw_hook_call_before_run(tw_hook *inner, tw_run_context *ctx) {
+  return Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(ctx, "ctx");
+    return tw::CallInnerBeforeRun(inner, *ctx);
+  });
+}
+
+tw_status tw_hook_call_after_run(tw_hook *inner, tw_run_context *ctx) {
+  return Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(ctx, "ctx");
+    return tw::CallInnerAfterRun(inner, *ctx);
+  });
+}
+
+tw_status tw_hook_call_end(tw_hook *inner, tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(session, "session");
+    return tw::CallInnerEnd(inner, *session);
+  });
+}
+
+void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status error) {
+  // on_error cannot fail; a misplaced call is reported through tw_last_error_message only.
+  (void)Guard([&] {
+    TW_CHECK_ARG(inner, "inner");
+    TW_CHECK_ARG(session, "session");
+    return tw::CallInnerOnError(inner, *session, error);
+  });
+}
+
 void tw_hook_destroy(tw_hook *hook) {
   if (hook != nullptr) hook->Unref();
 }
@@ -106,6 +163,13 @@ tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     return session->SetGlobalStep(value);
+  });
+}
+
+tw_status tw_session_get_output(const tw_session *session, const char *name, tw_tensor *out) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    return session->GetOutput(name, out);
   });
 }
 

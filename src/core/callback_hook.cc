@@ -45,8 +45,7 @@ class CallbackHook final : public Hook {
 
 }  // namespace
 
-Status NewCallbackHook(const char *name, const tw_hook_callbacks *callbacks, void *user_data, Hook **out) {
-  if (name == nullptr || name[0] == '\0') return Status(TW_INVALID_ARGUMENT, "hook name is NULL or empty");
+Status CopyCallbackTable(const tw_hook_callbacks *callbacks, tw_hook_callbacks *out) {
   if (callbacks == nullptr) return Status(TW_INVALID_ARGUMENT, "callbacks is NULL");
   if (callbacks->struct_size < kMinTableSize) {
     return Errorf(TW_INVALID_ARGUMENT, "callbacks->struct_size is %u, expected %zu (sizeof(tw_hook_callbacks))",
@@ -63,8 +62,14 @@ Status NewCallbackHook(const char *name, const tw_hook_callbacks *callbacks, voi
       }
     }
   }
+  std::memcpy(out, callbacks, sizeof(*out));
+  return Status();
+}
+
+Status NewCallbackHook(const char *name, const tw_hook_callbacks *callbacks, void *user_data, Hook **out) {
+  if (name == nullptr || name[0] == '\0') return Status(TW_INVALID_ARGUMENT, "hook name is NULL or empty");
   tw_hook_callbacks table;
-  std::memcpy(&table, callbacks, sizeof(table));
+  TW_RETURN_IF_ERROR(CopyCallbackTable(callbacks, &table));
   *out = new CallbackHook(name, table, user_data);
   return Status();
 }

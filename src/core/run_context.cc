@@ -121,6 +121,25 @@ size_t tw_run_context::ResultCount() const {
   return phase == Phase::kAfterRun ? hooks[hook_index].results.size() : 0;
 }
 
+// The acting hook's requests so far: what a binding turns into super().before_run's SessionRunArgs.
+size_t tw_run_context::RequestCount() const {
+  return phase != Phase::kIdle ? hooks[hook_index].fetches.size() : 0;
+}
+
+Status tw_run_context::RequestAt(size_t index, const char **out) const {
+  if (out == nullptr) return Status(TW_INVALID_ARGUMENT, "out is NULL");
+  if (phase == Phase::kIdle) {
+    return Status(TW_FAILED_PRECONDITION, "requests are only available in before_run or after_run");
+  }
+  const PerHook &hook = hooks[hook_index];
+  if (index >= hook.fetches.size()) {
+    return Errorf(TW_OUT_OF_RANGE, "request index %zu is past the %zu requests of this hook", index,
+                  hook.fetches.size());
+  }
+  *out = hook.fetches[index].c_str();
+  return Status();
+}
+
 Status tw_run_context::ResultAt(size_t index, tw_tensor *out) const {
   TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
   if (phase != Phase::kAfterRun) return Status(TW_FAILED_PRECONDITION, "results are only available in after_run");

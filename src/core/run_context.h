@@ -23,6 +23,8 @@ struct tw_run_context {
   tw::Status GetResult(const char *name, tw_tensor *out) const;
   tw::Status ResultAt(size_t index, tw_tensor *out) const;
   size_t ResultCount() const;
+  size_t RequestCount() const;
+  tw::Status RequestAt(size_t index, const char **out) const;
   tw::Status OriginalFeedAt(size_t index, tw_tensor *out) const;
 
   // H23: the caller's feeds must not repeat a name a hook fed.

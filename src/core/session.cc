@@ -117,6 +117,7 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   return Status();
 }
 
+// A wrapper (tw_hook_wrap) is claimed with the hooks it wraps: none of them may run elsewhere.
 Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
   if (hook_count > 0 && hooks == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "hooks is NULL but n_hooks is %zu", hook_count);
@@ -129,15 +130,12 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
                       hooks[i]->name().c_str(), j);
       }
     }
-    if (hooks[i]->owner != nullptr) {
-      return Errorf(TW_FAILED_PRECONDITION, "hooks[%zu] ('%s') already belongs to another open session", i,
-                    hooks[i]->name().c_str());
-    }
+    TW_RETURN_IF_ERROR(tw::CheckHookChainFree(hooks, i));
   }
   hooks_.reserve(hook_count);
   for (size_t i = 0; i < hook_count; ++i) {
     hooks[i]->Ref();
-    hooks[i]->owner = this;
+    for (tw::Hook *link = hooks[i]; link != nullptr; link = link->inner()) link->owner = this;
     hooks_.push_back(hooks[i]);
   }
   return Status();
@@ -145,7 +143,7 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
 
 void tw_session::ReleaseHooks() {
   for (tw::Hook *hook : hooks_) {
-    hook->owner = nullptr;
+    for (tw::Hook *link = hook; link != nullptr; link = link->inner()) link->owner = nullptr;
     hook->Unref();
   }
   hooks_.clear();
@@ -226,6 +224,7 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     }
     return HookedRun(feeds, feed_count, step, user_data);
   });
+  run_context_.phase = tw::RunContext::Phase::kIdle;  // also when a hook failed: nothing of this run stays readable
   if (!status.ok() && !IsCleanEnd(status)) Fail(status);
   return status;
 }
@@ -382,4 +381,19 @@ const tw::TensorRef *tw_session::FindVariable(const std::string &name) const {
     if (variable.name() == name) return &variable;
   }
   return nullptr;
+}
+
+Status tw_session::GetOutput(const char *name, tw_tensor *out) const {
+  if (name == nullptr) return Status(TW_INVALID_ARGUMENT, "name is NULL");
+  TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
+  if (run_context_.phase != tw::RunContext::Phase::kAfterRun) {
+    return Errorf(TW_FAILED_PRECONDITION,
+                  "output '%s' cannot be read now: outputs are readable in after_run, while the run that published "
+                  "them is in progress",
+                  name);
+  }
+  const tw::TensorRef *output = step_context_.FindOutput(name);
+  if (output == nullptr) return Errorf(TW_NOT_FOUND, "the step published no output named '%s' in this run", name);
+  output->FillView(out);
+  return Status();
 }

@@ -45,6 +45,9 @@ struct tw_session {
   size_t hook_count() const { return hooks_.size(); }
   const std::vector<tw::TensorRef> &variables() const { return variables_; }
   const tw::TensorRef *FindVariable(const std::string &name) const;
+  // An output the step published in the current run, readable in after_run only (views borrow the
+  // step's memory, which is gone between runs).
+  tw::Status GetOutput(const char *name, tw_tensor *out) const;
 
   // The session's saver (TF's scaffold.saver) over the variables and global_step; the restorer and
   // CheckpointSaverHook share it, so retention is tracked in one place. Saves may run in the background

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/saturating.h"
 #include "core/session.h"
+#include "hooks/extension_point.h"
 #include "numerics/scan.h"
 #include "summary/writer_cache.h"
 
@@ -83,7 +84,7 @@ class CheckpointSaverHook final : public Hook {
   Status AfterCreateSession(Session &session) override {
     TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     const int64_t step = session.global_step();
-    TW_RETURN_IF_ERROR(Save(session, step, nullptr));
+    TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, nullptr));
     config_.timer->UpdateLastTriggeredStep(step);
     return Status();
   }
@@ -97,7 +98,7 @@ class CheckpointSaverHook final : public Hook {
       const int64_t step = session.global_step();
       if (config_.timer->ShouldTriggerForStep(step)) {
         config_.timer->UpdateLastTriggeredStep(step);
-        TW_RETURN_IF_ERROR(Save(session, step, &stop));
+        TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, &stop));
       }
     }
     return stop ? ctx.RequestStop() : Status();
@@ -108,7 +109,7 @@ class CheckpointSaverHook final : public Hook {
     TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     const int64_t step = session.global_step();
     if (step != last_saved_step_) {
-      TW_RETURN_IF_ERROR(Save(session, step, nullptr));
+      TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, nullptr));
       TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     }
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->End(session, step));
@@ -120,7 +121,18 @@ class CheckpointSaverHook final : public Hook {
     if (session.async_saver().pending()) session.async_saver().Take();
   }
 
- private:
+  // TF's _save: the user's function when set, else the built-in. Its stop request counts where TF's
+  // does (after_run: request_stop in this run); at creation and at end it is ignored, as in TF. The
+  // step counts as saved for end's "did the step move" test whether or not the function saved.
+  Status MaybeOverriddenSave(Session &session, int64_t step, bool *stop) {
+    if (!save_fn_.overridden()) return Save(session, step, stop);
+    last_saved_step_ = step;
+    int wants_stop = 0;
+    TW_RETURN_IF_ERROR(save_fn_.Call(*this, static_cast<Hook *>(this), &session, step, &wants_stop));
+    if (wants_stop != 0 && stop != nullptr) *stop = true;
+    return Status();
+  }
+
   // B24: listeners' before_save → the save → (once written) SessionLog CHECKPOINT and after_save.
   // `stop` collects after_save stop requests; nullptr ignores them (saves at creation and at end).
   Status Save(Session &session, int64_t step, bool *stop) {
@@ -162,6 +174,9 @@ class CheckpointSaverHook final : public Hook {
     return Status();
   }
 
+  ExtensionPoint<tw_checkpoint_save_fn> save_fn_{"save"};
+
+ private:
   static std::string FirstNonFiniteVariable(const Session &session) {
     for (const TensorRef &variable : session.variables()) {
       if (!IsFloatDtype(variable.dtype())) continue;
@@ -198,6 +213,22 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
   }
   config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0;
   return Status();
+}
+
+Status SetCheckpointSaveFn(Hook *hook, tw_checkpoint_save_fn fn, void *user_data, void (*destroy)(void *)) {
+  CheckpointSaverHook *saver = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "CheckpointSaverHook", &saver));
+  return saver->save_fn_.Set(*saver, fn, user_data, destroy);
+}
+
+Status CheckpointSaveDefault(Hook *hook, Session &session, int64_t step, bool *stop) {
+  CheckpointSaverHook *saver = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "CheckpointSaverHook", &saver));
+  TW_RETURN_IF_ERROR(saver->save_fn_.CheckInside(*saver, "tw_checkpoint_saver_hook_save"));
+  if (hook->owner != &session) {
+    return Errorf(TW_INVALID_ARGUMENT, "session is not the session hook '%s' belongs to", hook->name().c_str());
+  }
+  return saver->Save(session, step, stop);
 }
 
 Status NewCheckpointSaverHook(CheckpointSaverConfig config, Hook **out) {

@@ -63,6 +63,10 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
 
 Status NewCheckpointSaverHook(CheckpointSaverConfig config, Hook **out);
 
+// TF's _save as an extension point (tw_checkpoint_saver_hook_set_save_fn / _save).
+Status SetCheckpointSaveFn(Hook *hook, tw_checkpoint_save_fn fn, void *user_data, void (*destroy)(void *));
+Status CheckpointSaveDefault(Hook *hook, Session &session, int64_t step, bool *stop);
+
 }  // namespace tw
 
 #endif  // TRAINWATCH_HOOKS_CHECKPOINT_SAVER_HOOK_H

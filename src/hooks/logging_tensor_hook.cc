@@ -8,6 +8,7 @@
 #include "core/session.h"
 #include "core/tensor_copy.h"
 #include "core/timer.h"
+#include "hooks/extension_point.h"
 #include "summary/tensor_text.h"
 
 namespace tw {
@@ -64,21 +65,30 @@ class LoggingTensorHook final : public Hook {
     return LogValues();
   }
 
- private:
-  // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
-  // the first) — kept with a formatter too, unlike TF.
+ 
+  // TF's _log_tensors: the user's function when set (it gets the hook, to call the built-in), else the
+  // built-in. Values are named by their tags, in print order.
   Status LogValues() {
+    for (size_t i = 0; i < views_.size(); ++i) views_[i].name = config_.tags[i].c_str();
+    if (log_fn_.overridden()) return log_fn_.Call(*this, static_cast<Hook *>(this), views_.data(), views_.size());
+    return LogTensors(views_.data(), views_.size());
+  }
+
+  // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
+  // the first) — kept with a formatter too, unlike TF. Like TF's, it also moves the timer: a
+  // replacement that never calls it leaves the timer untouched, so the hook triggers on every run.
+  Status LogTensors(const tw_tensor *values, size_t n_values) {
     const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(iter_count_);
     if (!LogEnabled(TW_LOG_INFO)) return Status();
     std::string line;
     if (config_.formatter != nullptr) {
-      TW_RETURN_IF_ERROR(CallFormatter(&line));
+      TW_RETURN_IF_ERROR(CallFormatter(values, n_values, &line));
     } else {
-      for (size_t i = 0; i < views_.size(); ++i) {
+      for (size_t i = 0; i < n_values; ++i) {
         if (i > 0) line += ", ";
-        line += config_.tags[i];
+        line += values[i].name;
         line += " = ";
-        summary::AppendTensorText(views_[i], config_.max_elements, &line);
+        summary::AppendTensorText(values[i], config_.max_elements, &line);
       }
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);
@@ -86,16 +96,18 @@ class LoggingTensorHook final : public Hook {
     return Status();
   }
 
+  ExtensionPoint<tw_log_tensors_fn> log_fn_{"log_tensors"};
+
+ private:
   // The formatter sees the values named by their tags, in print order. It writes snprintf-style: when
   // the text does not fit it reports the length needed and is called once more with room for it.
-  Status CallFormatter(std::string *line) {
-    for (size_t i = 0; i < views_.size(); ++i) views_[i].name = config_.tags[i].c_str();
+  Status CallFormatter(const tw_tensor *values, size_t n_values, std::string *line) {
     const UserCallback<tw_log_formatter_fn> &formatter = *config_.formatter;
     std::vector<char> buffer(256);
     for (int attempt = 0; attempt < 2; ++attempt) {
       size_t length = 0;
       TW_RETURN_IF_ERROR(CallUserCallback("LoggingTensorHook formatter: ", [&] {
-        return formatter.fn(formatter.user_data, views_.data(), views_.size(), buffer.data(), buffer.size(), &length);
+        return formatter.fn(formatter.user_data, values, n_values, buffer.data(), buffer.size(), &length);
       }));
       if (length < buffer.size()) {
         line->assign(buffer.data(), length);
@@ -122,6 +134,25 @@ class LoggingTensorHook final : public Hook {
 };
 
 }  // namespace
+
+Status SetLogTensorsFn(Hook *hook, tw_log_tensors_fn fn, void *user_data, void (*destroy)(void *)) {
+  LoggingTensorHook *logging = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "LoggingTensorHook", &logging));
+  return logging->log_fn_.Set(*logging, fn, user_data, destroy);
+}
+
+Status LogTensorsDefault(Hook *hook, const tw_tensor *values, size_t n_values) {
+  LoggingTensorHook *logging = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "LoggingTensorHook", &logging));
+  TW_RETURN_IF_ERROR(logging->log_fn_.CheckInside(*logging, "tw_logging_tensor_hook_log_tensors"));
+  if (n_values > 0 && values == nullptr) return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
+  for (size_t i = 0; i < n_values; ++i) {
+    const std::string where = "values[" + std::to_string(i) + "]";
+    TW_RETURN_IF_ERROR(CheckTensor(&values[i], where));
+    if (values[i].name == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s has no name (its tag)", where.c_str());
+  }
+  return logging->LogTensors(values, n_values);
+}
 
 Status NewLoggingTensorHook(LoggingTensorConfig config, Hook **out) {
   // B6, with TF's texts.

@@ -28,6 +28,11 @@ struct LoggingTensorConfig {
 // tags.
 Status NewLoggingTensorHook(LoggingTensorConfig config, Hook **out);
 
+// TF's _log_tensors as an extension point: a function that replaces "format and log", and the
+// built-in, callable from inside it (tw_logging_tensor_hook_set_log_fn / _log_tensors).
+Status SetLogTensorsFn(Hook *hook, tw_log_tensors_fn fn, void *user_data, void (*destroy)(void *));
+Status LogTensorsDefault(Hook *hook, const tw_tensor *values, size_t n_values);
+
 }  // namespace tw
 
 #endif  // TRAINWATCH_HOOKS_LOGGING_TENSOR_HOOK_H

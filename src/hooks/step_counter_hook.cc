@@ -5,6 +5,7 @@
 #include "core/saturating.h"
 #include "core/session.h"
 #include "core/timer.h"
+#include "hooks/extension_point.h"
 #include "summary/writer_cache.h"
 
 namespace tw {
@@ -45,7 +46,7 @@ class StepCounterHook final : public Hook {
       if (timer_->ShouldTriggerForStep(step)) {
         const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(step);
         if (elapsed && elapsed->secs > 0 && elapsed->steps >= 0) {
-          TW_RETURN_IF_ERROR(LogAndRecord(static_cast<double>(elapsed->steps) / elapsed->secs, step));
+          TW_RETURN_IF_ERROR(MaybeOverriddenLogAndRecord(elapsed->steps, elapsed->secs, step));
         }
       }
     }
@@ -68,13 +69,24 @@ class StepCounterHook final : public Hook {
 
   void OnError(Session &, const Status &) override { writer_.reset(); }
 
- private:
-  Status LogAndRecord(double steps_per_sec, int64_t step) {
+  // TF's _log_and_record: the user's function when set, else the built-in.
+  Status MaybeOverriddenLogAndRecord(int64_t elapsed_steps, double elapsed_secs, int64_t step) {
+    if (record_fn_.overridden()) {
+      return record_fn_.Call(*this, static_cast<Hook *>(this), elapsed_steps, elapsed_secs, step);
+    }
+    return LogAndRecord(elapsed_steps, elapsed_secs, step);
+  }
+
+  Status LogAndRecord(int64_t elapsed_steps, double elapsed_secs, int64_t step) {
+    const double steps_per_sec = static_cast<double>(elapsed_steps) / elapsed_secs;
     if (writer_ != nullptr) TW_RETURN_IF_ERROR(writer_->AddScalar(kSummaryTag, step, steps_per_sec));
     Log(TW_LOG_INFO, "%s: %g", kSummaryTag, steps_per_sec);
     return Status();
   }
 
+  ExtensionPoint<tw_step_rate_fn> record_fn_{"log_and_record"};
+
+ private:
   StepCounterConfig config_;
   std::unique_ptr<SecondOrStepTimer> timer_;
   std::shared_ptr<summary::EventWriter> writer_;  // between begin and end
@@ -83,6 +95,20 @@ class StepCounterHook final : public Hook {
 };
 
 }  // namespace
+
+Status SetStepRateFn(Hook *hook, tw_step_rate_fn fn, void *user_data, void (*destroy)(void *)) {
+  StepCounterHook *counter = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "StepCounterHook", &counter));
+  return counter->record_fn_.Set(*counter, fn, user_data, destroy);
+}
+
+Status LogAndRecordDefault(Hook *hook, int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
+  StepCounterHook *counter = nullptr;
+  TW_RETURN_IF_ERROR(HookOfKind(hook, "StepCounterHook", &counter));
+  TW_RETURN_IF_ERROR(counter->record_fn_.CheckInside(*counter, "tw_step_counter_hook_log_and_record"));
+  if (!(elapsed_time > 0)) return Errorf(TW_INVALID_ARGUMENT, "elapsed_time must be > 0, got %g", elapsed_time);
+  return counter->LogAndRecord(elapsed_steps, elapsed_time, global_step);
+}
 
 Status NewStepCounterHook(StepCounterConfig config, Hook **out) {
   if (config.every.steps.has_value() == config.every.secs.has_value()) {

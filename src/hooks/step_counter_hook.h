@@ -9,6 +9,7 @@
 #include "core/hook.h"
 #include "hooks/every_n.h"
 #include "summary/event_writer.h"
+#include "trainwatch/hooks.h"
 
 namespace tw {
 
@@ -20,6 +21,10 @@ struct StepCounterConfig {
 
 // Errors: TW_INVALID_ARGUMENT "exactly one of every_n_steps and every_n_secs should be provided." (B26).
 Status NewStepCounterHook(StepCounterConfig config, Hook **out);
+
+// TF's _log_and_record as an extension point (tw_step_counter_hook_set_record_fn / _log_and_record).
+Status SetStepRateFn(Hook *hook, tw_step_rate_fn fn, void *user_data, void (*destroy)(void *));
+Status LogAndRecordDefault(Hook *hook, int64_t elapsed_steps, double elapsed_time, int64_t global_step);
 
 }  // namespace tw
 

@@ -253,6 +253,126 @@ void log_formatter_sees_the_values_B9(void **) {
   assert_string_equal(formatter.formatted[0].c_str(), "loss");
 }
 
+
+// TF's "class NanTensorHookCustom(tf.train.NanTensorHook)" through the facade: after_run overridden,
+// super() optional (B33 kept or skipped); before_run's super returns the built-in's fetch (B31).
+class NanTensorHookCustom : public tw::WrappedHook {
+ public:
+  NanTensorHookCustom(const tw::HookHandle &inner, bool call_super)
+      : tw::WrappedHook(inner, overrides_before_run | overrides_after_run), call_super_(call_super) {}
+  void before_run(tw::RunContext &ctx) override {
+    tw::WrappedHook::before_run(ctx);  // super(): requests "loss"
+    requests = ctx.requests();
+  }
+  void after_run(tw::RunContext &ctx) override {
+    const float loss = *static_cast<float *>(ctx.result("loss").data());
+    output_seen = *static_cast<float *>(ctx.session().output("loss").data());
+    if (std::isnan(loss)) ++custom_actions;
+    if (call_super_) tw::WrappedHook::after_run(ctx);
+  }
+  std::vector<std::string> requests;
+  float output_seen = 0;
+  int custom_actions = 0;
+
+ private:
+  bool call_super_;
+};
+
+float g_nan_loss = NAN;
+void publish_nan_loss(tw::StepContext &ctx) { ctx.publish(tw::Tensor("loss", &g_nan_loss, TW_FLOAT32, {})); }
+
+void wrapped_nan_hook_with_and_without_super_B31_B33(void **) {
+  for (int call_super = 0; call_super < 2; ++call_super) {
+    tw::NanTensorHook inner("loss", true);
+    NanTensorHookCustom hook(inner, call_super != 0);
+    assert_string_equal(hook.name().c_str(), "NanTensorHook");
+    tw::Session session(tw::Session::monitored, nullptr, {&hook});
+    session.run(publish_loss);
+    assert_true(hook.requests == std::vector<std::string>{"loss"});
+    assert_true(hook.output_seen == 0.25f);
+    tw_status status = TW_OK;
+    try {
+      session.run(publish_nan_loss);
+    } catch (const tw::Error &e) {
+      status = e.code();
+    }
+    assert_int_equal(hook.custom_actions, 1);
+    assert_int_equal(status, call_super ? TW_NAN_LOSS : TW_OK);
+    // Outside after_run nothing is readable.
+    int code = TW_OK;
+    try {
+      session.output("loss");
+    } catch (const tw::Error &e) {
+      code = e.code();
+    }
+    assert_int_equal(code, TW_FAILED_PRECONDITION);
+  }
+}
+
+// Extension points as virtuals: log_tensors replaces the line (and may call the built-in);
+// log_and_record and save likewise; save's true requests stop in that run (B24's after_save rule).
+class CustomLogging : public tw::WrappedHook {
+ public:
+  explicit CustomLogging(const tw::HookHandle &inner) : tw::WrappedHook(inner) {}
+  void log_tensors(const std::vector<tw::Tensor> &values) override {
+    tags.push_back(values.at(0).name());
+    if (tags.size() == 2) super_log_tensors(values);
+  }
+  std::vector<std::string> tags;
+};
+
+class CustomSaver : public tw::WrappedHook {
+ public:
+  explicit CustomSaver(const tw::HookHandle &inner) : tw::WrappedHook(inner, overrides_save) {}
+  bool save(tw::SessionRef &session, int64_t step) override {
+    steps.push_back(step);
+    super_save(session, step);
+    return step >= 2;
+  }
+  std::vector<int64_t> steps;
+};
+
+void wrapped_extension_points_B9_B24(void **) {
+  tw::Options options;
+  options.set_int64(TW_OPT_EVERY_N_STEPS, 2);
+  tw::LoggingTensorHook logging({"loss"}, {}, &options);
+  CustomLogging custom(logging);
+  {
+    tw::Session session(tw::Session::monitored, nullptr, {&custom});
+    for (int i = 0; i < 3; ++i) session.run(publish_loss);
+  }
+  // The override never moved the timer on its first call (TF: the built-in does), so it fired on
+  // runs 1 and 2; the built-in called on run 2 moved it, so run 3 did not fire.
+  assert_int_equal(custom.tags.size(), 2);
+  assert_string_equal(custom.tags[0].c_str(), "loss");
+
+  char dir[] = "/tmp/tw_facade_wrap_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  tw::Options saver_options;
+  saver_options.set_int64(TW_OPT_SAVE_CHECKPOINT_STEPS, 1);
+  saver_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
+  tw::CheckpointSaverHook saver(dir, &saver_options);
+  CustomSaver custom_saver(saver);
+  tw::Session session(tw::Session::monitored, nullptr, {&custom_saver});
+  session.run(publish_loss);
+  assert_false(session.should_stop());
+  session.run(publish_loss);
+  assert_true(session.should_stop());  // save(…, 2) returned true in that run
+  assert_true((custom_saver.steps == std::vector<int64_t>{0, 1, 2}));
+  session.close();
+  const std::string command = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(command.c_str()), 0);
+
+  tw::StopAtStepHook stop(10, TW_UNSET);
+  int code = TW_OK;
+  try {
+    tw::WrappedHook wrong(stop, tw::WrappedHook::overrides_save);
+  } catch (const tw::Error &e) {
+    code = e.code();
+  }
+  assert_int_equal(code, TW_INVALID_ARGUMENT);  // StopAtStepHook has no _save
+}
+
 }  // namespace
 
 int main() {
@@ -269,6 +389,8 @@ int main() {
       cmocka_unit_test(listener_can_stop_training),
       cmocka_unit_test(feed_function_feeds_every_run_B44),
       cmocka_unit_test(log_formatter_sees_the_values_B9),
+      cmocka_unit_test(wrapped_nan_hook_with_and_without_super_B31_B33),
+      cmocka_unit_test(wrapped_extension_points_B9_B24),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

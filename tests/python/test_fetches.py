@@ -22,9 +22,15 @@ def fetch(fetches):
     return hook.results[0]
 
 
-def test_a_name_gives_a_numpy_array():
+def test_a_0d_value_is_a_numpy_scalar_as_tf_session_run_returns():
     result = fetch("loss")
-    assert isinstance(result, np.ndarray) and result.dtype == np.float32 and result == 2.5
+    assert type(result) is np.float32 and result == 2.5
+    assert type(fetch("global_step")) is np.int64
+
+
+def test_a_name_gives_a_numpy_array():
+    result = fetch("grad/w")
+    assert isinstance(result, np.ndarray) and result.dtype == np.float32
 
 
 def test_list_tuple_dict_and_nesting_H20():
@@ -76,3 +82,11 @@ def test_bad_fetch_types_raise_type_error():
         fetch(["loss", 3])
     with pytest.raises(ValueError):
         fetch("")
+
+
+def test_a_formatter_gets_numpy_scalars_B9():
+    seen = []
+    hook = tw.LoggingTensorHook(["loss"], every_n_iter=1, formatter=lambda values: seen.append(values) or "")
+    with tw.MonitoredSession(hooks=[hook]) as sess:
+        sess.run(publish_step)
+    assert seen == [{"loss": np.float32(2.5)}] and type(seen[0]["loss"]) is np.float32

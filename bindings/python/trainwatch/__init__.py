@@ -17,7 +17,10 @@ the graph into a step function::
             sess.run(train_step, feed_dict=next_batch())
 
 Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
-__dlpack__); results come back as numpy arrays. Log lines go to the ``logging`` logger "trainwatch".
+__dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
+values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
+reads a variable, an output of the run in progress or "global_step". Log lines go to the ``logging``
+logger "trainwatch".
 """
 from . import native
 from ._log import route_library_logs

@@ -1,21 +1,41 @@
-"""SessionRunArgs.fetches: flattened into the names a hook requests, results rebuilt in their shape.
+"""Fetches: names in any nesting, flattened into the names to read, values rebuilt in their shape.
 
 A fetch is a name, or a list, tuple (named tuples included) or dict of fetches, to any depth (H20). A
 name with '*', '?' or '[' is a glob pattern: its result is a dict of every matching name → value.
+Values come back as tf.Session.run returns them (numpy copies; numpy scalars for 0-d values). Two
+sources answer names: a hook's results in after_run (RunResults), and a session read without running
+a step (SessionValues: TF's ``session.run(global_step_tensor)``).
 """
 from fnmatch import fnmatchcase
 
-from . import native
+import numpy as np
+
+from .errors import FailedPreconditionError, NotFoundError
+from .tensors import to_value
 
 _PATTERN_CHARACTERS = frozenset("*?[")
 
+RUN_ACCEPTS = ("run() accepts a step function (a callable taking a StepContext) or fetches: a name (str) of a "
+               "registered variable, a published output or 'global_step', or lists, tuples and dicts of names")
 
-def _is_pattern(name):
+
+def is_pattern(name):
     return not _PATTERN_CHARACTERS.isdisjoint(name)
 
 
+def is_fetches(value):
+    """Whether ``value`` has the shape of fetches (names in lists, tuples and dicts)."""
+    if isinstance(value, str):
+        return True
+    if isinstance(value, dict):
+        return all(is_fetches(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return all(is_fetches(v) for v in value)
+    return False
+
+
 class FetchPlan:
-    """The names of one SessionRunArgs.fetches, and how to put their values back together."""
+    """The names of one set of fetches, and how to put their values back together."""
 
     def __init__(self, fetches):
         self.names = []
@@ -26,9 +46,9 @@ class FetchPlan:
         for name in self.names:
             run_context.request_fetch(name)
 
-    def results(self, run_context):
-        """The values of this run (numpy copies) in the structure of the fetches."""
-        values = [self._value(run_context, name) for name in self.names]
+    def results(self, source):
+        """The values ``source`` (RunResults or SessionValues) gives, in the structure of the fetches."""
+        values = [source.matching(name) if is_pattern(name) else source.value(name) for name in self.names]
         return self._rebuild(self._structure, values)
 
     def _flatten(self, fetches):
@@ -47,12 +67,6 @@ class FetchPlan:
         self.names.append(name)
         return self._index[name]
 
-    @staticmethod
-    def _value(run_context, name):
-        if _is_pattern(name):
-            return {t.name(): native.to_numpy(t) for t in run_context.results() if fnmatchcase(t.name(), name)}
-        return native.to_numpy(run_context.result(name))
-
     def _rebuild(self, structure, values):
         if isinstance(structure, int):
             return values[structure]
@@ -63,3 +77,50 @@ class FetchPlan:
         if issubclass(kind, tuple) and hasattr(kind, "_fields"):
             return kind(*items)
         return kind(items)
+
+
+class RunResults:
+    """A hook's results in after_run (native RunContext)."""
+
+    def __init__(self, run_context):
+        self._ctx = run_context
+
+    def value(self, name):
+        return to_value(self._ctx.result(name))
+
+    def matching(self, pattern):
+        return {t.name(): to_value(t) for t in self._ctx.results() if fnmatchcase(t.name(), pattern)}
+
+
+class SessionValues:
+    """Values read from a session without running a step (native SessionRef): a published output of the
+    run in progress, a registered variable, or global_step (its current value)."""
+
+    def __init__(self, session_ref):
+        self._session = session_ref
+
+    def value(self, name):
+        try:
+            return to_value(self._session.output(name))
+        except (NotFoundError, FailedPreconditionError):  # not an output, or no run in progress
+            pass
+        try:
+            return to_value(self._session.variable(name))
+        except NotFoundError:
+            pass
+        if name == "global_step":
+            return np.int64(self._session.global_step())
+        raise NotFoundError(None, None, f"'{name}' is neither a registered variable, nor an output published in "
+                                        f"the run in progress, nor 'global_step'")
+
+    def matching(self, pattern):  # outputs cannot be enumerated from a session: variables only
+        return {t.name(): to_value(t) for t in self._session.variables() if fnmatchcase(t.name(), pattern)}
+
+
+def read(session_ref, fetches, feed_dict=None):
+    """TF's ``session.run(fetches)`` for names: their values now, without running a step or hooks."""
+    if not is_fetches(fetches):
+        raise TypeError(f"{RUN_ACCEPTS}; got {type(fetches).__name__}")
+    if feed_dict:
+        raise ValueError("feed_dict has no effect when run() reads values by name; feeds go to a step function")
+    return FetchPlan(fetches).results(SessionValues(session_ref))

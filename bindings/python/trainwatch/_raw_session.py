@@ -1,13 +1,14 @@
 """The session as callbacks see it: TF's raw ``tf.Session`` and ``Coordinator``.
 
 Hooks, listeners, init functions and step functions get a RawSession: it runs steps without hooks,
-reads and sets the global step, hands out the registered variables and requests a stop. It stays safe
+reads values by name (``run(fetches)``), reads and sets the global step, hands out the registered variables and requests a stop. It stays safe
 to keep: once its MonitoredSession is gone, every call raises instead of touching freed memory.
 """
 import threading
 import weakref
 
 from . import native
+from ._fetches import read
 
 _by_address = weakref.WeakValueDictionary()  # native session address → its MonitoredSession
 _creating = threading.local()  # the MonitoredSession whose native session is being created
@@ -57,9 +58,14 @@ class RawSession:
             raise RuntimeError("Session is closed.")
         return self._ref
 
-    def run(self, step_fn, feed_dict=None):
-        """Runs ``step_fn`` without hooks and without touching global_step (evaluation, resets)."""
-        return self._owner._run_step(self._session().run_without_hooks, step_fn, feed_dict, nested=True)
+    def run(self, fetches, feed_dict=None):
+        """``run(step_fn)`` runs a step without hooks and without touching global_step (evaluation,
+        resets). ``run(fetches)`` — a name or any nesting of names of registered variables, outputs
+        published in the run in progress, or "global_step" — returns their values without running a
+        step (TF's ``session.run(global_step_tensor)``)."""
+        if callable(fetches):
+            return self._owner._run_step(self._session().run_without_hooks, fetches, feed_dict, nested=True)
+        return read(self._session(), fetches, feed_dict)
 
     @property
     def global_step(self):

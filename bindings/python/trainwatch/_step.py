@@ -74,7 +74,8 @@ class StepRunner(native.StepFunction):
             if isinstance(result, _FETCH_LIKE):
                 raise TypeError(
                     "a step function returns a dict of outputs to publish (name -> numpy array, torch tensor "
-                    f"or number) or None, not {type(result).__name__}: TF-style fetches are not fetched here")
+                    f"or number) or None, not {type(result).__name__}: a step does not fetch names (session.run(fetches) "
+                    "reads variables and global_step)")
             if isinstance(result, dict) and result:
                 native.publish_outputs(ctx, result, self.state.outputs)
                 self.state.used = True

@@ -9,7 +9,11 @@ import time
 from . import native
 from ._raw_session import owner_of
 from ._step import StepRunner, remember_fed
-from .session_run_hook import SessionRunHook
+from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
+from ._hook_adapter import CALLBACKS, WrapperAdapter
+from .errors import NotFoundError
+from .session_run_hook import SessionRunArgs, SessionRunHook
+from .tensors import to_value
 
 _UNSET = native.UNSET
 _UNSET_SECS = -1.0
@@ -40,12 +44,91 @@ def _writer(summary_writer):
 
 
 class NativeHook(SessionRunHook):
-    """A hook implemented by the library; sessions hand ``_native`` to it directly."""
+    """A hook implemented by the library. Sessions hand ``_native`` to the library directly, unless a
+    subclass overrides callbacks or extension points (TF's way to customise a built-in hook): then a
+    wrapper runs the overrides in Python and the rest natively, and the methods below — what
+    ``super()`` reaches — run the native hook's own callback of the same kind."""
 
     _native = None
+    _tw_call = None          # (callback, wrapper, its session/run context) while a wrapper callback runs
+    _tw_fed = frozenset()    # the feed names the built-in's before_run added in this call
+    _EXTENSION_POINTS = ()   # TF's protected methods of this hook that a subclass may override
+
+    def _handle_for(self, owner):
+        """What ``owner``'s session lists: the native hook, or a wrapper running the overrides."""
+        overrides = self._python_callbacks(owner)
+        if "after_run" in overrides:  # its run_values come from the fetches of a Python before_run
+            overrides.add("before_run")
+        return WrapperAdapter(self, owner, overrides) if overrides else self._native
+
+    def _python_callbacks(self, owner):
+        """What the subclass overrides, compared with the built-in class it derives from."""
+        del owner
+        cls = type(self)
+        builtin = next(c for c in cls.__mro__ if c.__module__ == __name__)
+        return {name for name in CALLBACKS + self._EXTENSION_POINTS
+                if getattr(cls, name) is not getattr(builtin, name)}
+
+    def _super_call(self, callback):
+        """(wrapper, session or run context) of the wrapper callback ``callback`` running now."""
+        call = self._tw_call
+        if call is None or call[0] != callback:
+            raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in {callback} runs only inside the "
+                               f"session's call of {callback} (super().{callback}(...) in an override)")
+        return call[1], call[2]
+
+    def begin(self):
+        wrapper, session = self._super_call("begin")
+        wrapper.super_begin(session)
+
+    def after_create_session(self, session, coord):
+        wrapper, session = self._super_call("after_create_session")
+        wrapper.super_after_create_session(session)
+
+    def before_run(self, run_context):
+        """Runs the built-in's before_run and returns what it requested, as TF's SessionRunArgs."""
+        wrapper, ctx = self._super_call("before_run")
+        already = len(ctx.requests())
+        wrapper.super_before_run(ctx)
+        _take_stop(run_context, ctx)
+        args = self._run_args(ctx.requests()[already:])
+        self._tw_fed = frozenset(args.feed_dict) if args is not None and args.feed_dict else frozenset()
+        return args
+
+    def after_run(self, run_context, run_values):
+        """Runs the built-in's after_run: its check, logging or saving, and its stop request."""
+        wrapper, ctx = self._super_call("after_run")
+        wrapper.super_after_run(ctx)
+        _take_stop(run_context, ctx)
+
+    def end(self, session):
+        wrapper, session = self._super_call("end")
+        wrapper.super_end(session)
+
+    def on_error(self, session, error_code):
+        wrapper, session = self._super_call("on_error")
+        wrapper.super_on_error(session, error_code)
+
+    def _run_args(self, requested):
+        """TF's SessionRunArgs for the names the built-in requested in this run."""
+        return SessionRunArgs(list(requested)) if requested else None
 
 
-class StopAtStepHook(NativeHook):
+def _take_stop(run_context, ctx):
+    """A stop the built-in requested shows in the SessionRunContext the subclass holds."""
+    if run_context is not None and ctx.stop_requested():
+        run_context._stop_requested = True
+
+
+class _GlobalStepArgs:
+    """TF's hooks that fetch the global step on every run (SessionRunArgs(global_step_tensor))."""
+
+    def _run_args(self, requested):
+        del requested
+        return SessionRunArgs("global_step")
+
+
+class StopAtStepHook(_GlobalStepArgs, NativeHook):
     """Requests a stop after the run that brings global_step to ``last_step`` (or ``num_steps``
     after the session starts) (B11–B15)."""
 
@@ -94,12 +177,14 @@ class _ListenerAdapter(native.CheckpointSaverListener):
         self._listener.end(owner_of(session_ref).raw_session(session_ref), global_step)
 
 
-class CheckpointSaverHook(NativeHook):
+class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     """Saves ``<checkpoint_dir>/<checkpoint_basename>-<global_step>`` at session creation, every
     ``save_secs`` or ``save_steps``, and at the end (B18–B24): the session's variables and global_step,
     with the session's retention. Saves are asynchronous: the run stalls only to copy the variables.
     ``saver`` and ``scaffold`` are accepted for TF compatibility (not both, B18): the variables are the
     ones registered with the session (``Scaffold(variables=…)``)."""
+
+    _EXTENSION_POINTS = ("_save",)
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
@@ -116,6 +201,13 @@ class CheckpointSaverHook(NativeHook):
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
         self._listeners = [_ListenerAdapter(l) for l in (listeners or [])]
         self._native = native.CheckpointSaverHook(str(checkpoint_dir), options, native.ListenerVector(self._listeners))
+
+    def _save(self, session, step):
+        """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
+        returns whether a listener asked to stop; the hook requests the stop in after_run."""
+        del session  # the session the hook was called with: the library's own
+        wrapper, session_ref = self._super_call("_save")
+        return wrapper.super_save(session_ref, int(step))
 
 
 class _NanCallback(native.NanFunction):
@@ -144,6 +236,7 @@ class NanTensorHook(NativeHook):
 
     def __init__(self, loss_tensor, fail_on_nan_loss=True, *, watch=(), action=None, detect_inf=None,
                  every_n_steps=None, max_rollbacks=None, on_nan=None):
+        self._loss_tensor = str(loss_tensor)
         if not watch and action is None and detect_inf is None and every_n_steps is None \
                 and max_rollbacks is None and on_nan is None:
             self._native = native.NanTensorHook(str(loss_tensor), bool(fail_on_nan_loss))
@@ -166,6 +259,12 @@ class NanTensorHook(NativeHook):
         self._callback = _NanCallback(on_nan) if on_nan is not None else None
         self._native = native.NanTensorHook(native.StringVector(names), options, self._callback)
 
+    def _run_args(self, requested):
+        """TF's SessionRunArgs(loss_tensor): run_values.results is the loss value itself."""
+        if list(requested) == [self._loss_tensor]:
+            return SessionRunArgs(self._loss_tensor)
+        return super()._run_args(requested)
+
 
 class _Formatter(native.LogFormatter):
     """LoggingTensorHook's formatter(dict tag → value) → str in the library (a SWIG director)."""
@@ -175,7 +274,7 @@ class _Formatter(native.LogFormatter):
         self._fn = fn
 
     def format(self, values):
-        return str(self._fn({t.name(): native.to_numpy(t) for t in values}))
+        return str(self._fn({t.name(): to_value(t) for t in values}))
 
 
 class LoggingTensorHook(NativeHook):
@@ -183,6 +282,8 @@ class LoggingTensorHook(NativeHook):
     tag) every ``every_n_iter`` runs or ``every_n_secs`` seconds and/or at the end (B6–B10), as
     "tag = value, … (0.123 sec)" at INFO on the "trainwatch" logger. ``formatter(dict tag → value)``
     may write the text instead."""
+
+    _EXTENSION_POINTS = ("_log_tensors",)
 
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
         if isinstance(tensors, dict):
@@ -193,19 +294,39 @@ class LoggingTensorHook(NativeHook):
             tags, names = (), tuple(tensors)
         options = _timer_options(every_n_iter, every_n_secs)
         options.set_int64(native.TW_OPT_LOG_AT_END, int(bool(at_end)))
+        self._tensors = {str(t): str(n) for t, n in zip(tags or names, names)}  # tag → name, TF's order
         self._formatter = _Formatter(formatter) if formatter is not None else None
         self._native = native.LoggingTensorHook(native.StringVector([str(n) for n in names]),
                                                 native.StringVector([str(t) for t in tags]), options, self._formatter)
 
+    def _run_args(self, requested):
+        """TF's SessionRunArgs(tag → tensor) on the runs that log."""
+        return SessionRunArgs(dict(self._tensors)) if requested else None
 
-class StepCounterHook(NativeHook):
+    def _log_tensors(self, tensor_values):
+        """TF's protected extension point: called with tag → value when the hook logs; the built-in
+        formats and logs them (and moves the timer: an override that skips it is called every run)."""
+        wrapper, _ = self._super_call("_log_tensors")
+        held = native.TensorSet()
+        held.add_dict(tensor_values, False, "value")
+        wrapper.super_log_tensors(held.tensors())
+
+
+class StepCounterHook(_GlobalStepArgs, NativeHook):
     """Logs "global_step/sec: <rate>" every ``every_n_steps`` steps (or ``every_n_secs`` seconds: pass
     every_n_steps=None, B26) and writes it as a summary to ``output_dir`` or ``summary_writer``."""
+
+    _EXTENSION_POINTS = ("_log_and_record",)
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         self._writer = _writer(summary_writer)
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
                                               "" if output_dir is None else str(output_dir), self._writer)
+
+    def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
+        """TF's protected extension point: logs "global_step/sec: <rate>" and writes it as a summary."""
+        wrapper, _ = self._super_call("_log_and_record")
+        wrapper.super_log_and_record(int(elapsed_steps), float(elapsed_time), int(global_step))
 
 
 class SummarySaverHook(NativeHook):
@@ -225,6 +346,13 @@ class SummarySaverHook(NativeHook):
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
 
+    def _run_args(self, requested):
+        """TF's SessionRunArgs({"global_step": …, "summary": …}), the summary only on the runs that save."""
+        fetches = {"global_step": "global_step"}
+        if requested:
+            fetches["summary"] = list(requested)
+        return SessionRunArgs(fetches)
+
 
 class _FeedFunction(native.FeedFunction):
     """FeedFnHook's feed_fn() → dict name → array in the library (a SWIG director)."""
@@ -233,9 +361,11 @@ class _FeedFunction(native.FeedFunction):
         super().__init__()
         self._fn = fn
         self._held = native.TensorSet()
+        self.last = None  # what feed_fn returned for the run in progress
 
     def feeds(self):
         feed_dict = self._fn()
+        self.last = feed_dict
         held = native.TensorSet()  # the previous call's run has returned: its arrays may go
         held.add_dict(feed_dict, False, "feed")
         self._held = held
@@ -252,16 +382,36 @@ class FeedFnHook(NativeHook):
         self._feed_fn = _FeedFunction(feed_fn)
         self._native = native.FeedFnHook(self._feed_fn)
 
+    def _run_args(self, requested):
+        """TF's SessionRunArgs(fetches=None, feed_dict=feed_fn())."""
+        del requested
+        return SessionRunArgs(None, self._feed_fn.last)
+
 
 class FinalOpsHook(NativeHook):
-    """Runs ``final_ops`` — a step function, called once without hooks at the end, with
-    ``final_ops_feed_dict`` — and keeps what it returns (B43): ``final_ops_values`` is None until then,
-    then a dict name → numpy array."""
+    """Evaluates ``final_ops`` once at the end (B43); ``final_ops_values`` is None until then.
+
+    ``final_ops`` is a step function — called without hooks with ``final_ops_feed_dict``; the values
+    are then a dict name → what it published — or, as in TF, fetches: a name or a nesting of names of
+    registered variables, "global_step" (read at the end) and published outputs (their values in the
+    last run, which this hook fetches on every run: nothing is published between runs); the values
+    then mirror that structure."""
 
     def __init__(self, final_ops, final_ops_feed_dict=None):
-        if not callable(final_ops):
-            raise TypeError("final_ops must be a step function (StepContext → dict of outputs)")
-        self._step = StepRunner(None, final_ops)
+        self._plan = None
+        if callable(final_ops):
+            self._step = StepRunner(None, final_ops)
+        elif is_fetches(final_ops):
+            if final_ops_feed_dict:
+                raise ValueError("final_ops_feed_dict feeds a step function; final_ops are names here")
+            self._plan = FetchPlan(final_ops)
+            self._outputs = ()  # the names only a run answers, known once the session's variables are
+            self._last = {}     # their values in the last run
+            self._values = None
+            self._step = StepRunner(None, self._read_final)
+        else:
+            raise TypeError("final_ops must be a step function (StepContext → dict of outputs) or names (str) in "
+                            f"lists, tuples or dicts; got {type(final_ops).__name__}")
         feeds = native.TensorSet()
         feeds.add_dict(dict(final_ops_feed_dict or {}), False, "feed")
         self._native = native.FinalOpsHook(self._step, feeds.tensors())  # feeds are copied
@@ -270,7 +420,44 @@ class FinalOpsHook(NativeHook):
     def final_ops_values(self):
         if not self._native.has_values():
             return None
-        return {t.name(): native.to_numpy(t) for t in self._native.values()}
+        if self._plan is not None:
+            return self._values
+        return {t.name(): to_value(t) for t in self._native.values()}
+
+    def _python_callbacks(self, owner):
+        callbacks = super()._python_callbacks(owner)
+        if self._plan is not None:
+            self._outputs = [n for n in self._plan.names if n != "global_step" and n not in owner._variables]
+            if self._outputs:
+                callbacks |= {"before_run", "after_run"}
+        return callbacks
+
+    def before_run(self, run_context):
+        args = super().before_run(run_context)
+        return SessionRunArgs(list(self._outputs)) if self._plan is not None and self._outputs else args
+
+    def after_run(self, run_context, run_values):
+        super().after_run(run_context, run_values)
+        if self._plan is not None and self._outputs:
+            results = RunResults(self._super_call("after_run")[1])
+            try:
+                self._last = {name: results.matching(name) if is_pattern(name) else results.value(name)
+                              for name in self._outputs}
+            except NotFoundError:  # a subclass's before_run requested other names
+                self._last = {}
+
+    def _read_final(self, step_context):
+        session = step_context.session
+        last = self._last
+        source = _FinalValues(lambda name: last[name] if name in last else session.run(name))
+        self._values = self._plan.results(source)
+
+
+class _FinalValues:
+    """FinalOpsHook's names at the end: the last run's outputs, the session's variables and step."""
+
+    def __init__(self, lookup):
+        self.value = self.matching = lookup
 
 
 class _GlobalStepFunction(native.GlobalStepFunction):

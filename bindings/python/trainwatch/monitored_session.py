@@ -3,13 +3,15 @@ session creators and Scaffold.
 
 A session runs the caller's step function: ``sess.run(step_fn, feed_dict=None)`` calls every hook's
 before_run, then ``step_fn(step_context)``, then every hook's after_run, and returns what the step
-returned. A step returns a dict of outputs (name → array, published zero copy for hooks to fetch), raises
+returned. ``sess.run(fetches)`` with names instead reads values (variables, "global_step") without a
+step, as ``session.run(tensor)`` in TF. A step returns a dict of outputs (name → array, published zero copy for hooks to fetch), raises
 StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigger recovery.
 
 TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
 nothing to act on.
 """
 from . import native
+from ._fetches import read
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
@@ -165,13 +167,18 @@ class _MonitoredSession:
 
     # -- the TF API -----------------------------------------------------------------------------
 
-    def run(self, step_fn, feed_dict=None):
-        """One step with hooks: before_run → ``step_fn(step_context)`` → after_run. Returns what
-        ``step_fn`` returned; its dict of outputs is published for the hooks. A step returning None
-        publishes nothing; one returning a str, bytes, list or tuple (TF-style fetches, which are not
-        fetched here) fails the run with TypeError."""
+    def run(self, fetches, feed_dict=None):
+        """``run(step_fn)``: one step with hooks: before_run → ``step_fn(step_context)`` → after_run.
+        Returns what ``step_fn`` returned; its dict of outputs is published for the hooks. A step
+        returning None publishes nothing; one returning a str, bytes, list or tuple (TF-style fetches,
+        which a step does not fetch) fails the run with TypeError.
+        ``run(fetches)`` — a name or any nesting of names of registered variables or "global_step" —
+        returns their values without running a step and without hooks."""
         if self._native is None:
             raise RuntimeError("Session is closed.")
+        if not callable(fetches):
+            return read(self._native, fetches, feed_dict)
+        step_fn = fetches
         self._current_step_fn = step_fn
         self._current_feed_dict = feed_dict
         try:
@@ -230,7 +237,7 @@ class _MonitoredSession:
         return self._coordinator
 
     def _handle(self, hook):
-        return hook._native if isinstance(hook, NativeHook) else HookAdapter(hook, self)
+        return hook._handle_for(self) if isinstance(hook, NativeHook) else HookAdapter(hook, self)
 
     def _session(self):
         if self._native is None:

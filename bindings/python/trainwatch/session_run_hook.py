@@ -2,7 +2,8 @@
 
 Subclass SessionRunHook and override what you need; a MonitoredSession calls it from the library's
 run loop. Fetches are names (an output the step function published, a variable, or "global_step"), in
-any nesting of lists, tuples and dicts; results come back in the same structure as numpy arrays.
+any nesting of lists, tuples and dicts; results come back in the same structure, as tf.Session.run
+returns them (numpy arrays; numpy scalars for 0-d values).
 """
 from typing import Any, NamedTuple
 

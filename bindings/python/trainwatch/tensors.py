@@ -1,4 +1,5 @@
-"""Python objects as library tensors (zero copy) and library dtypes as numpy dtypes.
+"""Python objects as library tensors (zero copy), library tensors as values, library dtypes as numpy
+dtypes.
 
 Arrays cross into the library without copying: numpy arrays and anything else with the buffer protocol,
 CPU torch tensors through ``__dlpack__`` (bfloat16 included), and Python numbers as 0-d values. The
@@ -19,6 +20,13 @@ NUMPY_DTYPES = {
     native.TW_FLOAT16: np.float16, native.TW_BFLOAT16: np.uint16, native.TW_FLOAT32: np.float32,
     native.TW_FLOAT64: np.float64, native.TW_FLOAT8_E4M3FN: np.uint8, native.TW_FLOAT8_E5M2: np.uint8,
 }
+
+
+def to_value(tensor):
+    """A library tensor as tf.Session.run returns a value: a numpy copy, and a numpy scalar
+    (``np.float32(3.0)``, ``np.int64(2)``) for a 0-d tensor."""
+    array = native.to_numpy(tensor)
+    return array[()] if array.ndim == 0 else array
 
 
 def borrow(value, kind="value", name="", writable=False):

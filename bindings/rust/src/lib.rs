@@ -48,7 +48,7 @@ use std::os::raw::c_char;
 use std::path::{Path, PathBuf};
 
 pub use error::{Code, Error, Result};
-pub use hook::{Hook, SessionRunHook};
+pub use hook::{Hook, HookCallbacks, SessionRunHook, Super};
 pub use options::{Opt, Options};
 pub use session::{RunContext, Session, SessionRef, StepContext};
 pub use tensor::{scan, DType, Element, ScanResult, TensorRef, View};

@@ -26,6 +26,21 @@ impl<'a> SessionRef<'a> {
         SessionRef { raw, _borrow: PhantomData }
     }
 
+    pub(crate) fn as_ptr(&self) -> *mut sys::tw_session {
+        self.raw
+    }
+
+    /// In `after_run`: an output the step published in this run, by name (TF's
+    /// `run_context.session.run(name)`); valid during the callback. Elsewhere `FailedPrecondition`.
+    pub fn output(&self, name: &str) -> Result<TensorRef<'_>> {
+        let name = c_string("output name", name)?;
+        let mut view = sys::tw_tensor::init();
+        // SAFETY: valid pointers.
+        check(unsafe { sys::tw_session_get_output(self.raw, name.as_ptr(), &mut view) })?;
+        // SAFETY: the output lives until the run returns, beyond this callback's borrow of self.
+        Ok(unsafe { TensorRef::from_raw(view) })
+    }
+
     /// The current global step (in `after_run`, already the value after the step).
     pub fn global_step(&self) -> Result<i64> {
         let mut out = 0;
@@ -189,6 +204,26 @@ impl<'a> RunContext<'a> {
     /// `raw` is the context the library passed to the running callback.
     pub(crate) unsafe fn from_raw(raw: *mut sys::tw_run_context) -> RunContext<'a> {
         RunContext { raw: NonNull::new_unchecked(raw), _borrow: PhantomData }
+    }
+
+    pub(crate) fn as_ptr(&self) -> *mut sys::tw_run_context {
+        self.raw.as_ptr()
+    }
+
+    /// The names this hook requested so far in this run, in request order: after `inner.before_run`
+    /// in a wrapper, what the built-in requested (TF's `SessionRunArgs` of `super().before_run`).
+    pub fn requests(&self) -> Result<Vec<String>> {
+        // SAFETY: a live context.
+        let count = unsafe { sys::tw_run_context_request_count(self.raw.as_ptr()) };
+        (0..count)
+            .map(|i| {
+                let mut name = ptr::null();
+                // SAFETY: valid pointers; the string lives until the next request, copied at once.
+                check(unsafe { sys::tw_run_context_request_at(self.raw.as_ptr(), i, &mut name) })?;
+                // SAFETY: a NUL-terminated string from the library.
+                Ok(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+            })
+            .collect()
     }
 
     /// In `before_run`: fetch `name` (an output, a variable, "global_step", or a glob pattern) for

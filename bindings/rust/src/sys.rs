@@ -132,6 +132,19 @@ extern "C" {
     ) -> tw_status;
     pub fn tw_hook_destroy(hook: *mut tw_hook);
     pub fn tw_hook_name(hook: *const tw_hook) -> *const c_char;
+    pub fn tw_hook_wrap(
+        out: *mut *mut tw_hook,
+        name: *const c_char,
+        inner: *mut tw_hook,
+        callbacks: *const tw_hook_callbacks,
+        user_data: *mut c_void,
+    ) -> tw_status;
+    pub fn tw_hook_call_begin(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
+    pub fn tw_hook_call_after_create_session(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
+    pub fn tw_hook_call_before_run(inner: *mut tw_hook, ctx: *mut tw_run_context) -> tw_status;
+    pub fn tw_hook_call_after_run(inner: *mut tw_hook, ctx: *mut tw_run_context) -> tw_status;
+    pub fn tw_hook_call_end(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
+    pub fn tw_hook_call_on_error(inner: *mut tw_hook, session: *mut tw_session, error: tw_status);
 
     // session.h: sessions
     pub fn tw_monitored_session_create(
@@ -168,6 +181,7 @@ extern "C" {
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
     pub fn tw_session_get_variable(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
     pub fn tw_session_is_chief(session: *const tw_session) -> c_int;
+    pub fn tw_session_get_output(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
 
     // session.h: run context
     pub fn tw_run_context_request_fetch(ctx: *mut tw_run_context, name: *const c_char) -> tw_status;
@@ -177,6 +191,8 @@ extern "C" {
     pub fn tw_run_context_get_result(ctx: *const tw_run_context, name: *const c_char, out: *mut tw_tensor) -> tw_status;
     pub fn tw_run_context_result_count(ctx: *const tw_run_context) -> usize;
     pub fn tw_run_context_result_at(ctx: *const tw_run_context, index: usize, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_run_context_request_count(ctx: *const tw_run_context) -> usize;
+    pub fn tw_run_context_request_at(ctx: *const tw_run_context, index: usize, out: *mut *const c_char) -> tw_status;
 
     // session.h: step context
     pub fn tw_step_context_feed_count(ctx: *const tw_step_context) -> usize;

@@ -77,6 +77,7 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 // Callbacks: only the Managed* classes are directors in C#.
 // ------------------------------------------------------------------------------------------------
 %feature("director", "0") trainwatch::Hook;
+%feature("director", "0") trainwatch::WrappedHook;
 %feature("director", "0") trainwatch::CheckpointSaverListener;
 %feature("director", "0") trainwatch::StepFunction;
 %feature("director", "0") trainwatch::InitFunction;

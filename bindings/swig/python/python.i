@@ -90,6 +90,27 @@
 %thread trainwatch::LogFormatter::format;
 %thread trainwatch::FeedFunction::feeds;
 %thread trainwatch::GlobalStepFunction::global_step;
+// WrappedHook: the same for its upcalls; calling a default (super()) from Python releases the GIL, since
+// the built-in may wait for a background checkpoint write.
+%thread trainwatch::WrappedHook::~WrappedHook;
+%thread trainwatch::WrappedHook::begin;
+%thread trainwatch::WrappedHook::after_create_session;
+%thread trainwatch::WrappedHook::before_run;
+%thread trainwatch::WrappedHook::after_run;
+%thread trainwatch::WrappedHook::end;
+%thread trainwatch::WrappedHook::on_error;
+%thread trainwatch::WrappedHook::log_tensors;
+%thread trainwatch::WrappedHook::log_and_record;
+%thread trainwatch::WrappedHook::save;
+%thread trainwatch::WrappedHook::super_begin;
+%thread trainwatch::WrappedHook::super_after_create_session;
+%thread trainwatch::WrappedHook::super_before_run;
+%thread trainwatch::WrappedHook::super_after_run;
+%thread trainwatch::WrappedHook::super_end;
+%thread trainwatch::WrappedHook::super_on_error;
+%thread trainwatch::WrappedHook::super_log_tensors;
+%thread trainwatch::WrappedHook::super_log_and_record;
+%thread trainwatch::WrappedHook::super_save;
 
 %typemap(out) PyObject * "$result = $1;";
 %ignore trainwatch::python::HeldTensor;
