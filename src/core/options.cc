@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include "core/enum_bits.h"
 #include "trainwatch/hooks.h"
 
 #include <cmath>
@@ -96,9 +97,7 @@ Status Lookup(tw_option key, OptionType type, const OptionInfo **out) {
 }  // namespace
 
 Status CheckOptionKey(const tw_option &key) {
-  static_assert(sizeof(tw_option) == sizeof(int32_t), "tw_option is 32 bits wide");
-  int32_t raw;
-  std::memcpy(&raw, &key, sizeof(raw));  // the bits, not a load of a possibly invalid enum value
+  const int32_t raw = EnumBits(key);
   for (const OptionInfo &info : kOptions) {
     if (static_cast<int32_t>(info.key) == raw) return Status();
   }

@@ -31,10 +31,8 @@ struct UserCallback {
 
 enum class OptionType { kInt64, kDouble, kString };
 
-// A key as a C caller passed it. C lets a tw_option hold any int, while in C++ only values in the range
-// of its enumerators (0 … 2^31-1) are valid, so the C API reads a key's bits as an int32 and checks them
-// here before it is ever used as a tw_option: TW_INVALID_ARGUMENT "unknown option key <n>" for a
-// negative or unlisted key.
+// A key as a C caller passed it, checked by its bits (core/enum_bits.h) before it is ever used as a
+// tw_option: TW_INVALID_ARGUMENT "unknown option key <n>" for a negative or unlisted key.
 Status CheckOptionKey(const tw_option &key);
 
 }  // namespace tw

@@ -154,6 +154,24 @@ static void option_keys_outside_the_enum_are_invalid_arguments(void **state) {
   tw_options_destroy(opts);
 }
 
+/* The other enum arguments, given a negative value, are read as the int they are (no invalid enum load,
+ * which the UBSan build would report): an invalid dtype and an invalid session log status. */
+static void negative_enum_arguments_are_rejected(void **state) {
+  (void)state;
+  assert_int_equal(tw_dtype_size((tw_dtype)-1), 0);
+  assert_string_equal(tw_dtype_name((tw_dtype)INT32_MIN), "invalid");
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  tw_summary_writer *writer = NULL;
+  assert_int_equal(tw_summary_writer_open(&writer, dir.path), TW_OK);
+  assert_int_equal(tw_summary_writer_add_session_log(writer, 1, (tw_session_log_status)-1, NULL, NULL),
+                   TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "status -1 is not a tw_session_log_status"));
+  assert_int_equal(tw_summary_writer_close(writer), TW_OK);
+  tw_summary_writer_destroy(writer);
+  scratch_dir_destroy(&dir);
+}
+
 /* TW_MAX_RANK dimensions are accepted, one more is not; a stride whose reach (stride x (extent - 1),
  * summed, times the element size) overflows int64 is rejected, as is an element count whose bytes do. */
 static void tensor_rank_limit_and_stride_overflow(void **state) {
@@ -228,6 +246,7 @@ int main(void) {
       cmocka_unit_test(B13_num_steps_int64_max_saturates_the_target),
       cmocka_unit_test(global_step_increment_saturates_at_int64_max),
       cmocka_unit_test(option_keys_outside_the_enum_are_invalid_arguments),
+      cmocka_unit_test(negative_enum_arguments_are_rejected),
       cmocka_unit_test(tensor_rank_limit_and_stride_overflow),
       cmocka_unit_test(checkpoint_saver_hook_with_zero_steps_saves_every_run),
   };
