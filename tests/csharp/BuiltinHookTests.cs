@@ -7,7 +7,7 @@ namespace TrainWatch.Tests {
 /// <summary>The library's logging hooks, seen through a log sink.</summary>
 static class BuiltinHookTests {
   /// <summary>Runs `body` with the library's INFO lines collected.</summary>
-  static List<string> LinesOf(Action body) {
+  internal static List<string> LinesOf(Action body) {
     var lines = new List<string>();
     Log.SetSink((level, message) => {
       lock (lines) lines.Add(level + " " + message);

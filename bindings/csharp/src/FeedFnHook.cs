@@ -4,7 +4,7 @@ namespace TrainWatch {
 /// TF's FeedFnHook(feed_fn) (B44): every BeforeRun feeds what `feeds` returns, under TF's conflict
 /// rules (a name another hook or the caller feeds too is FeedConflictException, H22/H23).
 /// </summary>
-public sealed class FeedFnHook : BuiltinHook {
+public class FeedFnHook : BuiltinHook {
   // Called by the native hook, which sessions keep after this wrapper is disposed: left to the
   // collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive

@@ -9,7 +9,7 @@ namespace TrainWatch {
 /// copies of what it publishes: Values. Like every End it does not run after a failed run; what the
 /// step throws comes out of Session.Close (OutOfRange/StopIteration after TF's warning).
 /// </summary>
-public sealed class FinalOpsHook : BuiltinHook {
+public class FinalOpsHook : BuiltinHook {
   // Called by the native hook, which sessions keep after this wrapper is disposed: left to the
   // collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive

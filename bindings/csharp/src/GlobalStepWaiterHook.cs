@@ -6,7 +6,7 @@ namespace TrainWatch {
 /// through `globalStep` (the shared step of a multi-worker job), or the session's own without one.
 /// Option.WaitMaxSecs bounds the wait (DeadlineExceededException; default forever, as TF).
 /// </summary>
-public sealed class GlobalStepWaiterHook : BuiltinHook {
+public class GlobalStepWaiterHook : BuiltinHook {
   // Called by the native hook, which sessions keep after this wrapper is disposed: left to the
   // collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive

@@ -8,7 +8,7 @@ namespace TrainWatch {
 /// hook's runs), EveryNSecs, LogAtEnd and LogMaxElements in `options`; `tags`, when given, name the
 /// values in the line (TF's dict form: printed sorted by tag); `formatter`, when given, writes the line.
 /// </summary>
-public sealed class LoggingTensorHook : BuiltinHook {
+public class LoggingTensorHook : BuiltinHook {
   // Called by the native hook, which sessions keep after this wrapper is disposed: left to the
   // collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive
@@ -23,6 +23,19 @@ public sealed class LoggingTensorHook : BuiltinHook {
       : base(NewNative(names, options, tags, formatter)) {
     this.formatter = formatter;
   }
+
+  /// <summary>
+  /// TF's _log_tensors(tensor_values): logs the values (each named by its tag, views valid during the
+  /// call) when the hook triggers. Override it to log elsewhere; base.LogTensors(values) logs as the
+  /// built-in does.
+  /// </summary>
+  protected virtual void LogTensors(IReadOnlyList<Tensor> values) {
+    using (Native.TensorVector views = Tensor.Views(values)) {
+      CallbackGuard.Call(() => Super.SuperLogTensors(views));
+    }
+  }
+
+  internal void CallLogTensors(IReadOnlyList<Tensor> values) { LogTensors(values); }
 
   static Native.LoggingTensorHook NewNative(IEnumerable<string> names, Options options, IEnumerable<string> tags,
                                             LogFormatterBridge formatter) {

@@ -22,7 +22,7 @@ public delegate void NanCallback(SessionRef session, NanEvent divergence);
 /// Option.NanAction, NanDetectInf, NanEveryNSteps, NanMaxRollbacks; its messages name the tensor and
 /// the step.
 /// </summary>
-public sealed class NanTensorHook : BuiltinHook {
+public class NanTensorHook : BuiltinHook {
   // Called through a raw pointer by the native hook, which sessions keep after this wrapper is
   // disposed: the bridge is left to the collector, which frees it only once no session holds this hook.
 #pragma warning disable 414  // only ever assigned: it exists to keep the bridge alive

@@ -6,7 +6,7 @@ namespace TrainWatch {
 /// "&lt;outputDir&gt;/timeline-&lt;step&gt;.json" ("": the current directory) in Chrome trace format:
 /// the run, the step ("step") and each hook's BeforeRun and AfterRun as spans.
 /// </summary>
-public sealed class ProfilerHook : BuiltinHook {
+public class ProfilerHook : BuiltinHook {
   public ProfilerHook(long? saveSteps = null, double? saveSecs = null, string outputDir = "")
       : base(new Native.ProfilerHook(saveSteps ?? Native.native.UNSET, saveSecs ?? -1.0, outputDir ?? "")) {}
 }

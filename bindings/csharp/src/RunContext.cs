@@ -16,10 +16,25 @@ public sealed class RunContext {
     this.borrowed = borrowed;
   }
 
-  Native.RunContext Checked {
+  /// <summary>The native context, or an exception when this wrapper may no longer use it.</summary>
+  internal Native.RunContext Checked {
     get {
       lifetime.Check();
       return native;
+    }
+  }
+
+  /// <summary>
+  /// Runs the body of a hook's BeforeRun or AfterRun guarded by CallbackGuard (false: it threw); the
+  /// context it sees, and the views taken through it, expire when it returns. `borrowed` keeps what
+  /// the hook feeds reachable during the run.
+  /// </summary>
+  internal static bool InvokeGuarded(Native.RunContext ctx, List<Tensor> borrowed, System.Action<RunContext> body) {
+    var context = new RunContext(ctx, borrowed);
+    try {
+      return CallbackGuard.Invoke(() => body(context));
+    } finally {
+      context.lifetime.End();
     }
   }
 
@@ -43,6 +58,17 @@ public sealed class RunContext {
 
   /// <summary>The caller's feeds of this run (original_args.feed_dict).</summary>
   public IReadOnlyList<Tensor> OriginalFeeds { get { return Tensor.ViewsOf(Checked.OriginalFeeds(), lifetime); } }
+
+  /// <summary>
+  /// The names this hook has requested so far in this run, in request order: after
+  /// base.BeforeRun(context) in a subclass of a built-in hook, what the built-in fetches (TF's
+  /// SessionRunArgs of super().before_run).
+  /// </summary>
+  public IReadOnlyList<string> Requests {
+    get {
+      using (Native.StringVector names = Checked.Requests()) return new List<string>(names).AsReadOnly();
+    }
+  }
 
   /// <summary>AfterRun: the value of a fetch this hook requested (zero copy, valid during the callback).</summary>
   public Tensor Result(string name) { return new Tensor(Checked.Result(name ?? ""), lifetime); }

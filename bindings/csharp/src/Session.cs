@@ -65,7 +65,7 @@ public sealed class Session : SessionRef, IDisposable {
         handles.Dispose();
         throw new InvalidArgumentException("a hook is null");
       }
-      handles.Add(hook.Handle);
+      handles.Add(hook.SessionHandle);
       kept.Add(hook);
     }
     return handles;

@@ -69,12 +69,7 @@ public abstract class SessionRunHook : Hook {
     }
 
     bool WithContext(Native.RunContext ctx, System.Action<RunContext> callback) {
-      var context = new RunContext(ctx, feeds);
-      try {
-        return CallbackGuard.Invoke(() => callback(context));
-      } finally {
-        context.lifetime.End();
-      }
+      return RunContext.InvokeGuarded(ctx, feeds, callback);
     }
   }
 }

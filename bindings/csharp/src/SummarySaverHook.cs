@@ -10,7 +10,7 @@ namespace TrainWatch {
 /// SessionLog START and the summaries; later runs every Option.EveryNSteps steps or EveryNSecs
 /// seconds. It writes to `writer`, or to the shared writer of Option.OutputDir (one of them is needed).
 /// </summary>
-public sealed class SummarySaverHook : BuiltinHook {
+public class SummarySaverHook : BuiltinHook {
   public SummarySaverHook(IEnumerable<string> summarize, Options options, SummaryWriter writer = null)
       : base(NewNative(summarize, options, writer)) {}
 

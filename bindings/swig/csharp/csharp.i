@@ -98,6 +98,7 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 %feature("director") trainwatch::csharp::ManagedLogFormatter;
 %feature("director") trainwatch::csharp::ManagedFeedFunction;
 %feature("director") trainwatch::csharp::ManagedGlobalStepFunction;
+%feature("director") trainwatch::csharp::ManagedWrappedHook;
 
 // What SWIG sees of managed_callbacks.hpp: the classes without their facade bases (whose virtuals are
 // final there), reaching the facade object through an accessor.
@@ -116,6 +117,7 @@ class ReadyFunction;
 class LogFormatter;
 class FeedFunction;
 class GlobalStepFunction;
+class WrappedHook;
 namespace csharp {
 void record_failure(int code, const std::string &message, int64_t ticket);
 
@@ -130,6 +132,24 @@ class ManagedHook {
   virtual bool managed_after_run(trainwatch::RunContext &ctx) = 0;
   virtual bool managed_end(trainwatch::SessionRef &session) = 0;
   virtual void managed_on_error(trainwatch::SessionRef &session, int error) = 0;
+};
+
+class ManagedWrappedHook {
+ public:
+  ManagedWrappedHook(const trainwatch::HookHandle &inner, int overridden);
+  virtual ~ManagedWrappedHook();
+  trainwatch::HookHandle *hook();
+  trainwatch::WrappedHook *wrapped();
+  void set_stop(bool stop);
+  virtual bool managed_begin(trainwatch::SessionRef &session) = 0;
+  virtual bool managed_after_create_session(trainwatch::SessionRef &session) = 0;
+  virtual bool managed_before_run(trainwatch::RunContext &ctx) = 0;
+  virtual bool managed_after_run(trainwatch::RunContext &ctx) = 0;
+  virtual bool managed_end(trainwatch::SessionRef &session) = 0;
+  virtual void managed_on_error(trainwatch::SessionRef &session, int error) = 0;
+  virtual bool managed_log_tensors(const std::vector<trainwatch::Tensor> &values) = 0;
+  virtual bool managed_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) = 0;
+  virtual bool managed_save(trainwatch::SessionRef &session, int64_t step) = 0;
 };
 
 class ManagedStep {

@@ -81,6 +81,47 @@ class ManagedHook : public Hook {
   void on_error(SessionRef &session, int error) final { managed_on_error(session, error); }
 };
 
+// A C# subclass of a built-in hook: the WrappedHook whose overridden methods (`overridden`, a mask of
+// WrappedHook::Overrides) call C# methods returning false on failure; the others stay the built-in's,
+// run natively. C# reaches the super() calls through wrapped(); managed_save hands its stop request
+// back through set_stop.
+class ManagedWrappedHook : public WrappedHook {
+ public:
+  ManagedWrappedHook(const HookHandle &inner, int overridden) : WrappedHook(inner, overridden) {}
+  HookHandle *hook() noexcept { return this; }
+  WrappedHook *wrapped() noexcept { return this; }
+  void set_stop(bool stop) noexcept { stop_ = stop; }
+
+  virtual bool managed_begin(SessionRef &session) = 0;
+  virtual bool managed_after_create_session(SessionRef &session) = 0;
+  virtual bool managed_before_run(RunContext &ctx) = 0;
+  virtual bool managed_after_run(RunContext &ctx) = 0;
+  virtual bool managed_end(SessionRef &session) = 0;
+  virtual void managed_on_error(SessionRef &session, int error) = 0;
+  virtual bool managed_log_tensors(const std::vector<Tensor> &values) = 0;
+  virtual bool managed_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) = 0;
+  virtual bool managed_save(SessionRef &session, int64_t step) = 0;
+
+ private:
+  void begin(SessionRef &session) final { detail::check(managed_begin(session)); }
+  void after_create_session(SessionRef &session) final { detail::check(managed_after_create_session(session)); }
+  void before_run(RunContext &ctx) final { detail::check(managed_before_run(ctx)); }
+  void after_run(RunContext &ctx) final { detail::check(managed_after_run(ctx)); }
+  void end(SessionRef &session) final { detail::check(managed_end(session)); }
+  void on_error(SessionRef &session, int error) final { managed_on_error(session, error); }
+  void log_tensors(const std::vector<Tensor> &values) final { detail::check(managed_log_tensors(values)); }
+  void log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) final {
+    detail::check(managed_log_and_record(elapsed_steps, elapsed_time, global_step));
+  }
+  bool save(SessionRef &session, int64_t step) final {
+    stop_ = false;
+    detail::check(managed_save(session, step));
+    return stop_;
+  }
+
+  bool stop_ = false;
+};
+
 // A step function written in C#.
 class ManagedStep : public StepFunction {
  public:

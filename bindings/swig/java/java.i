@@ -236,9 +236,70 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     for (Object o : objects) if (o != null) retained.add(o);
   }
 
+  // ---- TF's SessionRunHook callbacks of a built-in hook, for subclasses (issue 12) ----
+  // A subclass of a built-in hook overrides any of these as TF code does; super.<callback>(…) runs the
+  // built-in's (its fetches, feeds and stop requests act for the subclass), not calling it skips it.
+  // They may be called only from the same callback of the subclass while a session runs it.
+  // SessionRunHook (a hook written in Java) declares its own.
+
+  /** TF's begin(); for a built-in hook, the built-in's. */
+  public void begin(SessionRef session) {
+    superCalls().superBegin(session);
+  }
+
+  /** TF's after_create_session(session, coord); for a built-in hook, the built-in's. */
+  public void afterCreateSession(SessionRef session) {
+    superCalls().superAfterCreateSession(session);
+  }
+
+  /** TF's before_run(run_context): for a built-in hook, requests what the built-in fetches (its
+   *  SessionRunArgs: {@link RunContext#requests()} lists them afterwards) and feeds. */
+  public void beforeRun(RunContext ctx) {
+    superCalls().superBeforeRun(ctx);
+  }
+
+  /** TF's after_run(run_context, run_values): for a built-in hook, the built-in behaviour (NaN check
+   *  and its action, logging, saving, stopping…) over the values {@code ctx.result(…)} reads. */
+  public void afterRun(RunContext ctx) {
+    superCalls().superAfterRun(ctx);
+  }
+
+  /** TF's end(session); for a built-in hook, the built-in's. */
+  public void end(SessionRef session) {
+    superCalls().superEnd(session);
+  }
+
+  /** Instead of end() when a run failed (trainwatch's); for a built-in hook, the built-in's. */
+  public void onError(SessionRef session, int error) {
+    superCalls().superOnError(session, error);
+  }
+
+  /** The callbacks and extension points this built-in hook's class overrides (what Java runs), in TF's
+   *  order: empty for a built-in hook, or a subclass overriding none, which runs fully natively. */
+  public java.util.List<String> overriddenCallbacks() {
+    return SubclassedHook.overridden(this);
+  }
+
+  private HookHandle forSession;  // what sessions run for this hook, decided when the first one takes it
+
+  /** This hook, or the wrapper that runs its subclass's overrides (kept: one per hook). */
+  HookHandle forSession() {
+    if (forSession == null) forSession = SubclassedHook.forSession(this);
+    return forSession;
+  }
+
+  /** The wrapper running this subclass's overrides: its super calls run the built-in's. */
+  final WrappedHook superCalls() {
+    if (!(forSession instanceof WrappedHook) || forSession == this) {
+      throw new TrainWatchException.FailedPrecondition(getClass().getName() + ": the built-in's callbacks run as "
+          + "super calls from a subclass's overrides, while a session runs them");
+    }
+    return (WrappedHook) forSession;
+  }
+
   static HookVector hookVector(java.util.List<? extends HookHandle> hooks) {
     HookVector v = new HookVector();
-    if (hooks != null) for (HookHandle h : hooks) v.add(h);
+    if (hooks != null) for (HookHandle h : hooks) v.add(h == null ? null : h.forSession());
     return v;
   }
 
@@ -339,6 +400,13 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     this(checkpointDir, options, new ListenerVector(listeners));
     retain((Object[]) listeners);
   }
+
+  /** TF's _save(session, step): saves a checkpoint (listeners around it) and returns the stop request
+   *  (true: a listener asked to stop). Override it to save differently; super.save(…) saves as the
+   *  built-in does. */
+  protected boolean save(SessionRef session, long step) {
+    return superCalls().superSave(session, step);
+  }
 %}
 
 %typemap(javacode) trainwatch::LoggingTensorHook %{
@@ -348,6 +416,21 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
                            LogFormatter formatter) {
     this(stringVector(names), stringVector(tags), options, formatter);
     retain(formatter);
+  }
+
+  /** TF's _log_tensors(tensor_values): logs the values (each named by its tag) when the hook triggers.
+   *  Override it to log elsewhere; super.logTensors(values) logs as the built-in does. The values are
+   *  views valid during the call. */
+  protected void logTensors(java.util.List<Tensor> values) {
+    superCalls().superLogTensors(values instanceof TensorVector ? (TensorVector) values : new TensorVector(values));
+  }
+%}
+
+%typemap(javacode) trainwatch::StepCounterHook %{
+  /** TF's _log_and_record(elapsed_steps, elapsed_time, global_step): logs the step rate and writes the
+   *  "global_step/sec" summary. Override it to record elsewhere; super.logAndRecord(…) does the built-in's. */
+  protected void logAndRecord(long elapsedSteps, double elapsedTime, long globalStep) {
+    superCalls().superLogAndRecord(elapsedSteps, elapsedTime, globalStep);
   }
 %}
 
