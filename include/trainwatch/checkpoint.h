@@ -10,6 +10,20 @@
  * Next to the checkpoints lives TensorFlow's text state file `checkpoint` (model_checkpoint_path,
  * all_model_checkpoint_paths oldest → newest, plus TF2's all_model_checkpoint_timestamps and
  * last_preserved_timestamp), so tf.train.latest_checkpoint and TensorBoard read trainwatch directories.
+ * The state file is a hint: its paths are read for restore (absolute ones too) but never decide what is
+ * deleted — only files provably the saver's own checkpoints inside the directory are ("<prefix>-<step>",
+ * a regular file there, a trainwatch header; anything else listed is left, with a WARNING) — and when
+ * it is missing or damaged the saver finds its checkpoints by name. A state file over 1 MiB or that is
+ * not a regular file is refused.
+ *
+ * One writer per directory: a saver holds the advisory lock "<dir>/.trainwatch.lock" (flock) from its
+ * first save into, or recovery of, a directory until it is destroyed; a chief session holds it from
+ * creation until close. A second writer — another process, or another saver or session of this
+ * process — gets TW_FAILED_PRECONDITION naming the directory. The kernel releases the lock when the
+ * holder exits or crashes. Reading (restore, latest_checkpoint, listing) takes no lock.
+ *
+ * Files that are not regular files (FIFOs, directories, devices, sockets) are refused at once with
+ * TW_INVALID_ARGUMENT wherever a path is read, never blocked on.
  *
  * Every read verifies checksums: corrupt or truncated data comes back as TW_DATA_LOSS with a message
  * naming the file and the tensor, never as wrong values. Operating-system failures come back as TW_IO
@@ -44,7 +58,8 @@ typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint'
  * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
 TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
 
-/* Frees the saver. Checkpoint files and variables are not touched. NULL is a no-op. */
+/* Frees the saver and releases its directory locks. Checkpoint files and variables are not touched.
+ * NULL is a no-op. */
 TW_API void tw_saver_destroy(tw_saver *saver);
 
 /* How many recent checkpoints to keep (default 5). Saving past it deletes the oldest, unless it is due
@@ -71,9 +86,11 @@ TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
  * Errors: TW_INVALID_ARGUMENT (NULL saver or prefix, empty prefix; the prefix collides with the state
  * file: "'latest_filename' collides with 'save_path': …" / "Save path '<p>' conflicts with path used for
  * checkpoint state.  Please use a different save path."), TW_NOT_FOUND ("Parent directory of <path>
- * doesn't exist, can't save."), TW_IO, TW_RESOURCE_EXHAUSTED (disk full, file size limit, memory).
+ * doesn't exist, can't save."), TW_IO, TW_RESOURCE_EXHAUSTED (disk full, file size limit, memory),
+ * TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …": another saver, session or process
+ * holds <dir>/.trainwatch.lock).
  * On any error the previous checkpoints and state file are untouched and the failed save is not
- * recorded. */
+ * recorded: a checkpoint written whose state-file update then failed is removed again. */
 TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix, int64_t global_step);
 
 /* Restores every variable from the checkpoint at `path`, in place. All or nothing: names, dtypes,
@@ -81,8 +98,9 @@ TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const cha
  * before the first variable byte is written (a verify pass, then a second decode into the variables:
  * no staging copy of the model). On any error every variable is byte-identical to before.
  * Errors: TW_INVALID_ARGUMENT (NULL arguments; "variable 'w' is float32[3,4] but checkpoint <path>
- * holds float32[4,3]"), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
- * TW_DATA_LOSS (corrupt or truncated file: the message names the file and the tensor), TW_IO. */
+ * holds float32[4,3]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
+ * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
+ * the file and the tensor), TW_IO. */
 TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 
 /* The same for the `n_names` variables named in `names` only (the others are not touched; n_names 0
@@ -91,19 +109,26 @@ TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, const char *const *names,
                                             size_t n_names);
 
-/* Restores every variable from the newest intact checkpoint listed in `dir`'s state file: a corrupt,
- * truncated or missing one is skipped with a WARNING naming it, and the one before it is tried.
+/* Restores every variable from the newest intact checkpoint of `dir`: those its state file lists,
+ * newest first, then — when the state file is missing, damaged (a WARNING names the damage) or lists
+ * nothing intact — the checkpoints found in `dir` by name ("<prefix>-<step>" regular files with a
+ * trainwatch header), newest step first. A corrupt, truncated, missing or non-regular one (directory,
+ * FIFO, device, a name too long) is skipped with a WARNING naming it, and the next one is tried.
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
- * Errors: TW_INVALID_ARGUMENT (NULL arguments, dtype/shape mismatch), TW_NOT_FOUND (no state file, or
- * no listed checkpoint is intact), TW_IO. */
+ * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does
+ * not match), TW_NOT_FOUND (no intact checkpoint listed or found), TW_IO. */
 TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *saver, const char *dir);
 
-/* Re-seeds the saver's kept list and retention clock from `dir`'s state file, as TF's
- * recover_last_checkpoints after a restore (files that vanished are dropped), removes stale temporary
- * files, and — unlike TF — trims the list to max_to_keep at once (deleting the extras or keeping them
- * by keep_checkpoint_every_n_hours) and rewrites the state file. No state file: nothing to recover, OK.
- * Errors: TW_INVALID_ARGUMENT (NULL arguments; a state file with an empty model_checkpoint_path:
- * "Invalid checkpoint state loaded from <dir>"), TW_IO, TW_RESOURCE_EXHAUSTED. */
+/* Takes `dir`'s lock, then re-seeds the saver's kept list and retention clock from `dir`'s state file,
+ * as TF's recover_last_checkpoints after a restore (files that vanished are dropped), removes stale
+ * temporary files, and — unlike TF — trims the list to max_to_keep at once (deleting the extras that
+ * are provably its own, or keeping them by keep_checkpoint_every_n_hours; never the checkpoint it last
+ * restored) and rewrites the state file. When the state file is missing, damaged (unparsable, too
+ * large, not a regular file, empty model_checkpoint_path) or names no existing file, the list is
+ * rebuilt from the checkpoints found in `dir` by name and the state file rewritten from it (a WARNING
+ * names the damage; nothing is deleted). Nothing found: nothing to recover, OK.
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments), TW_FAILED_PRECONDITION (another saver, session or
+ * process holds `dir`'s lock), TW_IO, TW_RESOURCE_EXHAUSTED. */
 TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
 
 /* The saver's kept checkpoints, oldest → newest: count, and the i-th path (valid until the next call
@@ -117,14 +142,16 @@ TW_API tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_sav
 
 /* tf.train.latest_checkpoint(dir): copies the newest checkpoint's path from "<dir>/checkpoint" into
  * out_path (NUL-terminated; relative paths are joined onto dir). There is none when the state file is
- * missing, unparsable (two WARNING lines) or names a file that does not exist (an ERROR line).
+ * missing, unparsable, over 1 MiB or not a regular file (two WARNING lines) or names a file that does
+ * not exist (an ERROR line). Takes no lock.
  * Errors: TW_INVALID_ARGUMENT (NULL out_path or dir; a state file with an empty model_checkpoint_path),
  * TW_NOT_FOUND (no checkpoint), TW_OUT_OF_RANGE (out_size too small: the message gives the size
  * needed). */
 TW_API tw_status tw_latest_checkpoint(char *out_path, size_t out_size, const char *dir);
 
 /* Reads the index of the checkpoint at `path` (no tensor data) into a new list; free it with
- * tw_checkpoint_variables_destroy. Errors: TW_INVALID_ARGUMENT (NULL), TW_NOT_FOUND, TW_IO,
+ * tw_checkpoint_variables_destroy. Errors: TW_INVALID_ARGUMENT (NULL; not a regular file, e.g. a
+ * FIFO: refused at once), TW_NOT_FOUND, TW_IO,
  * TW_DATA_LOSS (not a checkpoint, truncated, corrupt index), TW_RESOURCE_EXHAUSTED. */
 TW_API tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char *path);
 
@@ -141,13 +168,14 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
 /* tf.train.load_variable: reads the tensor named destination->name from the checkpoint at `path` into
  * destination->data, which must be contiguous and have the tensor's dtype and shape. The buffer is
  * written only after every chunk of the tensor has been decoded and checked (untouched on error).
- * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch),
- * TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"), TW_DATA_LOSS, TW_IO. */
+ * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
+ * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
+ * TW_DATA_LOSS, TW_IO. */
 TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
 
 /* Decodes every tensor of the checkpoint at `path` and checks every checksum, keeping nothing.
- * TW_OK means the file is intact. Errors: TW_INVALID_ARGUMENT (NULL), TW_NOT_FOUND, TW_IO,
- * TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk). */
+ * TW_OK means the file is intact. Errors: TW_INVALID_ARGUMENT (NULL; not a regular file), TW_NOT_FOUND,
+ * TW_IO, TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk). */
 TW_API tw_status tw_checkpoint_verify(const char *path);
 
 #ifdef __cplusplus

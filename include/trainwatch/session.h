@@ -50,7 +50,10 @@ typedef enum tw_option {
   /* int64, 0 or 1, default 1. Chief: restores from checkpoint_dir or runs the init function
    * (ChiefSessionCreator). Worker: waits for the ready function (WorkerSessionCreator). */
   TW_OPT_IS_CHIEF = 1,
-  /* string, default unset. Where the chief restores from (restoring lands with the checkpoint layer). */
+  /* string, default unset. Where the chief restores from: the newest intact checkpoint its state file
+   * lists, else (state file missing or damaged) the newest found by name, whose step a checkpoint
+   * without global_step gives by its "-<step>" name. A chief holds the directory's advisory lock
+   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not. */
   TW_OPT_CHECKPOINT_DIR = 2,
   /* int64, default 10, -1 = unlimited (TF's behaviour). How many recoveries one run, or session
    * creation, may go through before the recoverable status is returned to the caller. */
@@ -312,8 +315,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * and is not retained. hooks may be NULL when n_hooks is 0.
  * Errors: TW_INVALID_ARGUMENT (out NULL; hooks NULL with n_hooks > 0; a NULL entry; the same hook
  * twice; a hook listed next to its wrapper or wrapped by two wrappers, see tw_hook_wrap),
- * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session),
- * any status a hook's
+ * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
+ * a chief's checkpoint directory is in use by another writer — another process or session holds its
+ * lock), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
  * On error nothing is created and every hook that ran begin has heard on_error. */
 TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
@@ -385,7 +389,7 @@ TW_API int tw_session_should_stop(const tw_session *session);
 TW_API tw_status tw_session_request_stop(tw_session *session);
 
 /* Closes the session: end on every hook in order (skipped if a run failed; the first failing end stops
- * the rest, H18), then releases the inner session. The session is closed even when end fails.
+ * the rest, H18), then releases the inner session and the checkpoint directory's lock. The session is closed even when end fails.
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."), any status
  * a hook's end returned. */
 TW_API tw_status tw_session_close(tw_session *session);

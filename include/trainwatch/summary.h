@@ -169,7 +169,8 @@ typedef struct tw_event {
 TW_API void tw_event_init(tw_event *event);
 
 /* Opens an event file (or any TFRecord file of Events) for reading from its first record.
- * Errors: TW_INVALID_ARGUMENT (out or path NULL), TW_NOT_FOUND (no such file), TW_IO. */
+ * Errors: TW_INVALID_ARGUMENT (out or path NULL; `path` is not a regular file — a FIFO, directory or
+ * device is refused at once, never blocked on), TW_NOT_FOUND (no such file), TW_IO. */
 TW_API tw_status tw_event_reader_open(tw_event_reader **out, const char *path);
 
 /* Reads the next event into *out, verifying both CRCs of its record.

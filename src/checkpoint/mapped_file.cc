@@ -2,33 +2,19 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
+
+#include "core/regular_file.h"
 
 namespace tw {
 namespace checkpoint {
 
 Status MappedFile::Open(const std::string &path, std::unique_ptr<MappedFile> *out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    if (err == ENOENT) return Status(TW_NOT_FOUND, "checkpoint " + path + " does not exist");
-    return ErrnoStatus(err, "open " + path);
-  }
-  struct stat st;
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    return ErrnoStatus(err, "stat " + path);
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Status(TW_INVALID_ARGUMENT, path + " is not a regular file");
-  }
-  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  int fd = -1;
+  uint64_t size = 0;
+  TW_RETURN_IF_ERROR(OpenRegularFile(path, "checkpoint", true, &fd, &size));
   const uint8_t *data = nullptr;
   if (size > 0) {
     void *map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);

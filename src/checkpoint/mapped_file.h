@@ -17,7 +17,8 @@ namespace checkpoint {
 
 class MappedFile {
  public:
-  // Errors: TW_NOT_FOUND (no such file), TW_INVALID_ARGUMENT (a directory), TW_IO.
+  // Errors: TW_NOT_FOUND (no such file), TW_INVALID_ARGUMENT (not a regular file: a directory, FIFO,
+  // device..., refused without blocking; see core/regular_file.h), TW_IO.
   static Status Open(const std::string &path, std::unique_ptr<MappedFile> *out);
   ~MappedFile();
 

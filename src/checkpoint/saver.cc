@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cinttypes>
@@ -10,7 +11,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "checkpoint/dir_lock.h"
 #include "checkpoint/durable_file.h"
+#include "checkpoint/own_checkpoints.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "core/log.h"
@@ -132,10 +135,26 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
   TW_RETURN_IF_ERROR(CheckSavePath(prefix, global_step, checkpoint));
   const std::string dir = DirectoryOf(checkpoint);
+  TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), options_.write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
+  const Status recorded = RecordSaved(dir, checkpoint);
+  if (!recorded.ok()) {
+    // The state file does not name the new file: an orphan no later retention would ever delete. It
+    // goes, unless the old state file lists this very path (a re-save of the same step).
+    bool listed = false;
+    for (const Kept &k : kept_) listed = listed || k.path == checkpoint;
+    if (!listed && ::unlink(checkpoint.c_str()) == 0) {
+      Log(TW_LOG_WARNING, "Removed %s: its state-file update failed", checkpoint.c_str());
+    }
+    return recorded;
+  }
+  *path = checkpoint;
+  return Status();
+}
 
+Status Saver::RecordSaved(const std::string &dir, const std::string &checkpoint) {
   const double now = Now();
   if (options_.max_to_keep == 0) {  // C9: nothing tracked; the state file names only the newest
     TW_RETURN_IF_ERROR(CommitRetention(dir, {Kept{checkpoint, now}}, {}));
@@ -153,7 +172,6 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
     kept.erase(kept.begin(), kept.begin() + static_cast<ptrdiff_t>(excess));
     TW_RETURN_IF_ERROR(CommitRetention(dir, std::move(kept), std::move(evicted)));
   }
-  *path = checkpoint;
   return Status();
 }
 
@@ -186,15 +204,33 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   kept_ = std::move(kept);
   last_preserved_timestamp_ = last_preserved;
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
-  for (const std::string &path : doomed) {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      Log(TW_LOG_WARNING, "Ignoring: %s", ErrnoStatus(errno, "remove " + path).message().c_str());
-    }
-  }
+  // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
+  // list anything.
+  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
   return Status();
 }
 
+Status Saver::LockDirectory(const std::string &dir) {
+  for (const auto &lock : locks_) {
+    if (lock->Covers(dir)) return Status();
+  }
+  std::unique_ptr<DirectoryLock> lock;
+  TW_RETURN_IF_ERROR(DirectoryLock::Acquire(dir, &lock));
+  if (lock) locks_.push_back(std::move(lock));
+  return Status();
+}
+
+void Saver::ReleaseDirectoryLocks() { locks_.clear(); }
+
 Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
+  bool intact = true;
+  return RestoreFrom(path, names, {}, nullptr, &intact);
+}
+
+Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string> &names,
+                          const std::vector<std::string> &optional, std::vector<std::string> *missing,
+                          bool *intact) {
+  *intact = false;
   std::unique_ptr<CheckpointReader> reader;
   TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
   std::vector<const TensorRef *> selected;
@@ -206,66 +242,149 @@ Status Saver::Restore(const std::string &path, const std::vector<std::string> &n
     std::unordered_set<std::string> seen;
     for (const std::string &name : names) {
       const auto it = by_name.find(name);
-      if (it == by_name.end()) return Status(TW_NOT_FOUND, "the saver has no variable named '" + name + "'");
+      if (it == by_name.end()) {
+        *intact = true;  // the caller's mistake, not the file's
+        return Status(TW_NOT_FOUND, "the saver has no variable named '" + name + "'");
+      }
       if (seen.insert(name).second) selected.push_back(it->second);
     }
   }
   std::vector<CheckpointReader::Target> targets;
+  if (missing != nullptr) missing->clear();
   for (const TensorRef *v : selected) {
     const TensorEntry *tensor = reader->Find(v->name());
-    if (tensor == nullptr) return Status(TW_NOT_FOUND, "Key " + v->name() + " not found in checkpoint " + path);
+    if (tensor == nullptr) {
+      if (missing != nullptr && std::find(optional.begin(), optional.end(), v->name()) != optional.end()) {
+        missing->push_back(v->name());
+        continue;
+      }
+      return Status(TW_NOT_FOUND, "Key " + v->name() + " not found in checkpoint " + path);
+    }
+    *intact = true;  // a readable checkpoint holding this variable: a mismatch is the caller's to fix
     TW_RETURN_IF_ERROR(CheckRestorable(*tensor, *v, path));
+    *intact = false;
     targets.push_back(CheckpointReader::Target{tensor, v->data()});
   }
-  return reader->ReadInto(targets, options_.write.threads);
+  const Status read = reader->ReadInto(targets, options_.write.threads);
+  *intact = read.ok();
+  if (read.ok()) last_restored_ = path;
+  return read;
 }
 
-Status Saver::RestoreNewestGood(const std::string &dir, std::string *path) {
+Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional,
+                                std::vector<std::string> *missing) {
+  const std::string state_path = JoinPath(dir, options_.latest_filename);
   CheckpointState state;
-  bool found = false;
-  TW_RETURN_IF_ERROR(ReadCheckpointState(dir, options_.latest_filename, &state, &found));
-  if (!found) return Status(TW_NOT_FOUND, "no checkpoint state in " + dir);
-  std::vector<std::string> candidates = {state.model_checkpoint_path};
-  for (auto it = state.all_model_checkpoint_paths.rbegin(); it != state.all_model_checkpoint_paths.rend(); ++it) {
-    if (*it != state.model_checkpoint_path) candidates.push_back(*it);
+  const Status loaded = LoadCheckpointState(dir, options_.latest_filename, &state);
+  std::vector<std::string> candidates;
+  if (loaded.ok()) {
+    candidates.push_back(state.model_checkpoint_path);
+    for (auto it = state.all_model_checkpoint_paths.rbegin(); it != state.all_model_checkpoint_paths.rend(); ++it) {
+      if (*it != state.model_checkpoint_path) candidates.push_back(*it);
+    }
+  } else if (loaded.code() != TW_NOT_FOUND) {
+    Log(TW_LOG_WARNING, "Checkpoint state file %s is damaged (%s): looking for checkpoints by name",
+        state_path.c_str(), loaded.message().c_str());
   }
-  for (const std::string &candidate : candidates) {
-    const Status status = Restore(candidate);
+  // The state file is a hint: after its entries come the saver's own checkpoints found in the
+  // directory by name, newest step first (scanned only when needed), so a lost or damaged state file
+  // never costs a checkpoint.
+  const size_t listed = candidates.size();
+  bool scanned = false;
+  for (size_t i = 0;; ++i) {
+    if (i == candidates.size()) {
+      if (scanned) break;
+      scanned = true;
+      std::vector<FoundCheckpoint> found;
+      TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+      for (const FoundCheckpoint &f : found) {
+        if (std::find(candidates.begin(), candidates.end(), f.path) == candidates.end()) candidates.push_back(f.path);
+      }
+      if (i == candidates.size()) break;
+      if (listed > 0) {
+        Log(TW_LOG_WARNING, "No checkpoint listed in %s is intact: trying those found in %s by name",
+            state_path.c_str(), dir.c_str());
+      }
+    }
+    const std::string candidate = candidates[i];
+    bool intact = false;
+    const Status status = RestoreFrom(candidate, {}, optional, missing, &intact);
     if (status.ok()) {
       *path = candidate;
       return status;
     }
-    if (status.code() != TW_DATA_LOSS && status.code() != TW_NOT_FOUND) return status;
+    // A listed checkpoint that does not fit the variables is the caller's error; one found by name may
+    // belong to another model sharing the directory.
+    if (intact && i < listed) return status;
     Log(TW_LOG_WARNING, "Skipping checkpoint %s: %s", candidate.c_str(), status.message().c_str());
   }
-  return Status(TW_NOT_FOUND, "no intact checkpoint is listed in " + JoinPath(dir, options_.latest_filename));
+  return Status(TW_NOT_FOUND, "no intact checkpoint is listed in " + state_path + " or found in " +
+                                  (dir.empty() ? std::string(".") : dir));
 }
 
-Status Saver::RecoverLastCheckpoints(const std::string &dir) {
-  TW_RETURN_IF_ERROR(CleanOnce(dir.empty() ? "." : dir));
+Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
+  const std::string dir = dir_arg.empty() ? "." : dir_arg;
+  TW_RETURN_IF_ERROR(LockDirectory(dir));
+  TW_RETURN_IF_ERROR(CleanOnce(dir));
   CheckpointState state;
-  bool found = false;
-  TW_RETURN_IF_ERROR(ReadCheckpointState(dir, options_.latest_filename, &state, &found));
-  if (!found) return Status();
-  if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
+  const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
+  std::vector<Kept> kept;
+  if (loaded.ok()) {
+    if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
+    const bool has_timestamps =
+        state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
+    for (size_t i = 0; i < state.all_model_checkpoint_paths.size(); ++i) {
+      const std::string &p = state.all_model_checkpoint_paths[i];
+      if (!PathExists(p)) continue;  // C12: vanished files are dropped
+      kept.push_back(Kept{p, has_timestamps ? state.all_model_checkpoint_timestamps[i] : ModificationTime(p)});
+    }
+  }
+  // A TF state file may name only model_checkpoint_path and list nothing: that one is not a loss.
+  const bool names_only_newest =
+      loaded.ok() && state.all_model_checkpoint_paths.empty() && PathExists(state.model_checkpoint_path);
+  if (kept.empty() && !names_only_newest) return ReseedFromDirectory(dir, loaded);
   if (options_.max_to_keep == 0) return Status();  // C9: nothing is tracked
 
-  const bool has_timestamps = state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
-  std::vector<Kept> kept;
-  for (size_t i = 0; i < state.all_model_checkpoint_paths.size(); ++i) {
-    const std::string &p = state.all_model_checkpoint_paths[i];
-    if (!PathExists(p)) continue;  // C12: vanished files are dropped
-    kept.push_back(Kept{p, has_timestamps ? state.all_model_checkpoint_timestamps[i] : ModificationTime(p)});
-  }
   const size_t limit = static_cast<size_t>(options_.max_to_keep);
   if (kept.size() <= limit) {
     kept_ = std::move(kept);
     return Status();
   }
-  // The fix over TF's C12: a list longer than max_to_keep (max_to_keep was lowered) shrinks now.
-  std::vector<Kept> evicted(kept.begin(), kept.end() - static_cast<ptrdiff_t>(limit));
-  kept.erase(kept.begin(), kept.end() - static_cast<ptrdiff_t>(limit));
-  return CommitRetention(dir.empty() ? "." : dir, std::move(kept), std::move(evicted));
+  // The fix over TF's C12: a list longer than max_to_keep (max_to_keep was lowered) shrinks now, but
+  // never by the checkpoint just restored (the newer ones may be the damaged ones it was chosen over).
+  std::vector<Kept> evicted;
+  std::vector<Kept> survivors;
+  for (size_t i = 0; i < kept.size(); ++i) {
+    const bool protect = kept[i].path == last_restored_;
+    (i + limit < kept.size() && !protect ? evicted : survivors).push_back(kept[i]);
+  }
+  return CommitRetention(dir, std::move(survivors), std::move(evicted));
+}
+
+// The state file is missing, damaged or names no existing checkpoint: the kept list is rebuilt from
+// the checkpoints found by name (oldest step first, timestamps from mtimes) and the state file is
+// rewritten from it. Nothing is deleted here: the newest ones may be damaged, and the next save (an
+// intact checkpoint) applies max_to_keep.
+Status Saver::ReseedFromDirectory(const std::string &dir, const Status &state_damage) {
+  std::vector<FoundCheckpoint> found;
+  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+  if (found.empty()) {
+    if (state_damage.ok()) kept_.clear();
+    return Status();
+  }
+  const std::string damage = state_damage.code() == TW_NOT_FOUND ? "is missing"
+                             : state_damage.ok()                 ? "lists no existing checkpoint"
+                                                                 : "is damaged (" + state_damage.message() + ")";
+  Log(TW_LOG_WARNING, "Checkpoint state file %s %s: rewriting it from the %zu checkpoints found in %s",
+      JoinPath(dir, options_.latest_filename).c_str(), damage.c_str(), found.size(), dir.c_str());
+  std::vector<Kept> kept;
+  for (auto it = found.rbegin(); it != found.rend(); ++it) kept.push_back(Kept{it->path, it->mtime});
+  if (options_.max_to_keep == 0) {
+    TW_RETURN_IF_ERROR(CommitRetention(dir, {kept.back()}, {}));
+    kept_.clear();
+    return Status();
+  }
+  return CommitRetention(dir, std::move(kept), {});
 }
 
 std::vector<std::string> Saver::last_checkpoints() const {

@@ -5,6 +5,10 @@
 // (last_preserved_timestamp, as TF2's CheckpointManager does) so it survives restarts, and a list
 // recovered from the state file is trimmed to max_to_keep at once.
 //
+// Only files provably the saver's own inside the checkpoint directory are ever deleted
+// (own_checkpoints.h): paths read from the state file are hints. Whoever writes a directory holds its
+// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction.
+//
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).
 #ifndef TRAINWATCH_CHECKPOINT_SAVER_H
@@ -17,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/dir_lock.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
 #include "checkpoint/writer.h"
@@ -55,6 +60,7 @@ class Saver {
 
   // Saves the variables as they are now: Capture without the copy, then WriteSnapshot. *path receives
   // the checkpoint's path, "" for a saver without variables (TF returns None and writes nothing).
+  // The first save into a directory takes its lock (TW_FAILED_PRECONDITION when another holds it).
   Status Save(const std::string &prefix, int64_t global_step, std::string *path);
 
   // The halves of Save for an asynchronous saver: Capture copies the variables into `snapshot`
@@ -62,7 +68,9 @@ class Saver {
   // retention. Errors of WriteSnapshot (C4/C6): TW_INVALID_ARGUMENT (prefix collides with the state
   // file), TW_NOT_FOUND ("Parent directory of <path> doesn't exist, can't save."), TW_IO /
   // TW_RESOURCE_EXHAUSTED (write, fsync or rename failed: the previous checkpoints and state file are
-  // untouched and the failed one is not recorded).
+  // untouched and the failed one is not recorded; when only the state-file update failed, the new
+  // checkpoint file is removed so that it is never left unlisted), TW_FAILED_PRECONDITION (the
+  // directory's lock is held elsewhere).
   void Capture(Snapshot *snapshot) const;
   Status WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path);
 
@@ -73,15 +81,32 @@ class Saver {
   // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO.
   Status Restore(const std::string &path, const std::vector<std::string> &names = {});
 
-  // Restores from the newest checkpoint of `dir`'s state file that is intact: a corrupt or truncated
-  // one is skipped with a WARNING naming it, then the one before it is tried, newest to oldest.
-  // *path receives the checkpoint restored. TW_NOT_FOUND when none is left; other errors as Restore.
-  Status RestoreNewestGood(const std::string &dir, std::string *path);
+  // Restores from the newest intact checkpoint of `dir`: those its state file lists (newest first),
+  // then the saver's own checkpoints found in `dir` by name (own_checkpoints.h; newest step first), so a
+  // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. A candidate
+  // that is not intact — missing, not a regular file (FIFO, directory, device: refused at once), a name
+  // too long, corrupt, truncated, lacking a variable — is skipped with a WARNING naming it.
+  // Variables named in `optional` may be absent from a checkpoint: they are left as they are and
+  // listed in *missing (a standalone Saver's checkpoint has no global_step). *path receives the
+  // checkpoint restored. TW_NOT_FOUND when none is left; TW_INVALID_ARGUMENT when a listed checkpoint
+  // does not fit the variables (dtype/shape); TW_IO. Reads only: takes no lock.
+  Status RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional = {},
+                           std::vector<std::string> *missing = nullptr);
 
-  // Re-seeds the kept list and the retention clock from `dir`'s state file (C12; timestamps from the
-  // file, else file mtimes; vanished files dropped), removes stale temporary files, then trims the list
-  // to max_to_keep (deleting or preserving the extras) and rewrites the state file if it changed.
+  // Takes `dir`'s lock, then re-seeds the kept list and the retention clock from `dir`'s state file
+  // (C12; timestamps from the file, else file mtimes; vanished files dropped), removes stale temporary
+  // files, then trims the list to max_to_keep (deleting or preserving the extras, never the checkpoint
+  // this saver last restored) and rewrites the state file if it changed. When the state file is
+  // missing, damaged or names no existing checkpoint, the list is rebuilt from the checkpoints found in
+  // `dir` by name and the state file rewritten from it (WARNING naming the damage; nothing deleted).
+  // Errors: TW_FAILED_PRECONDITION (the lock is held elsewhere), TW_IO, TW_RESOURCE_EXHAUSTED.
   Status RecoverLastCheckpoints(const std::string &dir);
+
+  // Takes `dir`'s advisory lock (dir_lock.h) unless this saver holds it already; a missing directory
+  // is not locked. TW_FAILED_PRECONDITION when another saver or process holds it.
+  Status LockDirectory(const std::string &dir);
+  // Releases every directory lock (a session does at close).
+  void ReleaseDirectoryLocks();
 
   // Kept checkpoints, oldest → newest, as the state file lists them.
   std::vector<std::string> last_checkpoints() const;
@@ -99,6 +124,14 @@ class Saver {
   std::string StatePath(const std::string &path) const;
   Status CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const;
   Status CleanOnce(const std::string &dir);
+  // Records a checkpoint just written in the kept list and the state file, applying retention.
+  Status RecordSaved(const std::string &dir, const std::string &checkpoint);
+  Status ReseedFromDirectory(const std::string &dir, const Status &state_damage);
+  // Restore with the candidate's verdict: *intact false when the file itself is unusable (cannot be
+  // opened or parsed, corrupt, lacks a required variable), true when it is readable and the failure is
+  // the caller's (a variable that does not fit, an unknown name).
+  Status RestoreFrom(const std::string &path, const std::vector<std::string> &names,
+                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact);
   // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
   // preserved. The saver's own list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
@@ -108,6 +141,8 @@ class Saver {
   std::vector<Kept> kept_;
   double last_preserved_timestamp_;
   std::set<std::string> cleaned_dirs_;
+  std::string last_restored_;  // never evicted by RecoverLastCheckpoints
+  std::vector<std::unique_ptr<DirectoryLock>> locks_;
   WriteBuffers write_buffers_;  // reused from save to save
 };
 

@@ -1,8 +1,5 @@
 #include "checkpoint/state_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -12,6 +9,7 @@
 #include "checkpoint/durable_file.h"
 #include "checkpoint/path.h"
 #include "core/log.h"
+#include "core/regular_file.h"
 
 namespace tw {
 namespace checkpoint {
@@ -200,29 +198,23 @@ class TextParser {
   size_t line_start_ = 0;
 };
 
-// ENOENT comes back as TW_NOT_FOUND so that a missing file is told apart from an unreadable one.
-Status ReadFileToString(const std::string &path, std::string *out) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    return err == ENOENT ? Status(TW_NOT_FOUND, path + " does not exist") : ErrnoStatus(err, "open " + path);
-  }
+// The file's parsed contents, paths still as written. TW_NOT_FOUND when it is missing; *type says
+// which step failed otherwise ("OpError": reading, "ParseError": parsing).
+Status ReadStateFile(const std::string &path, CheckpointState *state, const char **type) {
   std::string text;
-  char buffer[8192];
-  for (;;) {
-    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
-    if (n == 0) break;
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      return ErrnoStatus(err, "read " + path);
-    }
-    text.append(buffer, static_cast<size_t>(n));
-  }
-  ::close(fd);
-  *out = std::move(text);
-  return Status();
+  *type = "OpError";
+  TW_RETURN_IF_ERROR(ReadRegularFile(path, "checkpoint state file", kMaxStateFileBytes, &text));
+  *type = "ParseError";
+  return ParseCheckpointState(text, state);
+}
+
+void JoinPaths(const std::string &dir, CheckpointState *state) {
+  state->model_checkpoint_path = JoinPath(dir, state->model_checkpoint_path);
+  for (std::string &p : state->all_model_checkpoint_paths) p = JoinPath(dir, p);
+}
+
+Status InvalidState(const std::string &dir) {
+  return Status(TW_INVALID_ARGUMENT, "Invalid checkpoint state loaded from " + dir);
 }
 
 }  // namespace
@@ -253,31 +245,30 @@ Status WriteCheckpointState(const std::string &dir, const std::string &filename,
 Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state,
                            bool *found) {
   const std::string path = JoinPath(dir, filename);
-  std::string text;
   CheckpointState parsed;
-  Status status = ReadFileToString(path, &text);
-  if (status.code() == TW_NOT_FOUND) {
-    *found = false;
-    return Status();
-  }
-  const char *type = "OpError";
-  if (status.ok()) {
-    status = ParseCheckpointState(text, &parsed);
-    type = "ParseError";
-  }
+  const char *type = "";
+  const Status status = ReadStateFile(path, &parsed, &type);
+  *found = false;
+  if (status.code() == TW_NOT_FOUND) return Status();
   if (!status.ok()) {
     Log(TW_LOG_WARNING, "%s: %s", type, status.message().c_str());
     Log(TW_LOG_WARNING, "%s: Checkpoint ignored", path.c_str());
-    *found = false;
     return Status();
   }
-  if (parsed.model_checkpoint_path.empty()) {
-    return Status(TW_INVALID_ARGUMENT, "Invalid checkpoint state loaded from " + dir);
-  }
-  parsed.model_checkpoint_path = JoinPath(dir, parsed.model_checkpoint_path);
-  for (std::string &p : parsed.all_model_checkpoint_paths) p = JoinPath(dir, p);
+  if (parsed.model_checkpoint_path.empty()) return InvalidState(dir);
+  JoinPaths(dir, &parsed);
   *state = std::move(parsed);
   *found = true;
+  return Status();
+}
+
+Status LoadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state) {
+  CheckpointState parsed;
+  const char *type = "";
+  TW_RETURN_IF_ERROR(ReadStateFile(JoinPath(dir, filename), &parsed, &type));
+  if (parsed.model_checkpoint_path.empty()) return InvalidState(dir);
+  JoinPaths(dir, &parsed);
+  *state = std::move(parsed);
   return Status();
 }
 

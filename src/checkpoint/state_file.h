@@ -11,6 +11,7 @@
 #ifndef TRAINWATCH_CHECKPOINT_STATE_FILE_H
 #define TRAINWATCH_CHECKPOINT_STATE_FILE_H
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ namespace tw {
 namespace checkpoint {
 
 constexpr char kDefaultStateFileName[] = "checkpoint";
+// A state file larger than this is refused (TF's are a few hundred bytes; the cap keeps a planted
+// huge file from being read into memory).
+constexpr uint64_t kMaxStateFileBytes = uint64_t{1} << 20;
 
 struct CheckpointState {
   std::string model_checkpoint_path;
@@ -38,12 +42,18 @@ Status ParseCheckpointState(const std::string &text, CheckpointState *state);
 // Replaces <dir>/<filename> atomically and durably.
 Status WriteCheckpointState(const std::string &dir, const std::string &filename, const CheckpointState &state);
 
-// get_checkpoint_state (C7): *found = false when the file is missing, or unreadable or unparsable
-// (two WARNING lines: "<Type>: <error>", "<file>: Checkpoint ignored"). Relative paths are joined onto
+// get_checkpoint_state (C7): *found = false when the file is missing, or unreadable, not a regular
+// file (a FIFO is refused without blocking), over kMaxStateFileBytes or unparsable (two WARNING lines:
+// "<Type>: <error>", "<file>: Checkpoint ignored"). Relative paths are joined onto
 // `dir`. A parsed state with an empty model_checkpoint_path fails with TW_INVALID_ARGUMENT
 // "Invalid checkpoint state loaded from <dir>".
 Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state,
                            bool *found);
+
+// The state file for a saver that treats it as a hint: OK with *state (relative paths joined onto
+// `dir`); TW_NOT_FOUND when it is missing; any other status describes the damage (unreadable, not a
+// regular file, too large, unparsable, no model_checkpoint_path). Logs nothing.
+Status LoadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state);
 
 // latest_checkpoint (C8): the newest checkpoint's path, or "" when there is none or its file is gone
 // (ERROR "Couldn't match files for checkpoint <path>"). Errors only as ReadCheckpointState.

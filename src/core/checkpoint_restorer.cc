@@ -1,5 +1,9 @@
 #include "core/checkpoint_restorer.h"
 
+#include <algorithm>
+
+#include "checkpoint/own_checkpoints.h"
+#include "checkpoint/path.h"
 #include "checkpoint/saver.h"
 #include "core/log.h"
 #include "core/session.h"
@@ -13,15 +17,28 @@ class CheckpointRestorer final : public Restorer {
 
   Status Restore(Session &session, bool *restored) override {
     checkpoint::Saver &saver = session.IdleSaver();
-    checkpoint::CheckpointState state;
-    bool found = false;
-    TW_RETURN_IF_ERROR(checkpoint::ReadCheckpointState(dir_, saver.options().latest_filename, &state, &found));
-    if (!found || state.model_checkpoint_path.empty()) {
+    // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
+    TW_RETURN_IF_ERROR(saver.LockDirectory(dir_));
+    std::string path;
+    std::vector<std::string> missing;
+    const Status status = saver.RestoreNewestGood(dir_, &path, {"global_step"}, &missing);
+    if (status.code() == TW_NOT_FOUND) {
       *restored = false;
       return saver.RecoverLastCheckpoints(dir_);  // still clears temporary files a crash left behind
     }
-    std::string path;
-    TW_RETURN_IF_ERROR(saver.RestoreNewestGood(dir_, &path));
+    TW_RETURN_IF_ERROR(status);
+    if (std::find(missing.begin(), missing.end(), "global_step") != missing.end()) {
+      // A standalone Saver's checkpoint: its name carries the step ("<prefix>-<step>").
+      int64_t step = 0;
+      if (checkpoint::ParseCheckpointName(checkpoint::Basename(path), &step)) {
+        session.set_global_step(step);
+        Log(TW_LOG_INFO, "Checkpoint %s holds no global_step: global step %lld taken from its name", path.c_str(),
+            static_cast<long long>(step));
+      } else {
+        Log(TW_LOG_WARNING, "Checkpoint %s holds no global_step and its name carries none: global step stays %lld",
+            path.c_str(), static_cast<long long>(session.global_step()));
+      }
+    }
     Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
         static_cast<long long>(session.global_step()));
     TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(dir_));

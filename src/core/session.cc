@@ -372,7 +372,7 @@ Status tw_session::Close() {
   created_ = false;
   tracer_ = nullptr;
   ReleaseHooks();
-  async_saver_->Wait();
+  async_saver_->Idle().ReleaseDirectoryLocks();  // a closed session writes no more: others may
   return status;
 }
 

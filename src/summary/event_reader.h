@@ -15,7 +15,7 @@ namespace summary {
 // Not thread-safe; distinct readers are independent.
 class EventReader {
  public:
-  // Errors: TW_NOT_FOUND, TW_IO.
+  // Errors: TW_NOT_FOUND, TW_INVALID_ARGUMENT (not a regular file, e.g. a FIFO: refused at once), TW_IO.
   static Status Open(const std::string &path, std::unique_ptr<EventReader> *out);
 
   // The next event. TW_OUT_OF_RANGE after the last one; TW_DATA_LOSS naming the file and the record's

@@ -1,10 +1,12 @@
 #include "summary/record_reader.h"
 
 #include <sys/types.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 
+#include "core/regular_file.h"
 #include "summary/crc32c.h"
 #include "summary/record_writer.h"
 
@@ -18,10 +20,13 @@ static uint64_t LoadLittleEndian(const char *p, int bytes) {
 }
 
 Status RecordReader::Open(const std::string &path, std::unique_ptr<RecordReader> *out) {
-  std::FILE *file = std::fopen(path.c_str(), "rbe");
+  int fd = -1;
+  uint64_t size = 0;
+  TW_RETURN_IF_ERROR(OpenRegularFile(path, "event file", true, &fd, &size));
+  std::FILE *file = ::fdopen(fd, "rb");
   if (file == nullptr) {
     const int err = errno;
-    if (err == ENOENT) return Status(TW_NOT_FOUND, "no such file: '" + path + "'");
+    ::close(fd);
     return ErrnoStatus(err, "cannot open '" + path + "'");
   }
   out->reset(new RecordReader(file, path));

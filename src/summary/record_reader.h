@@ -14,7 +14,8 @@ namespace summary {
 
 class RecordReader {
  public:
-  // Errors: TW_NOT_FOUND (no such file), TW_IO.
+  // Errors: TW_NOT_FOUND (no such file), TW_INVALID_ARGUMENT (not a regular file: a FIFO, directory,
+  // device..., refused without blocking), TW_IO.
   static Status Open(const std::string &path, std::unique_ptr<RecordReader> *out);
   ~RecordReader();
   RecordReader(const RecordReader &) = delete;

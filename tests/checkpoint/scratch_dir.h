@@ -55,4 +55,18 @@ static inline int scratch_dir_count_entries(const scratch_dir *dir, const char *
   return count;
 }
 
+/* Temporary files of interrupted writes (".<name>.tw-tmp-<pid>-<n>"); the directory's lock file
+ * ".trainwatch.lock" is not one. */
+static inline int scratch_dir_count_temporary(const scratch_dir *dir) {
+  DIR *d = opendir(dir->path);
+  int count = 0;
+  struct dirent *e;
+  if (d == NULL) return -1;
+  while ((e = readdir(d)) != NULL) {
+    if (strstr(e->d_name, ".tw-tmp-") != NULL) ++count;
+  }
+  closedir(d);
+  return count;
+}
+
 #endif

@@ -53,7 +53,7 @@ def check(name, ok, detail=""):
 
 
 def run(*args):
-    return subprocess.run([cli, *args], capture_output=True, text=True)
+    return subprocess.run([cli, *args], capture_output=True, text=True, timeout=60)  # a hang fails
 
 
 with tempfile.TemporaryDirectory() as d:
@@ -135,6 +135,17 @@ with tempfile.TemporaryDirectory() as d:
     r = run("state", d)
     check("state of a dangling latest checkpoint says none and exits 3",
           r.returncode == 3 and "# latest: none" in r.stdout, (r.returncode, r.stdout))
+
+# FIFOs are refused at once, as the state file and as a checkpoint (issue 11 item 3).
+with tempfile.TemporaryDirectory() as d:
+    os.mkfifo(f"{d}/checkpoint")
+    os.mkfifo(f"{d}/pipe")
+    r = run("state", d)
+    check("state of a FIFO state file exits 3 at once", r.returncode == 3 and "not a regular file" in r.stderr,
+          (r.returncode, r.stderr))
+    r = run("list", f"{d}/pipe")
+    check("list of a FIFO exits 3 naming it (TW_INVALID_ARGUMENT)",
+          r.returncode == 3 and "FIFO" in r.stderr and "TW_INVALID_ARGUMENT" in r.stderr, (r.returncode, r.stderr))
 
 print(f"1..{len(results)}")
 for i, (name, ok, detail) in enumerate(results, 1):

@@ -7,10 +7,14 @@
  *
  * Exit status: 0 success, 1 corrupt or truncated checkpoint (TW_DATA_LOSS), 2 usage, 3 other errors
  * (missing file, I/O). */
+#define _POSIX_C_SOURCE 200809L /* fdopen, O_CLOEXEC under -std=c99 */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <trainwatch.h>
 
@@ -57,11 +61,25 @@ static int state(const char *dir) {
   FILE *f;
   int c;
   tw_status status;
+  struct stat st;
+  int fd;
   snprintf(path, sizeof(path), "%s/checkpoint", dir);
-  f = fopen(path, "rb");
-  if (f == NULL) {
+  /* Non-blocking open and a type check on the descriptor: a FIFO planted as the state file is
+   * refused at once instead of blocking the tool. */
+  fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
     fprintf(stderr, "trainwatch-ckpt: %s: no state file\n", path);
     return EXIT_ERROR;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    fprintf(stderr, "trainwatch-ckpt: %s: not a regular file\n", path);
+    close(fd);
+    return EXIT_ERROR;
+  }
+  f = fdopen(fd, "rb");
+  if (f == NULL) {
+    close(fd);
+    return fail(TW_IO, path);
   }
   while ((c = fgetc(f)) != EOF) putchar(c);
   fclose(f);

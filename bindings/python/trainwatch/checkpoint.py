@@ -32,7 +32,12 @@ class Saver:
     ``keep_checkpoint_every_n_hours`` forever (the clock survives restarts).
 
     ``save``/``restore`` also take TF's leading session argument (``saver.save(sess, path,
-    global_step=…)``), which is ignored: the variables are the saver's own."""
+    global_step=…)``), which is ignored: the variables are the saver's own.
+
+    From its first save into a directory until it is garbage collected, the saver holds that
+    directory's lock (``.trainwatch.lock``): another saver or a chief session writing there meanwhile
+    raises ``FailedPreconditionError``. Only its own checkpoints are ever deleted, whatever the state
+    file lists."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False):
         self.variables = dict(variables)

@@ -337,7 +337,10 @@ class MonitoredTrainingSession(MonitoredSession):
     SummarySaverHook (every published value) writing to ``summary_dir`` (default: checkpoint_dir), a
     CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
     chief and runs ``hooks`` only. ``variables`` (name → array) are what checkpoints hold; retention is
-    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``."""
+    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief holds ``checkpoint_dir``'s lock until
+    it is closed: a second chief of the same directory (another process or session) raises
+    ``FailedPreconditionError`` at creation. A damaged or missing state file is repaired from the
+    checkpoints found in the directory; it never makes the chief start over."""
 
     def __init__(self, master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,

@@ -1,0 +1,50 @@
+// The advisory lock that keeps two writers out of one checkpoint directory. Two savers interleaving
+// state-file updates make latest_checkpoint go backwards and orphan checkpoints, so whoever writes a
+// directory (a chief session, a CheckpointSaverHook's saver, a standalone Saver) holds
+// "<dir>/.trainwatch.lock" with flock(LOCK_EX | LOCK_NB) for as long as it may write there. flock
+// locks belong to an open file description, so a second session in the same process is refused just
+// like a second process, and the kernel releases the lock when its holder dies (a crash leaves no
+// stale lock). The file holds the holder's pid, for the message. Readers (restore only, listing,
+// trainwatch-ckpt) never take it.
+#ifndef TRAINWATCH_CHECKPOINT_DIR_LOCK_H
+#define TRAINWATCH_CHECKPOINT_DIR_LOCK_H
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "core/status.h"
+
+namespace tw {
+namespace checkpoint {
+
+constexpr char kLockFileName[] = ".trainwatch.lock";
+
+class DirectoryLock {
+ public:
+  // Takes `dir`'s lock. *out stays NULL (OK) when `dir` does not exist yet (nothing to protect) or
+  // the lock file cannot be created because the directory is read-only (a WARNING: nothing can be
+  // saved there either). Errors: TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: ...
+  // holds <dir>/.trainwatch.lock"), TW_INVALID_ARGUMENT (the lock file is not a regular file), TW_IO.
+  static Status Acquire(const std::string &dir, std::unique_ptr<DirectoryLock> *out);
+  ~DirectoryLock();  // releases the lock (the file stays: removing it would race with a new holder)
+
+  DirectoryLock(const DirectoryLock &) = delete;
+  DirectoryLock &operator=(const DirectoryLock &) = delete;
+
+  // True when `dir` is the locked directory (same device and inode, however it is spelled).
+  bool Covers(const std::string &dir) const;
+
+ private:
+  DirectoryLock(int fd, dev_t dev, ino_t ino) : fd_(fd), dev_(dev), ino_(ino) {}
+
+  int fd_;
+  dev_t dev_;
+  ino_t ino_;
+};
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_DIR_LOCK_H

@@ -1,0 +1,143 @@
+#include "checkpoint/own_checkpoints.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "checkpoint/format.h"
+#include "checkpoint/path.h"
+#include "core/log.h"
+#include "core/regular_file.h"
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+// The directory's descriptor for the *at calls, closed on scope exit.
+class DirectoryFd {
+ public:
+  explicit DirectoryFd(const std::string &dir)
+      : fd_(::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)) {}
+  ~DirectoryFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  DirectoryFd(const DirectoryFd &) = delete;
+  DirectoryFd &operator=(const DirectoryFd &) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// The proof for the entry `name` of the open directory `dir_fd`; `listed` (may be NULL) must then be
+// that same file. *st receives the entry's lstat.
+bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
+  if (!ParseCheckpointName(name, nullptr)) {
+    *why = "not a checkpoint name the saver produces (\"<prefix>-<step>\" inside the directory)";
+    return false;
+  }
+  if (::fstatat(dir_fd, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
+    *why = listed != nullptr ? "the path leads outside the checkpoint directory"
+                             : std::string("cannot be examined (") + std::strerror(errno) + ")";
+    return false;
+  }
+  if (!S_ISREG(st->st_mode)) {
+    *why = std::string("it is ") + FileTypeName(st->st_mode) + ", not a regular file";
+    return false;
+  }
+  if (listed != nullptr) {
+    struct stat target;
+    if (::lstat(listed->c_str(), &target) != 0 || target.st_dev != st->st_dev || target.st_ino != st->st_ino) {
+      *why = "the path leads outside the checkpoint directory";
+      return false;
+    }
+  }
+  const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0) {
+    *why = std::string("cannot be opened (") + std::strerror(errno) + ")";
+    return false;
+  }
+  uint8_t header[kHeaderSize];
+  struct stat opened;
+  const bool same = ::fstat(fd, &opened) == 0 && opened.st_ino == st->st_ino && opened.st_dev == st->st_dev;
+  const ssize_t n = same ? ::pread(fd, header, sizeof(header), 0) : -1;
+  ::close(fd);
+  if (!same || n != static_cast<ssize_t>(sizeof(header)) ||
+      !ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok()) {
+    *why = "its header is not a trainwatch checkpoint's";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool ParseCheckpointName(const std::string &basename, int64_t *step) {
+  if (basename.empty() || basename[0] == '.' || basename.find('/') != std::string::npos) return false;
+  size_t dash = basename.rfind('-');
+  if (dash == std::string::npos) return false;
+  // "<prefix>--5": a negative step; the sign's dash belongs to the step.
+  if (dash > 0 && basename[dash - 1] == '-') --dash;
+  if (dash == 0) return false;
+  const char *begin = basename.c_str() + dash + 1;
+  const char *end = basename.c_str() + basename.size();
+  if (begin == end) return false;
+  int64_t value = 0;
+  const auto result = std::from_chars(begin, end, value);
+  if (result.ec != std::errc() || result.ptr != end) return false;
+  if (step != nullptr) *step = value;
+  return true;
+}
+
+void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;  // already gone
+  const DirectoryFd dir_fd(dir);
+  std::string why = "the checkpoint directory cannot be opened";
+  if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
+    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) return;
+    why = std::strerror(errno);
+  }
+  Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(),
+      dir.c_str(), why.c_str());
+}
+
+Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {
+  found->clear();
+  const DirectoryFd dir_fd(dir);
+  if (dir_fd.get() < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status();
+    return ErrnoStatus(errno, "list checkpoint directory " + dir);
+  }
+  const int list_fd = ::dup(dir_fd.get());
+  DIR *d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
+  if (d == nullptr) {
+    const int err = errno;
+    if (list_fd >= 0) ::close(list_fd);
+    return ErrnoStatus(err, "list checkpoint directory " + dir);
+  }
+  while (const struct dirent *entry = ::readdir(d)) {
+    const std::string name = entry->d_name;
+    int64_t step = 0;
+    if (!ParseCheckpointName(name, &step)) continue;
+    struct stat st;
+    std::string why;
+    if (!ProveOwn(dir_fd.get(), name, nullptr, &st, &why)) continue;
+    found->push_back(FoundCheckpoint{JoinPath(dir, name), step,
+                                     static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9});
+  }
+  ::closedir(d);
+  std::sort(found->begin(), found->end(), [](const FoundCheckpoint &a, const FoundCheckpoint &b) {
+    return a.step != b.step ? a.step > b.step : a.mtime > b.mtime;
+  });
+  return Status();
+}
+
+}  // namespace checkpoint
+}  // namespace tw

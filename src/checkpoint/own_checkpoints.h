@@ -1,0 +1,47 @@
+// What the library may treat as its own inside a checkpoint directory. Paths read from the state file
+// are only hints (a crafted or damaged file can name anything, "../x" or "/abs/x" included), so the
+// saver deletes a file only when it can prove it is one of its checkpoints in the directory, and a
+// chief that cannot trust the state file finds its checkpoints by name instead.
+//
+// Proof of ownership, all of: the basename is a name the saver produces ("<prefix>-<step>", see
+// CheckpointPath in saver.h); "<dir>/<basename>" is the very file the listed path names (so a path
+// leading elsewhere fails); it is a regular file, checked without following a symbolic link; its
+// header is a trainwatch checkpoint's (format.h).
+#ifndef TRAINWATCH_CHECKPOINT_OWN_CHECKPOINTS_H
+#define TRAINWATCH_CHECKPOINT_OWN_CHECKPOINTS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace tw {
+namespace checkpoint {
+
+// True for "<prefix>-<step>" with a non-empty prefix not starting with '.' (temporary and lock files
+// are hidden), no '/', and a decimal int64 step (zero-padded or negative as CheckpointPath writes
+// them). *step (may be NULL) receives the step.
+bool ParseCheckpointName(const std::string &basename, int64_t *step);
+
+// Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
+// by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
+// symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
+// already gone is fine.
+void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+
+struct FoundCheckpoint {
+  std::string path;  // JoinPath(dir, name)
+  int64_t step;
+  double mtime;  // seconds since the epoch
+};
+
+// Every file of `dir` the ownership proof accepts, newest step first (equal steps: newest mtime
+// first). Nothing is verified beyond the header: restore checks the data. A missing directory finds
+// nothing. Errors: TW_IO (the directory cannot be listed).
+Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found);
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_OWN_CHECKPOINTS_H
