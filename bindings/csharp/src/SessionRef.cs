@@ -62,6 +62,50 @@ public class SessionRef {
     get { return Tensor.ViewsOf(Checked.Variables(), ViewLifetime); }
   }
 
+  /// <summary>
+  /// TF's session.run(name) (the session.run(self._global_step_tensor) idiom): the value of an output
+  /// published in the run in progress (AfterRun), else of a registered variable, else of "global_step" —
+  /// a copy, read without running a step or any hook. NotFoundException names a name that matches none.
+  /// </summary>
+  public Tensor Run(string name) {
+    if (name == null) throw new InvalidArgumentException("name is null");
+    if (name.Length == 0) throw new InvalidArgumentException("a fetch name must not be empty");
+    Native.SessionRef session = Checked;
+    try {
+      return Tensor.CopyOf(new Tensor(session.Output(name), ViewLifetime));
+    } catch (NotFoundException) {  // not published in this run
+    } catch (FailedPreconditionException) {  // no run in progress
+    }
+    try {
+      return Tensor.CopyOf(new Tensor(session.Variable(name), ViewLifetime));
+    } catch (NotFoundException) {  // the global step, or nothing
+    }
+    if (name == "global_step") return Tensor.Scalar("global_step", session.GlobalStep());
+    throw new NotFoundException("'" + name + "' is neither a registered variable, nor an output published in the " +
+                                "run in progress, nor 'global_step'");
+  }
+
+  /// <summary>The values of `names`, in their order (TF's session.run([a, b])).</summary>
+  public IReadOnlyList<Tensor> Run(params string[] names) {
+    return Run((IEnumerable<string>)names);
+  }
+
+  /// <summary>The values of `names`, in their order.</summary>
+  public IReadOnlyList<Tensor> Run(IEnumerable<string> names) {
+    if (names == null) throw new InvalidArgumentException("names is null");
+    var values = new List<Tensor>();
+    foreach (string name in names) values.Add(Run(name));
+    return values;
+  }
+
+  /// <summary>Key → the value of its name (TF's session.run({"k": tensor})).</summary>
+  public IDictionary<string, Tensor> Run(IDictionary<string, string> names) {
+    if (names == null) throw new InvalidArgumentException("names is null");
+    var values = new Dictionary<string, Tensor>();
+    foreach (KeyValuePair<string, string> entry in names) values.Add(entry.Key, Run(entry.Value));
+    return values;
+  }
+
   /// <summary>One step without hooks and without touching global_step (evaluation, iterator resets).</summary>
   public void RunWithoutHooks(Action<StepContext> step, params Tensor[] feeds) {
     if (step == null) throw new InvalidArgumentException("step is null");

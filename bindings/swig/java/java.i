@@ -377,6 +377,30 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 %}
 
 %typemap(javacode) trainwatch::SessionRef %{
+  /** TF's {@code session.run(name)} (the {@code session.run(self._global_step_tensor)} idiom): the value
+   *  of an output published in the run in progress (after_run), else of a registered variable, else of
+   *  "global_step" — a copy, read without running a step or any hook. Throws
+   *  TrainWatchException.NotFound naming a name that matches none; {@code doubleValue()} reads a scalar. */
+  public Tensor run(String name) {
+    return SessionValues.value(this, name);
+  }
+
+  /** The values of {@code names}, in their order (TF's {@code session.run([a, b])}). */
+  public java.util.List<Tensor> run(String... names) {
+    if (names == null) throw new NullPointerException("the fetch names are null");
+    return SessionValues.values(this, java.util.Arrays.asList(names));
+  }
+
+  /** The values of {@code names}, in their order. */
+  public java.util.List<Tensor> run(java.util.List<String> names) {
+    return SessionValues.values(this, names);
+  }
+
+  /** Key → the value of its name (TF's {@code session.run({"k": tensor})}), in the map's order. */
+  public java.util.Map<String, Tensor> run(java.util.Map<String, String> names) {
+    return SessionValues.values(this, names);
+  }
+
   /** One step without hooks and without touching global_step (evaluation, iterator resets). */
   public void runWithoutHooks(Step step, Tensor... feeds) {
     runWithoutHooks(Step.function(step), Tensors.vector(feeds));

@@ -12,7 +12,7 @@ import org.junit.runner.notification.RunListener;
 public final class Runner {
   private static final Class<?>[] TESTS = {
     CheckpointTest.class, ExampleTest.class, ExceptionTest.class, HookTest.class, NumericsTest.class, ParityTest.class,
-    SeedProgramTest.class, SessionTest.class, SubclassedHookTest.class, TensorTest.class,
+    SeedProgramTest.class, SessionRunNamesTest.class, SessionTest.class, SubclassedHookTest.class, TensorTest.class,
   };
 
   public static void main(String[] args) {
