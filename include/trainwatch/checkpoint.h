@@ -94,7 +94,9 @@ TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
 TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix, int64_t global_step);
 
 /* Restores every variable from the checkpoint at `path`, in place. All or nothing: names, dtypes,
- * shapes and checksums are all verified before the first variable byte is written.
+ * shapes, checksums, and that every chunk decodes to its recorded size and checksum, are all verified
+ * before the first variable byte is written (a verify pass, then a second decode into the variables:
+ * no staging copy of the model). On any error every variable is byte-identical to before.
  * Errors: TW_INVALID_ARGUMENT (NULL arguments; "variable 'w' is float32[3,4] but checkpoint <path>
  * holds float32[4,3]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
  * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
@@ -165,7 +167,7 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
 
 /* tf.train.load_variable: reads the tensor named destination->name from the checkpoint at `path` into
  * destination->data, which must be contiguous and have the tensor's dtype and shape. The buffer is
- * written only after every checksum of the tensor has been verified.
+ * written only after every chunk of the tensor has been decoded and checked (untouched on error).
  * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
  * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
  * TW_DATA_LOSS, TW_IO. */

@@ -138,10 +138,16 @@ TW_API const char *tw_dtype_name(tw_dtype dtype);
  * - struct_size: sizeof(tw_tensor) as the caller compiled it (set it with TW_TENSOR_INIT or
  *   tw_tensor_init). The struct only ever grows at its end; the library reads only what the caller's
  *   size covers.
- * - ndim == 0 is a scalar (one element); shape may then be NULL.
+ * - ndim == 0 is a scalar (one element); shape may then be NULL. ndim is at most TW_MAX_RANK.
  * - strides are in elements, as in DLPack; NULL means row-major contiguous. Negative strides are
  *   allowed where a function says so.
  * - Memory lives on the host (CPU). */
+/* The most dimensions a view may have (TensorFlow's and DLPack's practical limit is far below; PyTorch
+ * and numpy allow 64). Views checked by the library also must not span more bytes than int64 holds:
+ * element count × element size, and the farthest element's offset Σ |stride| × (extent − 1) × element
+ * size. Either violation is TW_INVALID_ARGUMENT naming the view. */
+#define TW_MAX_RANK 64
+
 typedef struct tw_tensor {
   uint32_t struct_size;
   int32_t dtype;          /* a tw_dtype */
@@ -158,7 +164,8 @@ typedef struct tw_tensor {
 TW_API void tw_tensor_init(tw_tensor *t);
 
 /* Number of elements of a view (product of shape; 1 for a scalar), or -1 if the view is malformed
- * (NULL, bad struct_size, bad dtype, negative extent, NULL shape with ndim > 0, overflow). */
+ * (NULL, bad struct_size, bad dtype, ndim negative or above TW_MAX_RANK, negative extent, NULL shape
+ * with ndim > 0, a size or stride span that overflows int64). */
 TW_API int64_t tw_tensor_element_count(const tw_tensor *t);
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -74,7 +74,9 @@ typedef enum tw_option {
    * before TW_DEADLINE_EXCEEDED; negative = forever. */
   TW_OPT_MAX_WAIT_SECS = 7,
   /* int64, 0 or 1, default 1. After a run whose step succeeded and did not set global_step itself,
-   * the session adds 1 to global_step. Set 0 when the step function owns the counter. */
+   * the session adds 1 to global_step. Set 0 when the step function owns the counter. The increment
+   * saturates: a global_step of INT64_MAX stays INT64_MAX (TF's int64 variable would wrap to a negative
+   * step, which would make checkpoints and every-N-steps hooks go backwards; no run fails for it). */
   TW_OPT_AUTO_INCREMENT_GLOBAL_STEP = 8,
   /* int64, default 0. global_step of a session that restores nothing. */
   TW_OPT_INITIAL_GLOBAL_STEP = 9,
@@ -88,10 +90,14 @@ typedef enum tw_option {
   /* double > 0, default 10000. One checkpoint per this many hours is kept forever; the clock survives
    * restarts (it is stored in the state file). */
   TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS = 12,
-  /* double seconds > 0, no default (None). CheckpointSaverHook's save_secs. */
+  /* double seconds >= 0, no default (None). CheckpointSaverHook's save_secs. */
   TW_OPT_SAVE_CHECKPOINT_SECS = 13,
-  /* int64 > 0, no default (None). CheckpointSaverHook's save_steps. Setting both secs and steps is an
-   * error when the hook is created (TF's docs and code disagree; trainwatch rejects it, T3). */
+  /* int64 >= 0, no default (None). CheckpointSaverHook's save_steps. Setting both secs and steps is an
+   * error when the hook is created (TF's docs and code disagree; trainwatch rejects it, T3).
+   * 0 means what it means in TF: tw_monitored_training_session_create adds no CheckpointSaverHook for
+   * a frequency of 0 (TF's `save_checkpoint_steps and save_checkpoint_steps > 0`, likewise for secs),
+   * while tw_checkpoint_saver_hook_create with 0 steps saves after every run that moves the step
+   * (TF's SecondOrStepTimer(every_steps=0); 0 secs: every run but the one last saved). */
   TW_OPT_SAVE_CHECKPOINT_STEPS = 14,
   /* string, default "model.ckpt". Checkpoints are <checkpoint_dir>/<basename>-<global_step>. */
   TW_OPT_CHECKPOINT_BASENAME = 15,
@@ -170,8 +176,10 @@ TW_API tw_status tw_options_create(tw_options **out);
 /* Frees the object and its variable list; NULL is a no-op. Sessions made from it are not affected. */
 TW_API void tw_options_destroy(tw_options *opts);
 
-/* Typed setters. Errors: TW_INVALID_ARGUMENT (opts NULL, unknown key, key of another type, value out of
- * range — the message names the option and the value). set_string copies the string; NULL unsets. */
+/* Typed setters. Errors: TW_INVALID_ARGUMENT (opts NULL, unknown key — any int that is not a TW_OPT_*
+ * value, negative ones included: "unknown option key -1 (not a TW_OPT_* value)" —, key of another type,
+ * value out of range — the message names the option and the value). set_string copies the string;
+ * NULL unsets. */
 TW_API tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value);
 TW_API tw_status tw_options_set_double(tw_options *opts, tw_option key, double value);
 TW_API tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value);

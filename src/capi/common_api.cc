@@ -1,5 +1,6 @@
 // extern "C" shims for trainwatch/common.h.
 #include "capi/guard.h"
+#include "core/enum_bits.h"
 #include "core/log.h"
 #include "core/tensor.h"
 
@@ -52,8 +53,8 @@ tw_status tw_set_error(tw_status status, const char *message) {
   return status;
 }
 
-size_t tw_dtype_size(tw_dtype dtype) { return tw::DtypeSize(dtype); }
-const char *tw_dtype_name(tw_dtype dtype) { return tw::DtypeName(dtype); }
+size_t tw_dtype_size(tw_dtype dtype) { return tw::DtypeSize(tw::EnumBits(dtype)); }
+const char *tw_dtype_name(tw_dtype dtype) { return tw::DtypeName(tw::EnumBits(dtype)); }
 
 void tw_tensor_init(tw_tensor *t) {
   if (t == nullptr) return;

@@ -22,6 +22,7 @@ void tw_options_destroy(tw_options *opts) { delete opts; }
 tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     return opts->SetInt64(key, value);
   });
 }
@@ -29,6 +30,7 @@ tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value) {
 tw_status tw_options_set_double(tw_options *opts, tw_option key, double value) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     return opts->SetDouble(key, value);
   });
 }
@@ -36,6 +38,7 @@ tw_status tw_options_set_double(tw_options *opts, tw_option key, double value) {
 tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     return opts->SetString(key, value);
   });
 }
@@ -43,6 +46,7 @@ tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *val
 tw_status tw_options_set_none(tw_options *opts, tw_option key) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     return opts->SetNone(key);
   });
 }
@@ -50,6 +54,7 @@ tw_status tw_options_set_none(tw_options *opts, tw_option key) {
 tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_state *out) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     TW_CHECK_ARG(out, "out");
     return opts->GetState(key, out);
   });
@@ -58,6 +63,7 @@ tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_
 tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     TW_CHECK_ARG(out, "out");
     return opts->GetInt64(key, out);
   });
@@ -66,6 +72,7 @@ tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *o
 tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *out) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     TW_CHECK_ARG(out, "out");
     return opts->GetDouble(key, out);
   });
@@ -74,6 +81,7 @@ tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *o
 tw_status tw_options_get_string(const tw_options *opts, tw_option key, const char **out) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
+    TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     TW_CHECK_ARG(out, "out");
     return opts->GetString(key, out);
   });

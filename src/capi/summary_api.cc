@@ -6,6 +6,7 @@
 
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
+#include "core/enum_bits.h"
 #include "core/tensor.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
@@ -131,10 +132,11 @@ tw_status tw_summary_writer_add_session_log(tw_summary_writer *writer, int64_t s
                                             const char *checkpoint_path, const char *msg) {
   return Guard([&] {
     TW_CHECK_ARG(writer, "writer");
-    if (status < TW_SESSION_LOG_STATUS_UNSPECIFIED || status > TW_SESSION_LOG_CHECKPOINT) {
-      return tw::Errorf(TW_INVALID_ARGUMENT, "status %d is not a tw_session_log_status", static_cast<int>(status));
+    const int32_t value = tw::EnumBits(status);
+    if (value < TW_SESSION_LOG_STATUS_UNSPECIFIED || value > TW_SESSION_LOG_CHECKPOINT) {
+      return tw::Errorf(TW_INVALID_ARGUMENT, "status %d is not a tw_session_log_status", static_cast<int>(value));
     }
-    return writer->writer->AddSessionLog(step, static_cast<tw::summary::SessionStatus>(status),
+    return writer->writer->AddSessionLog(step, static_cast<tw::summary::SessionStatus>(value),
                                          checkpoint_path != nullptr ? checkpoint_path : "",
                                          msg != nullptr ? msg : "");
   });

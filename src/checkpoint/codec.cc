@@ -22,10 +22,13 @@ void SplitFixed(const uint8_t *elements, size_t count, uint8_t *planes) {
   }
 }
 
+// Planes come as pointers: a decoder joins planes stored raw straight from the file.
 template <size_t kSize>
-void JoinFixed(const uint8_t *planes, size_t count, uint8_t *elements) {
+void JoinFixed(const uint8_t *const *planes, size_t count, uint8_t *__restrict elements) {
+  const uint8_t *__restrict plane[kSize];
+  for (size_t k = 0; k < kSize; ++k) plane[k] = planes[k];
   for (size_t i = 0; i < count; ++i) {
-    for (size_t k = 0; k < kSize; ++k) elements[i * kSize + k] = planes[k * count + i];
+    for (size_t k = 0; k < kSize; ++k) elements[i * kSize + k] = plane[k][i];
   }
 }
 
@@ -84,12 +87,18 @@ void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size,
 }
 
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements) {
+  const uint8_t *pointers[kMaxPlanes];
+  for (size_t k = 0; k < element_size && k < kMaxPlanes; ++k) pointers[k] = planes + k * count;
+  JoinBytePlanes(pointers, count, element_size, elements);
+}
+
+void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements) {
   if (count == 0) return;
   switch (element_size) {
     case 2: return JoinFixed<2>(planes, count, elements);
     case 4: return JoinFixed<4>(planes, count, elements);
     case 8: return JoinFixed<8>(planes, count, elements);
-    default: std::memcpy(elements, planes, count * element_size);
+    default: std::memcpy(elements, planes[0], count * element_size);  // one plane: the elements as they are
   }
 }
 
@@ -153,20 +162,21 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   return Status();
 }
 
-Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw) {
-  const size_t raw_size = static_cast<size_t>(chunk.raw_size);
-  const int plane_count = PlaneCount(filter, dtype);
-  const size_t plane_size = raw_size / static_cast<size_t>(plane_count);
-  uint8_t *planes = filter == Filter::kBytePlanes ? Scratch(raw_size) : raw;
-  if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
-
-  for (int p = 0; p < plane_count; ++p) {
+// Zstd planes decompress into `zstd_out` (plane p at p·plane_size), or, for a chunk of one zstd plane,
+// straight into `raw`; raw planes are used where they lie in `stored`. Every frame must carry exactly
+// its plane's size. Sets planes[p] to where plane p's bytes are.
+Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw,
+                          const uint8_t **planes) {
+  for (int p = 0; p < chunk.plane_count; ++p) {
     const Plane &entry = chunk.planes[p];
-    uint8_t *plane = planes + static_cast<size_t>(p) * plane_size;
     const size_t size = static_cast<size_t>(entry.stored_size);
     if (entry.codec == Codec::kRaw) {
-      std::memcpy(plane, stored, size);
+      planes[p] = stored;
     } else {
+      if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
+      uint8_t *plane = chunk.plane_count == 1 && raw != nullptr
+                           ? raw
+                           : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;
       if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
         return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
       }
@@ -175,10 +185,44 @@ Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dty
         return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " does not decode" +
                                         (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
       }
+      planes[p] = plane;
     }
     stored += size;
   }
-  if (filter == Filter::kBytePlanes) JoinBytePlanes(planes, plane_size, static_cast<size_t>(plane_count), raw);
+  return Status();
+}
+
+Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw,
+                          RawCheck check) {
+  const size_t raw_size = static_cast<size_t>(chunk.raw_size);
+  const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
+  const uint8_t *planes[kMaxPlanes];
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes));
+  if (filter == Filter::kBytePlanes) {
+    JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw);
+  } else if (planes[0] != raw) {
+    std::memcpy(raw, planes[0], raw_size);
+  }
+  if (check == RawCheck::kVerify && Xxh64(raw, raw_size) != chunk.raw_xxh64) {
+    return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
+  }
+  return Status();
+}
+
+Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter) {
+  const size_t raw_size = static_cast<size_t>(chunk.raw_size);
+  const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
+  const uint8_t *planes[kMaxPlanes];
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes));
+  const uint8_t *raw = planes[0];  // an unfiltered chunk is its one plane
+  if (filter == Filter::kBytePlanes) {
+    if (joined_size_ < raw_size) {
+      joined_.reset(new uint8_t[raw_size]);
+      joined_size_ = raw_size;
+    }
+    JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), joined_.get());
+    raw = joined_.get();
+  }
   if (Xxh64(raw, raw_size) != chunk.raw_xxh64) return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
   return Status();
 }

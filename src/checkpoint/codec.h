@@ -19,6 +19,12 @@ namespace checkpoint {
 // Moves byte k of each of `count` elements of `element_size` bytes to planes[k·count …], and back.
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *planes);
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements);
+// The same with plane k at planes[k] (element_size pointers).
+void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements);
+
+// Whether Decode checks the raw checksum: kTrusted only for a chunk whose stored bytes a Check has
+// already proven (the write pass of an all-or-nothing read).
+enum class RawCheck { kVerify, kTrusted };
 
 // One per thread: zstd contexts and a plane buffer, reused from chunk to chunk.
 class ChunkCodec {
@@ -36,18 +42,26 @@ class ChunkCodec {
                 size_t *stored_size);
 
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
-  // raw[0, chunk.raw_size) and checks the raw checksum. TW_DATA_LOSS with a short reason on failure.
-  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw);
+  // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum. TW_DATA_LOSS with a short reason on
+  // failure; raw may then be partly written.
+  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw,
+                RawCheck check = RawCheck::kVerify);
+  // Proves that the stored bytes decode (every zstd frame, to its plane's exact size) and match the raw
+  // checksum, writing only the codec's own scratch: Decode's checks without a destination.
+  Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter);
 
  private:
   uint8_t *Scratch(size_t size);
+  Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes);
 
   int zstd_level_;
   ZSTD_CCtx *cctx_ = nullptr;        // for unfiltered chunks
   ZSTD_CCtx *plane_cctx_ = nullptr;  // for byte planes of floats
   ZSTD_DCtx *dctx_ = nullptr;
-  std::unique_ptr<uint8_t[]> scratch_;
+  std::unique_ptr<uint8_t[]> scratch_;  // decompressed planes
   size_t scratch_size_ = 0;
+  std::unique_ptr<uint8_t[]> joined_;  // Check's joined raw bytes
+  size_t joined_size_ = 0;
 };
 
 }  // namespace checkpoint

@@ -6,15 +6,6 @@
 
 namespace tw {
 namespace checkpoint {
-namespace {
-
-struct ChunkJob {
-  const TensorEntry *tensor;
-  size_t chunk;
-  uint8_t *destination;  // where the chunk's raw bytes go (NULL: decode into scratch, for Verify)
-};
-
-}  // namespace
 
 Status CheckpointReader::Open(const std::string &path, std::unique_ptr<CheckpointReader> *out) {
   std::unique_ptr<CheckpointReader> reader(new CheckpointReader());
@@ -62,6 +53,23 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
   return Xxh64(data_ + chunk.offset, static_cast<size_t>(chunk.stored_size())) == chunk.stored_xxh64;
 }
 
+Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const {
+  std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
+  return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
+    const ChunkJob &job = jobs[j];
+    const Chunk &chunk = job.tensor->chunks[job.chunk];
+    if (!StoredChecksumMatches(chunk)) {
+      return ChunkError(*job.tensor, job.chunk, Status(TW_DATA_LOSS, "checksum mismatch in the stored bytes"));
+    }
+    std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
+    if (!codec) codec.reset(new ChunkCodec());
+    // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
+    // was crafted).
+    const Status checked = codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter);
+    return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
+  });
+}
+
 Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads) const {
   std::vector<ChunkJob> jobs;
   for (const Target &target : targets) {
@@ -71,23 +79,19 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
       destination += target.tensor->chunks[c].raw_size;
     }
   }
-  const Status stored_bytes_ok = ParallelFor(jobs.size(), threads, [&](size_t j, int) {
-    const ChunkJob &job = jobs[j];
-    if (StoredChecksumMatches(job.tensor->chunks[job.chunk])) return Status();
-    return ChunkError(*job.tensor, job.chunk, Status(TW_DATA_LOSS, "checksum mismatch in the stored bytes"));
-  });
-  TW_RETURN_IF_ERROR(stored_bytes_ok);
-
+  // Pass 1 proves every chunk (stored checksum, frames, sizes, raw checksum) without writing a
+  // destination byte; pass 2 decodes again, into the destinations. Decoding twice keeps memory bounded
+  // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
+  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads));
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
     const Chunk &chunk = job.tensor->chunks[job.chunk];
     std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
     if (!codec) codec.reset(new ChunkCodec());
-    const Status decoded =
-        codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, job.destination);
-    // Stored bytes that match their checksum but do not decode mean the writer was faulty; the
-    // buffer of this tensor may then be partly written.
+    // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
+    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter,
+                                         job.destination, RawCheck::kTrusted);
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }
@@ -97,26 +101,7 @@ Status CheckpointReader::Verify(int threads) const {
   for (const TensorEntry &tensor : tensors_) {
     for (size_t c = 0; c < tensor.chunks.size(); ++c) jobs.push_back(ChunkJob{&tensor, c, nullptr});
   }
-  const size_t workers = static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount());
-  std::vector<std::unique_ptr<ChunkCodec>> codecs(workers);
-  std::vector<std::unique_ptr<uint8_t[]>> scratch(workers);
-  std::vector<uint64_t> scratch_size(workers, 0);
-  return ParallelFor(jobs.size(), static_cast<int>(workers), [&](size_t j, int worker) {
-    const ChunkJob &job = jobs[j];
-    const Chunk &chunk = job.tensor->chunks[job.chunk];
-    if (!StoredChecksumMatches(chunk)) {
-      return ChunkError(*job.tensor, job.chunk, Status(TW_DATA_LOSS, "checksum mismatch in the stored bytes"));
-    }
-    const size_t w = static_cast<size_t>(worker);
-    if (!codecs[w]) codecs[w].reset(new ChunkCodec());
-    if (scratch_size[w] < chunk.raw_size) {
-      scratch[w].reset(new uint8_t[chunk.raw_size]);
-      scratch_size[w] = chunk.raw_size;
-    }
-    const Status decoded = codecs[w]->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter,
-                                             scratch[w].get());
-    return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
-  });
+  return CheckChunks(jobs, threads);
 }
 
 namespace {

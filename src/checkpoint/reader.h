@@ -35,9 +35,11 @@ class CheckpointReader {
     const TensorEntry *tensor;  // from tensors()
     void *data;                 // tensor->byte_size() bytes
   };
-  // Reads each target's tensor into its buffer, all or nothing: the stored checksum of every chunk is
-  // verified before the first byte of any buffer is written, then chunks decode in parallel and each
-  // is checked against its raw checksum. TW_DATA_LOSS names the file, tensor and chunk.
+  // Reads each target's tensor into its buffer, all or nothing: every chunk of every target is proven
+  // first (stored checksum, zstd frames and their sizes, raw checksum after decoding, as Verify), and
+  // only then decoded again, in parallel, into the buffers. The proof costs a second decode, not a
+  // second copy of the tensors. TW_DATA_LOSS names the file, tensor and chunk; the buffers are then
+  // untouched.
   Status ReadInto(const std::vector<Target> &targets, int threads = 0) const;
 
   // Decodes every chunk and checks both checksums, keeping nothing (what `trainwatch-ckpt verify` does).
@@ -46,6 +48,13 @@ class CheckpointReader {
  private:
   CheckpointReader() = default;
   Status Parse();
+  struct ChunkJob {
+    const TensorEntry *tensor;
+    size_t chunk;
+    uint8_t *destination;  // where the chunk's raw bytes go (ReadInto's write pass)
+  };
+  // Checks the stored checksum of each job's chunk, then that it decodes to its raw checksum.
+  Status CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const;
   Status ChunkError(const TensorEntry &tensor, size_t chunk, const Status &cause) const;
   bool StoredChecksumMatches(const Chunk &chunk) const;
 

@@ -1,5 +1,6 @@
 #include "core/options.h"
 
+#include "core/enum_bits.h"
 #include "trainwatch/hooks.h"
 
 #include <cmath>
@@ -96,6 +97,14 @@ Status Lookup(tw_option key, OptionType type, const OptionInfo **out) {
 }
 
 }  // namespace
+
+Status CheckOptionKey(const tw_option &key) {
+  const int32_t raw = EnumBits(key);
+  for (const OptionInfo &info : kOptions) {
+    if (static_cast<int32_t>(info.key) == raw) return Status();
+  }
+  return Errorf(TW_INVALID_ARGUMENT, "unknown option key %d (not a TW_OPT_* value)", static_cast<int>(raw));
+}
 
 const Options &DefaultOptions() {
   static const Options defaults;

@@ -31,6 +31,10 @@ struct UserCallback {
 
 enum class OptionType { kInt64, kDouble, kString };
 
+// A key as a C caller passed it, checked by its bits (core/enum_bits.h) before it is ever used as a
+// tw_option: TW_INVALID_ARGUMENT "unknown option key <n>" for a negative or unlisted key.
+Status CheckOptionKey(const tw_option &key);
+
 }  // namespace tw
 
 struct tw_options {

@@ -8,6 +8,7 @@
 #include "checkpoint/saver.h"
 #include "core/checkpoint_restorer.h"
 #include "core/log.h"
+#include "core/saturating.h"
 #include "core/timer.h"
 #include "numerics/check_numerics.h"
 
@@ -316,7 +317,10 @@ Status tw_session::RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_dat
   // The step's own message passes through unprefixed, as TF propagates an op's error.
   TW_RETURN_IF_ERROR(tw::CallUserCallback([] { return std::string(); }, [&] { return step(user_data, &ctx); }));
   if (ctx.run != nullptr) {
-    global_step_ = ctx.global_step_set ? ctx.new_global_step : ctx.global_step_at_start + (auto_increment_ ? 1 : 0);
+    // INT64_MAX + 1 stays INT64_MAX (saturating.h).
+    global_step_ = ctx.global_step_set ? ctx.new_global_step
+                   : auto_increment_   ? tw::NextStep(ctx.global_step_at_start)
+                                       : ctx.global_step_at_start;
   } else if (ctx.global_step_set) {
     global_step_ = ctx.new_global_step;
   }

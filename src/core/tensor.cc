@@ -27,6 +27,26 @@ const DtypeInfo &Info(int32_t dtype) {
   return (dtype > 0 && dtype < kDtypeCount) ? kDtypes[dtype] : kDtypes[0];
 }
 
+// Strided walks compute offsets as Σ index × stride × element size in int64: the farthest element,
+// Σ |stride| × (extent − 1) × element size, must fit. For a view with elements (no zero extent).
+Status CheckStrideSpan(const tw_tensor &t, const std::string &what) {
+  int64_t span = 0;
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    const int64_t stride = t.strides[i];
+    int64_t reach;
+    if (stride == std::numeric_limits<int64_t>::min() ||
+        __builtin_mul_overflow(stride < 0 ? -stride : stride, t.shape[i] - 1, &reach) ||
+        __builtin_add_overflow(span, reach, &span)) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has stride %lld x extent %lld in dimension %d: offsets overflow int64",
+                    what.c_str(), static_cast<long long>(stride), static_cast<long long>(t.shape[i]), i);
+    }
+  }
+  if (__builtin_mul_overflow(span, static_cast<int64_t>(Info(t.dtype).size), &span)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has strides whose byte offsets overflow int64", what.c_str());
+  }
+  return Status();
+}
+
 }  // namespace
 
 size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
@@ -43,6 +63,10 @@ Status CheckTensor(const tw_tensor *t, const std::string &what) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has invalid dtype %d", what.c_str(), t->dtype);
   }
   if (t->ndim < 0) return Errorf(TW_INVALID_ARGUMENT, "%s has negative ndim %d", what.c_str(), t->ndim);
+  if (t->ndim > TW_MAX_RANK) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has ndim %d, more than TW_MAX_RANK (%d)", what.c_str(), t->ndim,
+                  TW_MAX_RANK);
+  }
   if (t->ndim > 0 && t->shape == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has ndim %d but shape is NULL", what.c_str(), t->ndim);
   }
@@ -62,6 +86,7 @@ Status CheckTensor(const tw_tensor *t, const std::string &what) {
                        static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / DtypeSize(t->dtype)) {
     return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
   }
+  if (count > 0 && t->strides != nullptr) TW_RETURN_IF_ERROR(CheckStrideSpan(*t, what));
   if (count > 0 && t->data == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
                   static_cast<long long>(count));

@@ -5,6 +5,7 @@
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
 #include "core/log.h"
+#include "core/saturating.h"
 #include "core/session.h"
 #include "hooks/extension_point.h"
 #include "numerics/scan.h"
@@ -93,7 +94,7 @@ class CheckpointSaverHook final : public Hook {
     Session &session = *ctx.session;
     bool stop = false;
     if (config_.async && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
-    if (config_.timer->ShouldTriggerForStep(session.run_global_step() + 1)) {
+    if (config_.timer->ShouldTriggerForStep(NextStep(session.run_global_step()))) {
       const int64_t step = session.global_step();
       if (config_.timer->ShouldTriggerForStep(step)) {
         config_.timer->UpdateLastTriggeredStep(step);

@@ -7,6 +7,7 @@
 #include "core/log.h"
 #include "core/run_context.h"
 #include "core/run_tracer.h"
+#include "core/saturating.h"
 #include "core/session.h"
 #include "core/timer.h"
 #include "summary/file_io.h"
@@ -47,13 +48,13 @@ class ProfilerHook final : public Hook, public RunTracer {
   Status AfterRun(RunContext &ctx) override {
     const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
     if (!next_step_) timer_->UpdateLastTriggeredStep(stale);
-    int64_t step = stale + 1;
+    int64_t step = NextStep(stale);
     if (armed_) {  // this run is the traced one
       step = ctx.session->global_step();
       timer_->UpdateLastTriggeredStep(step);
       traced_step_ = step;
     }
-    next_step_ = step + 1;
+    next_step_ = NextStep(step);
     armed_ = timer_->ShouldTriggerForStep(*next_step_);
     if (armed_) ctx.session->ArmTracer(this);
     return Status();

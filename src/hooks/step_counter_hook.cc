@@ -2,6 +2,7 @@
 
 #include "core/log.h"
 #include "core/run_context.h"
+#include "core/saturating.h"
 #include "core/session.h"
 #include "core/timer.h"
 #include "hooks/extension_point.h"
@@ -40,7 +41,7 @@ class StepCounterHook final : public Hook {
       timer_->Reset();
     }
     // B28: the stale value says whether the real one may trigger; only then is it read.
-    if (timer_->ShouldTriggerForStep(stale + 1)) {
+    if (timer_->ShouldTriggerForStep(NextStep(stale))) {
       const int64_t step = ctx.session->global_step();
       if (timer_->ShouldTriggerForStep(step)) {
         const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(step);

@@ -1,5 +1,6 @@
 #include "hooks/stop_at_step_hook.h"
 
+#include "core/saturating.h"
 #include "core/session.h"
 
 namespace tw {
@@ -12,7 +13,7 @@ class StopAtStepHook final : public Hook {
 
   // B13: the target is fixed at the first creation; a recovery does not extend it.
   Status AfterCreateSession(Session &session) override {
-    if (last_step_ == TW_UNSET) last_step_ = session.global_step() + num_steps_;
+    if (last_step_ == TW_UNSET) last_step_ = SaturatingAdd(session.global_step(), num_steps_);
     return Status();
   }
 
@@ -20,7 +21,7 @@ class StopAtStepHook final : public Hook {
   // B14: the stale step (start of run) says whether we may be done; only then is the real one read.
   Status AfterRun(RunContext &ctx) override {
     const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
-    if (stale + 1 >= last_step_ && ctx.session->global_step() >= last_step_) return ctx.RequestStop();
+    if (NextStep(stale) >= last_step_ && ctx.session->global_step() >= last_step_) return ctx.RequestStop();
     return Status();
   }
 

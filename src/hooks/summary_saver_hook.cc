@@ -1,6 +1,7 @@
 #include "hooks/summary_saver_hook.h"
 
 #include "core/run_context.h"
+#include "core/saturating.h"
 #include "core/session.h"
 #include "core/timer.h"
 #include "summary/histogram.h"
@@ -35,14 +36,14 @@ class SummarySaverHook final : public Hook {
 
   // B39 (NEW): the step is stale + 1, re-read from the session on the first run and on summary runs.
   Status AfterRun(RunContext &ctx) override {
-    int64_t step = ctx.session->run_global_step() + 1;
+    int64_t step = NextStep(ctx.session->run_global_step());
     if (!next_step_ || request_summary_) step = ctx.session->global_step();
     if (!next_step_) TW_RETURN_IF_ERROR(writer_->AddSessionLog(step, summary::SessionStatus::kStart));
     if (request_summary_) {
       timer_->UpdateLastTriggeredStep(step);
       TW_RETURN_IF_ERROR(WriteSummaries(ctx, step));
     }
-    next_step_ = step + 1;
+    next_step_ = NextStep(step);
     return Status();
   }
 

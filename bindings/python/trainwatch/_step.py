@@ -46,6 +46,12 @@ class RunState:
             self.used = False
 
 
+# What a step ported from TF might return meaning "fetch these" (a name, a list or tuple of tensors):
+# silently ignoring it would hide the bug. Any other value is returned from run() as TF's run_step_fn
+# returns step_fn's value (W22); None publishes nothing.
+_FETCH_LIKE = (str, bytes, list, tuple)
+
+
 class StepRunner(native.StepFunction):
     """Calls the Python step function from the library (a SWIG director). ``owner`` is the
     MonitoredSession, or None to find it from the first run (a hook's own step, FinalOpsHook)."""
@@ -71,6 +77,11 @@ class StepRunner(native.StepFunction):
                 # restore of a recovery): the run's only check, as no Python code runs before the step
                 # that could hand the library a moved variable.
                 self.owner._check_variables()
+            if isinstance(result, _FETCH_LIKE):
+                raise TypeError(
+                    "a step function returns a dict of outputs to publish (name -> numpy array, torch tensor "
+                    f"or number) or None, not {type(result).__name__}: a step does not fetch names (session.run(fetches) "
+                    "reads variables and global_step)")
             if isinstance(result, dict) and result:
                 native.publish_outputs(ctx, result, self.state.outputs)
                 self.state.used = True

@@ -171,7 +171,9 @@ class _MonitoredSession:
 
     def run(self, fetches, feed_dict=None):
         """``run(step_fn)``: one step with hooks: before_run → ``step_fn(step_context)`` → after_run.
-        Returns what ``step_fn`` returned; its dict of outputs is published for the hooks.
+        Returns what ``step_fn`` returned; its dict of outputs is published for the hooks. A step
+        returning None publishes nothing; one returning a str, bytes, list or tuple (TF-style fetches,
+        which a step does not fetch) fails the run with TypeError.
         ``run(fetches)`` — a name or any nesting of names of registered variables or "global_step" —
         returns their values without running a step and without hooks."""
         if self._native is None:
