@@ -22,8 +22,11 @@
  * used by one thread at a time …") and changes nothing; the thread inside may call them again from its
  * callbacks as documented for each. tw_session_request_stop and tw_session_should_stop may be called
  * from any thread at any time (TF's Coordinator). Releasing a hook (tw_hook_destroy) is safe from any
- * thread: a session keeps its own reference. Distinct sessions are independent. Options objects are not
- * thread-safe; once a session is created from them they may be destroyed or reused.
+ * thread: a session keeps its own reference. A session may move to another thread between calls; a hook
+ * offered to a new session on another thread meanwhile is refused while the first session holds it
+ * (TW_FAILED_PRECONDITION), and taken once that session is closed or destroyed. Distinct sessions are
+ * independent. Options objects are not thread-safe; once a session is created from them they may be
+ * destroyed or reused.
  */
 #ifndef TRAINWATCH_SESSION_H
 #define TRAINWATCH_SESSION_H

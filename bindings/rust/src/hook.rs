@@ -13,8 +13,9 @@ use crate::sys;
 /// TF's `SessionRunHook`. Every method has a default that does nothing. Returning `Err` fails the
 /// operation the callback runs in (the session run, creation or close) with that error; a panic is
 /// caught before it reaches C, fails the operation with `Code::CallbackFailed`, and is resumed from
-/// the session call (`Session::run`, …) once the library has returned.
-pub trait SessionRunHook {
+/// the session call (`Session::run`, …) once the library has returned. A hook is `Send`: it runs on
+/// whichever thread runs its session (`Session` is `Send`), and is dropped on the last to let it go.
+pub trait SessionRunHook: Send {
     /// Once per session, before it is created.
     fn begin(&mut self, _session: &SessionRef<'_>) -> Result<()> {
         Ok(())
@@ -43,8 +44,8 @@ pub trait SessionRunHook {
 /// callbacks of a hook made by `Hook::wrap`. Each method gets `inner`, the wrapped hook, whose methods
 /// are TF's `super()`: every default calls it, so an override that calls `inner` keeps the built-in
 /// behaviour and one that does not skips it. An error `inner` returns is the override's to return or
-/// to swallow. Panics are handled as in `SessionRunHook`.
-pub trait HookCallbacks {
+/// to swallow. Panics are handled as in `SessionRunHook`, and, like it, the callbacks are `Send`.
+pub trait HookCallbacks: Send {
     fn begin(&mut self, inner: &Super, session: &SessionRef<'_>) -> Result<()> {
         inner.begin(session)
     }

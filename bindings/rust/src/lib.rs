@@ -38,6 +38,7 @@
 //! ```
 mod error;
 mod hook;
+mod list;
 mod options;
 mod session;
 pub mod sys;

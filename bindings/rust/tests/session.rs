@@ -1,10 +1,10 @@
 //! The wrapper's own contract: errors carry the status and message, panics never cross C and are
 //! resumed after the C call, step closures return values, bad input is an error and never a crash,
 //! and hooks and sessions may be dropped in any order.
-use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use trainwatch::{
     scan, Code, DType, Error, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View,
@@ -13,7 +13,7 @@ use trainwatch::{
 /// Records every callback; optionally fails or panics in one of them.
 #[derive(Default)]
 struct Recorder {
-    log: Rc<RefCell<Vec<String>>>,
+    log: Arc<Mutex<Vec<String>>>,
     fail_in: Option<&'static str>,
     panic_in: Option<&'static str>,
     fetch: Option<&'static str>,
@@ -21,7 +21,7 @@ struct Recorder {
 
 impl Recorder {
     fn event(&self, name: &str) -> trainwatch::Result<()> {
-        self.log.borrow_mut().push(name.to_string());
+        self.log.lock().unwrap().push(name.to_string());
         if self.panic_in == Some(name) {
             panic!("{} exploded", name);
         }
@@ -59,8 +59,8 @@ impl SessionRunHook for Recorder {
     }
 }
 
-fn recorder(fail_in: Option<&'static str>, panic_in: Option<&'static str>) -> (Hook, Rc<RefCell<Vec<String>>>) {
-    let log = Rc::new(RefCell::new(Vec::new()));
+fn recorder(fail_in: Option<&'static str>, panic_in: Option<&'static str>) -> (Hook, Arc<Mutex<Vec<String>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
     let hook = Hook::new("recorder", Recorder { log: log.clone(), fail_in, panic_in, fetch: None }).unwrap();
     (hook, log)
 }
@@ -98,7 +98,7 @@ fn step_value_is_returned_and_hooks_run_in_order() {
     assert_eq!(doubled, 7);
     assert_eq!(session.global_step().unwrap(), 1);
     session.close().unwrap();
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "after_run", "end"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "after_run", "end"]);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn hook_error_fails_the_run_with_its_code_and_message() {
     // The session is failed: no more runs, close skips end.
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::FailedPrecondition);
     session.close().unwrap();
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "on_error TW_INVALID_ARGUMENT"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "on_error TW_INVALID_ARGUMENT"]);
 }
 
 #[test]
@@ -123,7 +123,7 @@ fn hook_panic_is_resumed_after_the_c_call() {
     let payload = panic::catch_unwind(AssertUnwindSafe(|| session.run(&[], |_| Ok(())))).unwrap_err();
     assert_eq!(panic_text(payload), "after_run exploded");
     // The library saw a callback failure and failed the session cleanly.
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]);
     let error = session.run(&[], |_| Ok(())).unwrap_err();
     assert_eq!(error.code(), Code::FailedPrecondition);
     session.close().unwrap();
@@ -134,7 +134,7 @@ fn panic_in_begin_is_resumed_from_session_creation() {
     let (hook, log) = recorder(None, Some("begin"));
     let payload = panic::catch_unwind(AssertUnwindSafe(|| Session::monitored(None, &[&hook]))).unwrap_err();
     assert_eq!(panic_text(payload), "begin exploded");
-    assert_eq!(*log.borrow(), ["begin", "on_error TW_CALLBACK_FAILED"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "on_error TW_CALLBACK_FAILED"]);
 }
 
 #[test]
@@ -158,7 +158,7 @@ fn out_of_range_and_request_stop_end_cleanly() {
     assert_eq!(error.code(), Code::StopIteration);
     assert_eq!(error.message(), "step_fn has requested the iterations to stop.");
     session.close().unwrap();
-    assert_eq!(log.borrow().last().map(String::as_str), Some("end"));
+    assert_eq!(log.lock().unwrap().last().map(String::as_str), Some("end"));
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn feeds_fetches_and_variables_are_zero_copy_views() {
     {
         let mut opts = Options::new().unwrap();
         opts.variable("w", &mut w, &[3]).unwrap();
-        let log = Rc::new(RefCell::new(Vec::new()));
+        let log = Arc::new(Mutex::new(Vec::new()));
         let hook = Hook::new("fetcher", Recorder { log: log.clone(), fetch: Some("w"), ..Default::default() }).unwrap();
         let mut session = Session::singular(Some(&opts), &[&hook]).unwrap();
         let batch = [10i32, 20, 30, 40, 50, 60];
@@ -229,13 +229,13 @@ fn bad_input_is_an_error_never_a_crash() {
     assert_eq!(Session::singular(None, &[&hook]).unwrap_err().code(), Code::FailedPrecondition);
 }
 
-struct DropCounter(Rc<Cell<u32>>, bool);
+struct DropCounter(Arc<AtomicU32>, bool);
 
 impl SessionRunHook for DropCounter {}
 
 impl Drop for DropCounter {
     fn drop(&mut self) {
-        self.0.set(self.0.get() + 1);
+        self.0.fetch_add(1, Ordering::SeqCst);
         if self.1 {
             panic!("drop exploded");
         }
@@ -244,26 +244,26 @@ impl Drop for DropCounter {
 
 #[test]
 fn hooks_and_sessions_drop_in_any_order_exactly_once() {
-    let drops = Rc::new(Cell::new(0));
+    let drops = Arc::new(AtomicU32::new(0));
     let hook = Hook::new("counted", DropCounter(drops.clone(), false)).unwrap();
     let session = Session::monitored(None, &[&hook]).unwrap();
     drop(hook); // the session still holds it
-    assert_eq!(drops.get(), 0);
+    assert_eq!(drops.load(Ordering::SeqCst), 0);
     drop(session);
-    assert_eq!(drops.get(), 1);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
 
     let hook = Hook::new("counted", DropCounter(drops.clone(), false)).unwrap();
     let mut session = Session::monitored(None, &[&hook]).unwrap();
     session.close().unwrap();
     drop(session);
-    assert_eq!(drops.get(), 1);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
     drop(hook);
-    assert_eq!(drops.get(), 2);
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
 
     // A hook whose Drop panics: caught in the destroy trampoline, reported, not unwound through C.
     let hook = Hook::new("bad drop", DropCounter(drops.clone(), true)).unwrap();
     drop(hook);
-    assert_eq!(drops.get(), 3);
+    assert_eq!(drops.load(Ordering::SeqCst), 3);
 }
 
 #[test]
