@@ -75,7 +75,7 @@ class SummarySaverHook final : public EventWriterHook {
 
   SummarySaverConfig config_;
   std::unique_ptr<SecondOrStepTimer> timer_;
-  std::optional<int64_t> next_step_;              // unknown until the first run
+  std::optional<int64_t> next_step_;  // unknown until the first run
   bool request_summary_ = false;
 };
 

@@ -305,7 +305,6 @@ void log_formatter_sees_the_values_B9(void **) {
   assert_string_equal(formatter.formatted[0].c_str(), "loss");
 }
 
-
 // TF's "class NanTensorHookCustom(tf.train.NanTensorHook)" through the facade: after_run overridden,
 // super() optional (B33 kept or skipped); before_run's super returns the built-in's fetch (B31).
 class NanTensorHookCustom : public tw::WrappedHook {
