@@ -184,7 +184,10 @@ unsafe fn hook_of<'a>(user: *mut c_void) -> &'a mut BoxedHook {
 unsafe extern "C" fn begin_trampoline(user: *mut c_void, session: *mut sys::tw_session) -> sys::tw_status {
     guard(|| hook_of(user).begin(&SessionRef::from_raw(session)))
 }
-unsafe extern "C" fn after_create_session_trampoline(user: *mut c_void, session: *mut sys::tw_session) -> sys::tw_status {
+unsafe extern "C" fn after_create_session_trampoline(
+    user: *mut c_void,
+    session: *mut sys::tw_session,
+) -> sys::tw_status {
     guard(|| hook_of(user).after_create_session(&SessionRef::from_raw(session)))
 }
 unsafe extern "C" fn before_run_trampoline(user: *mut c_void, ctx: *mut sys::tw_run_context) -> sys::tw_status {
@@ -283,7 +286,11 @@ impl Hook {
         let mut raw = ptr::null_mut();
         // SAFETY: a valid out-pointer.
         check(unsafe {
-            sys::tw_stop_at_step_hook_create(&mut raw, num_steps.unwrap_or(sys::TW_UNSET), last_step.unwrap_or(sys::TW_UNSET))
+            sys::tw_stop_at_step_hook_create(
+                &mut raw,
+                num_steps.unwrap_or(sys::TW_UNSET),
+                last_step.unwrap_or(sys::TW_UNSET),
+            )
         })?;
         Hook::from_created(raw)
     }
@@ -302,7 +309,8 @@ impl Hook {
     /// async mode come from `opts` (`Opt::SaveCheckpointSteps` / `SaveCheckpointSecs`, …).
     pub fn checkpoint_saver(checkpoint_dir: impl AsRef<Path>, opts: &Options<'_>) -> Result<Hook> {
         let dir = checkpoint_dir.as_ref();
-        let dir = c_string("checkpoint_dir", dir.to_str().ok_or_else(|| Error::invalid("checkpoint_dir is not UTF-8"))?)?;
+        let dir =
+            c_string("checkpoint_dir", dir.to_str().ok_or_else(|| Error::invalid("checkpoint_dir is not UTF-8"))?)?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid pointers; nothing retained but the hook.
         check(unsafe { sys::tw_checkpoint_saver_hook_create(&mut raw, dir.as_ptr(), opts.as_ptr(), ptr::null(), 0) })?;
@@ -310,7 +318,9 @@ impl Hook {
     }
 
     fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
-        NonNull::new(raw).map(|raw| Hook { raw }).ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))
+        NonNull::new(raw)
+            .map(|raw| Hook { raw })
+            .ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))
     }
 
     pub fn name(&self) -> &str {

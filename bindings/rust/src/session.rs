@@ -116,7 +116,12 @@ where
     })
 }
 
-type CreateFn = unsafe extern "C" fn(*mut *mut sys::tw_session, *const sys::tw_options, *const *mut sys::tw_hook, usize) -> sys::tw_status;
+type CreateFn = unsafe extern "C" fn(
+    *mut *mut sys::tw_session,
+    *const sys::tw_options,
+    *const *mut sys::tw_hook,
+    usize,
+) -> sys::tw_status;
 
 impl<'v> Session<'v> {
     /// TF's `MonitoredSession`: `begin` on every hook, restore (chief, from `Opt::CheckpointDir`) or
@@ -160,7 +165,13 @@ impl<'v> Session<'v> {
 
     fn run_with<R, F>(
         &mut self,
-        run: unsafe extern "C" fn(*mut sys::tw_session, *const sys::tw_tensor, usize, Option<sys::tw_step_fn>, *mut c_void) -> sys::tw_status,
+        run: unsafe extern "C" fn(
+            *mut sys::tw_session,
+            *const sys::tw_tensor,
+            usize,
+            Option<sys::tw_step_fn>,
+            *mut c_void,
+        ) -> sys::tw_status,
         feeds: &[View<'_>],
         step: &mut F,
     ) -> Result<R>
@@ -171,7 +182,9 @@ impl<'v> Session<'v> {
         let mut state = StepState { step, value: None };
         let user = &mut state as *mut StepState<'_, R, F> as *mut c_void;
         // SAFETY: feeds and state outlive the call; the trampoline matches R and F.
-        call(|| unsafe { run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user) })?;
+        call(|| unsafe {
+            run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user)
+        })?;
         state.value.ok_or_else(|| Error::new(Code::Internal, "the run succeeded without running the step"))
     }
 
@@ -229,7 +242,11 @@ impl<'a> RunContext<'a> {
     pub fn requests(&self) -> Result<Vec<String>> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; each string lives until the next request and is copied at once.
-        unsafe { list::collect(sys::tw_run_context_request_count(ctx), |i, name| sys::tw_run_context_request_at(ctx, i, name)) }
+        unsafe {
+            list::collect(sys::tw_run_context_request_count(ctx), |i, name| {
+                sys::tw_run_context_request_at(ctx, i, name)
+            })
+        }
     }
 
     /// In `before_run`: fetch `name` (an output, a variable, "global_step", or a glob pattern) for
@@ -271,7 +288,9 @@ impl<'a> RunContext<'a> {
     pub fn results(&self) -> Result<Vec<TensorRef<'_>>> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; the views are valid until the run returns, so for the borrow of self.
-        unsafe { list::collect(sys::tw_run_context_result_count(ctx), |i, view| sys::tw_run_context_result_at(ctx, i, view)) }
+        unsafe {
+            list::collect(sys::tw_run_context_result_count(ctx), |i, view| sys::tw_run_context_result_at(ctx, i, view))
+        }
     }
 }
 
@@ -303,7 +322,9 @@ impl<'a> StepContext<'a> {
     pub fn feeds(&self) -> Result<Vec<TensorRef<'_>>> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; the views are valid until the step returns.
-        unsafe { list::collect(sys::tw_step_context_feed_count(ctx), |i, view| sys::tw_step_context_feed_at(ctx, i, view)) }
+        unsafe {
+            list::collect(sys::tw_step_context_feed_count(ctx), |i, view| sys::tw_step_context_feed_at(ctx, i, view))
+        }
     }
 
     /// Whether a hook asked for `name` in this run, so the step can skip computing it otherwise.
@@ -320,7 +341,9 @@ impl<'a> StepContext<'a> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; each string is copied at once.
         unsafe {
-            list::collect(sys::tw_step_context_requested_count(ctx), |i, name| sys::tw_step_context_requested_at(ctx, i, name))
+            list::collect(sys::tw_step_context_requested_count(ctx), |i, name| {
+                sys::tw_step_context_requested_at(ctx, i, name)
+            })
         }
     }
 

@@ -1,14 +1,12 @@
 //! The wrapper's own contract: errors carry the status and message, panics never cross C and are
 //! resumed after the C call, step closures return values, bad input is an error and never a crash,
 //! and hooks and sessions may be dropped in any order.
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
-use trainwatch::{
-    scan, Code, DType, Error, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View,
-};
+use trainwatch::{scan, Code, DType, Error, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View};
 
 /// Records every callback; optionally fails or panics in one of them.
 #[derive(Default)]
@@ -66,7 +64,11 @@ fn recorder(fail_in: Option<&'static str>, panic_in: Option<&'static str>) -> (H
 }
 
 fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 #[test]
@@ -123,7 +125,10 @@ fn hook_panic_is_resumed_after_the_c_call() {
     let payload = panic::catch_unwind(AssertUnwindSafe(|| session.run(&[], |_| Ok(())))).unwrap_err();
     assert_eq!(panic_text(payload), "after_run exploded");
     // The library saw a callback failure and failed the session cleanly.
-    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]
+    );
     let error = session.run(&[], |_| Ok(())).unwrap_err();
     assert_eq!(error.code(), Code::FailedPrecondition);
     session.close().unwrap();
@@ -140,8 +145,10 @@ fn panic_in_begin_is_resumed_from_session_creation() {
 #[test]
 fn step_panic_is_resumed_and_the_next_call_is_clean() {
     let mut session = Session::singular(None, &[]).unwrap();
-    let payload = panic::catch_unwind(AssertUnwindSafe(|| session.run(&[], |_| -> trainwatch::Result<()> { panic!("step exploded") })))
-        .unwrap_err();
+    let payload = panic::catch_unwind(AssertUnwindSafe(|| {
+        session.run(&[], |_| -> trainwatch::Result<()> { panic!("step exploded") })
+    }))
+    .unwrap_err();
     assert_eq!(panic_text(payload), "step exploded");
     // Nothing stays pending: the next call reports its own status.
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::FailedPrecondition);
@@ -151,7 +158,9 @@ fn step_panic_is_resumed_and_the_next_call_is_clean() {
 fn out_of_range_and_request_stop_end_cleanly() {
     let (hook, log) = recorder(None, None);
     let mut session = Session::monitored(None, &[&hook]).unwrap();
-    let error = session.run(&[], |_| -> trainwatch::Result<()> { Err(Error::new(Code::OutOfRange, "end of input")) }).unwrap_err();
+    let error = session
+        .run(&[], |_| -> trainwatch::Result<()> { Err(Error::new(Code::OutOfRange, "end of input")) })
+        .unwrap_err();
     assert_eq!(error.code(), Code::OutOfRange);
     assert!(error.code().is_clean_end());
     let error = session.run(&[], |ctx| -> trainwatch::Result<()> { Err(ctx.request_stop()) }).unwrap_err();
@@ -209,7 +218,10 @@ fn bad_input_is_an_error_never_a_crash() {
     let mut opts = Options::new().unwrap();
     assert_eq!(opts.set_i64(Opt::CheckpointDir, 3).unwrap_err().code(), Code::InvalidArgument);
     assert_eq!(opts.set_f64(Opt::MaxToKeep, 1.5).unwrap_err().code(), Code::InvalidArgument);
-    assert_eq!(Hook::checkpoint_saver("/tmp/x", &opts).unwrap_err().message(), "Either every_secs or every_steps should be provided.");
+    assert_eq!(
+        Hook::checkpoint_saver("/tmp/x", &opts).unwrap_err().message(),
+        "Either every_secs or every_steps should be provided."
+    );
     assert_eq!(opts.variable("global_step", &mut v, &[2]).unwrap_err().code(), Code::InvalidArgument);
     // Inside a run: a wrong dtype, an unknown feed, an unpublished fetch.
     let mut session = Session::singular(None, &[]).unwrap();
@@ -218,7 +230,10 @@ fn bad_input_is_an_error_never_a_crash() {
     let error = session.run(&feeds, |ctx| ctx.feed("x")?.scalar::<f64>()).unwrap_err();
     assert_eq!(error.code(), Code::InvalidArgument);
     assert!(error.message().contains("'x' is float32, not float64"), "{}", error);
-    assert_eq!(Session::singular(None, &[]).unwrap().run(&feeds, |ctx| ctx.feed("y").map(|_| ())).unwrap_err().code(), Code::NotFound);
+    assert_eq!(
+        Session::singular(None, &[]).unwrap().run(&feeds, |ctx| ctx.feed("y").map(|_| ())).unwrap_err().code(),
+        Code::NotFound
+    );
     let fetcher = Hook::new("fetcher", Recorder { fetch: Some("missing"), ..Default::default() }).unwrap();
     let mut session = Session::singular(None, &[&fetcher]).unwrap();
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::NotFound);
@@ -281,7 +296,12 @@ fn options_round_trip_and_latest_checkpoint_of_an_empty_dir() {
     let mut opts = Options::new().unwrap();
     assert_eq!(opts.get_i64(Opt::MaxToKeep).unwrap(), 5);
     assert_eq!(opts.get_str(Opt::CheckpointDir).unwrap(), None);
-    opts.set_i64(Opt::MaxToKeep, 2).unwrap().set_f64(Opt::RecoveryBackoffSecs, 0.5).unwrap().set_str(Opt::CheckpointBasename, "m").unwrap();
+    opts.set_i64(Opt::MaxToKeep, 2)
+        .unwrap()
+        .set_f64(Opt::RecoveryBackoffSecs, 0.5)
+        .unwrap()
+        .set_str(Opt::CheckpointBasename, "m")
+        .unwrap();
     assert_eq!(opts.get_i64(Opt::MaxToKeep).unwrap(), 2);
     assert_eq!(opts.get_f64(Opt::RecoveryBackoffSecs).unwrap(), 0.5);
     assert_eq!(opts.get_str(Opt::CheckpointBasename).unwrap().as_deref(), Some("m"));
