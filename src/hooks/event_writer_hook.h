@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "core/hook.h"
+#include "session/hook.h"
 #include "summary/event_writer.h"
 #include "summary/writer_cache.h"
 
