@@ -218,6 +218,37 @@ static void saver_and_listener_at_the_callers_size(void **state) {
   tw_checkpoint_listener_destroy(listener);
 }
 
+static tw_status no_allreduce(void *user_data, int64_t *values, size_t count, tw_reduce_op op, double timeout) {
+  (void)user_data, (void)values, (void)count, (void)op, (void)timeout;
+  return TW_OK;
+}
+static tw_status no_broadcast(void *user_data, void *data, size_t size, int32_t root, double timeout) {
+  (void)user_data, (void)data, (void)size, (void)root, (void)timeout;
+  return TW_OK;
+}
+static tw_status no_barrier(void *user_data, double timeout) {
+  (void)user_data, (void)timeout;
+  return TW_OK;
+}
+
+static void collective_table_at_the_callers_size(void **state) {
+  (void)state;
+  tw_options *opts = NULL;
+  tw_collective table = TW_COLLECTIVE_INIT;
+  table.allreduce_int64 = no_allreduce;
+  table.broadcast = no_broadcast;
+  table.barrier = no_barrier;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(tw_options_set_collective(opts, &table, NULL), TW_OK);
+#ifdef TW_TEST_GROWN
+  table.tw_test_grown = 1;
+  assert_int_equal(tw_options_set_collective(opts, &table, NULL), TW_INVALID_ARGUMENT);
+#endif
+  table.struct_size = TW_COLLECTIVE_SIZE_V1 - 8;
+  assert_int_equal(tw_options_set_collective(opts, &table, NULL), TW_INVALID_ARGUMENT);
+  tw_options_destroy(opts);
+}
+
 /* ---- structs the library lends ---- */
 
 static void events_lend_values_by_pointer(void **state) {
@@ -370,6 +401,7 @@ int main(void) {
       cmocka_unit_test(scan_and_summary_write_only_the_callers_size),
       cmocka_unit_test(session_reads_arrays_and_tables_at_the_callers_size),
       cmocka_unit_test(saver_and_listener_at_the_callers_size),
+      cmocka_unit_test(collective_table_at_the_callers_size),
       cmocka_unit_test(events_lend_values_by_pointer),
       cmocka_unit_test(callbacks_get_lists_of_pointers),
       cmocka_unit_test(below_the_first_version_is_refused_by_name),
