@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.h"
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/state_file.h"
-#include "core/tensor.h"
-#include "core/versioned.h"
 
 using tw::Errorf;
 using tw::Status;

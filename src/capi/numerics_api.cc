@@ -1,7 +1,7 @@
 // extern "C" shims for trainwatch/numerics.h.
+#include "base/tensor.h"
+#include "base/versioned.h"
 #include "capi/guard.h"
-#include "core/tensor.h"
-#include "core/versioned.h"
 #include "numerics/check_numerics.h"
 #include "numerics/scan.h"
 #include "numerics/summary.h"

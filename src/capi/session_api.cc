@@ -1,7 +1,7 @@
 // extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
+#include "base/versioned.h"
 #include "capi/guard.h"
-#include "core/versioned.h"
-#include "core/session.h"
+#include "session/session.h"
 #include "training/monitored_training_session.h"
 
 using tw::Status;

@@ -2,14 +2,14 @@
 
 #include <cstring>
 
+#include "base/log.h"
+#include "base/saturating.h"
+#include "base/versioned.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
-#include "core/log.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/versioned.h"
 #include "hooks/extension_point.h"
 #include "numerics/scan.h"
+#include "session/session.h"
 #include "summary/writer_cache.h"
 
 // ---- tw_checkpoint_listener --------------------------------------------------------------------------

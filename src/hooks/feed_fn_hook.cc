@@ -1,7 +1,7 @@
 #include "hooks/feed_fn_hook.h"
 
-#include "core/run_context.h"
-#include "core/versioned.h"
+#include "base/versioned.h"
+#include "session/run_context.h"
 
 namespace tw {
 namespace {

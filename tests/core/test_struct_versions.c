@@ -15,12 +15,12 @@
 #include <cmocka.h>
 #include <trainwatch.h>
 
-/* The frozen v1 layouts, as the library checks them (core/v1_layouts.cc); C99 has no static_assert. */
+/* The frozen v1 layouts, as the library checks them (base/v1_layouts.cc); C99 has no static_assert. */
 #if UINTPTR_MAX == UINT64_MAX
 #define TW_V1_SIZE(type, size_macro, size) typedef char type##_size_v1_is_frozen[(size_macro) == (size) ? 1 : -1];
 #define TW_V1_MEMBER(type, member, offset) \
   typedef char type##_##member##_is_frozen[offsetof(type, member) == (offset) ? 1 : -1];
-#include "core/v1_layouts.def"
+#include "base/v1_layouts.def"
 #endif
 
 /* The first byte of an out-struct the library must leave alone: the grown member, or everything past
