@@ -31,6 +31,7 @@ TW_VERSIONED_(tw_checkpoint_listener_callbacks, TW_CHECKPOINT_LISTENER_CALLBACKS
 TW_VERSIONED_(tw_scan_result, TW_SCAN_RESULT_SIZE_V1, TW_SCAN_RESULT_INIT);
 TW_VERSIONED_(tw_numerics_summary, TW_NUMERICS_SUMMARY_SIZE_V1, TW_NUMERICS_SUMMARY_INIT);
 TW_VERSIONED_(tw_event, TW_EVENT_SIZE_V1, TW_EVENT_INIT);
+TW_VERSIONED_(tw_collective, TW_COLLECTIVE_SIZE_V1, TW_COLLECTIVE_INIT);
 #undef TW_VERSIONED_
 
 // The caller's struct_size is at least the first version's.
@@ -56,7 +57,8 @@ Status ReadVersioned(const T *in, const std::string &what, T *out) {
     for (size_t i = 0; i < size - sizeof(T); ++i) {
       if (extra[i] != 0) {
         return Errorf(TW_INVALID_ARGUMENT,
-                      "%s has struct_size %u and sets members this library (%s, %s of %zu bytes) does not know",
+                      "%s has struct_size %u and sets members this library (%s, %s of %zu bytes) does not "
+                      "know: the program needs a newer trainwatch",
                       what.c_str(), size, TW_VERSION_STRING, Versioned<T>::kName, sizeof(T));
       }
     }
