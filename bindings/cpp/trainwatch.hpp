@@ -867,11 +867,11 @@ class LoggingTensorHook : public HookHandle {
   }
 
  private:
-  static tw_status trampoline(void *user_data, const tw_tensor *values, size_t n_values, char *buffer,
+  static tw_status trampoline(void *user_data, const tw_tensor *const *values, size_t n_values, char *buffer,
                               size_t buffer_size, size_t *length) {
     return detail::guarded([&] {
       std::vector<Tensor> tensors;
-      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(*values[i]));
       const std::string text = static_cast<LogFormatter *>(user_data)->format(tensors);
       *length = text.size();
       if (buffer_size > 0) {
@@ -1114,7 +1114,9 @@ class WrappedHook : public HookHandle {
   }
   void super_log_tensors(const std::vector<Tensor> &values) {
     const std::vector<tw_tensor> views = detail::c_tensors(values);
-    detail::call([&] { return tw_logging_tensor_hook_log_tensors(inner_, views.data(), views.size()); });
+    std::vector<const tw_tensor *> pointers;
+    for (const tw_tensor &view : views) pointers.push_back(&view);
+    detail::call([&] { return tw_logging_tensor_hook_log_tensors(inner_, pointers.data(), pointers.size()); });
   }
   void super_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
     detail::call([&] { return tw_step_counter_hook_log_and_record(inner_, elapsed_steps, elapsed_time, global_step); });
@@ -1152,10 +1154,11 @@ class WrappedHook : public HookHandle {
       Binding::of(user_data).on_error(ref, error);
     });
   }
-  static tw_status log_tensors_trampoline(void *user_data, tw_hook *, const tw_tensor *values, size_t n_values) {
+  static tw_status log_tensors_trampoline(void *user_data, tw_hook *, const tw_tensor *const *values,
+                                          size_t n_values) {
     return detail::guarded([&] {
       std::vector<Tensor> tensors;
-      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(*values[i]));
       Extension::of(user_data).log_tensors(tensors);
     });
   }
@@ -1437,8 +1440,10 @@ class EventReader {
     out.wall_time = e.wall_time;
     out.step = e.step;
     for (size_t i = 0; i < e.value_count; ++i) {
-      out.tags.emplace_back(e.values[i].tag);
-      out.scalars.push_back(e.values[i].kind == TW_SUMMARY_VALUE_SCALAR ? e.values[i].simple_value : std::numeric_limits<double>::quiet_NaN());
+      const tw_summary_value &value = *e.values[i];
+      out.tags.emplace_back(value.tag);
+      out.scalars.push_back(value.kind == TW_SUMMARY_VALUE_SCALAR ? value.simple_value
+                                                                   : std::numeric_limits<double>::quiet_NaN());
     }
     out.session_log_status = e.session_log_status;
     out.checkpoint_path = e.checkpoint_path != nullptr ? e.checkpoint_path : "";
