@@ -324,7 +324,7 @@ class SessionRef {
   }
   int64_t global_step() const {
     int64_t step = 0;
-    detail::call([&] { return tw_session_get_global_step(session_, &step); });
+    detail::call([&] { return tw_session_get_global_step(&step, session_); });
     return step;
   }
   void set_global_step(int64_t value) {
@@ -332,14 +332,14 @@ class SessionRef {
   }
   Tensor variable(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_session_get_variable(session_, name.c_str(), &t); });
+    detail::call([&] { return tw_session_get_variable(&t, session_, name.c_str()); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> variables() const {
     std::vector<Tensor> all;
     for (size_t i = 0, n = tw_session_variable_count(session_); i < n; ++i) {
       tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_session_variable_at(session_, i, &t); });
+      detail::call([&] { return tw_session_variable_at(&t, session_, i); });
       all.push_back(Tensor::from_c(t));
     }
     return all;
@@ -347,7 +347,7 @@ class SessionRef {
   // An output the step published in the current run; readable in after_run only (tw_session_get_output).
   Tensor output(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_session_get_output(session_, name.c_str(), &t); });
+    detail::call([&] { return tw_session_get_output(&t, session_, name.c_str()); });
     return Tensor::from_c(t);
   }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
@@ -374,7 +374,7 @@ class StepContext {
   size_t feed_count() const noexcept { return tw_step_context_feed_count(ctx_); }
   Tensor feed_at(size_t index) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_step_context_feed_at(ctx_, index, &t); });
+    detail::call([&] { return tw_step_context_feed_at(&t, ctx_, index); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> feeds() const {
@@ -384,7 +384,7 @@ class StepContext {
   }
   Tensor feed(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_step_context_find_feed(ctx_, name.c_str(), &t); });
+    detail::call([&] { return tw_step_context_get_feed(&t, ctx_, name.c_str()); });
     return Tensor::from_c(t);
   }
   bool is_requested(const std::string &name) const noexcept {
@@ -394,7 +394,7 @@ class StepContext {
     std::vector<std::string> names;
     for (size_t i = 0, n = tw_step_context_requested_count(ctx_); i < n; ++i) {
       const char *name = nullptr;
-      detail::call([&] { return tw_step_context_requested_at(ctx_, i, &name); });
+      detail::call([&] { return tw_step_context_requested_at(&name, ctx_, i); });
       names.emplace_back(name);
     }
     return names;
@@ -478,7 +478,7 @@ class RunContext {
     std::vector<Tensor> feeds;
     for (size_t i = 0, n = tw_run_context_original_feed_count(ctx_); i < n; ++i) {
       tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_run_context_original_feed(ctx_, i, &t); });
+      detail::call([&] { return tw_run_context_original_feed(&t, ctx_, i); });
       feeds.push_back(Tensor::from_c(t));
     }
     return feeds;
@@ -490,7 +490,7 @@ class RunContext {
     std::vector<std::string> names;
     for (size_t i = 0, n = tw_run_context_request_count(ctx_); i < n; ++i) {
       const char *name = nullptr;
-      detail::call([&] { return tw_run_context_request_at(ctx_, i, &name); });
+      detail::call([&] { return tw_run_context_request_at(&name, ctx_, i); });
       names.emplace_back(name);
     }
     return names;
@@ -499,14 +499,14 @@ class RunContext {
   // after_run: this hook's results; views valid until the run returns.
   Tensor result(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_run_context_get_result(ctx_, name.c_str(), &t); });
+    detail::call([&] { return tw_run_context_get_result(&t, ctx_, name.c_str()); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> results() const {
     std::vector<Tensor> all;
     for (size_t i = 0, n = tw_run_context_result_count(ctx_); i < n; ++i) {
       tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_run_context_result_at(ctx_, i, &t); });
+      detail::call([&] { return tw_run_context_result_at(&t, ctx_, i); });
       all.push_back(Tensor::from_c(t));
     }
     return all;
@@ -644,23 +644,23 @@ class Options {
   }
   int state(int key) const {
     tw_option_state state = TW_OPTION_DEFAULT;
-    detail::call([&] { return tw_options_get_state(options_, static_cast<tw_option>(key), &state); });
+    detail::call([&] { return tw_options_get_state(&state, options_, static_cast<tw_option>(key)); });
     return state;
   }
   int64_t get_int64(int key) const {
     int64_t value = 0;
-    detail::call([&] { return tw_options_get_int64(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_int64(&value, options_, static_cast<tw_option>(key)); });
     return value;
   }
   double get_double(int key) const {
     double value = 0;
-    detail::call([&] { return tw_options_get_double(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_double(&value, options_, static_cast<tw_option>(key)); });
     return value;
   }
   // "" for an unset string.
   std::string get_string(int key) const {
     const char *value = nullptr;
-    detail::call([&] { return tw_options_get_string(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_string(&value, options_, static_cast<tw_option>(key)); });
     return value != nullptr ? value : "";
   }
   void set_recoverable(int status, bool recoverable) {
@@ -941,20 +941,20 @@ class FinalOpsHook : public HookHandle {
   FinalOpsHook(StepFunction *final_step, const std::vector<Tensor> &feeds = {}) {
     const std::vector<tw_tensor> views = detail::c_tensors(feeds);
     create([&](tw_hook **out) {
-      return tw_final_ops_hook_create(out, &StepFunction::trampoline, final_step, nullptr, views.data(), views.size());
+      return tw_final_ops_hook_create(out, views.data(), views.size(), &StepFunction::trampoline, final_step, nullptr);
     });
   }
   // False until the final step has completed (TF's final_ops_values is None).
   bool has_values() const noexcept {
     tw_tensor t = detail::empty_c_tensor();
-    return tw_final_ops_hook_value_at(hook_, 0, &t) != TW_FAILED_PRECONDITION;
+    return tw_final_ops_hook_value_at(&t, hook_, 0) != TW_FAILED_PRECONDITION;
   }
   // The published values (copies owned by the hook), in publish order.
   std::vector<Tensor> values() const {
     std::vector<Tensor> all;
     for (size_t i = 0, n = tw_final_ops_hook_value_count(hook_); i < n; ++i) {
       tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_final_ops_hook_value_at(hook_, i, &t); });
+      detail::call([&] { return tw_final_ops_hook_value_at(&t, hook_, i); });
       all.push_back(Tensor::from_c(t));
     }
     return all;
@@ -991,8 +991,10 @@ class GlobalStepWaiterHook : public HookHandle {
 // ProfilerHook(save_steps, save_secs, output_dir) (B45–B47): Chrome-trace timelines of one run in N.
 class ProfilerHook : public HookHandle {
  public:
-  ProfilerHook(int64_t save_steps, double save_secs, const std::string &output_dir) {
-    create([&](tw_hook **out) { return tw_profiler_hook_create(out, save_steps, save_secs, output_dir.c_str()); });
+  ProfilerHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
+    create([&](tw_hook **out) {
+      return tw_profiler_hook_create(out, every_n_steps, every_n_secs, output_dir.c_str());
+    });
   }
 };
 
@@ -1120,7 +1122,7 @@ class WrappedHook : public HookHandle {
   }
   bool super_save(SessionRef &session, int64_t step) {
     int stop = 0;
-    detail::call([&] { return tw_checkpoint_saver_hook_save(inner_, session.handle(), step, &stop); });
+    detail::call([&] { return tw_checkpoint_saver_hook_save(&stop, inner_, session.handle(), step); });
     return stop != 0;
   }
 
@@ -1232,8 +1234,9 @@ class Session : public SessionRef {
   }
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
-  // An open session is abandoned: closed without end() (as tw_session_destroy does).
-  ~Session() { tw_session_destroy(session_); }
+  // An open session is abandoned: closed without end() (as tw_session_destroy does). Destroy fails only
+  // when called from inside one of the session's own callbacks, which a destructor cannot report.
+  ~Session() { (void)tw_session_destroy(session_); }
 
   // One step with hooks; feeds are borrowed for the call.
   void run(StepFunction &step, const std::vector<Tensor> &feeds = {}) {
@@ -1350,7 +1353,7 @@ inline std::vector<Tensor> list_variables(const std::string &path) {
   try {
     for (size_t i = 0, n = tw_checkpoint_variables_count(list); i < n; ++i) {
       tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_checkpoint_variables_at(list, i, &t); });
+      detail::call([&] { return tw_checkpoint_variables_at(&t, list, i); });
       all.push_back(Tensor::from_c(t));
     }
   } catch (...) {
@@ -1435,7 +1438,7 @@ class EventReader {
   bool next(Event &out) {
     tw_event e;
     tw_event_init(&e);
-    const tw_status status = tw_event_reader_next(reader_, &e);
+    const tw_status status = tw_event_reader_next(&e, reader_);
     if (status == TW_OUT_OF_RANGE) return false;
     if (status != TW_OK) throw Error(status, tw_last_error_message());
     out = Event();

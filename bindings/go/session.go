@@ -271,7 +271,7 @@ func (r *SessionRef) GlobalStep() (int64, error) {
 		return 0, err
 	}
 	var out C.int64_t
-	err := check(func() C.tw_status { return C.tw_session_get_global_step(r.c, &out) })
+	err := check(func() C.tw_status { return C.tw_session_get_global_step(&out, r.c) })
 	return int64(out), err
 }
 
@@ -307,7 +307,7 @@ func variable(c *C.tw_session, name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_session_get_variable(c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_session_get_variable(&t, c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -326,7 +326,7 @@ func (r *SessionRef) Output(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_session_get_output(r.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_session_get_output(&t, r.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -391,7 +391,7 @@ func (ctx *RunContext) Requests() ([]string, error) {
 	names := make([]string, 0, n)
 	for i := 0; i < n; i++ {
 		var name *C.char
-		if err := check(func() C.tw_status { return C.tw_run_context_request_at(ctx.c, C.size_t(i), &name) }); err != nil {
+		if err := check(func() C.tw_status { return C.tw_run_context_request_at(&name, ctx.c, C.size_t(i)) }); err != nil {
 			return nil, err
 		}
 		names = append(names, C.GoString(name))
@@ -411,7 +411,7 @@ func (ctx *RunContext) Result(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_run_context_get_result(ctx.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_run_context_get_result(&t, ctx.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -434,7 +434,7 @@ func (ctx *StepContext) Feed(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_step_context_find_feed(ctx.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_step_context_get_feed(&t, ctx.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil

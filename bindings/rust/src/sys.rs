@@ -118,9 +118,9 @@ extern "C" {
     pub fn tw_options_set_double(opts: *mut tw_options, key: tw_option, value: f64) -> tw_status;
     pub fn tw_options_set_string(opts: *mut tw_options, key: tw_option, value: *const c_char) -> tw_status;
     pub fn tw_options_set_none(opts: *mut tw_options, key: tw_option) -> tw_status;
-    pub fn tw_options_get_int64(opts: *const tw_options, key: tw_option, out: *mut i64) -> tw_status;
-    pub fn tw_options_get_double(opts: *const tw_options, key: tw_option, out: *mut f64) -> tw_status;
-    pub fn tw_options_get_string(opts: *const tw_options, key: tw_option, out: *mut *const c_char) -> tw_status;
+    pub fn tw_options_get_int64(out: *mut i64, opts: *const tw_options, key: tw_option) -> tw_status;
+    pub fn tw_options_get_double(out: *mut f64, opts: *const tw_options, key: tw_option) -> tw_status;
+    pub fn tw_options_get_string(out: *mut *const c_char, opts: *const tw_options, key: tw_option) -> tw_status;
     pub fn tw_options_add_variable(opts: *mut tw_options, var: *const tw_tensor) -> tw_status;
 
     // session.h: hooks
@@ -177,30 +177,30 @@ extern "C" {
     pub fn tw_session_request_stop(session: *mut tw_session) -> tw_status;
     pub fn tw_session_close(session: *mut tw_session) -> tw_status;
     pub fn tw_session_destroy(session: *mut tw_session) -> tw_status;
-    pub fn tw_session_get_global_step(session: *const tw_session, out: *mut i64) -> tw_status;
+    pub fn tw_session_get_global_step(out: *mut i64, session: *const tw_session) -> tw_status;
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
-    pub fn tw_session_get_variable(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_session_get_variable(out: *mut tw_tensor, session: *const tw_session, name: *const c_char) -> tw_status;
     pub fn tw_session_is_chief(session: *const tw_session) -> c_int;
-    pub fn tw_session_get_output(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_session_get_output(out: *mut tw_tensor, session: *const tw_session, name: *const c_char) -> tw_status;
 
     // session.h: run context
     pub fn tw_run_context_request_fetch(ctx: *mut tw_run_context, name: *const c_char) -> tw_status;
     pub fn tw_run_context_request_stop(ctx: *mut tw_run_context) -> tw_status;
     pub fn tw_run_context_stop_requested(ctx: *const tw_run_context) -> c_int;
     pub fn tw_run_context_session(ctx: *mut tw_run_context) -> *mut tw_session;
-    pub fn tw_run_context_get_result(ctx: *const tw_run_context, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_run_context_get_result(out: *mut tw_tensor, ctx: *const tw_run_context, name: *const c_char) -> tw_status;
     pub fn tw_run_context_result_count(ctx: *const tw_run_context) -> usize;
-    pub fn tw_run_context_result_at(ctx: *const tw_run_context, index: usize, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_run_context_result_at(out: *mut tw_tensor, ctx: *const tw_run_context, index: usize) -> tw_status;
     pub fn tw_run_context_request_count(ctx: *const tw_run_context) -> usize;
-    pub fn tw_run_context_request_at(ctx: *const tw_run_context, index: usize, out: *mut *const c_char) -> tw_status;
+    pub fn tw_run_context_request_at(out: *mut *const c_char, ctx: *const tw_run_context, index: usize) -> tw_status;
 
     // session.h: step context
     pub fn tw_step_context_feed_count(ctx: *const tw_step_context) -> usize;
-    pub fn tw_step_context_feed_at(ctx: *const tw_step_context, index: usize, out: *mut tw_tensor) -> tw_status;
-    pub fn tw_step_context_find_feed(ctx: *const tw_step_context, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_step_context_feed_at(out: *mut tw_tensor, ctx: *const tw_step_context, index: usize) -> tw_status;
+    pub fn tw_step_context_get_feed(out: *mut tw_tensor, ctx: *const tw_step_context, name: *const c_char) -> tw_status;
     pub fn tw_step_context_is_requested(ctx: *const tw_step_context, name: *const c_char) -> c_int;
     pub fn tw_step_context_requested_count(ctx: *const tw_step_context) -> usize;
-    pub fn tw_step_context_requested_at(ctx: *const tw_step_context, index: usize, out: *mut *const c_char) -> tw_status;
+    pub fn tw_step_context_requested_at(out: *mut *const c_char, ctx: *const tw_step_context, index: usize) -> tw_status;
     pub fn tw_step_context_publish_copy(ctx: *mut tw_step_context, output: *const tw_tensor) -> tw_status;
     pub fn tw_step_context_global_step(ctx: *const tw_step_context) -> i64;
     pub fn tw_step_context_set_global_step(ctx: *mut tw_step_context, value: i64) -> tw_status;
