@@ -5,8 +5,7 @@
 set -u
 inc=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-headers=(trainwatch.h trainwatch/common.h trainwatch/session.h trainwatch/hooks.h trainwatch/numerics.h
-         trainwatch/checkpoint.h trainwatch/summary.h)
+mapfile -t headers < <(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort)
 compilers=("gcc -x c -std=c99" "g++ -x c++ -std=c++11" "g++ -x c++ -std=c++17")
 if command -v clang > /dev/null; then compilers+=("clang -x c -std=c99" "clang++ -x c++ -std=c++17"); fi
 # -c, not -fsyntax-only: GCC reports unused results only when it generates code.

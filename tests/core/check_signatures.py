@@ -9,8 +9,8 @@ The rules (docs/DEVELOPING.md, "C API rules"):
 - callbacks (a *_fn or function-pointer parameter, a callback table) and their user_data come last:
   after one, only callbacks, user_data and destroy follow;
 - a lookup by name is tw_<object>_get_<what>(out, object, name);
-- a period is spelled every_n_steps / every_n_secs (arguments) and *EVERY_N_STEPS / *EVERY_N_SECS
-  (option keys).
+- a period is spelled every_n_steps / every_n_secs (arguments) and *EVERY_N_<unit> (option keys:
+  STEPS, SECS, HOURS, RUNS).
 """
 import pathlib
 import re
@@ -110,8 +110,9 @@ def main():
         failures = [f"{header}: {name}: {message}" for header, prefix, name, params in functions
                     for kind, message in check_function(prefix, name, params) if kind == rule]
         checks.append((title, failures))
-    bad_keys = [k for k in keys if re.search(r"SAVE_|EVERY|_STEPS$", k) and not re.search(r"EVERY_N_(STEPS|SECS|HOURS)$", k)]
-    checks.append(("every period option key is spelled *EVERY_N_STEPS / *EVERY_N_SECS", bad_keys))
+    bad_keys = [k for k in keys
+                if re.search(r"SAVE_|EVERY|_STEPS$", k) and not re.search(r"EVERY_N_(STEPS|SECS|HOURS|RUNS)$", k)]
+    checks.append(("every period option key is spelled *EVERY_N_<STEPS|SECS|HOURS|RUNS>", bad_keys))
     print(f"1..{len(checks)}")
     for i, (title, failures) in enumerate(checks, 1):
         print(f"{'not ok' if failures else 'ok'} {i} - {title}")
