@@ -353,9 +353,10 @@ TW_NODISCARD TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, i
  * writes "<output_dir>/timeline-<step>.json" (step: the global step after that run) in Chrome trace
  * format (Perfetto, chrome://tracing): a "run" span and one span per hook before_run
  * ("<hook>.before_run"), the step function ("step") and per hook after_run ("<hook>.after_run"; a
- * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs "Saving timeline for <step> into '<path>'." at INFO. The file is
- * written atomically after the run's last after_run. output_dir NULL or "" is the current directory;
- * it is created in begin. Untraced runs cost nothing extra.
+ * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs
+ * "Saving timeline for <step> into '<path>'." at INFO. The file is written atomically after the run's
+ * last after_run. output_dir NULL or "" is the current directory; it is created in begin. Untraced runs
+ * cost nothing extra.
  * Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above), TW_RESOURCE_EXHAUSTED. Runs fail with
  * TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written. */
 TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,

@@ -90,8 +90,8 @@ typedef enum tw_option {
    * save_checkpoint_secs. */
   TW_OPT_CHECKPOINT_EVERY_N_SECS = 13,
   /* int64 >= 0, no default (None). CheckpointSaverHook's save_steps, MonitoredTrainingSession's
-   * save_checkpoint_steps. Setting both secs and steps is an
-   * error when the hook is created (TF's docs and code disagree; trainwatch rejects it, T3).
+   * save_checkpoint_steps. Setting both secs and steps is an error when the hook is created (TF's docs
+   * and code disagree; trainwatch rejects it, T3).
    * 0 means what it means in TF: tw_monitored_training_session_create adds no CheckpointSaverHook for
    * a frequency of 0 (TF's `save_checkpoint_steps and save_checkpoint_steps > 0`, likewise for secs),
    * while tw_checkpoint_saver_hook_create with 0 steps saves after every run that moves the step
@@ -360,10 +360,11 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
                                                                    tw_hook *const *hooks, size_t n_hooks);
 
 /* tf.train.MonitoredTrainingSession (T1–T10): a MonitoredSession (with recovery) whose options carry
- * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR, TW_OPT_CHECKPOINT_EVERY_N_SECS
- * / _STEPS, TW_OPT_SUMMARY_EVERY_N_STEPS / _SECS, TW_OPT_STEP_COUNT_EVERY_N_STEPS, TW_OPT_MAX_WAIT_SECS (7200
- * when left at its default, T10), TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the
- * variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
+ * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR,
+ * TW_OPT_CHECKPOINT_EVERY_N_SECS / _STEPS (save_checkpoint_secs / _steps), TW_OPT_SUMMARY_EVERY_N_STEPS /
+ * _SECS (save_summaries_steps / _secs), TW_OPT_STEP_COUNT_EVERY_N_STEPS (log_step_count_steps),
+ * TW_OPT_MAX_WAIT_SECS (7200 when left at its default, T10), TW_OPT_MAX_TO_KEEP,
+ * TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
  *   checkpoints: both left default → every 600 s; only one given → the other is None; so setting only
  *                save_checkpoint_steps to None disables checkpointing (T2);
  *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
