@@ -364,7 +364,8 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
  * TW_OPT_CHECKPOINT_EVERY_N_SECS / _STEPS (save_checkpoint_secs / _steps), TW_OPT_SUMMARY_EVERY_N_STEPS /
  * _SECS (save_summaries_steps / _secs), TW_OPT_STEP_COUNT_EVERY_N_STEPS (log_step_count_steps),
  * TW_OPT_MAX_WAIT_SECS (7200 when left at its default, T10), TW_OPT_MAX_TO_KEEP,
- * TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
+ * TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the variables. "Left at the default" and "None"
+ * (tw_options_set_none) differ exactly as in TF:
  *   checkpoints: both left default → every 600 s; only one given → the other is None; so setting only
  *                save_checkpoint_steps to None disables checkpointing (T2);
  *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
