@@ -354,7 +354,7 @@ class SessionRef {
   }
   int64_t global_step() const {
     int64_t step = 0;
-    detail::call([&] { return tw_session_get_global_step(session_, &step); });
+    detail::call([&] { return tw_session_get_global_step(&step, session_); });
     return step;
   }
   void set_global_step(int64_t value) {
@@ -362,17 +362,17 @@ class SessionRef {
   }
   Tensor variable(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_session_get_variable(session_, name.c_str(), &t); });
+    detail::call([&] { return tw_session_get_variable(&t, session_, name.c_str()); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> variables() const {
     return detail::collect<tw_tensor>(tw_session_variable_count(session_),
-                                      [&](size_t i, tw_tensor *t) { return tw_session_variable_at(session_, i, t); });
+                                      [&](size_t i, tw_tensor *t) { return tw_session_variable_at(t, session_, i); });
   }
   // An output the step published in the current run; readable in after_run only (tw_session_get_output).
   Tensor output(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_session_get_output(session_, name.c_str(), &t); });
+    detail::call([&] { return tw_session_get_output(&t, session_, name.c_str()); });
     return Tensor::from_c(t);
   }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
@@ -399,16 +399,16 @@ class StepContext {
   size_t feed_count() const noexcept { return tw_step_context_feed_count(ctx_); }
   Tensor feed_at(size_t index) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_step_context_feed_at(ctx_, index, &t); });
+    detail::call([&] { return tw_step_context_feed_at(&t, ctx_, index); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> feeds() const {
     return detail::collect<tw_tensor>(feed_count(),
-                                      [&](size_t i, tw_tensor *t) { return tw_step_context_feed_at(ctx_, i, t); });
+                                      [&](size_t i, tw_tensor *t) { return tw_step_context_feed_at(t, ctx_, i); });
   }
   Tensor feed(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_step_context_find_feed(ctx_, name.c_str(), &t); });
+    detail::call([&] { return tw_step_context_get_feed(&t, ctx_, name.c_str()); });
     return Tensor::from_c(t);
   }
   bool is_requested(const std::string &name) const noexcept {
@@ -416,7 +416,7 @@ class StepContext {
   }
   std::vector<std::string> requested() const {
     return detail::collect<const char *>(tw_step_context_requested_count(ctx_), [&](size_t i, const char **name) {
-      return tw_step_context_requested_at(ctx_, i, name);
+      return tw_step_context_requested_at(name, ctx_, i);
     });
   }
   // Borrows the data until the session's run returns.
@@ -496,26 +496,26 @@ class RunContext {
   // The caller's feeds of this run (SessionRunContext.original_args.feed_dict).
   std::vector<Tensor> original_feeds() const {
     return detail::collect<tw_tensor>(tw_run_context_original_feed_count(ctx_),
-                                      [&](size_t i, tw_tensor *t) { return tw_run_context_original_feed(ctx_, i, t); });
+                                      [&](size_t i, tw_tensor *t) { return tw_run_context_original_feed(t, ctx_, i); });
   }
 
   // The names this hook requested so far in this run (after a super before_run: the built-in's
   // SessionRunArgs fetches), in request order.
   std::vector<std::string> requests() const {
     return detail::collect<const char *>(tw_run_context_request_count(ctx_), [&](size_t i, const char **name) {
-      return tw_run_context_request_at(ctx_, i, name);
+      return tw_run_context_request_at(name, ctx_, i);
     });
   }
 
   // after_run: this hook's results; views valid until the run returns.
   Tensor result(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
-    detail::call([&] { return tw_run_context_get_result(ctx_, name.c_str(), &t); });
+    detail::call([&] { return tw_run_context_get_result(&t, ctx_, name.c_str()); });
     return Tensor::from_c(t);
   }
   std::vector<Tensor> results() const {
     return detail::collect<tw_tensor>(tw_run_context_result_count(ctx_),
-                                      [&](size_t i, tw_tensor *t) { return tw_run_context_result_at(ctx_, i, t); });
+                                      [&](size_t i, tw_tensor *t) { return tw_run_context_result_at(t, ctx_, i); });
   }
   tw_run_context *handle() const noexcept { return ctx_; }
 
@@ -650,23 +650,23 @@ class Options {
   }
   int state(int key) const {
     tw_option_state state = TW_OPTION_DEFAULT;
-    detail::call([&] { return tw_options_get_state(options_, static_cast<tw_option>(key), &state); });
+    detail::call([&] { return tw_options_get_state(&state, options_, static_cast<tw_option>(key)); });
     return state;
   }
   int64_t get_int64(int key) const {
     int64_t value = 0;
-    detail::call([&] { return tw_options_get_int64(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_int64(&value, options_, static_cast<tw_option>(key)); });
     return value;
   }
   double get_double(int key) const {
     double value = 0;
-    detail::call([&] { return tw_options_get_double(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_double(&value, options_, static_cast<tw_option>(key)); });
     return value;
   }
   // "" for an unset string.
   std::string get_string(int key) const {
     const char *value = nullptr;
-    detail::call([&] { return tw_options_get_string(options_, static_cast<tw_option>(key), &value); });
+    detail::call([&] { return tw_options_get_string(&value, options_, static_cast<tw_option>(key)); });
     return value != nullptr ? value : "";
   }
   void set_recoverable(int status, bool recoverable) {
@@ -947,18 +947,18 @@ class FinalOpsHook : public HookHandle {
   FinalOpsHook(StepFunction *final_step, const std::vector<Tensor> &feeds = {}) {
     const std::vector<tw_tensor> views = detail::c_tensors(feeds);
     create([&](tw_hook **out) {
-      return tw_final_ops_hook_create(out, &StepFunction::trampoline, final_step, nullptr, views.data(), views.size());
+      return tw_final_ops_hook_create(out, views.data(), views.size(), &StepFunction::trampoline, final_step, nullptr);
     });
   }
   // False until the final step has completed (TF's final_ops_values is None).
   bool has_values() const noexcept {
     tw_tensor t = detail::empty_c_tensor();
-    return tw_final_ops_hook_value_at(hook_, 0, &t) != TW_FAILED_PRECONDITION;
+    return tw_final_ops_hook_value_at(&t, hook_, 0) != TW_FAILED_PRECONDITION;
   }
   // The published values (copies owned by the hook), in publish order.
   std::vector<Tensor> values() const {
     return detail::collect<tw_tensor>(tw_final_ops_hook_value_count(hook_),
-                                      [&](size_t i, tw_tensor *t) { return tw_final_ops_hook_value_at(hook_, i, t); });
+                                      [&](size_t i, tw_tensor *t) { return tw_final_ops_hook_value_at(t, hook_, i); });
   }
 };
 
@@ -992,8 +992,10 @@ class GlobalStepWaiterHook : public HookHandle {
 // ProfilerHook(save_steps, save_secs, output_dir) (B45–B47): Chrome-trace timelines of one run in N.
 class ProfilerHook : public HookHandle {
  public:
-  ProfilerHook(int64_t save_steps, double save_secs, const std::string &output_dir) {
-    create([&](tw_hook **out) { return tw_profiler_hook_create(out, save_steps, save_secs, output_dir.c_str()); });
+  ProfilerHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
+    create([&](tw_hook **out) {
+      return tw_profiler_hook_create(out, every_n_steps, every_n_secs, output_dir.c_str());
+    });
   }
 };
 
@@ -1123,7 +1125,7 @@ class WrappedHook : public HookHandle {
   }
   bool super_save(SessionRef &session, int64_t step) {
     int stop = 0;
-    detail::call([&] { return tw_checkpoint_saver_hook_save(inner_, session.handle(), step, &stop); });
+    detail::call([&] { return tw_checkpoint_saver_hook_save(&stop, inner_, session.handle(), step); });
     return stop != 0;
   }
 
@@ -1236,8 +1238,9 @@ class Session : public SessionRef {
   }
   Session(const Session &) = delete;
   Session &operator=(const Session &) = delete;
-  // An open session is abandoned: closed without end() (as tw_session_destroy does).
-  ~Session() { tw_session_destroy(session_); }
+  // An open session is abandoned: closed without end() (as tw_session_destroy does). Destroy fails only
+  // when called from inside one of the session's own callbacks, which a destructor cannot report.
+  ~Session() { (void)tw_session_destroy(session_); }
 
   // One step with hooks; feeds are borrowed for the call.
   void run(StepFunction &step, const std::vector<Tensor> &feeds = {}) {
@@ -1349,7 +1352,7 @@ inline std::vector<Tensor> list_variables(const std::string &path) {
   std::vector<Tensor> all;
   try {
     all = detail::collect<tw_tensor>(tw_checkpoint_variables_count(list),
-                                     [&](size_t i, tw_tensor *t) { return tw_checkpoint_variables_at(list, i, t); });
+                                     [&](size_t i, tw_tensor *t) { return tw_checkpoint_variables_at(t, list, i); });
   } catch (...) {
     tw_checkpoint_variables_destroy(list);
     throw;
@@ -1432,7 +1435,7 @@ class EventReader {
   bool next(Event &out) {
     tw_event e;
     tw_event_init(&e);
-    const tw_status status = tw_event_reader_next(reader_, &e);
+    const tw_status status = tw_event_reader_next(&e, reader_);
     if (status == TW_OUT_OF_RANGE) return false;
     if (status != TW_OK) throw Error(status, tw_last_error_message());
     out = Event();

@@ -25,6 +25,14 @@
 
 #include <trainwatch.h>
 
+/* A field returning tw_status warns when its result is ignored, as TW_NODISCARD does for the header's
+ * functions (GCC and clang; the attribute applies to the pointer's function type). */
+#if defined(__GNUC__) || defined(__clang__)
+#  define TW_DLOPEN_STATUS __attribute__((warn_unused_result)) tw_status
+#else
+#  define TW_DLOPEN_STATUS tw_status
+#endif
+
 /* X(return type, name without the "tw_" prefix, parameter list) — every function the loader
  * resolves. Extend the list to reach more of the API. */
 #define TW_DLOPEN_FUNCTIONS(X)                                                                          \
@@ -32,33 +40,34 @@
   X(const char *, version_string, (void))                                                               \
   X(const char *, status_name, (tw_status))                                                             \
   X(const char *, last_error_message, (void))                                                           \
-  X(tw_status, set_error, (tw_status, const char *))                                                    \
+  X(TW_DLOPEN_STATUS, set_error, (tw_status, const char *))                                             \
   X(void, set_log_level, (tw_log_level))                                                                \
-  X(tw_status, options_create, (tw_options **))                                                         \
+  X(TW_DLOPEN_STATUS, options_create, (tw_options **))                                                  \
   X(void, options_destroy, (tw_options *))                                                              \
-  X(tw_status, options_set_int64, (tw_options *, tw_option, int64_t))                                   \
-  X(tw_status, options_set_double, (tw_options *, tw_option, double))                                   \
-  X(tw_status, options_set_string, (tw_options *, tw_option, const char *))                             \
-  X(tw_status, options_add_variable, (tw_options *, const tw_tensor *))                                 \
-  X(tw_status, hook_create, (tw_hook **, const char *, const tw_hook_callbacks *, void *))              \
+  X(TW_DLOPEN_STATUS, options_set_int64, (tw_options *, tw_option, int64_t))                            \
+  X(TW_DLOPEN_STATUS, options_set_double, (tw_options *, tw_option, double))                            \
+  X(TW_DLOPEN_STATUS, options_set_string, (tw_options *, tw_option, const char *))                      \
+  X(TW_DLOPEN_STATUS, options_add_variable, (tw_options *, const tw_tensor *))                          \
+  X(TW_DLOPEN_STATUS, hook_create, (tw_hook **, const char *, const tw_hook_callbacks *, void *))       \
   X(void, hook_destroy, (tw_hook *))                                                                    \
-  X(tw_status, stop_at_step_hook_create, (tw_hook **, int64_t, int64_t))                                \
-  X(tw_status, nan_tensor_hook_create, (tw_hook **, const char *, int))                                 \
-  X(tw_status, checkpoint_saver_hook_create,                                                            \
+  X(TW_DLOPEN_STATUS, stop_at_step_hook_create, (tw_hook **, int64_t, int64_t))                         \
+  X(TW_DLOPEN_STATUS, nan_tensor_hook_create, (tw_hook **, const char *, int))                          \
+  X(TW_DLOPEN_STATUS, checkpoint_saver_hook_create,                                                     \
     (tw_hook **, const char *, const tw_options *, tw_checkpoint_listener *const *, size_t))            \
-  X(tw_status, monitored_session_create, (tw_session **, const tw_options *, tw_hook *const *, size_t)) \
-  X(tw_status, session_run, (tw_session *, const tw_tensor *, size_t, tw_step_fn, void *))              \
+  X(TW_DLOPEN_STATUS, monitored_session_create,                                                         \
+    (tw_session **, const tw_options *, tw_hook *const *, size_t))                                      \
+  X(TW_DLOPEN_STATUS, session_run, (tw_session *, const tw_tensor *, size_t, tw_step_fn, void *))       \
   X(int, session_should_stop, (const tw_session *))                                                     \
-  X(tw_status, session_close, (tw_session *))                                                           \
-  X(tw_status, session_destroy, (tw_session *))                                                         \
-  X(tw_status, session_get_global_step, (const tw_session *, int64_t *))                                \
-  X(tw_status, run_context_request_fetch, (tw_run_context *, const char *))                             \
-  X(tw_status, run_context_get_result, (const tw_run_context *, const char *, tw_tensor *))             \
+  X(TW_DLOPEN_STATUS, session_close, (tw_session *))                                                    \
+  X(TW_DLOPEN_STATUS, session_destroy, (tw_session *))                                                  \
+  X(TW_DLOPEN_STATUS, session_get_global_step, (int64_t *, const tw_session *))                         \
+  X(TW_DLOPEN_STATUS, run_context_request_fetch, (tw_run_context *, const char *))                      \
+  X(TW_DLOPEN_STATUS, run_context_get_result, (tw_tensor *, const tw_run_context *, const char *))      \
   X(tw_session *, run_context_session, (tw_run_context *))                                              \
-  X(tw_status, step_context_find_feed, (const tw_step_context *, const char *, tw_tensor *))            \
-  X(tw_status, step_context_publish_copy, (tw_step_context *, const tw_tensor *))                       \
+  X(TW_DLOPEN_STATUS, step_context_get_feed, (tw_tensor *, const tw_step_context *, const char *))      \
+  X(TW_DLOPEN_STATUS, step_context_publish_copy, (tw_step_context *, const tw_tensor *))                \
   X(int64_t, step_context_global_step, (const tw_step_context *))                                       \
-  X(tw_status, latest_checkpoint, (char *, size_t, const char *))
+  X(TW_DLOPEN_STATUS, latest_checkpoint, (char *, size_t, const char *))
 
 #define TW_DLOPEN_FIELD_(ret, name, params) ret(*name) params;
 

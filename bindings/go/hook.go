@@ -110,7 +110,7 @@ func NanTensorHook(loss string, failOnNanLoss bool) (*BuiltinHook, error) {
 }
 
 // CheckpointSaverHook is TF's CheckpointSaverHook(checkpoint_dir, save_secs | save_steps): the timer
-// (OptSaveCheckpointSteps or OptSaveCheckpointSecs), basename and async mode come from opts.
+// (OptCheckpointEveryNSteps or OptCheckpointEveryNSecs), basename and async mode come from opts.
 func CheckpointSaverHook(checkpointDir string, opts *Options) (*BuiltinHook, error) {
 	if err := opts.live(); err != nil {
 		return nil, err

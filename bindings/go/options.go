@@ -27,8 +27,8 @@ const (
 	OptCheckNumerics             Option = C.TW_OPT_CHECK_NUMERICS                // int64 0/1, default 0
 	OptMaxToKeep                 Option = C.TW_OPT_MAX_TO_KEEP                   // int64, default 5
 	OptKeepCheckpointEveryNHours Option = C.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS // float64, default 10000
-	OptSaveCheckpointSecs        Option = C.TW_OPT_SAVE_CHECKPOINT_SECS          // float64, no default
-	OptSaveCheckpointSteps       Option = C.TW_OPT_SAVE_CHECKPOINT_STEPS         // int64, no default
+	OptCheckpointEveryNSecs      Option = C.TW_OPT_CHECKPOINT_EVERY_N_SECS       // float64, no default
+	OptCheckpointEveryNSteps     Option = C.TW_OPT_CHECKPOINT_EVERY_N_STEPS      // int64, no default
 	OptCheckpointBasename        Option = C.TW_OPT_CHECKPOINT_BASENAME           // string, default "model.ckpt"
 	OptAsyncCheckpoint           Option = C.TW_OPT_ASYNC_CHECKPOINT              // int64 0/1, default 1
 	OptNanAction                 Option = C.TW_OPT_NAN_ACTION                    // int64, default 0 (fail)
@@ -115,20 +115,20 @@ func (o *Options) SetNone(key Option) error {
 
 func (o *Options) Int64(key Option) (int64, error) {
 	var out C.int64_t
-	err := o.set(func() C.tw_status { return C.tw_options_get_int64(o.c, C.tw_option(key), &out) })
+	err := o.set(func() C.tw_status { return C.tw_options_get_int64(&out, o.c, C.tw_option(key)) })
 	return int64(out), err
 }
 
 func (o *Options) Float64(key Option) (float64, error) {
 	var out C.double
-	err := o.set(func() C.tw_status { return C.tw_options_get_double(o.c, C.tw_option(key), &out) })
+	err := o.set(func() C.tw_status { return C.tw_options_get_double(&out, o.c, C.tw_option(key)) })
 	return float64(out), err
 }
 
 // String returns a string option, "" when unset.
 func (o *Options) String(key Option) (string, error) {
 	var out *C.char
-	err := o.set(func() C.tw_status { return C.tw_options_get_string(o.c, C.tw_option(key), &out) })
+	err := o.set(func() C.tw_status { return C.tw_options_get_string(&out, o.c, C.tw_option(key)) })
 	if err != nil || out == nil {
 		return "", err
 	}

@@ -271,7 +271,7 @@ func (r *SessionRef) GlobalStep() (int64, error) {
 		return 0, err
 	}
 	var out C.int64_t
-	err := check(func() C.tw_status { return C.tw_session_get_global_step(r.c, &out) })
+	err := check(func() C.tw_status { return C.tw_session_get_global_step(&out, r.c) })
 	return int64(out), err
 }
 
@@ -307,7 +307,7 @@ func variable(c *C.tw_session, name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_session_get_variable(c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_session_get_variable(&t, c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -326,7 +326,7 @@ func (r *SessionRef) Output(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_session_get_output(r.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_session_get_output(&t, r.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -388,7 +388,7 @@ func (ctx *RunContext) Requests() ([]string, error) {
 		return nil, errOutsideCallback
 	}
 	return collect(C.tw_run_context_request_count(ctx.c), func(i C.size_t, name **C.char) C.tw_status {
-		return C.tw_run_context_request_at(ctx.c, i, name)
+		return C.tw_run_context_request_at(name, ctx.c, i)
 	}, goString)
 }
 
@@ -404,7 +404,7 @@ func (ctx *RunContext) Result(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_run_context_get_result(ctx.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_run_context_get_result(&t, ctx.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil
@@ -427,7 +427,7 @@ func (ctx *StepContext) Feed(name string) (View, error) {
 	defer C.free(unsafe.Pointer(cname))
 	var t C.tw_tensor
 	C.tw_tensor_init(&t)
-	if err := check(func() C.tw_status { return C.tw_step_context_find_feed(ctx.c, cname, &t) }); err != nil {
+	if err := check(func() C.tw_status { return C.tw_step_context_get_feed(&t, ctx.c, cname) }); err != nil {
 		return View{}, err
 	}
 	return viewOf(&t), nil

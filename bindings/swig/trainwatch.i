@@ -32,6 +32,7 @@
 // the facade's business, so those are left out.
 // ------------------------------------------------------------------------------------------------
 #define TW_API
+#define TW_NODISCARD
 %rename("$ignore", %$isfunction, regextarget=1) "^tw_";
 %rename("$ignore", %$isclass, regextarget=1) "^tw_";
 %rename("$ignore", regextarget=1) "_MAX_ENUM_$";

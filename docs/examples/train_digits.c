@@ -94,8 +94,8 @@ static tw_status sgd_step(void *user_data, tw_step_context *ctx) {
   float hidden[HIDDEN], prob[CLASSES], dhidden[HIDDEN];
   int correct = 0;
   tw_status st;
-  if ((st = tw_step_context_find_feed(ctx, "x", &xs)) != TW_OK) return st;
-  if ((st = tw_step_context_find_feed(ctx, "y", &ys)) != TW_OK) return st;
+  if ((st = tw_step_context_get_feed(&xs, ctx, "x")) != TW_OK) return st;
+  if ((st = tw_step_context_get_feed(&ys, ctx, "y")) != TW_OK) return st;
   const int n = (int)xs.shape[0];
   const float (*x)[FEATURES] = xs.data;
   const int32_t *y = ys.data;
@@ -155,7 +155,7 @@ typedef struct progress {
 static tw_status progress_before_run(void *user_data, tw_run_context *ctx) {
   progress *p = user_data;
   int64_t step = 0;
-  tw_status st = tw_session_get_global_step(tw_run_context_session(ctx), &step);
+  tw_status st = tw_session_get_global_step(&step, tw_run_context_session(ctx));
   if (st != TW_OK || step % p->every != 0) return st;
   if ((st = tw_run_context_request_fetch(ctx, "loss")) != TW_OK) return st;
   if ((st = tw_run_context_request_fetch(ctx, "global_step")) != TW_OK) return st;
@@ -166,9 +166,9 @@ static tw_status progress_after_run(void *user_data, tw_run_context *ctx) {
   tw_tensor loss = TW_TENSOR_INIT, accuracy = TW_TENSOR_INIT, step = TW_TENSOR_INIT;
   (void)user_data;
   if (tw_run_context_result_count(ctx) == 0) return TW_OK; /* not a reporting step */
-  tw_status st = tw_run_context_get_result(ctx, "loss", &loss);
-  if (st == TW_OK) st = tw_run_context_get_result(ctx, "accuracy", &accuracy);
-  if (st == TW_OK) st = tw_run_context_get_result(ctx, "global_step", &step);
+  tw_status st = tw_run_context_get_result(&loss, ctx, "loss");
+  if (st == TW_OK) st = tw_run_context_get_result(&accuracy, ctx, "accuracy");
+  if (st == TW_OK) st = tw_run_context_get_result(&step, ctx, "global_step");
   if (st != TW_OK) return st;
   printf("step %5lld  loss %.4f  batch accuracy %.2f\n", (long long)*(int64_t *)step.data, *(float *)loss.data,
          *(float *)accuracy.data);
@@ -261,6 +261,6 @@ int main(int argc, char **argv) {
     if (tw_session_run(session, feeds, 2, sgd_step, &t) != TW_OK) return fail("run");
   }
   if (tw_session_close(session) != TW_OK) return fail("close");
-  tw_session_destroy(session);
+  if (tw_session_destroy(session) != TW_OK) return fail("destroy");
   return t.test_accuracy >= 0.9f ? 0 : 2;
 }

@@ -35,7 +35,7 @@
 #ifndef TRAINWATCH_CHECKPOINT_H
 #define TRAINWATCH_CHECKPOINT_H
 
-#include "trainwatch/session.h"
+#include "trainwatch/common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,7 +56,7 @@ typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint'
  * Defaults (TF's, C3): max_to_keep 5, keep_checkpoint_every_n_hours 10000, no step padding.
  * Errors: TW_INVALID_ARGUMENT (out NULL; variables NULL with n_variables > 0; a malformed, strided,
  * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
+TW_NODISCARD TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
 
 /* Frees the saver and releases its directory locks. Checkpoint files and variables are not touched.
  * NULL is a no-op. */
@@ -65,17 +65,17 @@ TW_API void tw_saver_destroy(tw_saver *saver);
 /* How many recent checkpoints to keep (default 5). Saving past it deletes the oldest, unless it is due
  * to be kept by keep_checkpoint_every_n_hours. 0 keeps every file and lists only the newest in the
  * state file (TF's C9). Errors: TW_INVALID_ARGUMENT (NULL saver, negative value). */
-TW_API tw_status tw_saver_set_max_to_keep(tw_saver *saver, int64_t max_to_keep);
+TW_NODISCARD TW_API tw_status tw_saver_set_max_to_keep(tw_saver *saver, int64_t max_to_keep);
 
 /* A checkpoint leaving the kept list is kept forever when it is at least `hours` newer than the last one
  * kept that way (default 10000, i.e. never). The clock is stored in the state file
  * (last_preserved_timestamp) and restored by tw_saver_recover_last_checkpoints, so it survives restarts.
  * Errors: TW_INVALID_ARGUMENT (NULL saver, hours not > 0). */
-TW_API tw_status tw_saver_set_keep_checkpoint_every_n_hours(tw_saver *saver, double hours);
+TW_NODISCARD TW_API tw_status tw_saver_set_keep_checkpoint_every_n_hours(tw_saver *saver, double hours);
 
 /* 1: name checkpoints "<prefix>-%08d" (TF's pad_step_number); 0 (default): "<prefix>-<step>".
  * Errors: TW_INVALID_ARGUMENT (NULL saver, value not 0 or 1). */
-TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
+TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
 
 /* Saves the variables as they are now to "<prefix>-<global_step>" (or `prefix` itself when global_step
  * is TW_UNSET), records it in "<dirname(prefix)>/checkpoint" and deletes checkpoints past max_to_keep.
@@ -91,7 +91,8 @@ TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
  * holds <dir>/.trainwatch.lock).
  * On any error the previous checkpoints and state file are untouched and the failed save is not
  * recorded: a checkpoint written whose state-file update then failed is removed again. */
-TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix, int64_t global_step);
+TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix,
+                                            int64_t global_step);
 
 /* Restores every variable from the checkpoint at `path`, in place. All or nothing: names, dtypes,
  * shapes, checksums, and that every chunk decodes to its recorded size and checksum, are all verified
@@ -101,13 +102,13 @@ TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const cha
  * holds float32[4,3]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
  * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
  * the file and the tensor), TW_IO. */
-TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
+TW_NODISCARD TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 
 /* The same for the `n_names` variables named in `names` only (the others are not touched; n_names 0
  * restores nothing). A name that is not a variable of this saver fails with TW_NOT_FOUND; names NULL
  * with n_names > 0 or a NULL entry with TW_INVALID_ARGUMENT. Other errors as tw_saver_restore. */
-TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, const char *const *names,
-                                            size_t n_names);
+TW_NODISCARD TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, const char *const *names,
+                                                         size_t n_names);
 
 /* Restores every variable from the newest intact checkpoint of `dir`: those its state file lists,
  * newest first, then — when the state file is missing, damaged (a WARNING names the damage) or lists
@@ -117,7 +118,7 @@ TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const char *path, c
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
  * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does
  * not match), TW_NOT_FOUND (no intact checkpoint listed or found), TW_IO. */
-TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *saver, const char *dir);
+TW_NODISCARD TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *saver, const char *dir);
 
 /* Takes `dir`'s lock, then re-seeds the saver's kept list and retention clock from `dir`'s state file,
  * as TF's recover_last_checkpoints after a restore (files that vanished are dropped), removes stale
@@ -129,12 +130,12 @@ TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *s
  * names the damage; nothing is deleted). Nothing found: nothing to recover, OK.
  * Errors: TW_INVALID_ARGUMENT (NULL arguments), TW_FAILED_PRECONDITION (another saver, session or
  * process holds `dir`'s lock), TW_IO, TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
+TW_NODISCARD TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
 
 /* The saver's kept checkpoints, oldest → newest: count, and the i-th path (valid until the next call
  * on the saver). Errors: TW_INVALID_ARGUMENT (NULL), TW_OUT_OF_RANGE (index). */
 TW_API size_t tw_saver_last_checkpoint_count(const tw_saver *saver);
-TW_API tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_saver *saver, size_t index);
+TW_NODISCARD TW_API tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_saver *saver, size_t index);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Checkpoint directories and files                                                               */
@@ -147,20 +148,21 @@ TW_API tw_status tw_saver_last_checkpoint_at(const char **out_path, const tw_sav
  * Errors: TW_INVALID_ARGUMENT (NULL out_path or dir; a state file with an empty model_checkpoint_path),
  * TW_NOT_FOUND (no checkpoint), TW_OUT_OF_RANGE (out_size too small: the message gives the size
  * needed). */
-TW_API tw_status tw_latest_checkpoint(char *out_path, size_t out_size, const char *dir);
+TW_NODISCARD TW_API tw_status tw_latest_checkpoint(char *out_path, size_t out_size, const char *dir);
 
 /* Reads the index of the checkpoint at `path` (no tensor data) into a new list; free it with
  * tw_checkpoint_variables_destroy. Errors: TW_INVALID_ARGUMENT (NULL; not a regular file, e.g. a
  * FIFO: refused at once), TW_NOT_FOUND, TW_IO,
  * TW_DATA_LOSS (not a checkpoint, truncated, corrupt index), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char *path);
+TW_NODISCARD TW_API tw_status tw_checkpoint_list_variables(tw_checkpoint_variables **out, const char *path);
 
 /* Number of tensors in the list (0 for NULL), in the order they were saved. */
 TW_API size_t tw_checkpoint_variables_count(const tw_checkpoint_variables *list);
 
 /* Fills *out with the i-th tensor's name, dtype and shape (data NULL); the strings and arrays are owned
  * by the list. Errors: TW_INVALID_ARGUMENT (NULL, out->struct_size too small), TW_OUT_OF_RANGE. */
-TW_API tw_status tw_checkpoint_variables_at(const tw_checkpoint_variables *list, size_t index, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_checkpoint_variables_at(tw_tensor *out, const tw_checkpoint_variables *list,
+                                                         size_t index);
 
 /* Frees the list. NULL is a no-op. */
 TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
@@ -171,12 +173,12 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
  * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
  * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
  * TW_DATA_LOSS, TW_IO. */
-TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
+TW_NODISCARD TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
 
 /* Decodes every tensor of the checkpoint at `path` and checks every checksum, keeping nothing.
  * TW_OK means the file is intact. Errors: TW_INVALID_ARGUMENT (NULL; not a regular file), TW_NOT_FOUND,
  * TW_IO, TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk). */
-TW_API tw_status tw_checkpoint_verify(const char *path);
+TW_NODISCARD TW_API tw_status tw_checkpoint_verify(const char *path);
 
 #ifdef __cplusplus
 } /* extern "C" */

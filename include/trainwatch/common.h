@@ -47,12 +47,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#if defined(_WIN32)
-#  define TW_API __declspec(dllexport)
+/* TW_API marks every function of the library. On Windows it exports them while the library itself is
+ * built (the build defines TW_BUILDING_LIBRARY) and imports them in programs using the DLL; define
+ * TW_STATIC when linking a static build. Elsewhere it gives them default visibility (the library is
+ * built with hidden visibility, so only these are exported). */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#  if defined(TW_BUILDING_LIBRARY)
+#    define TW_API __declspec(dllexport)
+#  elif defined(TW_STATIC)
+#    define TW_API
+#  else
+#    define TW_API __declspec(dllimport)
+#  endif
 #elif defined(__GNUC__) && __GNUC__ >= 4
 #  define TW_API __attribute__((visibility("default")))
 #else
 #  define TW_API
+#endif
+
+/* TW_NODISCARD marks every function returning a tw_status: ignoring one is a compiler warning, since a
+ * failed call leaves its out-parameters untouched. It comes first in a declaration
+ * (`TW_NODISCARD TW_NODISCARD TW_API tw_status f(…)`). In C++17 and C23 it is [[nodiscard]], which a cast to void
+ * silences; GCC's warn_unused_result in older C and C++ ignores such a cast (use the value instead). */
+#if defined(__cplusplus) && __cplusplus >= 201703L
+#  define TW_NODISCARD [[nodiscard]]
+#elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L
+#  define TW_NODISCARD [[nodiscard]]
+#elif defined(__GNUC__) || defined(__clang__)
+#  define TW_NODISCARD __attribute__((warn_unused_result))
+#elif defined(_MSC_VER)
+#  include <sal.h>
+#  define TW_NODISCARD _Check_return_
+#else
+#  define TW_NODISCARD
 #endif
 
 #ifdef __cplusplus
@@ -75,6 +102,13 @@ extern "C" {
 TW_API unsigned tw_version_number(void);
 /* "MAJOR.MINOR.PATCH", static storage. */
 TW_API const char *tw_version_string(void);
+
+/* "No value" for int64 arguments that TF spells None (e.g. StopAtStepHook's num_steps, a saver's
+ * global_step). */
+#define TW_UNSET INT64_MIN
+/* "No value" for seconds arguments that TF spells None (e.g. StepCounterHook's every_n_secs): any
+ * negative number reads as unset. */
+#define TW_UNSET_SECS (-1.0)
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Versioned structs (see the conventions above)                                                  */
@@ -131,7 +165,7 @@ TW_API const char *tw_last_error_message(void);
  * callback can write `return tw_set_error(TW_INVALID_ARGUMENT, "batch is empty");`. The library
  * prefixes the text with where the callback ran (hook name, phase) when it propagates it.
  * A NULL message stores "". */
-TW_API tw_status tw_set_error(tw_status status, const char *message);
+TW_NODISCARD TW_API tw_status tw_set_error(tw_status status, const char *message);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Data types                                                                                     */

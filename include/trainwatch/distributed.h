@@ -106,7 +106,8 @@ static inline void tw_collective_init(tw_collective *collective) {
  * this library knows with non-zero extra bytes; world_size < 1; rank outside [0, world_size);
  * allreduce_int64, broadcast or barrier NULL). On error destroy is not called and the options keep
  * what they had. */
-TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective, void *user_data);
+TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective,
+                                                       void *user_data);
 
 #ifdef __cplusplus
 }

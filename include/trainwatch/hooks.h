@@ -6,8 +6,11 @@
  * one open session at a time. Every constructor can also fail with TW_RESOURCE_EXHAUSTED (out of
  * memory); on any error *out is untouched and a destroy(user_data) passed in is not called.
  *
- * Periodic hooks fire every N steps or every N seconds (TF's SecondOrStepTimer, B1–B5): passing both
- * is TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (TF's T3, resolved as an
+ * Periodic hooks fire every N steps or every N seconds (TF's SecondOrStepTimer, B1–B5). The period is
+ * spelled every_n_steps (int64) and every_n_secs (double) in every argument list, and
+ * TW_OPT_EVERY_N_STEPS / TW_OPT_EVERY_N_SECS (or TW_OPT_<what>_EVERY_N_*) in options; each hook names
+ * TF's spelling (save_steps, every_n_iter, …), which the Python package keeps. Passing both is
+ * TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (TF's T3, resolved as an
  * error), neither is "Either every_secs or every_steps should be provided." unless the hook says
  * otherwise. TW_UNSET (steps) and TW_UNSET_SECS or any negative number (seconds) mean "not given".
  * Every log line goes through the library's log sink (tw_set_log_sink).
@@ -28,7 +31,7 @@ extern "C" {
  * At least one run always happens, even with num_steps = 0 or a restored step past last_step.
  * Errors: TW_INVALID_ARGUMENT (out NULL; "One of num_steps or last_step must be specified."; "Only one
  * of num_steps or last_step can be specified."; a negative num_steps), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step);
+TW_NODISCARD TW_API tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Checkpoints                                                                                    */
@@ -62,16 +65,16 @@ static inline void tw_checkpoint_listener_callbacks_init(tw_checkpoint_listener_
 /* Creates a listener (the table is copied). Errors: TW_INVALID_ARGUMENT (NULL out/callbacks, empty
  * name, struct_size smaller than TW_CHECKPOINT_LISTENER_CALLBACKS_SIZE_V1 or larger than this library
  * knows with non-zero extra bytes), TW_RESOURCE_EXHAUSTED; on error destroy is not called. */
-TW_API tw_status tw_checkpoint_listener_create(tw_checkpoint_listener **out, const char *name,
-                                               const tw_checkpoint_listener_callbacks *callbacks,
-                                               void *user_data);
+TW_NODISCARD TW_API tw_status tw_checkpoint_listener_create(tw_checkpoint_listener **out, const char *name,
+                                                            const tw_checkpoint_listener_callbacks *callbacks,
+                                                            void *user_data);
 /* Releases the caller's reference; hooks keep their own. NULL is a no-op. */
 TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
 
 /* CheckpointSaverHook(checkpoint_dir, save_secs, save_steps, checkpoint_basename, listeners) with TF's
  * semantics (B18–B24): saves <checkpoint_dir>/<basename>-<global_step> at session creation and after
- * every recovery (B21), whenever the timer fires (exactly one of TW_OPT_SAVE_CHECKPOINT_SECS /
- * TW_OPT_SAVE_CHECKPOINT_STEPS set in opts), and at end if the step moved since the last save (B23); a
+ * every recovery (B21), whenever the timer fires (exactly one of TW_OPT_CHECKPOINT_EVERY_N_SECS /
+ * TW_OPT_CHECKPOINT_EVERY_N_STEPS set in opts), and at end if the step moved since the last save (B23); a
  * SessionLog CHECKPOINT event goes to the event file of checkpoint_dir. It saves through the session's
  * saver (variables + global_step, retention TW_OPT_MAX_TO_KEEP / TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS
  * of the session's options).
@@ -85,8 +88,10 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * retained. Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a
  * count or a NULL entry; neither or both of secs and steps: "Either every_secs or every_steps should
  * be provided." / "Can not provide both every_secs and every_steps."), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir, const tw_options *opts,
-                                                 tw_checkpoint_listener *const *listeners, size_t n_listeners);
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir,
+                                                              const tw_options *opts,
+                                                              tw_checkpoint_listener *const *listeners,
+                                                              size_t n_listeners);
 
 /* TF's CheckpointSaverHook._save(session, step), overridable: fn runs in place of the built-in save
  * (listeners' before_save → write → SessionLog and after_save) at creation, when the timer fires and at
@@ -97,19 +102,20 @@ TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *chec
  * The setter may be called only before the hook joins a session; fn NULL restores the built-in
  * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
  * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
- * tw_checkpoint_saver_hook_save runs the built-in save (super()._save(session, step)) and sets *stop
+ * tw_checkpoint_saver_hook_save runs the built-in save (super()._save(session, step)) and sets *out_stop
  * to 1 when a listener's after_save asked to stop, else 0 (asynchronous saves report a listener's
  * request at a later save).
  * Errors (set_save_fn): TW_INVALID_ARGUMENT (hook NULL or not a CheckpointSaverHook), TW_FAILED_PRECONDITION
  * (the hook belongs to an open session). On error destroy is not called.
- * Errors (save): TW_INVALID_ARGUMENT (hook/session/stop NULL, not a CheckpointSaverHook, session not the
+ * Errors (save): TW_INVALID_ARGUMENT (hook/session/out_stop NULL, not a CheckpointSaverHook, session not the
  * hook's), TW_FAILED_PRECONDITION (not inside the hook's own save function), the save's errors (TW_IO,
  * a listener's status). */
 typedef tw_status (*tw_checkpoint_save_fn)(void *user_data, tw_hook *hook, tw_session *session, int64_t step,
                                            int *stop);
-TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn, void *user_data,
-                                                      void (*destroy)(void *user_data));
-TW_API tw_status tw_checkpoint_saver_hook_save(tw_hook *hook, tw_session *session, int64_t step, int *stop);
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn,
+                                                                   void *user_data, void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook,
+                                                            tw_session *session, int64_t step);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* NaN / Inf guard                                                                                */
@@ -150,7 +156,7 @@ typedef tw_status (*tw_nan_fn)(void *user_data, tw_session *session, const tw_na
  * 0 -Inf, first at index 0)"; with fail_on_nan_loss = 0 it logs the warning "Model diverged with
  * loss = NaN." and requests stop instead. The value may have any shape and float dtype.
  * Errors: TW_INVALID_ARGUMENT (out or loss_name NULL/empty), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_nan_tensor_hook_create(tw_hook **out, const char *loss_name, int fail_on_nan_loss);
+TW_NODISCARD TW_API tw_status tw_nan_tensor_hook_create(tw_hook **out, const char *loss_name, int fail_on_nan_loss);
 
 /* The full guard: watches every name or fnmatch pattern in `watch` (e.g. "loss", "grad/" + "*"),
  * reads TW_OPT_NAN_ACTION, TW_OPT_NAN_DETECT_INF (default on) and TW_OPT_NAN_EVERY_N_STEPS from opts
@@ -159,9 +165,10 @@ TW_API tw_status tw_nan_tensor_hook_create(tw_hook **out, const char *loss_name,
  * once when the hook is freed; on error it is not called.
  * Errors: TW_INVALID_ARGUMENT (out NULL; watch NULL or empty, or an empty name; an out-of-range option;
  * TW_NAN_ACTION_CALLBACK without fn), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *const *watch, size_t n_watch,
-                                                        const tw_options *opts, tw_nan_fn fn, void *user_data,
-                                                        void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const char *const *watch,
+                                                                     size_t n_watch, const tw_options *opts,
+                                                                     tw_nan_fn fn, void *user_data,
+                                                                     void (*destroy)(void *user_data));
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Logging tensors                                                                                */
@@ -196,10 +203,10 @@ typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *const
  * Errors: TW_INVALID_ARGUMENT (out or names NULL; n_names 0; a name NULL, empty or a pattern; a tag
  * NULL, empty or repeated; "either at_end and/or exactly one of every_n_iter and every_n_secs must be
  * provided."; "invalid every_n_iter=<n>." for n <= 0), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
-                                               size_t n_names, const tw_options *opts,
-                                               tw_log_formatter_fn formatter, void *user_data,
-                                               void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names,
+                                                            const char *const *tags, size_t n_names,
+                                                            const tw_options *opts, tw_log_formatter_fn formatter,
+                                                            void *user_data, void (*destroy)(void *user_data));
 
 /* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
  * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
@@ -219,10 +226,10 @@ TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const 
  * the formatter's status. */
 typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values,
                                        size_t n_values);
-TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn, void *user_data,
-                                                   void (*destroy)(void *user_data));
-TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
-                                                    size_t n_values);
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn,
+                                                                 void *user_data, void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
+                                                                  size_t n_values);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Step rate                                                                                      */
@@ -241,8 +248,8 @@ TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tens
  * Errors: TW_INVALID_ARGUMENT (out NULL; "exactly one of every_n_steps and every_n_secs should be
  * provided." — TF's text for neither or both), TW_RESOURCE_EXHAUSTED. Runs fail with the writer's
  * errors (TW_IO, …). */
-TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
-                                             const char *output_dir, tw_summary_writer *writer);
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
+                                                          const char *output_dir, tw_summary_writer *writer);
 
 /* TF's StepCounterHook._log_and_record(elapsed_steps, elapsed_time, global_step), overridable: fn runs in
  * place of "log global_step/sec and write the summary" each time the hook has a rate (elapsed_time > 0).
@@ -258,10 +265,10 @@ TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_step
  * TW_FAILED_PRECONDITION (not inside the hook's own record function), the writer's errors (TW_IO). */
 typedef tw_status (*tw_step_rate_fn)(void *user_data, tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
                                      int64_t global_step);
-TW_API tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
-                                                    void (*destroy)(void *user_data));
-TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
-                                                     int64_t global_step);
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
+                                                                 void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps,
+                                                                  double elapsed_time, int64_t global_step);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Summaries                                                                                      */
@@ -285,8 +292,9 @@ TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elap
  * Errors: TW_INVALID_ARGUMENT (out NULL; summarize NULL with n_summarize > 0; an empty name; the timer
  * errors above; "At least one of output_dir or summary_writer must be provided."),
  * TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize, size_t n_summarize,
-                                              const tw_options *opts, tw_summary_writer *writer);
+TW_NODISCARD TW_API tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize,
+                                                           size_t n_summarize, const tw_options *opts,
+                                                           tw_summary_writer *writer);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Feeds, final step, waiting                                                                     */
@@ -305,12 +313,12 @@ typedef tw_status (*tw_feed_fn)(void *user_data, const tw_tensor **feeds, size_t
  * by a SessionRunHook and user. Conflict(s): ['x']" (H23), both TW_INVALID_ARGUMENT, as does a
  * malformed view. destroy(user_data), if given, runs once when the hook is freed.
  * Errors: TW_INVALID_ARGUMENT (out or fn NULL), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user_data,
-                                        void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user_data,
+                                                     void (*destroy)(void *user_data));
 
 /* FinalOpsHook(final_ops, final_ops_feed_dict) (TF's B43): at end(), runs `final_step` once without
  * hooks (like tw_session_run_without_hooks: global_step untouched) with `feeds`, and keeps a copy of
- * every output it publishes, readable after the session is closed through tw_final_ops_hook_value*.
+ * every output it publishes, readable after the session is closed through tw_final_ops_hook_get_value*.
  * feeds[0..n_feeds) are copied, data included, when the hook is created. When the final step returns
  * TW_OUT_OF_RANGE or TW_STOP_ITERATION the hook logs TF's warning ("An OutOfRangeError or StopIteration
  * exception is raised by the code in FinalOpsHook. …") and end() — so tw_session_close — returns that
@@ -318,9 +326,9 @@ TW_API tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user
  * when the hook is freed.
  * Errors: TW_INVALID_ARGUMENT (out or final_step NULL; feeds NULL with n_feeds > 0; a malformed,
  * unnamed or repeated feed), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *user_data,
-                                          void (*destroy)(void *user_data), const tw_tensor *feeds,
-                                          size_t n_feeds);
+TW_NODISCARD TW_API tw_status tw_final_ops_hook_create(tw_hook **out, const tw_tensor *feeds, size_t n_feeds,
+                                                       tw_step_fn final_step, void *user_data,
+                                                       void (*destroy)(void *user_data));
 
 /* The values the final step published (TF's final_ops_values), in publish order: their count (0 for a
  * NULL hook, another kind of hook, or before the final step ran), the i-th one, and the one named
@@ -330,8 +338,8 @@ TW_API tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, 
  * FinalOpsHook), TW_FAILED_PRECONDITION (the final step has not completed: TF's None), TW_OUT_OF_RANGE
  * (index), TW_NOT_FOUND (no such name). */
 TW_API size_t tw_final_ops_hook_value_count(const tw_hook *hook);
-TW_API tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tensor *out);
-TW_API tw_status tw_final_ops_hook_value(const tw_hook *hook, const char *name, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_final_ops_hook_value_at(tw_tensor *out, const tw_hook *hook, size_t index);
+TW_NODISCARD TW_API tw_status tw_final_ops_hook_get_value(tw_tensor *out, const tw_hook *hook, const char *name);
 
 /* Reads the global step GlobalStepWaiterHook waits on — in a multi-worker job the shared one another
  * process advances (a parameter server, a file, an all-reduce). Sets *global_step; a status other than
@@ -349,26 +357,27 @@ typedef tw_status (*tw_global_step_fn)(void *user_data, tw_session *session, int
  * (TW_OPT_WAIT_MAX_SECS); last read <c>."; default forever, as TF). destroy(user_data), if given, runs
  * once when the hook is freed.
  * Errors: TW_INVALID_ARGUMENT (out NULL), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_step, const tw_options *opts,
-                                                   tw_global_step_fn fn, void *user_data,
-                                                   void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_step,
+                                                                const tw_options *opts, tw_global_step_fn fn,
+                                                                void *user_data, void (*destroy)(void *user_data));
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Profiling                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every N global steps or seconds —
- * never on the first run — traces one run and writes "<output_dir>/timeline-<step>.json" (step: the
- * global step after that run) in Chrome trace format (Perfetto, chrome://tracing): a "run" span and
- * one span per hook before_run ("<hook>.before_run"), the step function ("step") and per hook
- * after_run ("<hook>.after_run"; a checkpoint save is inside its hook's after_run), in microseconds
- * from the start of the run. Logs "Saving timeline for <step> into '<path>'." at INFO. The file is
- * written atomically after the run's last after_run. output_dir NULL or "" is the current directory;
- * it is created in begin. Untraced runs cost nothing extra.
+/* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every every_n_steps global steps or
+ * every_n_secs seconds (TF's save_steps / save_secs) — never on the first run — traces one run and
+ * writes "<output_dir>/timeline-<step>.json" (step: the global step after that run) in Chrome trace
+ * format (Perfetto, chrome://tracing): a "run" span and one span per hook before_run
+ * ("<hook>.before_run"), the step function ("step") and per hook after_run ("<hook>.after_run"; a
+ * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs
+ * "Saving timeline for <step> into '<path>'." at INFO. The file is written atomically after the run's
+ * last after_run. output_dir NULL or "" is the current directory; it is created in begin. Untraced runs
+ * cost nothing extra.
  * Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above), TW_RESOURCE_EXHAUSTED. Runs fail with
  * TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written. */
-TW_API tw_status tw_profiler_hook_create(tw_hook **out, int64_t save_steps, double save_secs,
-                                         const char *output_dir);
+TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
+                                                      const char *output_dir);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -57,12 +57,12 @@ static inline void tw_scan_result_init(tw_scan_result *result) {
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of
  * tw_scan_result; tensor is NULL, has a struct_size too small, an invalid dtype, a negative ndim or
  * extent, a NULL shape with ndim > 0, too many elements, or NULL data with elements. */
-TW_API tw_status tw_scan(tw_scan_result *out, const tw_tensor *tensor);
+TW_NODISCARD TW_API tw_status tw_scan(tw_scan_result *out, const tw_tensor *tensor);
 
 /* *out = 1 if `tensor` holds a NaN or ±Inf, else 0. Stops at the first block of a few KiB that holds
  * one, so a bad tensor is usually not read to the end; an all-finite one costs what tw_scan costs.
  * Errors: TW_INVALID_ARGUMENT — out is NULL; tensor invalid as for tw_scan. */
-TW_API tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor);
+TW_NODISCARD TW_API tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Summaries                                                                                      */
@@ -97,7 +97,7 @@ static inline void tw_numerics_summary_init(tw_numerics_summary *summary) {
 /* Fills *out with the summary of `tensor`: counts as tw_scan, plus finite min, max and mean.
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of
  * tw_numerics_summary; tensor invalid as for tw_scan. */
-TW_API tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor);
+TW_NODISCARD TW_API tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* check_numerics                                                                                 */
@@ -112,7 +112,7 @@ TW_API tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor)
  * `message` is copied into the error text; "" is allowed.
  * Errors: TW_INVALID_ARGUMENT — the tensor holds NaN or Inf (messages above); message is NULL; tensor
  * invalid as for tw_scan (the message then names the argument, as for every other function). */
-TW_API tw_status tw_check_numerics(const tw_tensor *tensor, const char *message);
+TW_NODISCARD TW_API tw_status tw_check_numerics(const tw_tensor *tensor, const char *message);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Dispatch                                                                                       */

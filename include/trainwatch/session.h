@@ -43,18 +43,14 @@ typedef struct tw_hook tw_hook;               /* a SessionRunHook: built-in or c
 typedef struct tw_run_context tw_run_context; /* SessionRunContext + this hook's args and values */
 typedef struct tw_step_context tw_step_context; /* what the step function sees */
 
-/* "No value" for int64 arguments that TF spells None (e.g. StopAtStepHook's num_steps). */
-#define TW_UNSET INT64_MIN
-/* "No value" for seconds arguments that TF spells None (e.g. StepCounterHook's every_n_secs): any
- * negative number reads as unset. */
-#define TW_UNSET_SECS (-1.0)
-
 /* ---------------------------------------------------------------------------------------------- */
 /* Options                                                                                        */
 /* ---------------------------------------------------------------------------------------------- */
 
 /* Option keys. Each has one type, named in its comment; the setter of another type rejects it with
- * TW_INVALID_ARGUMENT. Values are stable; new options are only ever appended. */
+ * TW_INVALID_ARGUMENT. Values are stable; new options are only ever appended. A period is always
+ * spelled EVERY_N_STEPS (int64) / EVERY_N_SECS (double seconds), as in the hooks' arguments; each
+ * comment gives TF's name for it (save_steps, every_n_iter, save_checkpoint_secs, …). */
 typedef enum tw_option {
   /* int64, 0 or 1, default 1. Chief: restores from checkpoint_dir or runs the init function
    * (ChiefSessionCreator). Worker: waits for the ready function (WorkerSessionCreator). */
@@ -93,15 +89,17 @@ typedef enum tw_option {
   /* double > 0, default 10000. One checkpoint per this many hours is kept forever; the clock survives
    * restarts (it is stored in the state file). */
   TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS = 12,
-  /* double seconds >= 0, no default (None). CheckpointSaverHook's save_secs. */
-  TW_OPT_SAVE_CHECKPOINT_SECS = 13,
-  /* int64 >= 0, no default (None). CheckpointSaverHook's save_steps. Setting both secs and steps is an
-   * error when the hook is created (TF's docs and code disagree; trainwatch rejects it, T3).
+  /* double seconds >= 0, no default (None). CheckpointSaverHook's save_secs, MonitoredTrainingSession's
+   * save_checkpoint_secs. */
+  TW_OPT_CHECKPOINT_EVERY_N_SECS = 13,
+  /* int64 >= 0, no default (None). CheckpointSaverHook's save_steps, MonitoredTrainingSession's
+   * save_checkpoint_steps. Setting both secs and steps is an error when the hook is created (TF's docs
+   * and code disagree; trainwatch rejects it, T3).
    * 0 means what it means in TF: tw_monitored_training_session_create adds no CheckpointSaverHook for
    * a frequency of 0 (TF's `save_checkpoint_steps and save_checkpoint_steps > 0`, likewise for secs),
    * while tw_checkpoint_saver_hook_create with 0 steps saves after every run that moves the step
    * (TF's SecondOrStepTimer(every_steps=0); 0 secs: every run but the one last saved). */
-  TW_OPT_SAVE_CHECKPOINT_STEPS = 14,
+  TW_OPT_CHECKPOINT_EVERY_N_STEPS = 14,
   /* string, default "model.ckpt". Checkpoints are <checkpoint_dir>/<basename>-<global_step>. */
   TW_OPT_CHECKPOINT_BASENAME = 15,
   /* int64, 0 or 1, default 1. CheckpointSaverHook copies the variables and compresses and writes in
@@ -113,10 +111,11 @@ typedef enum tw_option {
   TW_OPT_SUMMARY_DIR = 17,
   /* int64 >= 0 / double seconds >= 0. TF's save_summaries_steps / save_summaries_secs: both left at
    * their default → every 100 steps; one given → the other is None (T1). */
-  TW_OPT_SAVE_SUMMARIES_STEPS = 18,
-  TW_OPT_SAVE_SUMMARIES_SECS = 19,
-  /* int64 >= 0, default 100. StepCounterHook's every_n_steps; 0 adds no StepCounterHook. */
-  TW_OPT_LOG_STEP_COUNT_STEPS = 20,
+  TW_OPT_SUMMARY_EVERY_N_STEPS = 18,
+  TW_OPT_SUMMARY_EVERY_N_SECS = 19,
+  /* int64 >= 0, default 100. StepCounterHook's every_n_steps, MonitoredTrainingSession's
+   * log_step_count_steps; 0 adds no StepCounterHook. */
+  TW_OPT_STEP_COUNT_EVERY_N_STEPS = 20,
   /* int64, 0 or 1, default 0. CheckpointSaverHook with listeners and TW_OPT_ASYNC_CHECKPOINT: by default
    * the run that saves waits for the background write and calls after_save in that run, so a listener's
    * stop request ends training after that very run (TF's B22/B24). 1 defers them: the run does not wait,
@@ -192,7 +191,7 @@ typedef enum tw_option_state {
 
 /* Creates an options object with every default above. *out receives it; free with tw_options_destroy.
  * Errors: TW_INVALID_ARGUMENT (out is NULL), TW_RESOURCE_EXHAUSTED. */
-TW_API tw_status tw_options_create(tw_options **out);
+TW_NODISCARD TW_API tw_status tw_options_create(tw_options **out);
 
 /* Frees the object and its variable list; NULL is a no-op. Sessions made from it are not affected. */
 TW_API void tw_options_destroy(tw_options *opts);
@@ -201,28 +200,28 @@ TW_API void tw_options_destroy(tw_options *opts);
  * value, negative ones included: "unknown option key -1 (not a TW_OPT_* value)" —, key of another type,
  * value out of range — the message names the option and the value). set_string copies the string;
  * NULL unsets. */
-TW_API tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value);
-TW_API tw_status tw_options_set_double(tw_options *opts, tw_option key, double value);
-TW_API tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value);
+TW_NODISCARD TW_API tw_status tw_options_set_int64(tw_options *opts, tw_option key, int64_t value);
+TW_NODISCARD TW_API tw_status tw_options_set_double(tw_options *opts, tw_option key, double value);
+TW_NODISCARD TW_API tw_status tw_options_set_string(tw_options *opts, tw_option key, const char *value);
 
 /* Sets the option to None (TW_OPTION_NONE): getters then return its default value, and consumers that
  * distinguish "left default" from "None" (MonitoredTrainingSession's frequency rules, T1/T2) see it.
  * Errors: TW_INVALID_ARGUMENT (opts NULL, unknown key). */
-TW_API tw_status tw_options_set_none(tw_options *opts, tw_option key);
+TW_NODISCARD TW_API tw_status tw_options_set_none(tw_options *opts, tw_option key);
 
 /* *out receives the key's tw_option_state. Errors: TW_INVALID_ARGUMENT (NULL, unknown key). */
-TW_API tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_state *out);
+TW_NODISCARD TW_API tw_status tw_options_get_state(tw_option_state *out, const tw_options *opts, tw_option key);
 
 /* Typed getters. *out receives the current value (the default if never set; NULL for an unset string,
  * valid until the option changes or opts is destroyed). Errors: TW_INVALID_ARGUMENT as for setters. */
-TW_API tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out);
-TW_API tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *out);
-TW_API tw_status tw_options_get_string(const tw_options *opts, tw_option key, const char **out);
+TW_NODISCARD TW_API tw_status tw_options_get_int64(int64_t *out, const tw_options *opts, tw_option key);
+TW_NODISCARD TW_API tw_status tw_options_get_double(double *out, const tw_options *opts, tw_option key);
+TW_NODISCARD TW_API tw_status tw_options_get_string(const char **out, const tw_options *opts, tw_option key);
 
 /* Whether `status` from a run triggers recovery (MonitoredSession only). Default: TW_ABORTED and
  * TW_UNAVAILABLE (TF's _PREEMPTION_ERRORS). TW_OK, TW_OUT_OF_RANGE and TW_STOP_ITERATION cannot be made
  * recoverable. Errors: TW_INVALID_ARGUMENT. */
-TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, int recoverable);
+TW_NODISCARD TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, int recoverable);
 
 /* Registers a variable: a named, caller-owned buffer that hooks can fetch by name and that checkpoints
  * save and restore in place (zero copy). The view (name, shape, strides) is copied; the memory at
@@ -230,7 +229,7 @@ TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, 
  * these options. Variables must be contiguous (strides NULL or row-major).
  * Errors: TW_INVALID_ARGUMENT (NULL, bad struct_size/dtype/shape, non-contiguous, NULL data with
  * elements, empty name, the reserved name "global_step"), TW_ALREADY_EXISTS (the name is taken). */
-TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var);
+TW_NODISCARD TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var);
 
 /* Scaffold(init_fn=…): the chief calls init_fn when it restored nothing, on first creation and after
  * every recovery that restores nothing — TF's init_fn(scaffold, session). A non-OK return fails the
@@ -238,16 +237,16 @@ TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var)
  * options object and every session created from it no longer need it. Passing fn == NULL removes it.
  * Errors: TW_INVALID_ARGUMENT (opts NULL). On error destroy is not called. */
 typedef tw_status (*tw_init_fn)(void *user_data, tw_session *session);
-TW_API tw_status tw_options_set_init_fn(tw_options *opts, tw_init_fn fn, void *user_data,
-                                        void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_options_set_init_fn(tw_options *opts, tw_init_fn fn, void *user_data,
+                                                     void (*destroy)(void *user_data));
 
 /* WorkerSessionCreator's readiness test (TF's ready_op): a worker's session creation polls fn every
  * TW_OPT_RECOVERY_WAIT_SECS until it sets *ready to non-zero, or fails with TW_DEADLINE_EXCEEDED
  * ("Session was not ready after waiting N secs.") after TW_OPT_MAX_WAIT_SECS. A worker without a ready
  * function is ready at once. Ownership of user_data as for tw_options_set_init_fn. */
 typedef tw_status (*tw_ready_fn)(void *user_data, tw_session *session, int *ready);
-TW_API tw_status tw_options_set_ready_fn(tw_options *opts, tw_ready_fn fn, void *user_data,
-                                         void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_options_set_ready_fn(tw_options *opts, tw_ready_fn fn, void *user_data,
+                                                      void (*destroy)(void *user_data));
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Hooks                                                                                          */
@@ -299,8 +298,8 @@ static inline void tw_hook_callbacks_init(tw_hook_callbacks *callbacks) {
  * Errors: TW_INVALID_ARGUMENT (out/name/callbacks NULL, empty name, struct_size smaller than
  * TW_HOOK_CALLBACKS_SIZE_V1 or larger than this library knows with non-zero extra bytes),
  * TW_RESOURCE_EXHAUSTED. On error the caller keeps ownership of user_data and destroy is not called. */
-TW_API tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks,
-                                void *user_data);
+TW_NODISCARD TW_API tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks,
+                                             void *user_data);
 
 /* Releases the caller's reference. The hook lives on while a session holds it (also when it is
  * released from another thread, or from its own callback, while that session runs). NULL is a no-op. */
@@ -326,8 +325,8 @@ TW_API const char *tw_hook_name(const tw_hook *hook);
  * after it).
  * Errors: TW_INVALID_ARGUMENT (out/inner/callbacks NULL, empty name, struct_size as tw_hook_create),
  * TW_RESOURCE_EXHAUSTED. On error the caller keeps user_data and destroy is not called. */
-TW_API tw_status tw_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, const tw_hook_callbacks *callbacks,
-                              void *user_data);
+TW_NODISCARD TW_API tw_status tw_hook_wrap(tw_hook **out, const char *name, tw_hook *inner,
+                                           const tw_hook_callbacks *callbacks, void *user_data);
 
 /* super().<callback>(…): run the inner hook's callback from inside the wrapper's own callback of the
  * same kind, on the thread running it, passing the session or run context that callback received.
@@ -342,11 +341,11 @@ TW_API tw_status tw_hook_wrap(tw_hook **out, const char *name, tw_hook *inner, c
  * tw_hook_call_on_error returns nothing (on_error cannot fail): the inner hears `error` (with the message
  * the wrapper's on_error heard, when the code is the same); a misplaced call does nothing but set
  * tw_last_error_message. */
-TW_API tw_status tw_hook_call_begin(tw_hook *inner, tw_session *session);
-TW_API tw_status tw_hook_call_after_create_session(tw_hook *inner, tw_session *session);
-TW_API tw_status tw_hook_call_before_run(tw_hook *inner, tw_run_context *ctx);
-TW_API tw_status tw_hook_call_after_run(tw_hook *inner, tw_run_context *ctx);
-TW_API tw_status tw_hook_call_end(tw_hook *inner, tw_session *session);
+TW_NODISCARD TW_API tw_status tw_hook_call_begin(tw_hook *inner, tw_session *session);
+TW_NODISCARD TW_API tw_status tw_hook_call_after_create_session(tw_hook *inner, tw_session *session);
+TW_NODISCARD TW_API tw_status tw_hook_call_before_run(tw_hook *inner, tw_run_context *ctx);
+TW_NODISCARD TW_API tw_status tw_hook_call_after_run(tw_hook *inner, tw_run_context *ctx);
+TW_NODISCARD TW_API tw_status tw_hook_call_end(tw_hook *inner, tw_session *session);
 TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status error);
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -365,19 +364,21 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * lock), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
  * On error nothing is created and every hook that ran begin has heard on_error. */
-TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
-                                             tw_hook *const *hooks, size_t n_hooks);
+TW_NODISCARD TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
+                                                          tw_hook *const *hooks, size_t n_hooks);
 
 /* SingularMonitoredSession: the same without the recovery layer — recoverable statuses are returned
  * to the caller like any other error. Always a chief. Same errors as above. */
-TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts,
-                                                      tw_hook *const *hooks, size_t n_hooks);
+TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw_options *opts,
+                                                                   tw_hook *const *hooks, size_t n_hooks);
 
 /* tf.train.MonitoredTrainingSession (T1–T10): a MonitoredSession (with recovery) whose options carry
- * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR, TW_OPT_SAVE_CHECKPOINT_SECS
- * / _STEPS, TW_OPT_SAVE_SUMMARIES_STEPS / _SECS, TW_OPT_LOG_STEP_COUNT_STEPS, TW_OPT_MAX_WAIT_SECS (7200
- * when left at its default, T10), TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the
- * variables. "Left at the default" and "None" (tw_options_set_none) differ exactly as in TF:
+ * TF's arguments — TW_OPT_IS_CHIEF, TW_OPT_CHECKPOINT_DIR, TW_OPT_SUMMARY_DIR,
+ * TW_OPT_CHECKPOINT_EVERY_N_SECS / _STEPS (save_checkpoint_secs / _steps), TW_OPT_SUMMARY_EVERY_N_STEPS /
+ * _SECS (save_summaries_steps / _secs), TW_OPT_STEP_COUNT_EVERY_N_STEPS (log_step_count_steps),
+ * TW_OPT_MAX_WAIT_SECS (7200 when left at its default, T10), TW_OPT_MAX_TO_KEEP,
+ * TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, and the variables. "Left at the default" and "None"
+ * (tw_options_set_none) differ exactly as in TF:
  *   checkpoints: both left default → every 600 s; only one given → the other is None; so setting only
  *                save_checkpoint_steps to None disables checkpointing (T2);
  *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
@@ -388,9 +389,10 @@ TW_API tw_status tw_singular_monitored_session_create(tw_session **out, const tw
  * and a checkpoint frequency > 0; then `hooks` (T6). The chief restores from the checkpoint dir. A
  * worker runs `hooks` only and waits for readiness (T5). Errors: as tw_monitored_session_create, plus
  * the hooks' constructor errors. */
-TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
-                                                      tw_hook *const *hooks, size_t n_hooks,
-                                                      tw_hook *const *chief_only_hooks, size_t n_chief_only_hooks);
+TW_NODISCARD TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
+                                                                   tw_hook *const *hooks, size_t n_hooks,
+                                                                   tw_hook *const *chief_only_hooks,
+                                                                   size_t n_chief_only_hooks);
 
 /* The user's step: TF's graph run. It reads feeds and publishes outputs through ctx and returns:
  * TW_OK; TW_OUT_OF_RANGE at the end of the input (a clean end); TW_STOP_ITERATION (what
@@ -416,15 +418,15 @@ typedef tw_status (*tw_step_fn)(void *user_data, tw_step_context *ctx);
  *   the recoverable status — recovery gave up after TW_OPT_MAX_RECOVERY_ATTEMPTS;
  *   any status a hook or the step returned — the session is then failed: on_error has run on every
  *                         hook, later runs return TW_FAILED_PRECONDITION, close skips end. */
-TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
-                                tw_step_fn step, void *user_data);
+TW_NODISCARD TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
+                                             tw_step_fn step, void *user_data);
 
 /* The same step without hooks and without touching global_step — for evaluation, iterator resets and
  * other auxiliary work — keeping recovery (TF users' run_without_hooks request). It may also be called
  * from inside a step function (TF's step_context.session.run). Same statuses as tw_session_run, minus
  * the hook-related ones. */
-TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds,
-                                              size_t n_feeds, tw_step_fn step, void *user_data);
+TW_NODISCARD TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
+                                                           tw_step_fn step, void *user_data);
 
 /* 1 when the session should stop: a hook or the caller requested it, the session is closed or failed,
  * or session is NULL. Never fails (TF's W2/W4/W11). */
@@ -436,14 +438,14 @@ TW_API int tw_session_should_stop(const tw_session *session);
  * the Coordinator's: tw_session_should_stop returns 1 at once, the run in progress finishes normally
  * and later runs are not refused. A re-creation by recovery clears either (H30).
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION (closed). */
-TW_API tw_status tw_session_request_stop(tw_session *session);
+TW_NODISCARD TW_API tw_status tw_session_request_stop(tw_session *session);
 
 /* Closes the session: end on every hook in order (skipped if a run failed; the first failing end stops
  * the rest, H18), then releases the inner session and the checkpoint directory's lock. The session is
  * closed even when end fails.
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."; called
  * from inside a run of the session; another thread is inside it), any status a hook's end returned. */
-TW_API tw_status tw_session_close(tw_session *session);
+TW_NODISCARD TW_API tw_status tw_session_close(tw_session *session);
 
 /* Frees the session and returns TW_OK. An open session is closed first without calling end or on_error
  * (the caller abandoned it). Releases the session's hook references. NULL is a no-op (TW_OK).
@@ -451,22 +453,22 @@ TW_API tw_status tw_session_close(tw_session *session);
  * the step function, a checkpoint listener, an init or ready function) or while another thread is
  * inside the session: nothing is freed and the session stays valid and usable; destroy it once the
  * call running the callback has returned. */
-TW_API tw_status tw_session_destroy(tw_session *session);
+TW_NODISCARD TW_API tw_status tw_session_destroy(tw_session *session);
 
 /* The current global step. In after_run this is already the value after the step (TF's "re-read the
  * real global step"), while a "global_step" fetch holds the value at the start of the run (TF's stale
  * read). Errors: TW_INVALID_ARGUMENT (NULL session or out). */
-TW_API tw_status tw_session_get_global_step(const tw_session *session, int64_t *out);
+TW_NODISCARD TW_API tw_status tw_session_get_global_step(int64_t *out, const tw_session *session);
 
 /* Sets the global step (e.g. after restoring from a foreign checkpoint). Inside a step function use
  * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed;
  * another thread is inside the session). */
-TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
+TW_NODISCARD TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
 
 /* A registered variable's view by name; *out points at the caller's buffer (zero copy), the name and
  * shape arrays are owned by the session and valid until it is destroyed.
  * Errors: TW_INVALID_ARGUMENT (NULL arguments, out->struct_size too small), TW_NOT_FOUND. */
-TW_API tw_status tw_session_get_variable(const tw_session *session, const char *name, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_session_get_variable(tw_tensor *out, const tw_session *session, const char *name);
 
 /* An output the step published in the current run (what a hook may fetch), by exact name: readable
  * inside after_run, while that run is in progress — published views borrow the step's memory, so nothing
@@ -475,19 +477,19 @@ TW_API tw_status tw_session_get_variable(const tw_session *session, const char *
  * Errors: TW_INVALID_ARGUMENT (NULL session/name/out, out->struct_size too small), TW_NOT_FOUND ("the
  * step published no output named 'x' in this run"), TW_FAILED_PRECONDITION (not in after_run: before
  * the step, in begin/end, between runs). */
-TW_API tw_status tw_session_get_output(const tw_session *session, const char *name, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_session_get_output(tw_tensor *out, const tw_session *session, const char *name);
 
 /* Number of registered variables, and the i-th one (registration order); errors as above, plus
  * TW_OUT_OF_RANGE for an index past the end. */
 TW_API size_t tw_session_variable_count(const tw_session *session);
-TW_API tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_session_variable_at(tw_tensor *out, const tw_session *session, size_t index);
 
 /* The session's hooks in the order they run (for a MonitoredTrainingSession: the defaults it added,
  * T6): count, and the i-th hook, borrowed (valid while the session is open; take a reference by
  * keeping your own). Errors: TW_INVALID_ARGUMENT (NULL), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION
  * (closed: a closed session holds no hooks). */
 TW_API size_t tw_session_hook_count(const tw_session *session);
-TW_API tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out);
+TW_NODISCARD TW_API tw_status tw_session_hook_at(tw_hook **out, const tw_session *session, size_t index);
 
 /* 1 for a chief, 0 for a worker or NULL. */
 TW_API int tw_session_is_chief(const tw_session *session);
@@ -510,16 +512,16 @@ TW_API int64_t tw_session_creation_count(const tw_session *session);
  * published output or variable that matches and is not an error when nothing matches; an exact name
  * that does not exist fails the run with TW_NOT_FOUND. Requesting the same name twice is a no-op.
  * Errors: TW_INVALID_ARGUMENT (NULL, empty name), TW_FAILED_PRECONDITION (not in before_run). */
-TW_API tw_status tw_run_context_request_fetch(tw_run_context *ctx, const char *name);
+TW_NODISCARD TW_API tw_status tw_run_context_request_fetch(tw_run_context *ctx, const char *name);
 
 /* Adds a feed for this run (SessionRunArgs.feed_dict). The view is copied, the data borrowed until the
  * run returns. A name another hook already fed fails the run at once with TF's text (H22).
  * Errors: TW_INVALID_ARGUMENT (malformed view, empty name, conflict), TW_FAILED_PRECONDITION. */
-TW_API tw_status tw_run_context_add_feed(tw_run_context *ctx, const tw_tensor *feed);
+TW_NODISCARD TW_API tw_status tw_run_context_add_feed(tw_run_context *ctx, const tw_tensor *feed);
 
 /* SessionRunContext.request_stop(): latches after every hook's after_run; never cancels this run.
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION. */
-TW_API tw_status tw_run_context_request_stop(tw_run_context *ctx);
+TW_NODISCARD TW_API tw_status tw_run_context_request_stop(tw_run_context *ctx);
 
 /* 1 once any hook requested stop during this run, else 0 (also for NULL). */
 TW_API int tw_run_context_stop_requested(const tw_run_context *ctx);
@@ -531,16 +533,16 @@ TW_API tw_session *tw_run_context_session(tw_run_context *ctx);
 /* The caller's feeds of this run (SessionRunContext.original_args): count, and the i-th view.
  * Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE (index). */
 TW_API size_t tw_run_context_original_feed_count(const tw_run_context *ctx);
-TW_API tw_status tw_run_context_original_feed(const tw_run_context *ctx, size_t index, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_run_context_original_feed(tw_tensor *out, const tw_run_context *ctx, size_t index);
 
 /* In after_run: this hook's results (SessionRunValues.results). A hook that requested nothing has no
  * results (TF's None). get_result looks up one requested exact name, or one name a pattern matched;
  * result_count/result_at enumerate every resolved value in request order. Views are valid until the
  * run returns. Errors: TW_INVALID_ARGUMENT (NULL, out->struct_size), TW_NOT_FOUND ("hook 'h' did not
  * request 'x'"), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION (not in after_run). */
-TW_API tw_status tw_run_context_get_result(const tw_run_context *ctx, const char *name, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_run_context_get_result(tw_tensor *out, const tw_run_context *ctx, const char *name);
 TW_API size_t tw_run_context_result_count(const tw_run_context *ctx);
-TW_API tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_run_context_result_at(tw_tensor *out, const tw_run_context *ctx, size_t index);
 
 /* The names (and patterns) the acting hook requested so far in this run, in request order — in
  * before_run after tw_hook_call_before_run, what the built-in requested (TF's SessionRunArgs of
@@ -549,7 +551,7 @@ TW_API tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t inde
  * Errors: TW_INVALID_ARGUMENT (ctx/out NULL), TW_OUT_OF_RANGE (index), TW_FAILED_PRECONDITION (not in
  * before_run/after_run). */
 TW_API size_t tw_run_context_request_count(const tw_run_context *ctx);
-TW_API tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t index, const char **out);
+TW_NODISCARD TW_API tw_status tw_run_context_request_at(const char **out, const tw_run_context *ctx, size_t index);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Step context (inside the step function)                                                        */
@@ -558,8 +560,8 @@ TW_API tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t ind
 /* The merged feeds of this run (hook feeds, then the caller's): count, i-th view, and lookup by name.
  * Views are valid until the step returns. Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE, TW_NOT_FOUND. */
 TW_API size_t tw_step_context_feed_count(const tw_step_context *ctx);
-TW_API tw_status tw_step_context_feed_at(const tw_step_context *ctx, size_t index, tw_tensor *out);
-TW_API tw_status tw_step_context_find_feed(const tw_step_context *ctx, const char *name, tw_tensor *out);
+TW_NODISCARD TW_API tw_status tw_step_context_feed_at(tw_tensor *out, const tw_step_context *ctx, size_t index);
+TW_NODISCARD TW_API tw_status tw_step_context_get_feed(tw_tensor *out, const tw_step_context *ctx, const char *name);
 
 /* 1 if some hook requested `name` in this run (exactly or through a pattern), so the step can skip
  * computing what nobody asked for; 0 otherwise or for NULL arguments. */
@@ -568,26 +570,26 @@ TW_API int tw_step_context_is_requested(const tw_step_context *ctx, const char *
 /* The names and patterns hooks requested in this run, in first-request order; the string is valid
  * until the step returns. Errors: TW_INVALID_ARGUMENT, TW_OUT_OF_RANGE. */
 TW_API size_t tw_step_context_requested_count(const tw_step_context *ctx);
-TW_API tw_status tw_step_context_requested_at(const tw_step_context *ctx, size_t index, const char **out);
+TW_NODISCARD TW_API tw_status tw_step_context_requested_at(const char **out, const tw_step_context *ctx, size_t index);
 
 /* Publishes an output of this run under out->name for hooks to fetch. publish borrows the data, which
  * must stay valid until tw_session_run returns; publish_copy copies it into session-owned memory that
  * lives until the next run. Re-publishing a name replaces it. Errors: TW_INVALID_ARGUMENT (malformed
  * view, empty name, "global_step" or a variable's name), TW_RESOURCE_EXHAUSTED (copy). */
-TW_API tw_status tw_step_context_publish(tw_step_context *ctx, const tw_tensor *output);
-TW_API tw_status tw_step_context_publish_copy(tw_step_context *ctx, const tw_tensor *output);
+TW_NODISCARD TW_API tw_status tw_step_context_publish(tw_step_context *ctx, const tw_tensor *output);
+TW_NODISCARD TW_API tw_status tw_step_context_publish_copy(tw_step_context *ctx, const tw_tensor *output);
 
 /* global_step at the start of this run. 0 for NULL. */
 TW_API int64_t tw_step_context_global_step(const tw_step_context *ctx);
 
 /* Sets global_step to `value` when the step succeeds, instead of the automatic +1.
  * Errors: TW_INVALID_ARGUMENT (NULL). */
-TW_API tw_status tw_step_context_set_global_step(tw_step_context *ctx, int64_t value);
+TW_NODISCARD TW_API tw_status tw_step_context_set_global_step(tw_step_context *ctx, int64_t value);
 
 /* TF's StepContext.request_stop(): returns TW_STOP_ITERATION with the message "step_fn has requested
  * the iterations to stop." for the step to return at once. It sets no stop flag (W23): a loop on
  * tw_session_should_stop must look at the run's status. */
-TW_API tw_status tw_step_context_request_stop(tw_step_context *ctx);
+TW_NODISCARD TW_API tw_status tw_step_context_request_stop(tw_step_context *ctx);
 
 /* The session running this step (TF's step_context.session): use tw_session_run_without_hooks for a
  * run without hooks. NULL for NULL. */

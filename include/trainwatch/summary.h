@@ -21,7 +21,7 @@
 #ifndef TRAINWATCH_SUMMARY_H
 #define TRAINWATCH_SUMMARY_H
 
-#include "trainwatch/session.h"
+#include "trainwatch/common.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,14 +49,14 @@ typedef enum tw_session_log_status {
  * Errors: TW_INVALID_ARGUMENT (out or logdir NULL, logdir empty), TW_FAILED_PRECONDITION (logdir or a
  * parent exists and is not a directory), TW_IO (the directory or file cannot be created; the message
  * names the path and the OS error), TW_RESOURCE_EXHAUSTED (disk full, out of memory). */
-TW_API tw_status tw_summary_writer_open(tw_summary_writer **out, const char *logdir);
+TW_NODISCARD TW_API tw_status tw_summary_writer_open(tw_summary_writer **out, const char *logdir);
 
 /* Adds a scalar summary (Summary.Value.simple_value, a float: `value` is rounded to float as TF does)
  * with tag `tag` (copied, non-empty) at `step`, stamped with the current wall time.
  * Errors: TW_INVALID_ARGUMENT (writer or tag NULL, tag empty), TW_FAILED_PRECONDITION (the shared
  * writer was closed), TW_IO / TW_RESOURCE_EXHAUSTED (a write this call triggered failed). */
-TW_API tw_status tw_summary_writer_add_scalar(tw_summary_writer *writer, const char *tag, int64_t step,
-                                              double value);
+TW_NODISCARD TW_API tw_status tw_summary_writer_add_scalar(tw_summary_writer *writer, const char *tag, int64_t step,
+                                                           double value);
 
 /* Adds the histogram of every element of `values` (borrowed for the call; any dtype and shape,
  * strides honoured; f16, bf16 and fp8 are widened exactly) with TF's default bucket edges, as TF's
@@ -64,29 +64,29 @@ TW_API tw_status tw_summary_writer_add_scalar(tw_summary_writer *writer, const c
  * Errors: as tw_summary_writer_add_scalar, plus TW_INVALID_ARGUMENT for a malformed view (the message
  * names "values") and, like TF, for a NaN or infinite element ("Nan in summary histogram for: <tag>");
  * nothing is written then. */
-TW_API tw_status tw_summary_writer_add_histogram(tw_summary_writer *writer, const char *tag, int64_t step,
-                                                 const tw_tensor *values);
+TW_NODISCARD TW_API tw_status tw_summary_writer_add_histogram(tw_summary_writer *writer, const char *tag, int64_t step,
+                                                              const tw_tensor *values);
 
 /* Adds a SessionLog event at `step`. checkpoint_path (TW_SESSION_LOG_CHECKPOINT) and msg may be NULL
  * or empty; both are copied.
  * Errors: TW_INVALID_ARGUMENT (writer NULL, status not a tw_session_log_status), and as
  * tw_summary_writer_add_scalar. */
-TW_API tw_status tw_summary_writer_add_session_log(tw_summary_writer *writer, int64_t step,
-                                                   tw_session_log_status status, const char *checkpoint_path,
-                                                   const char *msg);
+TW_NODISCARD TW_API tw_status tw_summary_writer_add_session_log(tw_summary_writer *writer, int64_t step,
+                                                                tw_session_log_status status,
+                                                                const char *checkpoint_path, const char *msg);
 
 /* Adds an event holding `size` bytes of an already serialized Summary protobuf (TF's
  * add_summary(bytes), e.g. from another summary library) at `step`. The bytes are copied after being
  * checked to parse as a Summary.
  * Errors: TW_INVALID_ARGUMENT (writer NULL, summary NULL with size > 0), TW_DATA_LOSS (not a valid
  * Summary; the message says what is malformed), and as tw_summary_writer_add_scalar. */
-TW_API tw_status tw_summary_writer_add_summary(tw_summary_writer *writer, int64_t step, const void *summary,
-                                               size_t size);
+TW_NODISCARD TW_API tw_status tw_summary_writer_add_summary(tw_summary_writer *writer, int64_t step,
+                                                            const void *summary, size_t size);
 
 /* Writes every buffered event to the file and syncs it to disk. A no-op once the writer is closed.
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_IO / TW_RESOURCE_EXHAUSTED (after which the file is left as it
  * is and every later write of this writer reports the same error). */
-TW_API tw_status tw_summary_writer_flush(tw_summary_writer *writer);
+TW_NODISCARD TW_API tw_status tw_summary_writer_flush(tw_summary_writer *writer);
 
 /* The event file's path (absolute); valid while the handle lives. NULL for NULL. */
 TW_API const char *tw_summary_writer_path(const tw_summary_writer *writer);
@@ -95,7 +95,7 @@ TW_API const char *tw_summary_writer_path(const tw_summary_writer *writer);
  * through any of them return TW_FAILED_PRECONDITION, and the next tw_summary_writer_open of the
  * directory starts a new file. Idempotent. Errors: TW_INVALID_ARGUMENT (NULL), TW_IO /
  * TW_RESOURCE_EXHAUSTED (the last write or close failed; the file is closed anyway). */
-TW_API tw_status tw_summary_writer_close(tw_summary_writer *writer);
+TW_NODISCARD TW_API tw_status tw_summary_writer_close(tw_summary_writer *writer);
 
 /* Frees the handle. When it was the last handle on its writer (hooks hold their own), the writer is
  * flushed and closed; a failure then is logged, not returned — call tw_summary_writer_close first to
@@ -184,14 +184,14 @@ static inline void tw_event_init(tw_event *event) {
 /* Opens an event file (or any TFRecord file of Events) for reading from its first record.
  * Errors: TW_INVALID_ARGUMENT (out or path NULL; `path` is not a regular file — a FIFO, directory or
  * device is refused at once, never blocked on), TW_NOT_FOUND (no such file), TW_IO. */
-TW_API tw_status tw_event_reader_open(tw_event_reader **out, const char *path);
+TW_NODISCARD TW_API tw_status tw_event_reader_open(tw_event_reader **out, const char *path);
 
 /* Reads the next event into *out, verifying both CRCs of its record.
  * Returns TW_OK; TW_OUT_OF_RANGE after the last event (a clean end, *out untouched); TW_DATA_LOSS for a
  * corrupt record (CRC mismatch), a truncated record or bytes that are not an Event — the message names
  * the file and the record's byte offset, and the reader stays at that record; TW_INVALID_ARGUMENT
  * (reader or out NULL, out->struct_size smaller than TW_EVENT_SIZE_V1); TW_IO. */
-TW_API tw_status tw_event_reader_next(tw_event_reader *reader, tw_event *out);
+TW_NODISCARD TW_API tw_status tw_event_reader_next(tw_event *out, tw_event_reader *reader);
 
 /* Closes the file and frees the reader and every event it handed out. NULL is a no-op. */
 TW_API void tw_event_reader_destroy(tw_event_reader *reader);

@@ -196,7 +196,7 @@ size_t tw_checkpoint_variables_count(const tw_checkpoint_variables *list) {
   return list == nullptr ? 0 : list->tensors.size();
 }
 
-tw_status tw_checkpoint_variables_at(const tw_checkpoint_variables *list, size_t index, tw_tensor *out) {
+tw_status tw_checkpoint_variables_at(tw_tensor *out, const tw_checkpoint_variables *list, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(list, "list");
     TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));

@@ -36,14 +36,14 @@ size_t tw_run_context_original_feed_count(const tw_run_context *ctx) {
   return ctx != nullptr ? ctx->user_feed_count : 0;
 }
 
-tw_status tw_run_context_original_feed(const tw_run_context *ctx, size_t index, tw_tensor *out) {
+tw_status tw_run_context_original_feed(tw_tensor *out, const tw_run_context *ctx, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->OriginalFeedAt(index, out);
   });
 }
 
-tw_status tw_run_context_get_result(const tw_run_context *ctx, const char *name, tw_tensor *out) {
+tw_status tw_run_context_get_result(tw_tensor *out, const tw_run_context *ctx, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->GetResult(name, out);
@@ -52,7 +52,7 @@ tw_status tw_run_context_get_result(const tw_run_context *ctx, const char *name,
 
 size_t tw_run_context_result_count(const tw_run_context *ctx) { return ctx != nullptr ? ctx->ResultCount() : 0; }
 
-tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_tensor *out) {
+tw_status tw_run_context_result_at(tw_tensor *out, const tw_run_context *ctx, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->ResultAt(index, out);
@@ -61,7 +61,7 @@ tw_status tw_run_context_result_at(const tw_run_context *ctx, size_t index, tw_t
 
 size_t tw_run_context_request_count(const tw_run_context *ctx) { return ctx != nullptr ? ctx->RequestCount() : 0; }
 
-tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t index, const char **out) {
+tw_status tw_run_context_request_at(const char **out, const tw_run_context *ctx, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->RequestAt(index, out);
@@ -70,14 +70,14 @@ tw_status tw_run_context_request_at(const tw_run_context *ctx, size_t index, con
 
 size_t tw_step_context_feed_count(const tw_step_context *ctx) { return ctx != nullptr ? ctx->FeedCount() : 0; }
 
-tw_status tw_step_context_feed_at(const tw_step_context *ctx, size_t index, tw_tensor *out) {
+tw_status tw_step_context_feed_at(tw_tensor *out, const tw_step_context *ctx, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->FeedAt(index, out);
   });
 }
 
-tw_status tw_step_context_find_feed(const tw_step_context *ctx, const char *name, tw_tensor *out) {
+tw_status tw_step_context_get_feed(tw_tensor *out, const tw_step_context *ctx, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     return ctx->FindFeed(name, out);
@@ -92,7 +92,7 @@ size_t tw_step_context_requested_count(const tw_step_context *ctx) {
   return ctx != nullptr ? ctx->requested.size() : 0;
 }
 
-tw_status tw_step_context_requested_at(const tw_step_context *ctx, size_t index, const char **out) {
+tw_status tw_step_context_requested_at(const char **out, const tw_step_context *ctx, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(ctx, "ctx");
     TW_CHECK_ARG(out, "out");

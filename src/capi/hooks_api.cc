@@ -172,8 +172,8 @@ tw_status tw_feed_fn_hook_create(tw_hook **out, tw_feed_fn fn, void *user_data, 
   });
 }
 
-tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *user_data, void (*destroy)(void *),
-                                   const tw_tensor *feeds, size_t n_feeds) {
+tw_status tw_final_ops_hook_create(tw_hook **out, const tw_tensor *feeds, size_t n_feeds, tw_step_fn final_step,
+                                   void *user_data, void (*destroy)(void *)) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(final_step, "final_step");
@@ -193,7 +193,7 @@ size_t tw_final_ops_hook_value_count(const tw_hook *hook) {
   return values != nullptr && values->ran ? values->values.size() : 0;
 }
 
-tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tensor *out) {
+tw_status tw_final_ops_hook_value_at(tw_tensor *out, const tw_hook *hook, size_t index) {
   return Guard([&] {
     TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
     Status status;
@@ -207,7 +207,7 @@ tw_status tw_final_ops_hook_value_at(const tw_hook *hook, size_t index, tw_tenso
   });
 }
 
-tw_status tw_final_ops_hook_value(const tw_hook *hook, const char *name, tw_tensor *out) {
+tw_status tw_final_ops_hook_get_value(tw_tensor *out, const tw_hook *hook, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(name, "name");
     TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
@@ -238,11 +238,12 @@ tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_st
   });
 }
 
-tw_status tw_profiler_hook_create(tw_hook **out, int64_t save_steps, double save_secs, const char *output_dir) {
+tw_status tw_profiler_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
+                                  const char *output_dir) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     tw::ProfilerConfig config;
-    config.every = tw::EveryNFromArgs(save_steps, save_secs);
+    config.every = tw::EveryNFromArgs(every_n_steps, every_n_secs);
     if (output_dir != nullptr) config.output_dir = output_dir;
     return tw::NewProfilerHook(std::move(config), out);
   });
@@ -305,13 +306,13 @@ tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save
   return Guard([&] { return tw::SetCheckpointSaveFn(hook, fn, user_data, destroy); });
 }
 
-tw_status tw_checkpoint_saver_hook_save(tw_hook *hook, tw_session *session, int64_t step, int *stop) {
+tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook, tw_session *session, int64_t step) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
-    TW_CHECK_ARG(stop, "stop");
+    TW_CHECK_ARG(out_stop, "out_stop");
     bool wants_stop = false;
     TW_RETURN_IF_ERROR(tw::CheckpointSaveDefault(hook, *session, step, &wants_stop));
-    *stop = wants_stop ? 1 : 0;
+    *out_stop = wants_stop ? 1 : 0;
     return Status();
   });
 }

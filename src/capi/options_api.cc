@@ -51,7 +51,7 @@ tw_status tw_options_set_none(tw_options *opts, tw_option key) {
   });
 }
 
-tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_state *out) {
+tw_status tw_options_get_state(tw_option_state *out, const tw_options *opts, tw_option key) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
     TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
@@ -60,7 +60,7 @@ tw_status tw_options_get_state(const tw_options *opts, tw_option key, tw_option_
   });
 }
 
-tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *out) {
+tw_status tw_options_get_int64(int64_t *out, const tw_options *opts, tw_option key) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
     TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
@@ -69,7 +69,7 @@ tw_status tw_options_get_int64(const tw_options *opts, tw_option key, int64_t *o
   });
 }
 
-tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *out) {
+tw_status tw_options_get_double(double *out, const tw_options *opts, tw_option key) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
     TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
@@ -78,7 +78,7 @@ tw_status tw_options_get_double(const tw_options *opts, tw_option key, double *o
   });
 }
 
-tw_status tw_options_get_string(const tw_options *opts, tw_option key, const char **out) {
+tw_status tw_options_get_string(const char **out, const tw_options *opts, tw_option key) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
     TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));

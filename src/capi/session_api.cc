@@ -157,7 +157,7 @@ tw_status tw_session_destroy(tw_session *session) {
   return Guard([&] { return session != nullptr ? tw::Session::Destroy(session) : Status(); });
 }
 
-tw_status tw_session_get_global_step(const tw_session *session, int64_t *out) {
+tw_status tw_session_get_global_step(int64_t *out, const tw_session *session) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     TW_CHECK_ARG(out, "out");
@@ -173,14 +173,14 @@ tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
   });
 }
 
-tw_status tw_session_get_output(const tw_session *session, const char *name, tw_tensor *out) {
+tw_status tw_session_get_output(tw_tensor *out, const tw_session *session, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     return session->GetOutput(name, out);
   });
 }
 
-tw_status tw_session_get_variable(const tw_session *session, const char *name, tw_tensor *out) {
+tw_status tw_session_get_variable(tw_tensor *out, const tw_session *session, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     TW_CHECK_ARG(name, "name");
@@ -196,7 +196,7 @@ size_t tw_session_variable_count(const tw_session *session) {
   return session != nullptr ? session->variables().size() : 0;
 }
 
-tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_tensor *out) {
+tw_status tw_session_variable_at(tw_tensor *out, const tw_session *session, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
@@ -211,7 +211,7 @@ tw_status tw_session_variable_at(const tw_session *session, size_t index, tw_ten
 
 size_t tw_session_hook_count(const tw_session *session) { return session != nullptr ? session->hook_count() : 0; }
 
-tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out) {
+tw_status tw_session_hook_at(tw_hook **out, const tw_session *session, size_t index) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     TW_CHECK_ARG(out, "out");

@@ -191,7 +191,7 @@ tw_status tw_event_reader_open(tw_event_reader **out, const char *path) {
   });
 }
 
-tw_status tw_event_reader_next(tw_event_reader *reader, tw_event *out) {
+tw_status tw_event_reader_next(tw_event *out, tw_event_reader *reader) {
   return Guard([&] {
     TW_CHECK_ARG(reader, "reader");
     TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));

@@ -204,8 +204,8 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
   if (checkpoint_dir.empty()) return Status(TW_INVALID_ARGUMENT, "checkpoint_dir is NULL or empty");
   std::optional<double> secs;
   std::optional<int64_t> steps;
-  if (options.IsSet(TW_OPT_SAVE_CHECKPOINT_SECS)) secs = options.Double(TW_OPT_SAVE_CHECKPOINT_SECS);
-  if (options.IsSet(TW_OPT_SAVE_CHECKPOINT_STEPS)) steps = options.Int64(TW_OPT_SAVE_CHECKPOINT_STEPS);
+  if (options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_SECS)) secs = options.Double(TW_OPT_CHECKPOINT_EVERY_N_SECS);
+  if (options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_STEPS)) steps = options.Int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS);
   TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(secs, steps, &config->timer));
   config->checkpoint_dir = checkpoint_dir;
   if (const std::string *basename = options.String(TW_OPT_CHECKPOINT_BASENAME)) {

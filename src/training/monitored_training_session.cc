@@ -67,7 +67,7 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
     const std::string *summary_dir = options.String(TW_OPT_SUMMARY_DIR);
     if (summary_dir == nullptr) summary_dir = checkpoint_dir;  // T7
 
-    const int64_t log_step_count_steps = options.Int64(TW_OPT_LOG_STEP_COUNT_STEPS);
+    const int64_t log_step_count_steps = options.Int64(TW_OPT_STEP_COUNT_EVERY_N_STEPS);
     if (summary_dir != nullptr && log_step_count_steps > 0) {
       StepCounterConfig config;
       config.every.steps = log_step_count_steps;
@@ -77,7 +77,7 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       list.Adopt(hook);
     }
     const Frequency summaries =
-        ResolveFrequency(options, TW_OPT_SAVE_SUMMARIES_SECS, TW_OPT_SAVE_SUMMARIES_STEPS, {std::nullopt, 100});  // T1
+        ResolveFrequency(options, TW_OPT_SUMMARY_EVERY_N_SECS, TW_OPT_SUMMARY_EVERY_N_STEPS, {std::nullopt, 100});  // T1
     if (summary_dir != nullptr && summaries.any_positive()) {
       SummarySaverConfig config;
       config.every.secs = summaries.secs;
@@ -88,13 +88,13 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       list.Adopt(hook);
     }
     const Frequency checkpoints =
-        ResolveFrequency(options, TW_OPT_SAVE_CHECKPOINT_SECS, TW_OPT_SAVE_CHECKPOINT_STEPS, {600.0, std::nullopt});  // T2
+        ResolveFrequency(options, TW_OPT_CHECKPOINT_EVERY_N_SECS, TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
     if (checkpoint_dir != nullptr && checkpoints.any_positive()) {
       Options hook_options = options;
-      TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_SAVE_CHECKPOINT_SECS, *checkpoints.secs)
-                                          : hook_options.SetNone(TW_OPT_SAVE_CHECKPOINT_SECS));
-      TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_SAVE_CHECKPOINT_STEPS, *checkpoints.steps)
-                                           : hook_options.SetNone(TW_OPT_SAVE_CHECKPOINT_STEPS));
+      TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_CHECKPOINT_EVERY_N_SECS, *checkpoints.secs)
+                                          : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_SECS));
+      TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, *checkpoints.steps)
+                                           : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_STEPS));
       CheckpointSaverConfig config;
       TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
       Hook *hook = nullptr;

@@ -77,7 +77,7 @@ static double hooked_ns_per_step(int64_t steps, const char *dir) {
     if (ns < best) best = ns;
   }
   check(tw_session_close(s), "close");
-  tw_session_destroy(s);
+  check(tw_session_destroy(s), "destroy");
   for (int i = 0; i < 5; ++i) tw_hook_destroy(hooks[i]);
   tw_options_destroy(opts);
   return best;

@@ -62,7 +62,7 @@ static double session_ns_per_step(int n_hooks, int64_t steps) {
     double ns = (now_ns() - t0) / (double)steps;
     if (ns < best) best = ns;
   }
-  tw_session_destroy(s);
+  if (tw_session_destroy(s) != TW_OK) exit(1);
   for (int i = 0; i < n_hooks; ++i) tw_hook_destroy(hooks[i]);
   return best;
 }
@@ -136,7 +136,9 @@ static void nan_hook_cost(void) {
   const double step_ns = ns[0];
   m.update = 0; /* the hooks' cost alone: same session, same publishing, no update */
   sgd_ns_per_step(&m, sessions, ns, 3, 15, 2000);
-  for (int c = 0; c < 3; ++c) tw_session_destroy(sessions[c]);
+  for (int c = 0; c < 3; ++c) {
+    if (tw_session_destroy(sessions[c]) != TW_OK) exit(1);
+  }
   printf("\nNanTensorHook cost per step against a realistic step: an SGD update of 1M float32 parameters, "
          "%.1f us in this run (anchor)\n", step_ns / 1e3);
   printf("%-36s %12s %12s\n", "configuration", "cost ns", "of the step");

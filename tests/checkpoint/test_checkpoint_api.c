@@ -114,13 +114,13 @@ static void save_restore_list_load_verify(void **state) {
   /* list_variables */
   assert_int_equal(tw_checkpoint_list_variables(&list, first), TW_OK);
   assert_int_equal(tw_checkpoint_variables_count(list), 2);
-  assert_int_equal(tw_checkpoint_variables_at(list, 0, &out), TW_OK);
+  assert_int_equal(tw_checkpoint_variables_at(&out, list, 0), TW_OK);
   assert_string_equal(out.name, "w");
   assert_int_equal(out.dtype, TW_FLOAT32);
   assert_int_equal(out.ndim, 2);
   assert_int_equal(out.shape[1], 3);
   assert_null(out.data);
-  assert_int_equal(tw_checkpoint_variables_at(list, 2, &out), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_checkpoint_variables_at(&out, list, 2), TW_OUT_OF_RANGE);
   tw_checkpoint_variables_destroy(list);
   tw_checkpoint_variables_destroy(NULL);
   assert_int_equal(tw_checkpoint_list_variables(&list, "/nonexistent"), TW_NOT_FOUND);

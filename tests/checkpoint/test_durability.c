@@ -85,7 +85,7 @@ static void killed_saves_leave_the_previous_checkpoint(void **state) {
     if (child == 0) { /* saves steps before+1, before+2, … until killed */
       tw_saver *s = make_saver();
       int64_t step;
-      tw_saver_recover_last_checkpoints(s, dir.path);
+      assert_int_equal(tw_saver_recover_last_checkpoints(s, dir.path), TW_OK);
       for (step = before + 1;; ++step) {
         fill(step);
         if (tw_saver_save(NULL, s, prefix, step) != TW_OK) _exit(1);
@@ -128,7 +128,7 @@ static void a_full_disk_fails_cleanly(void **state) {
     signal(SIGXFSZ, SIG_IGN);
     setrlimit(RLIMIT_FSIZE, &limit);
     saver = make_saver();
-    tw_saver_recover_last_checkpoints(saver, dir.path);
+    assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir.path), TW_OK);
     fill(2);
     s = tw_saver_save(NULL, saver, prefix, 2);
     if (s != TW_RESOURCE_EXHAUSTED) _exit(10 + s);

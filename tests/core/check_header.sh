@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
-# The public header compiles alone as strict C99 and as C++ (TAP output).
+# Each public header compiles alone as strict C99 and as C++11 and C++17, and ignoring a returned
+# tw_status is a warning in each (TW_NODISCARD) (TAP output).
 # usage: check_header.sh INCLUDE_DIR
 set -u
 inc=$1
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-printf '#include <trainwatch.h>\nint main(void) { return tw_version_number() == TW_VERSION_NUMBER ? 0 : 1; }\n' > "$tmp/t.c"
-cp "$tmp/t.c" "$tmp/t.cc"
-echo "1..2"
-if gcc -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -I"$inc" "$tmp/t.c" 2> "$tmp/c.err"; then
-  echo "ok 1 - header compiles with gcc -std=c99 -pedantic -Wall -Wextra -Werror"
-else
-  echo "not ok 1 - header compiles as C99"; sed 's/^/# /' "$tmp/c.err"
-fi
-if g++ -std=c++11 -pedantic -Wall -Wextra -Werror -fsyntax-only -I"$inc" "$tmp/t.cc" 2> "$tmp/cxx.err"; then
-  echo "ok 2 - header compiles with g++ -std=c++11 -pedantic -Wall -Wextra -Werror"
-else
-  echo "not ok 2 - header compiles as C++"; sed 's/^/# /' "$tmp/cxx.err"
-fi
+mapfile -t headers < <(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort)
+compilers=("gcc -x c -std=c99" "g++ -x c++ -std=c++11" "g++ -x c++ -std=c++17")
+if command -v clang > /dev/null; then compilers+=("clang -x c -std=c99" "clang++ -x c++ -std=c++17"); fi
+# -c, not -fsyntax-only: GCC reports unused results only when it generates code.
+flags="-pedantic -Wall -Wextra -Werror -c -o /dev/null -I$inc"
+echo "1..$(( (${#headers[@]} + 1) * ${#compilers[@]} ))"
+n=0
+for cc in "${compilers[@]}"; do
+  for h in "${headers[@]}"; do
+    n=$((n + 1))
+    printf '#include <%s>\nint main(void) { return tw_version_string() != 0 ? 0 : 1; }\n' "$h" > "$tmp/t"
+    if $cc $flags "$tmp/t" 2> "$tmp/err"; then
+      echo "ok $n - <$h> compiles alone with $cc"
+    else
+      echo "not ok $n - <$h> compiles alone with $cc"; sed 's/^/# /' "$tmp/err"
+    fi
+  done
+  # A status nobody reads must not compile under -Werror: TW_NODISCARD is in force.
+  n=$((n + 1))
+  printf '#include <trainwatch.h>\nint main(void) { tw_options *o = 0; tw_options_create(&o); return 0; }\n' > "$tmp/t"
+  if $cc $flags "$tmp/t" 2> "$tmp/err"; then
+    echo "not ok $n - ignoring a tw_status is a warning with $cc (it compiled cleanly)"
+  elif grep -q 'unused-result\|nodiscard\|warn_unused_result' "$tmp/err"; then
+    echo "ok $n - ignoring a tw_status is a warning with $cc"
+  else
+    echo "not ok $n - ignoring a tw_status is a warning with $cc (another error)"; sed 's/^/# /' "$tmp/err"
+  fi
+done

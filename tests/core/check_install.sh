@@ -27,7 +27,7 @@ int main(void) {
   tw_hook_destroy(stop);
   while (!tw_session_should_stop(s)) if (tw_session_run(s, NULL, 0, step, &calls) != TW_OK) return 4;
   if (tw_session_close(s) != TW_OK) return 5;
-  tw_session_destroy(s);
+  if (tw_session_destroy(s) != TW_OK) return 7;
   printf("%d\n", calls);
   return calls == 3 ? 0 : 6;
 }

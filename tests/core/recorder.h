@@ -69,7 +69,7 @@ static inline tw_status rec_before(void *u, tw_run_context *ctx) {
     feed.data = &r->feed_value;
     if ((st = tw_run_context_add_feed(ctx, &feed)) != TW_OK) return st;
   }
-  if (r->stop_in_before) tw_run_context_request_stop(ctx);
+  if (r->stop_in_before) return tw_run_context_request_stop(ctx);
   return TW_OK;
 }
 
@@ -90,9 +90,9 @@ static inline tw_status rec_after(void *u, tw_run_context *ctx) {
   r->results_seen = (int)tw_run_context_result_count(ctx);
   if (r->results_seen > 0) {
     tw_tensor t = TW_TENSOR_INIT;
-    if (tw_run_context_result_at(ctx, 0, &t) == TW_OK) r->last_result = tensor_as_double(&t);
+    if (tw_run_context_result_at(&t, ctx, 0) == TW_OK) r->last_result = tensor_as_double(&t);
   }
-  if (r->stop_in_after) tw_run_context_request_stop(ctx);
+  if (r->stop_in_after) return tw_run_context_request_stop(ctx);
   return TW_OK;
 }
 

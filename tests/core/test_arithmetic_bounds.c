@@ -29,7 +29,7 @@ static tw_status publish_loss(void *user_data, tw_step_context *ctx) {
 
 static int64_t global_step(const tw_session *s) {
   int64_t step = 0;
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   return step;
 }
 
@@ -54,9 +54,9 @@ static tw_session *open_every_step(const scratch_dir *dir, int64_t initial, int6
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_INITIAL_GLOBAL_STEP, initial), TW_OK);
   assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, dir->path), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 1), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 1), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_LOG_STEP_COUNT_STEPS, 1), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 1), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 1), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
   assert_int_equal(tw_options_add_variable(opts, &variable), TW_OK);
   tw_hook *hooks[3];
@@ -80,7 +80,7 @@ static void B13_num_steps_int64_max_saturates_the_target(void **state) {
   assert_int_equal(train(s, 10), 2);
   assert_int_equal(global_step(s), INT64_MAX);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   /* The newest checkpoint carries the largest step in its name. */
   char latest[1024];
   assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), dir.path), TW_OK);
@@ -93,7 +93,7 @@ static void B13_num_steps_int64_max_saturates_the_target(void **state) {
   assert_int_equal(train(s, 5), 5);
   assert_false(tw_session_should_stop(s));
   assert_int_equal(global_step(s), 5);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   scratch_dir_destroy(&dir);
 }
 
@@ -106,14 +106,14 @@ static void global_step_increment_saturates_at_int64_max(void **state) {
   tw_session *s = open_every_step(&dir, INT64_MAX, 100);
   assert_int_equal(train(s, 3), 1);  /* already at the (saturated) target: one run, then stop */
   assert_int_equal(global_step(s), INT64_MAX);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   scratch_dir_destroy(&dir);
 
   assert_int_equal(scratch_dir_create(&dir), 0);
   s = open_every_step(&dir, INT64_MIN + 1, 3);
   assert_int_equal(train(s, 10), 3);
   assert_int_equal(global_step(s), INT64_MIN + 4);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   scratch_dir_destroy(&dir);
 
   tw_session *plain = NULL;
@@ -122,7 +122,7 @@ static void global_step_increment_saturates_at_int64_max(void **state) {
   assert_int_equal(tw_session_run(plain, NULL, 0, publish_loss, NULL), TW_OK);
   assert_int_equal(tw_session_run(plain, NULL, 0, publish_loss, NULL), TW_OK);
   assert_int_equal(global_step(plain), INT64_MAX);
-  tw_session_destroy(plain);
+  assert_int_equal(tw_session_destroy(plain), TW_OK);
 }
 
 /* Keys outside the enum's values (negative ones included, which C++ cannot hold in a tw_option) are
@@ -143,8 +143,8 @@ static void option_keys_outside_the_enum_are_invalid_arguments(void **state) {
     const tw_status statuses[] = {
         tw_options_set_int64(opts, key, 1),        tw_options_set_double(opts, key, 1.0),
         tw_options_set_string(opts, key, "x"),     tw_options_set_none(opts, key),
-        tw_options_get_state(opts, key, &option_state), tw_options_get_int64(opts, key, &i64),
-        tw_options_get_double(opts, key, &f64),    tw_options_get_string(opts, key, &str),
+        tw_options_get_state(&option_state, opts, key), tw_options_get_int64(&i64, opts, key),
+        tw_options_get_double(&f64, opts, key),    tw_options_get_string(&str, opts, key),
     };
     for (size_t k = 0; k < sizeof(statuses) / sizeof(statuses[0]); ++k) assert_int_equal(statuses[k], TW_INVALID_ARGUMENT);
     assert_non_null(strstr(tw_last_error_message(), expected));
@@ -223,7 +223,7 @@ static void checkpoint_saver_hook_with_zero_steps_saves_every_run(void **state) 
   variable.dtype = TW_FLOAT32, variable.name = "w", variable.ndim = 1, variable.shape = shape, variable.data = w;
   tw_options *opts = NULL;
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 0), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, 0), TW_OK); /* keep every file */
   assert_int_equal(tw_options_add_variable(opts, &variable), TW_OK);
@@ -234,7 +234,7 @@ static void checkpoint_saver_hook_with_zero_steps_saves_every_run(void **state) 
   tw_hook_destroy(hook);
   assert_int_equal(train(s, 3), 3);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
   /* model.ckpt-0 (session creation), -1, -2 and -3 (every run) */
   assert_int_equal(scratch_dir_count_entries(&dir, "model.ckpt-"), 4);

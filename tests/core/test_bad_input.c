@@ -41,56 +41,56 @@ static tw_status options_create_null_out(void) { return tw_options_create(NULL);
 static tw_status options_set_null(void) { return tw_options_set_int64(NULL, TW_OPT_IS_CHIEF, 1); }
 static tw_status options_unknown_key(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_set_int64(o, (tw_option)999, 1);
   tw_options_destroy(o);
   return st;
 }
 static tw_status options_wrong_type(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_set_double(o, TW_OPT_IS_CHIEF, 1.0);
   tw_options_destroy(o);
   return st;
 }
 static tw_status options_out_of_range(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_set_int64(o, TW_OPT_IS_CHIEF, 2);
   tw_options_destroy(o);
   return st;
 }
 static tw_status options_negative_duration(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_set_double(o, TW_OPT_RECOVERY_BACKOFF_SECS, -1.0);
   tw_options_destroy(o);
   return st;
 }
 static tw_status options_get_null_out(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
-  tw_status st = tw_options_get_int64(o, TW_OPT_IS_CHIEF, NULL);
+  assert_int_equal(tw_options_create(&o), TW_OK);
+  tw_status st = tw_options_get_int64(NULL, o, TW_OPT_IS_CHIEF);
   tw_options_destroy(o);
   return st;
 }
 static tw_status options_recoverable_ok(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_set_recoverable(o, TW_OUT_OF_RANGE, 1);
   tw_options_destroy(o);
   return st;
 }
 static tw_status add_variable_with(tw_tensor t) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_add_variable(o, &t);
   tw_options_destroy(o);
   return st;
 }
 static tw_status variable_null(void) {
   tw_options *o = NULL;
-  tw_options_create(&o);
+  assert_int_equal(tw_options_create(&o), TW_OK);
   tw_status st = tw_options_add_variable(o, NULL);
   tw_options_destroy(o);
   return st;
@@ -132,8 +132,8 @@ static tw_status variable_not_contiguous(void) {
 static tw_status variable_duplicate(void) {
   tw_options *o = NULL;
   tw_tensor t = good_tensor("w");
-  tw_options_create(&o);
-  tw_options_add_variable(o, &t);
+  assert_int_equal(tw_options_create(&o), TW_OK);
+  assert_int_equal(tw_options_add_variable(o, &t), TW_OK);
   tw_status st = tw_options_add_variable(o, &t);
   tw_options_destroy(o);
   return st;
@@ -195,8 +195,8 @@ static tw_status session_hook_twice(void) {
 static tw_status singular_worker(void) {
   tw_options *o = NULL;
   tw_session *s = NULL;
-  tw_options_create(&o);
-  tw_options_set_int64(o, TW_OPT_IS_CHIEF, 0);
+  assert_int_equal(tw_options_create(&o), TW_OK);
+  assert_int_equal(tw_options_set_int64(o, TW_OPT_IS_CHIEF, 0), TW_OK);
   tw_status st = tw_singular_monitored_session_create(&s, o, NULL, 0);
   tw_options_destroy(o);
   return st;
@@ -205,20 +205,20 @@ static tw_status run_null_session(void) { return tw_session_run(NULL, NULL, 0, o
 static tw_status run_null_step(void) {
   tw_session *s = open_session();
   tw_status st = tw_session_run(s, NULL, 0, NULL, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status run_null_feeds(void) {
   tw_session *s = open_session();
   tw_status st = tw_session_run(s, NULL, 3, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status run_feed_without_name(void) {
   tw_session *s = open_session();
   tw_tensor feed = good_tensor(NULL);
   tw_status st = tw_session_run(s, &feed, 1, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status run_duplicate_feeds(void) {
@@ -227,7 +227,7 @@ static tw_status run_duplicate_feeds(void) {
   feeds[0] = good_tensor("x");
   feeds[1] = good_tensor("x");
   tw_status st = tw_session_run(s, feeds, 2, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status run_malformed_feed(void) {
@@ -235,50 +235,50 @@ static tw_status run_malformed_feed(void) {
   tw_tensor feed = good_tensor("x");
   feed.struct_size = 0;
   tw_status st = tw_session_run(s, &feed, 1, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status run_after_close(void) {
   tw_session *s = open_session();
-  tw_session_close(s);
+  assert_int_equal(tw_session_close(s), TW_OK);
   tw_status st = tw_session_run(s, NULL, 0, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status close_twice(void) {
   tw_session *s = open_session();
-  tw_session_close(s);
+  assert_int_equal(tw_session_close(s), TW_OK);
   tw_status st = tw_session_close(s);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status close_null(void) { return tw_session_close(NULL); }
 static tw_status global_step_null_out(void) {
   tw_session *s = open_session();
-  tw_status st = tw_session_get_global_step(s, NULL);
-  tw_session_destroy(s);
+  tw_status st = tw_session_get_global_step(NULL, s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status set_global_step_after_close(void) {
   tw_session *s = open_session();
-  tw_session_close(s);
+  assert_int_equal(tw_session_close(s), TW_OK);
   tw_status st = tw_session_set_global_step(s, 3);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status get_variable_small_out(void) {
   tw_session *s = open_session();
   tw_tensor out = TW_TENSOR_INIT;
   out.struct_size = 3;
-  tw_status st = tw_session_get_variable(s, "w", &out);
-  tw_session_destroy(s);
+  tw_status st = tw_session_get_variable(&out, s, "w");
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status get_variable_null_name(void) {
   tw_session *s = open_session();
   tw_tensor out = TW_TENSOR_INIT;
-  tw_status st = tw_session_get_variable(s, NULL, &out);
-  tw_session_destroy(s);
+  tw_status st = tw_session_get_variable(&out, s, NULL);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return st;
 }
 static tw_status stop_at_step_neither(void) {
@@ -297,8 +297,8 @@ static tw_status misuse_step(void *u, tw_step_context *ctx) {
 static tw_status publish_empty_name(void) {
   tw_status inner = TW_OK;
   tw_session *s = open_session();
-  tw_session_run(s, NULL, 0, misuse_step, &inner);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_run(s, NULL, 0, misuse_step, &inner), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return inner;
 }
 static tw_status publish_global_step_step(void *u, tw_step_context *ctx) {
@@ -309,8 +309,8 @@ static tw_status publish_global_step_step(void *u, tw_step_context *ctx) {
 static tw_status publish_global_step(void) {
   tw_status inner = TW_OK;
   tw_session *s = open_session();
-  tw_session_run(s, NULL, 0, publish_global_step_step, &inner);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_run(s, NULL, 0, publish_global_step_step, &inner), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   return inner;
 }
 static tw_status fetch_in_after_run(void *u, tw_run_context *ctx) {
@@ -322,16 +322,16 @@ static tw_status fetch_outside_before_run(void) {
   tw_hook_callbacks cb = {sizeof(cb), NULL, NULL, NULL, fetch_in_after_run, NULL, NULL, NULL};
   tw_hook *h = NULL;
   tw_session *s = NULL;
-  tw_hook_create(&h, "late", &cb, &inner);
-  tw_monitored_session_create(&s, NULL, &h, 1);
-  tw_session_run(s, NULL, 0, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_hook_create(&h, "late", &cb, &inner), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, NULL, &h, 1), TW_OK);
+  assert_int_equal(tw_session_run(s, NULL, 0, ok_step, NULL), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(h);
   return inner;
 }
 static tw_status result_in_before_run(void *u, tw_run_context *ctx) {
   tw_tensor t = TW_TENSOR_INIT;
-  *(tw_status *)u = tw_run_context_get_result(ctx, "loss", &t);
+  *(tw_status *)u = tw_run_context_get_result(&t, ctx, "loss");
   return TW_OK;
 }
 static tw_status result_outside_after_run(void) {
@@ -339,16 +339,16 @@ static tw_status result_outside_after_run(void) {
   tw_hook_callbacks cb = {sizeof(cb), NULL, NULL, result_in_before_run, NULL, NULL, NULL, NULL};
   tw_hook *h = NULL;
   tw_session *s = NULL;
-  tw_hook_create(&h, "early", &cb, &inner);
-  tw_monitored_session_create(&s, NULL, &h, 1);
-  tw_session_run(s, NULL, 0, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_hook_create(&h, "early", &cb, &inner), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, NULL, &h, 1), TW_OK);
+  assert_int_equal(tw_session_run(s, NULL, 0, ok_step, NULL), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(h);
   return inner;
 }
 static tw_status unrequested_in_after_run(void *u, tw_run_context *ctx) {
   tw_tensor t = TW_TENSOR_INIT;
-  *(tw_status *)u = tw_run_context_get_result(ctx, "loss", &t);
+  *(tw_status *)u = tw_run_context_get_result(&t, ctx, "loss");
   return TW_OK;
 }
 static tw_status result_not_requested(void) {
@@ -356,16 +356,16 @@ static tw_status result_not_requested(void) {
   tw_hook_callbacks cb = {sizeof(cb), NULL, NULL, NULL, unrequested_in_after_run, NULL, NULL, NULL};
   tw_hook *h = NULL;
   tw_session *s = NULL;
-  tw_hook_create(&h, "curious", &cb, &inner);
-  tw_monitored_session_create(&s, NULL, &h, 1);
-  tw_session_run(s, NULL, 0, ok_step, NULL);
-  tw_session_destroy(s);
+  assert_int_equal(tw_hook_create(&h, "curious", &cb, &inner), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, NULL, &h, 1), TW_OK);
+  assert_int_equal(tw_session_run(s, NULL, 0, ok_step, NULL), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(h);
   return inner;
 }
 static tw_status context_null(void) { return tw_run_context_request_fetch(NULL, "x"); }
 static tw_status step_context_null(void) { return tw_step_context_publish(NULL, NULL); }
-static tw_status requested_at_null_out(void) { return tw_step_context_requested_at(NULL, 0, NULL); }
+static tw_status requested_at_null_out(void) { return tw_step_context_requested_at(NULL, NULL, 0); }
 
 typedef struct bad_input_case {
   const char *name;
@@ -431,7 +431,7 @@ static const bad_input_case kCases[] = {
 
 static void bad_input_is_rejected_with_a_message(void **state) {
   const bad_input_case *c = *state;
-  tw_set_error(TW_OK, "");
+  assert_int_equal(tw_set_error(TW_OK, ""), TW_OK);
   const tw_status got = c->call();
   const char *message = tw_last_error_message();
   if (got != c->expected || strstr(message, c->phrase) == NULL) {
@@ -447,7 +447,7 @@ static void null_handles_are_harmless(void **state) {
   (void)state;
   tw_options_destroy(NULL);
   tw_hook_destroy(NULL);
-  tw_session_destroy(NULL);
+  assert_int_equal(tw_session_destroy(NULL), TW_OK);
   assert_null(tw_hook_name(NULL));
   assert_int_equal(tw_session_should_stop(NULL), 1);
   assert_int_equal(tw_session_variable_count(NULL), 0);

@@ -49,7 +49,7 @@ static void H6_H9_H12_lifecycle_order(void **state) {
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, "a.end b.end");
   assert_int_equal(g_a.destroyed, 1); /* the session held the last reference */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(g_a.destroyed, 1);
   assert_int_equal(g_b.destroyed, 1);
 }
@@ -78,7 +78,7 @@ static void H5_one_context_per_run(void **state) {
   assert_ptr_equal(g_seen[1], g_seen[2]);
   assert_ptr_equal(g_seen[2], g_seen[3]);
   assert_ptr_equal(tw_run_context_session(g_seen[0]), s);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(hooks[0]);
   tw_hook_destroy(hooks[1]);
 }
@@ -97,7 +97,7 @@ static void H10_H20_H21_results_routed_per_hook(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_true(g_a.last_result == 2.0);
   assert_true(g_b.last_result == 2.0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H11_H28_stop_in_before_run_does_not_cancel(void **state) {
@@ -110,7 +110,7 @@ static void H11_H28_stop_in_before_run_does_not_cancel(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_string_equal(g_log.text, "a.before b.before step a.after b.after");
   assert_int_equal(tw_session_should_stop(s), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H29_run_after_stop_is_an_error(void **state) {
@@ -125,7 +125,7 @@ static void H29_run_after_stop_is_an_error(void **state) {
   assert_string_equal(g_log.text, ""); /* no hook was called */
   assert_int_equal(tw_session_close(s), TW_OK); /* not a failure: end still runs */
   assert_string_equal(g_log.text, "a.end b.end");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H13_step_failure_skips_after_run_and_end(void **state) {
@@ -141,7 +141,7 @@ static void H13_step_failure_skips_after_run_and_end(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, ""); /* end skipped: the hooks heard on_error instead */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H13_H15_out_of_range_is_a_clean_end(void **state) {
@@ -155,7 +155,7 @@ static void H13_H15_out_of_range_is_a_clean_end(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, "a.end b.end");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H14_after_run_failure_skips_later_hooks(void **state) {
@@ -168,7 +168,7 @@ static void H14_after_run_failure_skips_later_hooks(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_NAN_LOSS);
   assert_string_equal(tw_last_error_message(), "hook 'a' after_run: recorder failed on purpose");
   assert_string_equal(g_log.text, "a.before b.before step a.after a.error(TW_NAN_LOSS) b.error(TW_NAN_LOSS)");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H18_end_failure_stops_later_ends_but_closes(void **state) {
@@ -182,7 +182,7 @@ static void H18_end_failure_stops_later_ends_but_closes(void **state) {
   assert_int_equal(tw_session_should_stop(s), 1);
   assert_int_equal(tw_session_close(s), TW_FAILED_PRECONDITION); /* W18 */
   assert_string_equal(tw_last_error_message(), "Session is already closed.");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H22_two_hooks_feeding_one_name(void **state) {
@@ -205,7 +205,7 @@ static void H22_two_hooks_feeding_one_name(void **state) {
   /* raised at once: c's before_run, the step and every after_run are skipped */
   assert_string_equal(g_log.text, "a.before b.before a.error(TW_INVALID_ARGUMENT) b.error(TW_INVALID_ARGUMENT) "
                                   "c.error(TW_INVALID_ARGUMENT)");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   for (int i = 0; i < 3; ++i) tw_hook_destroy(hooks[i]);
 }
 
@@ -223,16 +223,16 @@ static void H23_hook_and_user_feeding_one_name(void **state) {
   assert_int_equal(tw_session_run(s, &feed, 1, recording_step, &plan), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Same tensor is fed by a SessionRunHook and user. Conflict(s): ['x']");
   assert_string_equal(g_log.text, "a.before b.before a.error(TW_INVALID_ARGUMENT) b.error(TW_INVALID_ARGUMENT)");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* H23: without a conflict the step sees hook feeds and user feeds together. */
 static tw_status check_feeds_step(void *u, tw_step_context *ctx) {
   tw_tensor t = TW_TENSOR_INIT;
   int *ok = u;
-  *ok = tw_step_context_feed_count(ctx) == 2 && tw_step_context_find_feed(ctx, "hook_x", &t) == TW_OK &&
-        *(float *)t.data == 3.0f && tw_step_context_find_feed(ctx, "user_y", &t) == TW_OK &&
-        *(float *)t.data == 7.0f && tw_step_context_find_feed(ctx, "nope", &t) == TW_NOT_FOUND;
+  *ok = tw_step_context_feed_count(ctx) == 2 && tw_step_context_get_feed(&t, ctx, "hook_x") == TW_OK &&
+        *(float *)t.data == 3.0f && tw_step_context_get_feed(&t, ctx, "user_y") == TW_OK &&
+        *(float *)t.data == 7.0f && tw_step_context_get_feed(&t, ctx, "nope") == TW_NOT_FOUND;
   return TW_OK;
 }
 static void H23_feeds_are_merged(void **state) {
@@ -248,7 +248,7 @@ static void H23_feeds_are_merged(void **state) {
   feed.data = &value;
   assert_int_equal(tw_session_run(s, &feed, 1, check_feeds_step, &ok), TW_OK);
   assert_true(ok);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H19_W9_W10_H8_recovery_retries_the_whole_run(void **state) {
@@ -261,7 +261,7 @@ static void H19_W9_W10_H8_recovery_retries_the_whole_run(void **state) {
   assert_string_equal(g_log.text, "a.before b.before step a.acs b.acs a.before b.before step a.after b.after");
   assert_int_equal(g_a.calls[PH_BEGIN], 1); /* begin is not re-run */
   assert_int_equal(tw_session_creation_count(s), 2);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -278,7 +278,7 @@ static void H19_recoverable_status_from_a_hook(void **state) {
   assert_string_equal(g_log.text,
                       "a.before b.before step a.after b.after a.acs b.acs a.before b.before step a.after b.after");
   assert_int_equal(plan.calls, 2); /* the step executed twice, as in TF */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -294,7 +294,7 @@ static void bounded_recovery_gives_up(void **state) {
   assert_int_equal(plan.calls, 4);
   assert_int_equal(tw_session_creation_count(s), 4);
   assert_int_equal(g_a.last_error, TW_ABORTED); /* on_error heard the final status */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -305,7 +305,7 @@ static void W7_only_the_recoverable_set_recovers(void **state) {
   tw_session *s = open_ab(opts, 0);
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_DEADLINE_EXCEEDED);
   assert_int_equal(tw_session_creation_count(s), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   /* the set is configurable: DATA_LOSS in, ABORTED out */
   assert_int_equal(tw_options_set_recoverable(opts, TW_DATA_LOSS, 1), TW_OK);
@@ -315,12 +315,12 @@ static void W7_only_the_recoverable_set_recovers(void **state) {
   plan.result = TW_DATA_LOSS;
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_int_equal(tw_session_creation_count(s), 2);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   s = open_ab(opts, 0);
   plan.calls = 0;
   plan.result = TW_ABORTED;
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_ABORTED);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -332,7 +332,7 @@ static void W1_W26_singular_session_does_not_recover(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_ABORTED);
   assert_string_equal(g_log.text, "a.before b.before step a.error(TW_ABORTED) b.error(TW_ABORTED)");
   assert_int_equal(tw_session_creation_count(s), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void W6_W18_use_after_close(void **state) {
@@ -347,7 +347,7 @@ static void W6_W18_use_after_close(void **state) {
   assert_int_equal(tw_session_close(s), TW_FAILED_PRECONDITION);
   assert_int_equal(tw_session_should_stop(s), 1); /* W4 */
   assert_int_equal(plan.calls, 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* W20–W23: the step's request_stop ends the run like StopIteration and sets no stop flag. */
@@ -366,7 +366,7 @@ static void W21_W23_step_request_stop(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, "a.end b.end"); /* H15: a clean end */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* W21: step_context.session runs without hooks; a nested run with hooks is refused. */
@@ -390,7 +390,7 @@ static void W21_step_context_session_runs_without_hooks(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, outer_step, &inner_calls), TW_OK);
   assert_int_equal(inner_calls, 1);
   assert_string_equal(g_log.text, "a.before b.before a.after b.after");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* A run without hooks keeps recovery and leaves global_step alone (docs/ARCHITECTURE.md, decisions). */
@@ -403,9 +403,9 @@ static void run_without_hooks_keeps_recovery(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_run_without_hooks(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_string_equal(g_log.text, "step a.acs b.acs step");
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -421,11 +421,11 @@ static tw_status gs_before(void *u, tw_run_context *ctx) {
 static tw_status gs_after(void *u, tw_run_context *ctx) {
   gs_probe *p = u;
   tw_tensor t = TW_TENSOR_INIT;
-  tw_status st = tw_run_context_get_result(ctx, "global_step", &t);
+  tw_status st = tw_run_context_get_result(&t, ctx, "global_step");
   if (st != TW_OK) return st;
   if (t.dtype != TW_INT64 || t.ndim != 0) return TW_INTERNAL;
   p->fetched = *(int64_t *)t.data;
-  return tw_session_get_global_step(tw_run_context_session(ctx), &p->real);
+  return tw_session_get_global_step(&p->real, tw_run_context_session(ctx));
 }
 static tw_status set_step_to_100(void *u, tw_step_context *ctx) {
   (void)u;
@@ -448,14 +448,14 @@ static void global_step_semantics(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, set_step_to_100, NULL), TW_OK);
   assert_int_equal(probe.fetched, 8);
   assert_int_equal(probe.real, 100);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, 0), TW_OK);
   assert_int_equal(tw_monitored_session_create(&s, opts, &hook, 1), TW_OK);
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_int_equal(probe.fetched, 7);
   assert_int_equal(probe.real, 7);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(hook);
   tw_options_destroy(opts);
 }
@@ -476,12 +476,12 @@ static tw_status var_before(void *u, tw_run_context *ctx) {
 static tw_status var_after(void *u, tw_run_context *ctx) {
   var_probe *p = u;
   tw_tensor t = TW_TENSOR_INIT;
-  tw_status st = tw_run_context_get_result(ctx, "w", &t);
+  tw_status st = tw_run_context_get_result(&t, ctx, "w");
   if (st != TW_OK) return st;
   p->w_data = t.data;
   p->grads = 0;
   for (size_t i = 0; i < tw_run_context_result_count(ctx); ++i) {
-    if (tw_run_context_result_at(ctx, i, &t) != TW_OK) return TW_INTERNAL;
+    if (tw_run_context_result_at(&t, ctx, i) != TW_OK) return TW_INTERNAL;
     if (strncmp(t.name, "grad/", 5) == 0) p->grads++;
   }
   return TW_OK;
@@ -527,14 +527,14 @@ static void variables_and_patterns(void **state) {
   assert_int_equal(probe.grads, 2);
   assert_int_equal(probe.requested_grad, 1);
   assert_int_equal(tw_session_variable_count(s), 1);
-  assert_int_equal(tw_session_get_variable(s, "w", &got), TW_OK);
+  assert_int_equal(tw_session_get_variable(&got, s, "w"), TW_OK);
   assert_ptr_equal(got.data, w);
   assert_int_equal(got.ndim, 2);
   assert_int_equal(got.shape[1], 3);
   assert_string_equal(got.name, "w");
-  assert_int_equal(tw_session_get_variable(s, "nope", &got), TW_NOT_FOUND);
-  assert_int_equal(tw_session_variable_at(s, 1, &got), TW_OUT_OF_RANGE);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_get_variable(&got, s, "nope"), TW_NOT_FOUND);
+  assert_int_equal(tw_session_variable_at(&got, s, 1), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(hook);
 }
 
@@ -548,7 +548,7 @@ static void unknown_fetch_fails_the_run(void **state) {
   assert_string_equal(tw_last_error_message(), "hook 'b' requested 'accuracy', which is neither an output the step "
                                                "published, a variable, nor global_step");
   assert_string_equal(g_log.text, "a.before b.before step a.error(TW_NOT_FOUND) b.error(TW_NOT_FOUND)");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* S5/S7/W10: the chief initializes when nothing is restored, on creation and every recovery; a worker
@@ -590,7 +590,7 @@ static void S7_W10_chief_runs_init_fn_on_every_creation(void **state) {
   assert_int_equal(g_init_calls, 2);
   tw_options_destroy(opts);
   assert_int_equal(g_init_destroyed, 0); /* the session still holds the init function */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(g_init_destroyed, 1);
 }
 static void S2_S10_worker_waits_until_ready(void **state) {
@@ -605,7 +605,7 @@ static void S2_S10_worker_waits_until_ready(void **state) {
   assert_int_equal(g_ready_polls, 3);
   assert_int_equal(g_init_calls, 0);
   assert_int_equal(tw_session_is_chief(s), 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   g_ready_polls = 0;
   assert_int_equal(tw_options_set_ready_fn(opts, never_ready, NULL, NULL), TW_OK);
@@ -655,7 +655,7 @@ static void destroy_in_any_order(void **state) {
   tw_hook *hook = make_recorder(&g_a, "a", &g_log);
   tw_session *s = NULL;
   assert_int_equal(tw_monitored_session_create(&s, NULL, &hook, 1), TW_OK);
-  tw_session_destroy(s); /* abandoned open session: no end, no on_error */
+  assert_int_equal(tw_session_destroy(s), TW_OK); /* abandoned open session: no end, no on_error */
   assert_int_equal(g_a.calls[PH_END], 0);
   assert_int_equal(g_a.destroyed, 0);
   tw_hook_destroy(hook);
@@ -671,8 +671,8 @@ static void a_hook_serves_one_open_session(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "already belongs to another open session"));
   assert_int_equal(tw_session_close(s1), TW_OK);
   assert_int_equal(tw_monitored_session_create(&s2, NULL, &hook, 1), TW_OK); /* free again after close */
-  tw_session_destroy(s2);
-  tw_session_destroy(s1);
+  assert_int_equal(tw_session_destroy(s2), TW_OK);
+  assert_int_equal(tw_session_destroy(s1), TW_OK);
   tw_hook_destroy(hook);
   assert_int_equal(g_a.destroyed, 1);
 }
@@ -697,7 +697,7 @@ static void recovery_is_logged_through_the_sink(void **state) {
   assert_int_equal(g_info_lines, 1);
   assert_non_null(strstr(g_last_line, "a new session will be created"));
   assert_non_null(strstr(g_last_line, "step failed on purpose"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -716,7 +716,7 @@ static void hooks_may_run_without_hooks(void **state) {
   assert_int_equal(tw_monitored_session_create(&s, NULL, &hook, 1), TW_OK);
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_OK);
   assert_int_equal(aux_calls, 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(hook);
 }
 

@@ -113,7 +113,7 @@ static void a_second_thread_is_refused(void **state) {
   assert_int_equal(t.set_global_step, TW_FAILED_PRECONDITION);
   assert_int_equal(t.destroy, TW_FAILED_PRECONDITION);
   /* nothing changed: one step ran, the session is open and usable */
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 1);
   assert_int_equal(tw_session_should_stop(s), 0);
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
@@ -187,6 +187,7 @@ static void request_stop_from_another_thread(void **state) {
 typedef struct loop {
   tw_session *session;
   gate steps;
+  tw_status stop_status; /* the coordinator's request_stop, asserted on the test's thread */
 } loop;
 
 static tw_status counting_step(void *u, tw_step_context *ctx) {
@@ -198,7 +199,7 @@ static tw_status counting_step(void *u, tw_step_context *ctx) {
 static void *coordinator(void *u) {
   loop *l = u;
   gate_wait(&l->steps, 3);
-  tw_session_request_stop(l->session);
+  l->stop_status = tw_session_request_stop(l->session);
   return NULL;
 }
 
@@ -208,6 +209,7 @@ static void loop_until_another_thread_stops_it(void **state) {
   recorder r;
   loop l;
   pthread_t thread;
+  l.stop_status = TW_UNKNOWN;
   gate_init(&l.steps);
   log_clear(&log);
   tw_hook *hook = make_recorder(&r, "r", &log);
@@ -218,6 +220,7 @@ static void loop_until_another_thread_stops_it(void **state) {
     assert_int_equal(tw_session_run(l.session, NULL, 0, counting_step, &l), TW_OK);
   }
   assert_int_equal(pthread_join(thread, NULL), 0);
+  assert_int_equal(l.stop_status, TW_OK);
   assert_true(l.steps.value >= 3);
   assert_int_equal(tw_session_close(l.session), TW_OK);
   assert_int_equal(tw_session_destroy(l.session), TW_OK);

@@ -32,7 +32,7 @@ static tw_session *open_with(tw_options *opts, int64_t num_steps, int64_t last_s
 
 static int64_t global_step(tw_session *s) {
   int64_t step = -1;
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   return step;
 }
 
@@ -55,7 +55,7 @@ static void B14_stops_after_the_run_reaching_last_step(void **state) {
   assert_int_equal(train(s, &plan, 100), 4);
   assert_int_equal(global_step(s), 4);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B13_num_steps_counts_from_the_starting_step(void **state) {
@@ -67,7 +67,7 @@ static void B13_num_steps_counts_from_the_starting_step(void **state) {
   tw_session *s = open_with(opts, 3, TW_UNSET);
   assert_int_equal(train(s, &plan, 100), 3);
   assert_int_equal(global_step(s), 8);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -84,7 +84,7 @@ static void B13_recovery_does_not_extend_the_target(void **state) {
   assert_int_equal(train(s, &plan, 100), 3);
   assert_int_equal(tw_session_creation_count(s), 2);
   assert_int_equal(global_step(s), 3);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -94,14 +94,14 @@ static void B15_at_least_one_run_happens(void **state) {
   tw_options *opts = NULL;
   tw_session *s = open_with(NULL, 0, TW_UNSET); /* num_steps = 0 */
   assert_int_equal(train(s, &plan, 100), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_INITIAL_GLOBAL_STEP, 10), TW_OK);
   s = open_with(opts, TW_UNSET, 4); /* last_step already behind the restored step */
   assert_int_equal(train(s, &plan, 100), 1);
   assert_int_equal(global_step(s), 11);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -114,7 +114,7 @@ static void B15_never_stops_if_the_step_does_not_advance(void **state) {
   tw_session *s = open_with(opts, TW_UNSET, 3);
   assert_int_equal(train(s, &plan, 25), 25);
   assert_int_equal(tw_session_should_stop(s), 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 

@@ -130,7 +130,7 @@ static tw_status after_run(void *user_data, tw_run_context *ctx) {
   const tw_tensor init = TW_TENSOR_INIT;
   guarded g;
   tw_tensor *w = GUARDED(tw_tensor, g, init);
-  tw_status status = tw_run_context_get_result(ctx, "w", w);
+  tw_status status = tw_run_context_get_result(w, ctx, "w");
   if (status != TW_OK) return status;
   if (!untouched_from(&g, UNTOUCHED_FROM(tw_tensor, init.struct_size))) return TW_INTERNAL;
   s->fetched_w = ((const float *)w->data)[2];
@@ -143,7 +143,7 @@ static tw_status step(void *user_data, tw_step_context *ctx) {
   run_state *s = user_data;
   static float y[3];
   tw_tensor b = TW_TENSOR_INIT;
-  const tw_status status = tw_step_context_find_feed(ctx, "b", &b);
+  const tw_status status = tw_step_context_get_feed(&b, ctx, "b");
   if (status != TW_OK) return status;
   s->seen_feed = ((const float *)b.data)[1];
   const tw_tensor out = float_view("y", y);
@@ -203,7 +203,7 @@ static void saver_and_listener_at_the_callers_size(void **state) {
   const tw_tensor init = TW_TENSOR_INIT;
   guarded g;
   tw_tensor *entry = GUARDED(tw_tensor, g, init);
-  assert_int_equal(tw_checkpoint_variables_at(list, 1, entry), TW_OK);
+  assert_int_equal(tw_checkpoint_variables_at(entry, list, 1), TW_OK);
   assert_string_equal(entry->name, "v");
   assert_true(untouched_from(&g, UNTOUCHED_FROM(tw_tensor, init.struct_size)));
   tw_checkpoint_variables_destroy(list);
@@ -269,14 +269,14 @@ static void events_lend_values_by_pointer(void **state) {
   const tw_event init = TW_EVENT_INIT;
   guarded g;
   tw_event *e = GUARDED(tw_event, g, init);
-  assert_int_equal(tw_event_reader_next(reader, e), TW_OK); /* file_version */
-  assert_int_equal(tw_event_reader_next(reader, e), TW_OK);
+  assert_int_equal(tw_event_reader_next(e, reader), TW_OK); /* file_version */
+  assert_int_equal(tw_event_reader_next(e, reader), TW_OK);
   assert_true(untouched_from(&g, UNTOUCHED_FROM(tw_event, init.struct_size)));
   assert_int_equal(e->value_count, 1);
   assert_true(e->values[0]->struct_size >= TW_SUMMARY_VALUE_SIZE_V1);
   assert_string_equal(e->values[0]->tag, "loss");
   assert_true(e->values[0]->simple_value == 0.5f);
-  assert_int_equal(tw_event_reader_next(reader, e), TW_OK);
+  assert_int_equal(tw_event_reader_next(e, reader), TW_OK);
   const tw_histogram *h = e->values[0]->histogram;
   assert_non_null(h);
   assert_true(h->struct_size >= TW_HISTOGRAM_SIZE_V1);

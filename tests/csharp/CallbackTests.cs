@@ -28,7 +28,7 @@ static class CallbackTests {
 
   static Options CheckpointOptions(string dir, float[] w) {
     return new Options().AddVariable(Tensor.FromArray("w", w)).SetString(Option.CheckpointDir, dir)
-        .SetInt64(Option.SaveCheckpointSteps, 2).SetBool(Option.AsyncCheckpoint, false);
+        .SetInt64(Option.CheckpointEveryNSteps, 2).SetBool(Option.AsyncCheckpoint, false);
   }
 
   [Test]
@@ -72,7 +72,7 @@ static class CallbackTests {
   public static void MonitoredTrainingSessionAddsTheCheckpointSaverFromItsOptionsT6() {
     string dir = Scratch.Directory("training");
     var log = new List<string>();
-    using (Options options = CheckpointOptions(dir, new float[2]).SetInt64(Option.LogStepCountSteps, 0))
+    using (Options options = CheckpointOptions(dir, new float[2]).SetInt64(Option.StepCountEveryNSteps, 0))
     using (var stop = new StopAtStepHook(lastStep: 3))
     using (var chiefOnly = new Recorder("chief", log))
     using (Session session = Session.MonitoredTraining(options, new Hook[] { stop }, new Hook[] { chiefOnly })) {

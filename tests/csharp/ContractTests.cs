@@ -101,15 +101,15 @@ static class ContractTests {
   [Test]
   public static void BadOptionsAreInvalidArgumentNeverACrash() {
     using (var options = new Options()) {
-      Check.Throws<InvalidArgumentException>(() => options.SetString(Option.SaveCheckpointSteps, "2"), "a string for an int64 key");
+      Check.Throws<InvalidArgumentException>(() => options.SetString(Option.CheckpointEveryNSteps, "2"), "a string for an int64 key");
       Check.Throws<InvalidArgumentException>(() => options.SetInt64((Option)4242, 1), "an unknown key");
       Check.Throws<InvalidArgumentException>(() => options.SetString(Option.CheckpointDir, null), "a null string");
       Check.Throws<InvalidArgumentException>(() => options.AddVariable(null), "a null variable");
-      options.SetInt64(Option.SaveCheckpointSteps, 2);
-      Check.Equal(2L, options.GetInt64(Option.SaveCheckpointSteps), "an int64 option reads back");
-      Check.Equal(OptionState.Set, options.State(Option.SaveCheckpointSteps), "its state");
-      options.SetNone(Option.SaveCheckpointSteps);
-      Check.Equal(OptionState.None, options.State(Option.SaveCheckpointSteps), "TF's explicit None");
+      options.SetInt64(Option.CheckpointEveryNSteps, 2);
+      Check.Equal(2L, options.GetInt64(Option.CheckpointEveryNSteps), "an int64 option reads back");
+      Check.Equal(OptionState.Set, options.State(Option.CheckpointEveryNSteps), "its state");
+      options.SetNone(Option.CheckpointEveryNSteps);
+      Check.Equal(OptionState.None, options.State(Option.CheckpointEveryNSteps), "TF's explicit None");
     }
   }
 

@@ -119,17 +119,17 @@ static void distributed_options_have_their_defaults_and_bounds(void **state) {
   assert_int_equal(tw_options_create(&opts), TW_OK);
   double secs = 0;
   int64_t value = -7;
-  assert_int_equal(tw_options_get_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, &secs), TW_OK);
+  assert_int_equal(tw_options_get_double(&secs, opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS), TW_OK);
   assert_true(secs == 600.0);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, -1.0), TW_OK); /* no limit */
-  assert_int_equal(tw_options_get_int64(opts, TW_OPT_VOTE_EVERY_N_RUNS, &value), TW_OK);
+  assert_int_equal(tw_options_get_int64(&value, opts, TW_OPT_VOTE_EVERY_N_RUNS), TW_OK);
   assert_int_equal(value, 1);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_VOTE_EVERY_N_RUNS, 0), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "TW_OPT_VOTE_EVERY_N_RUNS"));
-  assert_int_equal(tw_options_get_int64(opts, TW_OPT_RESTORE_VIA_BROADCAST, &value), TW_OK);
+  assert_int_equal(tw_options_get_int64(&value, opts, TW_OPT_RESTORE_VIA_BROADCAST), TW_OK);
   assert_int_equal(value, 0);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_RESTORE_VIA_BROADCAST, 2), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_options_get_int64(opts, TW_OPT_CATCH_PREEMPTION_SIGNALS, &value), TW_OK);
+  assert_int_equal(tw_options_get_int64(&value, opts, TW_OPT_CATCH_PREEMPTION_SIGNALS), TW_OK);
   assert_int_equal(value, 0);
   tw_options_destroy(opts);
 }

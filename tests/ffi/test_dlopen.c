@@ -125,7 +125,7 @@ static tw_status count_begin(void *u, tw_session *s) {
 }
 static tw_status count_after_create_session(void *u, tw_session *s) {
   int64_t step = -1;
-  if (tw.session_get_global_step(s, &step) != TW_OK) return TW_INTERNAL;
+  if (tw.session_get_global_step(&step, s) != TW_OK) return TW_INTERNAL;
   trace_add(u, "after_create_session global_step=%lld", (long long)step);
   return TW_OK;
 }
@@ -141,8 +141,8 @@ static tw_status count_after_run(void *u, tw_run_context *ctx) {
   tw_status st;
   tw_tensor_init(&loss);
   tw_tensor_init(&step);
-  if ((st = tw.run_context_get_result(ctx, "loss", &loss)) != TW_OK) return st;
-  if ((st = tw.run_context_get_result(ctx, "global_step", &step)) != TW_OK) return st;
+  if ((st = tw.run_context_get_result(&loss, ctx, "loss")) != TW_OK) return st;
+  if ((st = tw.run_context_get_result(&step, ctx, "global_step")) != TW_OK) return st;
   if (loss.dtype != TW_FLOAT32 || step.dtype != TW_INT64) return tw.set_error(TW_INTERNAL, "unexpected dtypes");
   trace_add(u, "after_run loss=%s global_step=%lld", number(buf, sizeof(buf), *(const float *)loss.data),
             (long long)*(const int64_t *)step.data);
@@ -150,7 +150,7 @@ static tw_status count_after_run(void *u, tw_run_context *ctx) {
 }
 static tw_status count_end(void *u, tw_session *s) {
   int64_t step = -1;
-  if (tw.session_get_global_step(s, &step) != TW_OK) return TW_INTERNAL;
+  if (tw.session_get_global_step(&step, s) != TW_OK) return TW_INTERNAL;
   trace_add(u, "end global_step=%lld", (long long)step);
   return TW_OK;
 }
@@ -187,7 +187,7 @@ static tw_status train_step(void *u, tw_step_context *ctx) {
   char buf[32];
   tw_status st;
   tw_tensor_init(&x);
-  if ((st = tw.step_context_find_feed(ctx, "x", &x)) != TW_OK) return st;
+  if ((st = tw.step_context_get_feed(&x, ctx, "x")) != TW_OK) return st;
   trace_add(m->trace, "step global_step=%lld x=%s", (long long)tw.step_context_global_step(ctx),
             number(buf, sizeof(buf), *(const float *)x.data));
   for (int i = 0; i < 4; ++i) {
@@ -243,7 +243,7 @@ static tw_status run_with_x(tw_session *session, model *m, float value) {
 static void finish(tw_session *session, model *m) {
   char buf[64];
   trace_add(m->trace, "close %s", tw.status_name(tw.session_close(session)));
-  tw.session_destroy(session);
+  assert_int_equal(tw.session_destroy(session), TW_OK);
   trace_add(m->trace, "w=%s", weights(buf, sizeof(buf), m->w));
 }
 
@@ -254,14 +254,14 @@ static void phase_train(trace *t, const char *dir) {
   tw_session *session;
   int64_t step = -1;
   char latest[512];
-  assert_int_equal(tw.options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 2), TW_OK);
+  assert_int_equal(tw.options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 2), TW_OK);
   assert_int_equal(tw.options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
   hooks[0] = counting_hook(t);
   assert_int_equal(tw.stop_at_step_hook_create(&hooks[1], TW_UNSET, 5), TW_OK);
   assert_int_equal(tw.checkpoint_saver_hook_create(&hooks[2], dir, opts, NULL, 0), TW_OK);
   session = open_session(opts, hooks, 3);
   while (!tw.session_should_stop(session)) assert_int_equal(run_with_x(session, &m, 1.0f), TW_OK);
-  assert_int_equal(tw.session_get_global_step(session, &step), TW_OK);
+  assert_int_equal(tw.session_get_global_step(&step, session), TW_OK);
   trace_add(t, "global_step=%lld", (long long)step);
   finish(session, &m);
   assert_int_equal(tw.latest_checkpoint(latest, sizeof(latest), dir), TW_OK);

@@ -161,7 +161,7 @@ static inline int read_events(const char *path, read_value *out, int capacity) {
   tw_status st;
   int n = 0;
   if (tw_event_reader_open(&reader, path) != TW_OK) return -1;
-  while ((st = tw_event_reader_next(reader, &event)) == TW_OK) {
+  while ((st = tw_event_reader_next(&event, reader)) == TW_OK) {
     if (event.kind == TW_EVENT_SUMMARY) {
       for (size_t i = 0; i < event.value_count && n < capacity; ++i, ++n) {
         memset(&out[n], 0, sizeof(out[n]));

@@ -75,7 +75,7 @@ static tw_options *options_for(model *m, int async, int64_t save_steps) {
   var.shape = shape;
   assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
   assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, save_steps), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, save_steps), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, async), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_RECOVERY_BACKOFF_SECS, 0.0), TW_OK);
   return opts;
@@ -147,7 +147,7 @@ static void check_saves(int async) {
   assert_true(exists("model.ckpt-0") || async); /* B21: saved at creation (maybe still being written) */
   run_n(s, &m, 5);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
   assert_int_equal(l.destroyed, 1);
   /* B21 at creation, B22 at 2 and 4, B23 at end (5) */
@@ -182,7 +182,7 @@ static void B24_listener_can_request_stop(void **state) {
   assert_int_equal(tw_session_should_stop(s), 0);
   run_n(s, &m, 1);
   assert_int_equal(tw_session_should_stop(s), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -274,16 +274,16 @@ static void S5_chief_restores_on_creation(void **state) {
   tw_session *s = open_session(opts, NULL, NULL);
   run_n(s, &m, 3);
   assert_int_equal(tw_session_close(s), TW_OK); /* final save at step 3: w = 3 */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 
   memset(&fresh, 0, sizeof(fresh));
   opts = options_for(&fresh, 1, 100);
   s = open_session(opts, NULL, NULL);
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 3);
   for (int i = 0; i < 4; ++i) assert_true(fresh.w[i] == 3.0f); /* written in place */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -302,9 +302,9 @@ static void W10_recovery_restores_the_latest_checkpoint(void **state) {
    * re-created session saved at once (B21), at step 2 */
   assert_int_equal(tw_session_creation_count(s), 2);
   assert_true(m.w[0] == 3.0f);
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 3);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -327,7 +327,7 @@ static void corrupt_latest_falls_back_to_the_previous(void **state) {
   tw_options *opts = options_for(&m, 0, 2);
   tw_session *s = open_session(opts, NULL, NULL);
   run_n(s, &m, 4); /* checkpoints 0, 2, 4 */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 
   snprintf(path, sizeof(path), "%s/model.ckpt-4", g_dir);
@@ -349,10 +349,10 @@ static void corrupt_latest_falls_back_to_the_previous(void **state) {
   tw_set_log_sink(NULL, NULL);
   assert_true(g_warnings >= 1);
   assert_non_null(strstr(g_warning, "model.ckpt-4"));
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 2);
   assert_true(fresh.w[0] == 2.0f);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -365,7 +365,7 @@ static void retention_follows_max_to_keep(void **state) {
   tw_session *s = open_session(opts, NULL, NULL);
   run_n(s, &m, 6);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
   assert_true(exists("model.ckpt-5") && exists("model.ckpt-6"));
   assert_false(exists("model.ckpt-4"));
@@ -388,7 +388,7 @@ static void nan_rollback_restores_and_continues(void **state) {
   run_n(s, &m, 3); /* w = 3, checkpoints every step */
   assert_int_equal(tw_session_run(s, NULL, 0, train_step, &m), TW_OK); /* NaN → rolled back to step 3 */
   tw_set_log_level(TW_LOG_INFO);
-  assert_int_equal(tw_session_get_global_step(s, &step), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
   assert_int_equal(step, 3);
   assert_false(isnan(m.w[1]));
   assert_true(m.w[0] == 3.0f && m.w[1] == 3.0f);
@@ -396,7 +396,7 @@ static void nan_rollback_restores_and_continues(void **state) {
   run_n(s, &m, 2);
   assert_true(m.w[0] == 5.0f);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -421,7 +421,7 @@ static void nan_rollback_is_bounded(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, train_step, &m), TW_NAN_LOSS);
   tw_set_log_level(TW_LOG_INFO);
   assert_non_null(strstr(tw_last_error_message(), "not rolled back: 2 rollbacks already"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -458,7 +458,7 @@ static void background_failure_surfaces(void **state) {
   }
   tw_set_log_level(TW_LOG_INFO);
   assert_int_equal(failures, 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
   snprintf(command, sizeof(command), "rm -rf '%s'", gone);
   assert_int_equal(system(command), 0);
@@ -473,11 +473,11 @@ static void B18_bad_arguments(void **state) {
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Either every_secs or every_steps should be provided.");
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 10), TW_OK);
-  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_CHECKPOINT_SECS, 0.0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 10), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS, 0.0), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
-  assert_int_equal(tw_options_set_none(opts, TW_OPT_SAVE_CHECKPOINT_SECS), TW_OK);
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, "", opts, NULL, 0), TW_INVALID_ARGUMENT);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, none, 1), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "listeners[0] is NULL");

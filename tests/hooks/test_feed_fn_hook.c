@@ -40,7 +40,7 @@ static float g_seen;
 static tw_status read_x(void *u, tw_step_context *ctx) {
   tw_tensor x = TW_TENSOR_INIT;
   (void)u;
-  tw_status st = tw_step_context_find_feed(ctx, "x", &x);
+  tw_status st = tw_step_context_get_feed(&x, ctx, "x");
   if (st != TW_OK) return st;
   g_seen = *(const float *)x.data;
   return TW_OK;
@@ -59,7 +59,7 @@ static void B44_feeds_every_run(void **state) {
     assert_true(g_seen == (float)i);
   }
   assert_int_equal(f.calls, 3);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(f.destroyed, 1);
 }
 
@@ -77,7 +77,7 @@ static void H22_two_hooks_feeding_one_name(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, read_x, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(),
                       "FeedFnHook feed 0: Same tensor is fed by two hooks. Conflict(s): ['x']");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void H23_hook_and_user_feeding_one_name(void **state) {
@@ -94,7 +94,7 @@ static void H23_hook_and_user_feeding_one_name(void **state) {
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, &user, 1, read_x, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Same tensor is fed by a SessionRunHook and user. Conflict(s): ['x']");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void callback_errors_fail_the_run(void **state) {
@@ -106,7 +106,7 @@ static void callback_errors_fail_the_run(void **state) {
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, read_x, NULL), TW_OUT_OF_RANGE);
   assert_string_equal(tw_last_error_message(), "FeedFnHook feed_fn: no more batches");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   f.fail = TW_OK;
   f.count = 1;
@@ -115,14 +115,14 @@ static void callback_errors_fail_the_run(void **state) {
   s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, read_x, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "FeedFnHook feed_fn: returned 1 feeds but a NULL array");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 
   f.null_array = 0;
   f.count = 0; /* no feeds: the step finds no "x" */
   assert_int_equal(tw_feed_fn_hook_create(&hook, feed, &f, NULL), TW_OK);
   s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, read_x, NULL), TW_NOT_FOUND);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

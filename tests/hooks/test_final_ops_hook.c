@@ -24,7 +24,7 @@ static tw_status final_step(void *u, tw_step_context *ctx) {
   tw_status st;
   f->calls++;
   if (f->result != TW_OK) return tw_set_error(f->result, "input exhausted");
-  if ((st = tw_step_context_find_feed(ctx, "scale", &scale)) != TW_OK) return st;
+  if ((st = tw_step_context_get_feed(&scale, ctx, "scale")) != TW_OK) return st;
   f->accuracy = 0.75f * *(const float *)scale.data;
   f->steps_seen = tw_step_context_global_step(ctx);
   t.name = "accuracy";
@@ -55,7 +55,7 @@ static tw_hook *final_hook(final_block *b) {
   feed.name = "scale";
   feed.dtype = TW_FLOAT32;
   feed.data = &scale;
-  assert_int_equal(tw_final_ops_hook_create(&hook, final_step, &b->f, final_destroy, &feed, 1), TW_OK);
+  assert_int_equal(tw_final_ops_hook_create(&hook, &feed, 1, final_step, &b->f, final_destroy), TW_OK);
   scale = 100.0f; /* the feed was copied at creation */
   return hook;
 }
@@ -70,23 +70,23 @@ static void B43_values_available_after_close(void **state) {
   tw_session *s = NULL;
   assert_int_equal(tw_monitored_session_create(&s, NULL, &hook, 1), TW_OK); /* keep our reference */
   assert_int_equal(tw_final_ops_hook_value_count(keep), 0);
-  assert_int_equal(tw_final_ops_hook_value(keep, "accuracy", &value), TW_FAILED_PRECONDITION); /* TF's None */
+  assert_int_equal(tw_final_ops_hook_get_value(&value, keep, "accuracy"), TW_FAILED_PRECONDITION); /* TF's None */
   for (int i = 0; i < 3; ++i) assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
   assert_int_equal(b.f.calls, 0);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(b.f.calls, 1);
   b.f.accuracy = -1.0f; /* the hook holds a copy */
   assert_int_equal(tw_final_ops_hook_value_count(keep), 2);
-  assert_int_equal(tw_final_ops_hook_value(keep, "accuracy", &value), TW_OK);
+  assert_int_equal(tw_final_ops_hook_get_value(&value, keep, "accuracy"), TW_OK);
   assert_int_equal(value.dtype, TW_FLOAT32);
   assert_true(*(const float *)value.data == 1.5f); /* 0.75 x the copied feed 2.0 */
-  assert_int_equal(tw_final_ops_hook_value_at(keep, 1, &value), TW_OK);
+  assert_int_equal(tw_final_ops_hook_value_at(&value, keep, 1), TW_OK);
   assert_string_equal(value.name, "steps");
   assert_int_equal(value.ndim, 0);
   assert_int_equal(((const int64_t *)value.data)[0], 3); /* global step untouched by the final run */
-  assert_int_equal(tw_final_ops_hook_value_at(keep, 2, &value), TW_OUT_OF_RANGE);
-  assert_int_equal(tw_final_ops_hook_value(keep, "nope", &value), TW_NOT_FOUND);
+  assert_int_equal(tw_final_ops_hook_value_at(&value, keep, 2), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_final_ops_hook_get_value(&value, keep, "nope"), TW_NOT_FOUND);
   tw_hook_destroy(keep);
   assert_int_equal(b.f.destroyed, 1);
 }
@@ -109,7 +109,7 @@ static void B43_end_of_input_warns_then_returns_the_status(void **state) {
                       "typically means the Ops running by the FinalOpsHook have a dependency back to some input "
                       "source, which should not happen.", 190) == 0);
   assert_true(ends_with(g_captured.lines[0], "which ends OutOfRangeError/StopIteration. Please fix that."));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static tw_status failing_step(void *u, tw_step_context *ctx) {
@@ -129,9 +129,9 @@ static void B43_not_run_when_end_is_skipped(void **state) {
   assert_int_equal(tw_monitored_session_create(&s, NULL, &hook, 1), TW_OK);
   assert_int_equal(tw_session_run(s, NULL, 0, failing_step, NULL), TW_INTERNAL);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(b.f.calls, 0);
-  assert_int_equal(tw_final_ops_hook_value_at(keep, 0, &value), TW_FAILED_PRECONDITION);
+  assert_int_equal(tw_final_ops_hook_value_at(&value, keep, 0), TW_FAILED_PRECONDITION);
   tw_hook_destroy(keep);
 }
 
@@ -140,13 +140,13 @@ static void value_accessors_reject_other_hooks_and_bad_arguments(void **state) {
   tw_hook *other = NULL;
   tw_tensor value = TW_TENSOR_INIT;
   assert_int_equal(tw_stop_at_step_hook_create(&other, 5, TW_UNSET), TW_OK);
-  assert_int_equal(tw_final_ops_hook_value(other, "x", &value), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_final_ops_hook_get_value(&value, other, "x"), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "hook 'StopAtStepHook' is not a FinalOpsHook");
   assert_int_equal(tw_final_ops_hook_value_count(other), 0);
   assert_int_equal(tw_final_ops_hook_value_count(NULL), 0);
-  assert_int_equal(tw_final_ops_hook_value(NULL, "x", &value), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_final_ops_hook_value(other, NULL, &value), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_final_ops_hook_value_at(other, 0, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_final_ops_hook_get_value(&value, NULL, "x"), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_final_ops_hook_get_value(&value, other, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_final_ops_hook_value_at(NULL, other, 0), TW_INVALID_ARGUMENT);
   tw_hook_destroy(other);
 }
 

@@ -66,7 +66,7 @@ static void B42_waits_in_the_first_run_with_tf_lines(void **state) {
   assert_int_equal(g_captured.levels[1], TW_LOG_INFO);
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
   assert_int_equal(p.reads, 6); /* later runs do nothing */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(p.destroyed, 1);
 }
 
@@ -84,7 +84,7 @@ static void B42_no_wait_for_a_target_reached_or_not_positive(void **state) {
   stop_capture();
   assert_int_equal(p.reads, 0);
   assert_int_equal(g_captured.count, 1); /* only the second hook announces its (immediate) wait */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void bounded_wait_gives_deadline_exceeded(void **state) {
@@ -96,7 +96,7 @@ static void bounded_wait_gives_deadline_exceeded(void **state) {
   assert_string_equal(tw_last_error_message(),
                       "Global step did not reach 100 within 0.03 secs (TW_OPT_WAIT_MAX_SECS); last read 7.");
   assert_true(p.reads >= 2);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void poll_callback_errors_fail_the_run(void **state) {
@@ -106,7 +106,7 @@ static void poll_callback_errors_fail_the_run(void **state) {
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_INTERNAL);
   assert_string_equal(tw_last_error_message(), "GlobalStepWaiterHook global step function: parameter server gone");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

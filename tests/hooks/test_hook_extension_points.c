@@ -86,7 +86,7 @@ static void test_log_tensors_override_calling_the_builtin_B9(void **state) {
   assert_true(o.values[0] == p.loss[0] && o.values[1] == p.loss[2]);
   assert_int_equal(count_lines_starting("my_loss = 0.5"), 1);
   assert_int_equal(count_lines_starting("my_loss = "), 2);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(o.destroyed, 1);
 }
 
@@ -106,7 +106,7 @@ static void test_log_tensors_override_alone_replaces_the_line_B9(void **state) {
   stop_capture();
   assert_int_equal(o.calls, 4);
   assert_int_equal(count_lines_starting("my_loss"), 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* ---- StepCounterHook._log_and_record ---- */
@@ -142,7 +142,7 @@ static void test_log_and_record_override_B28(void **state) {
   assert_non_null(s);
   for (int i = 0; i < 4; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(o.calls, 3);
   for (int i = 0; i < 3; ++i) {
     assert_int_equal(o.steps[i], 1);
@@ -172,7 +172,7 @@ static tw_status my_save(void *u, tw_hook *hook, tw_session *session, int64_t st
   override_log *o = u;
   int listeners_stop = 0;
   if (o->calls < 8) o->steps[o->calls] = step;
-  if (wants_default(o)) o->default_status = tw_checkpoint_saver_hook_save(hook, session, step, &listeners_stop);
+  if (wants_default(o)) o->default_status = tw_checkpoint_saver_hook_save(&listeners_stop, hook, session, step);
   o->calls++;
   *stop = o->stop_at_step > 0 && step >= o->stop_at_step;
   return o->default_status;
@@ -182,7 +182,7 @@ static tw_hook *sync_saver_every_step(void) {
   tw_options *opts = NULL;
   tw_hook *hook = NULL;
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 1), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_OK);
   tw_options_destroy(opts);
@@ -208,7 +208,7 @@ static void test_save_override_stops_in_that_run_B22_B24(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_true(tw_session_should_stop(s));
   assert_int_equal(tw_session_close(s), TW_OK);  /* B23: step 2 was handed to _save: no final save */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(o.calls, 3);
   assert_int_equal(o.steps[0], 0);
   assert_int_equal(o.steps[1], 1);
@@ -246,7 +246,7 @@ static void test_extension_points_reject_misuse(void **state) {
   const tw_tensor *value_list[] = {&value};
   assert_int_equal(tw_logging_tensor_hook_log_tensors(logging, value_list, 1), TW_FAILED_PRECONDITION);
   assert_int_equal(tw_step_counter_hook_log_and_record(counter, 1, 1.0, 1), TW_FAILED_PRECONDITION);
-  assert_int_equal(tw_checkpoint_saver_hook_save(saver, NULL, 1, &stop), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_saver_hook_save(&stop, saver, NULL, 1), TW_INVALID_ARGUMENT);
   /* Replacing destroys the previous user_data; NULL restores the built-in. */
   assert_int_equal(tw_logging_tensor_hook_set_log_fn(logging, my_log_tensors, &o, override_destroy), TW_OK);
   assert_int_equal(tw_logging_tensor_hook_set_log_fn(logging, NULL, NULL, NULL), TW_OK);
@@ -255,10 +255,10 @@ static void test_extension_points_reject_misuse(void **state) {
   tw_session *s = open_session(&logging, 1, NULL);
   assert_non_null(s);
   tw_hook *in_session = NULL;
-  assert_int_equal(tw_session_hook_at(s, 0, &in_session), TW_OK);
+  assert_int_equal(tw_session_hook_at(&in_session, s, 0), TW_OK);
   assert_int_equal(tw_logging_tensor_hook_set_log_fn(in_session, my_log_tensors, &o, NULL), TW_FAILED_PRECONDITION);
   assert_non_null(strstr(tw_last_error_message(), "belongs to an open session"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(nan);
   tw_hook_destroy(counter);
   tw_hook_destroy(saver);

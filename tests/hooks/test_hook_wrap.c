@@ -30,7 +30,7 @@ static tw_status nan_subclass_after_run(void *u, tw_run_context *ctx) {
   nan_subclass *sub = u;
   tw_tensor loss = TW_TENSOR_INIT;
   sub->after_runs++;
-  if (tw_run_context_get_result(ctx, "loss", &loss) != TW_OK) return TW_INTERNAL;
+  if (tw_run_context_get_result(&loss, ctx, "loss") != TW_OK) return TW_INTERNAL;
   sub->last_loss = *(const float *)loss.data;
   if (isnan(sub->last_loss)) sub->custom_actions++;
   if (!sub->call_super) return TW_OK;
@@ -72,7 +72,7 @@ static void test_nan_subclass_calling_super_fails_on_nan_B33(void **state) {
   assert_int_equal(sub.after_runs, 2);
   assert_int_equal(sub.custom_actions, 1);
   assert_int_equal(sub.super_status, TW_NAN_LOSS);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(sub.destroyed, 1);
   tw_hook_destroy(sub.inner);
 }
@@ -93,7 +93,7 @@ static void test_nan_subclass_without_super_runs_custom_action_only(void **state
   assert_int_equal(sub.custom_actions, 1);
   assert_false(tw_session_should_stop(s));
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(sub.inner);
   assert_int_equal(sub.destroyed, 1);
 }
@@ -117,7 +117,7 @@ static void test_wrapper_overriding_nothing_is_the_inner_hook_B34(void **state) 
   assert_false(tw_session_should_stop(s));
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_true(tw_session_should_stop(s));  /* the inner's request_stop acted for the wrapper */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* super().before_run returns the built-in's SessionRunArgs: after it the wrapper's requests list
@@ -138,7 +138,7 @@ static tw_status probe_before_run(void *u, tw_run_context *ctx) {
   probe->count_before_super = tw_run_context_request_count(ctx);
   if ((st = tw_hook_call_before_run(probe->inner, ctx)) != TW_OK) return st;
   probe->count_after_super = tw_run_context_request_count(ctx);
-  if ((st = tw_run_context_request_at(ctx, 0, &name)) != TW_OK) return st;
+  if ((st = tw_run_context_request_at(&name, ctx, 0)) != TW_OK) return st;
   snprintf(probe->first_request, sizeof(probe->first_request), "%s", name);
   return tw_run_context_request_fetch(ctx, "w");
 }
@@ -147,9 +147,9 @@ static tw_status probe_after_run(void *u, tw_run_context *ctx) {
   args_probe *probe = u;
   tw_tensor t = TW_TENSOR_INIT;
   probe->results = tw_run_context_result_count(ctx);
-  if (tw_run_context_result_at(ctx, 0, &t) != TW_OK) return TW_INTERNAL;
+  if (tw_run_context_result_at(&t, ctx, 0) != TW_OK) return TW_INTERNAL;
   probe->loss = *(const float *)t.data;
-  if (tw_run_context_get_result(ctx, "w", &t) != TW_OK) return TW_INTERNAL;
+  if (tw_run_context_get_result(&t, ctx, "w") != TW_OK) return TW_INTERNAL;
   probe->w0 = ((const float *)t.data)[0];
   return tw_hook_call_after_run(probe->inner, ctx);
 }
@@ -179,8 +179,8 @@ static void test_super_before_run_returns_the_builtin_fetch_B31(void **state) {
   assert_true(probe.w0 == p.w[0]);
   /* Outside a run there are no requests. */
   assert_int_equal(tw_run_context_request_count(NULL), 0);
-  assert_int_equal(tw_run_context_request_at(NULL, 0, &name), TW_INVALID_ARGUMENT);
-  tw_session_destroy(s);
+  assert_int_equal(tw_run_context_request_at(&name, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(probe.inner);
 }
 
@@ -234,7 +234,7 @@ static void test_hook_call_from_the_wrong_place_is_failed_precondition(void **st
   assert_int_equal(tw_hook_call_begin(NULL, s), TW_INVALID_ARGUMENT);
   tw_hook_call_on_error(m.inner, s, TW_INTERNAL);  /* does nothing, never crashes */
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(m.inner);
   tw_hook_destroy(m.other);
 }
@@ -268,8 +268,8 @@ static void test_wrapped_hook_belongs_to_its_wrappers_session(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "wraps hook 'NanTensorHook', which already belongs"));
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_int_equal(tw_monitored_session_create(&t, NULL, &w2, 1), TW_OK);  /* free again after close */
-  tw_session_destroy(t);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(t), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(w1);
   tw_hook_destroy(w2);
   tw_hook_destroy(inner);
@@ -358,7 +358,7 @@ static void test_wrapper_runs_at_its_place_in_tf_order_H6_H9_H12(void **state) {
                       "a.begin w.begin i.begin b.begin a.acs w.acs i.acs b.acs "
                       "a.before w.before i.before b.before step a.after w.after i.after b.after "
                       "a.end w.end i.end b.end");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(i.destroyed, 1);
 }
 
@@ -392,7 +392,7 @@ static void test_inner_failure_is_the_wrappers_to_return_or_swallow_H13_H15(void
                           "a.before w.before i.before b.before step a.after w.after i.after "
                           "a.error(TW_DATA_LOSS) w.error i.error(TW_DATA_LOSS) b.error(TW_DATA_LOSS)");
     }
-    tw_session_destroy(s);
+    assert_int_equal(tw_session_destroy(s), TW_OK);
   }
 }
 
@@ -406,17 +406,17 @@ typedef struct output_probe {
 static tw_status probe_output_before(void *u, tw_run_context *ctx) {
   output_probe *probe = u;
   tw_tensor t = TW_TENSOR_INIT;
-  probe->in_before = tw_session_get_output(tw_run_context_session(ctx), "loss", &t);
+  probe->in_before = tw_session_get_output(&t, tw_run_context_session(ctx), "loss");
   return TW_OK;
 }
 
 static tw_status probe_output_after(void *u, tw_run_context *ctx) {
   output_probe *probe = u;
   tw_tensor t = TW_TENSOR_INIT;
-  tw_status st = tw_session_get_output(tw_run_context_session(ctx), "loss", &t);
+  tw_status st = tw_session_get_output(&t, tw_run_context_session(ctx), "loss");
   if (st != TW_OK) return st;
   probe->in_after = *(const float *)t.data;
-  probe->missing = tw_session_get_output(tw_run_context_session(ctx), "nope", &t);
+  probe->missing = tw_session_get_output(&t, tw_run_context_session(ctx), "nope");
   return TW_OK;
 }
 
@@ -439,11 +439,11 @@ static void test_get_output_in_after_run_only(void **state) {
   assert_int_equal(probe.in_before, TW_FAILED_PRECONDITION);
   assert_true(probe.in_after == p.loss[0]);
   assert_int_equal(probe.missing, TW_NOT_FOUND);
-  assert_int_equal(tw_session_get_output(s, "loss", &t), TW_FAILED_PRECONDITION);  /* between runs */
+  assert_int_equal(tw_session_get_output(&t, s, "loss"), TW_FAILED_PRECONDITION);  /* between runs */
   assert_non_null(strstr(tw_last_error_message(), "output 'loss' cannot be read now"));
-  assert_int_equal(tw_session_get_output(s, NULL, &t), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_session_get_output(NULL, "loss", &t), TW_INVALID_ARGUMENT);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_get_output(&t, s, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_session_get_output(&t, NULL, "loss"), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

@@ -65,15 +65,15 @@ ROW(saver_empty_name, return tw_summary_saver_hook_create(out, kEmptyName, 1, NU
 ROW(saver_no_period, return tw_summary_saver_hook_create(out, kNames, 1, NULL, NULL);)
 ROW(feed_null_fn, return tw_feed_fn_hook_create(out, NULL, NULL, NULL);)
 ROW(feed_null_out, (void)out; return tw_feed_fn_hook_create(NULL, feed, NULL, NULL);)
-ROW(final_null_step, return tw_final_ops_hook_create(out, NULL, NULL, NULL, NULL, 0);)
-ROW(final_null_feeds, return tw_final_ops_hook_create(out, step, NULL, NULL, NULL, 2);)
+ROW(final_null_step, return tw_final_ops_hook_create(out, NULL, 0, NULL, NULL, NULL);)
+ROW(final_null_feeds, return tw_final_ops_hook_create(out, NULL, 2, step, NULL, NULL);)
 ROW(final_unnamed_feed, float v = 0; tw_tensor f = TW_TENSOR_INIT; f.dtype = TW_FLOAT32; f.data = &v;
-    return tw_final_ops_hook_create(out, step, NULL, NULL, &f, 1);)
+    return tw_final_ops_hook_create(out, &f, 1, step, NULL, NULL);)
 ROW(final_bad_dtype_feed, float v = 0; tw_tensor f = TW_TENSOR_INIT; f.name = "x"; f.dtype = 99; f.data = &v;
-    return tw_final_ops_hook_create(out, step, NULL, NULL, &f, 1);)
+    return tw_final_ops_hook_create(out, &f, 1, step, NULL, NULL);)
 ROW(final_repeated_feed, float v = 0; tw_tensor f[2] = {TW_TENSOR_INIT, TW_TENSOR_INIT};
     f[0].name = f[1].name = "x"; f[0].dtype = f[1].dtype = TW_FLOAT32; f[0].data = f[1].data = &v;
-    return tw_final_ops_hook_create(out, step, NULL, NULL, f, 2);)
+    return tw_final_ops_hook_create(out, f, 2, step, NULL, NULL);)
 ROW(waiter_null_out, (void)out; return tw_global_step_waiter_hook_create(NULL, 5, NULL, NULL, NULL, NULL);)
 ROW(profiler_both, return tw_profiler_hook_create(out, 5, 5.0, NULL);)
 ROW(profiler_neither, return tw_profiler_hook_create(out, TW_UNSET, -1.0, NULL);)
@@ -125,9 +125,9 @@ static void option_values_out_of_range(void **state) {
   assert_int_equal(tw_options_set_string(opts, TW_OPT_EVERY_N_SECS, "x"), TW_INVALID_ARGUMENT);
   double secs = 0;
   int64_t steps = 0;
-  assert_int_equal(tw_options_get_double(opts, TW_OPT_WAIT_MAX_SECS, &secs), TW_OK);
+  assert_int_equal(tw_options_get_double(&secs, opts, TW_OPT_WAIT_MAX_SECS), TW_OK);
   assert_true(secs < 0); /* forever by default, as TF */
-  assert_int_equal(tw_options_get_int64(opts, TW_OPT_EVERY_N_STEPS, &steps), TW_OK);
+  assert_int_equal(tw_options_get_int64(&steps, opts, TW_OPT_EVERY_N_STEPS), TW_OK);
   assert_true(steps == TW_UNSET);
   tw_options_destroy(opts);
 }

@@ -64,7 +64,7 @@ static void run_with(tw_hook *hook, int runs, int64_t initial, publisher *p) {
   for (int i = 0; i < runs; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publish_values, p), TW_OK);
   assert_int_equal(tw_session_close(s), TW_OK);
   stop_capture();
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B8_B9_every_n_local_runs_with_tf_line_format(void **state) {
@@ -174,7 +174,7 @@ static void formatter_failure_fails_the_run(void **state) {
   tw_hook_destroy(hook);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_UNAVAILABLE);
   assert_string_equal(tw_last_error_message(), "LoggingTensorHook formatter: formatter refused");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(f.destroyed, 1);
 }
 
@@ -207,7 +207,7 @@ static void B10_at_end_skipped_after_a_failed_run(void **state) {
   assert_int_equal(tw_session_close(s), TW_OK);
   stop_capture();
   assert_int_equal(count_lines_starting("loss ="), 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B8_missing_name_fails_the_triggering_run(void **state) {
@@ -217,7 +217,7 @@ static void B8_missing_name_fails_the_triggering_run(void **state) {
   tw_hook *hook = logging_hook(names, NULL, 1, 2, TW_UNSET_SECS, 0);
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_NOT_FOUND);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* ---- values of every dtype and shape ---- */
@@ -272,7 +272,7 @@ static void values_of_every_dtype_print_numpy_style(void **state) {
                       "whole = 3.0, big = 9223372036854775807, "
                       "large = <float32 (100,) min=0 max=99 mean=50.3571 nan=1 +inf=0 -inf=1>, "
                       "transposed = [[1. 3. 5.] [2. 4. 6.]]");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

@@ -91,7 +91,7 @@ static void B31_loss_is_fetched_on_every_run(void **state) {
   for (int i = 0; i < 5; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_OK);
   v.publish_loss = 0; /* the hook asks for "loss" on this run too */
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_NOT_FOUND);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B33_nan_fails_the_run_and_says_where(void **state) {
@@ -117,7 +117,7 @@ static void B33_nan_fails_the_run_and_says_where(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, "");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B32_tf_mode_lets_inf_through(void **state) {
@@ -129,7 +129,7 @@ static void B32_tf_mode_lets_inf_through(void **state) {
   assert_int_equal(tw_nan_tensor_hook_create(&hook, "loss", 1), TW_OK);
   tw_session *s = open_with(hook, &a, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B34_no_fail_warns_and_stops_cleanly(void **state) {
@@ -150,7 +150,7 @@ static void B34_no_fail_warns_and_stops_cleanly(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_string_equal(g_log.text, "a.end"); /* a clean stop: end() runs */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static tw_hook *guard(const char *const *watch, size_t n, tw_options *opts) {
@@ -168,7 +168,7 @@ static void inf_is_detected_by_default(void **state) {
   tw_session *s = open_with(guard(watch, 1, NULL), &a, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_NAN_LOSS);
   assert_non_null(strstr(tw_last_error_message(), "(tensor 'loss', step 0: 0 NaN, 0 +Inf, 1 -Inf, first at index 0)"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void patterns_watch_many_tensors_and_count(void **state) {
@@ -183,7 +183,7 @@ static void patterns_watch_many_tensors_and_count(void **state) {
   v.grad_b[3] = NAN;
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_NAN_LOSS);
   assert_non_null(strstr(tw_last_error_message(), "(tensor 'grad/b', step 1: 2 NaN, 1 +Inf, 0 -Inf, first at index 1)"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void every_n_steps_checks_only_those_steps(void **state) {
@@ -200,7 +200,7 @@ static void every_n_steps_checks_only_those_steps(void **state) {
   for (int i = 0; i < 3; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_OK);
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_NAN_LOSS);
   assert_non_null(strstr(tw_last_error_message(), "step 3:"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -218,7 +218,7 @@ static void stop_action_stops(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_OK);
   tw_set_log_level(TW_LOG_INFO);
   assert_int_equal(tw_session_should_stop(s), 1);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -262,7 +262,7 @@ static void callback_action_decides(void **state) {
   assert_int_equal(info.last.first_nonfinite_index, 3);
   assert_int_equal(info.last.global_step, 0);
   assert_int_equal(tw_session_should_stop(s), 1); /* the callback asked for it */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(info.destroyed, 1);
 
   /* a callback that returns an error fails the run with it */
@@ -273,7 +273,7 @@ static void callback_action_decides(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_CANCELLED);
   assert_non_null(strstr(tw_last_error_message(), "user gave up"));
   assert_non_null(strstr(tw_last_error_message(), "tensor 'grad/w'"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -295,7 +295,7 @@ static void any_float_dtype(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, bf16_step, &bf16), TW_OK);
   bf16 = 0xFFC1; /* a negative NaN payload */
   assert_int_equal(tw_session_run(s, NULL, 0, bf16_step, &bf16), TW_NAN_LOSS);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 /* The "custom NaN hook" pattern: a hook of one's own that scans in after_run and acts. */
@@ -311,7 +311,7 @@ static tw_status repair_after(void *u, tw_run_context *ctx) {
   repair *r = u;
   tw_tensor loss = TW_TENSOR_INIT;
   tw_scan_result scan;
-  tw_status st = tw_run_context_get_result(ctx, "loss", &loss);
+  tw_status st = tw_run_context_get_result(&loss, ctx, "loss");
   if (st != TW_OK) return st;
   tw_scan_result_init(&scan);
   if ((st = tw_scan(&scan, &loss)) != TW_OK) return st;
@@ -336,7 +336,7 @@ static void custom_hook_can_take_its_own_action(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_OK);
   assert_int_equal(r.repairs, 1);
   assert_true(weights[0] == 0.0f);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void check_numerics_option_names_output_and_step(void **state) {
@@ -354,7 +354,7 @@ static void check_numerics_option_names_output_and_step(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "output 'grad/w' at step 1 : Tensor had Inf and NaN values");
   assert_int_equal(a.last_error, TW_INVALID_ARGUMENT);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 

@@ -70,7 +70,7 @@ static void B47_traces_every_n_steps_but_not_the_first_run(void **state) {
   assert_int_equal(check_timeline(dir, 3), 0);
   assert_int_equal(check_timeline(dir, 6), 0);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   remove_dir(dir);
 }
 
@@ -92,7 +92,7 @@ static void B47_secs_mode_and_failed_traced_run(void **state) {
   a.fail_status = TW_INTERNAL;
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_INTERNAL);
   assert_false(file_exists(dir, 3));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   remove_dir(dir);
 }
 

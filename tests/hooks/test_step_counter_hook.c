@@ -48,7 +48,7 @@ static void B28_rate_at_the_real_step_first_trigger_primes(void **state) {
   assert_int_equal(g_captured.levels[0], TW_LOG_INFO);
   assert_true(atof(line_starting("global_step/sec: ", 0) + 17) > 0);
   assert_int_equal(tw_session_close(s), TW_OK); /* flushes the writer */
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_true(find_event_file(dir, 0, path, sizeof(path)));
   const int n = read_events(path, values, 32);
   assert_int_equal(n, 4); /* file_version + 3 scalars */
@@ -79,7 +79,7 @@ static void B27_given_writer_and_log_only(void **state) {
   stop_capture();
   assert_int_equal(count_lines_starting("global_step/sec: "), 4); /* 2 per hook */
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(tw_summary_writer_flush(writer), TW_OK);
   assert_int_equal(read_events(tw_summary_writer_path(writer), values, 8), 3); /* only the first hook's */
   assert_int_equal(values[1].step, 2);
@@ -109,7 +109,7 @@ static void B29_not_increasing_warning_first_five_only(void **state) {
                       "(could be stable): 7 vs previous value: 7. You could increase the global step by passing "
                       "tf.train.get_global_step() to Optimizer.apply_gradients or Optimizer.minimize.");
   assert_int_equal(g_captured.levels[0], TW_LOG_WARNING);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 static void B30_step_going_backwards_restarts_without_negative_rate(void **state) {
@@ -128,7 +128,7 @@ static void B30_step_going_backwards_restarts_without_negative_rate(void **state
   /* rates: runs 2-5, then the jump re-primes, then 3 more; none negative */
   assert_int_equal(count_lines_starting("global_step/sec: "), 7);
   for (int i = 0; i < 7; ++i) assert_true(atof(line_starting("global_step/sec: ", i) + 17) >= 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

@@ -74,7 +74,7 @@ static void B38_B39_trigger_steps_start_and_values(void **state) {
     assert_int_equal(histogram->value_kind, TW_SUMMARY_VALUE_HISTOGRAM);
     assert_true(histogram->histogram_num == 4.0);
   }
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   remove_dir(dir);
 }
 
@@ -92,7 +92,7 @@ static void B36_every_value_by_default_histograms_off(void **state) {
   assert_true(find_event_file(dir, 0, path, sizeof(path)));
   assert_int_equal(read_events(path, v, 16), 3); /* file_version, START, "loss" ("w" has 4 elements) */
   assert_string_equal(v[2].tag, "loss");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   remove_dir(dir);
 }
 
@@ -112,7 +112,7 @@ static void B38_secs_mode_and_shared_writer(void **state) {
   tw_session *s = open_session(hooks, 2, NULL);
   for (int i = 0; i < 3; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   const int n = read_events(tw_summary_writer_path(writer), v, 32);
   assert_int_equal(n, 1 + 1 + 2 + 1); /* version, START, 2 values at step 1, global_step/sec at 3 */
   assert_string_equal(v[4].tag, "global_step/sec");
@@ -134,11 +134,11 @@ static void nan_histogram_and_missing_name_fail_the_run(void **state) {
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Nan in summary histogram for: summaries/w");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(create_saver(&hook, 1, TW_UNSET_SECS, dir, 1, exact, 2, NULL), TW_OK);
   s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_NOT_FOUND);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   remove_dir(dir);
 }
 

@@ -60,7 +60,7 @@ static int count_events(const char *path, tw_status *end) {
   tw_event event = TW_EVENT_INIT;
   int n = 0;
   tw_status status;
-  while ((status = tw_event_reader_next(reader, &event)) == TW_OK) ++n;
+  while ((status = tw_event_reader_next(&event, reader)) == TW_OK) ++n;
   *end = status;
   tw_event_reader_destroy(reader);
   return n;
@@ -97,15 +97,15 @@ static void round_trip_scalars_histogram_session_log(void **state) {
   tw_event e;
   tw_event_init(&e);
   /* The file begins with the file_version event. */
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
   assert_int_equal(e.kind, TW_EVENT_FILE_VERSION);
   assert_string_equal(e.file_version, "brain.Event:2");
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
   assert_int_equal(e.kind, TW_EVENT_SESSION_LOG);
   assert_int_equal(e.session_log_status, TW_SESSION_LOG_START);
   assert_int_equal(e.step, 0);
   for (int64_t step = 0; step < 300; ++step) {
-    assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+    assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
     assert_int_equal(e.kind, TW_EVENT_SUMMARY);
     assert_int_equal(e.step, step);
     assert_int_equal(e.value_count, 1);
@@ -115,7 +115,7 @@ static void round_trip_scalars_histogram_session_log(void **state) {
     assert_null(e.values[0]->histogram);
     assert_true(e.wall_time > 1.6e9);
   }
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
   assert_int_equal(e.step, 300);
   assert_int_equal(e.values[0]->kind, TW_SUMMARY_VALUE_HISTOGRAM);
   const tw_histogram *h = e.values[0]->histogram;
@@ -126,19 +126,19 @@ static void round_trip_scalars_histogram_session_log(void **state) {
   double total = 0;
   for (size_t i = 0; i < h->bucket_count; ++i) total += h->bucket[i];
   assert_true(total == 4.0);
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
   assert_int_equal(e.kind, TW_EVENT_SESSION_LOG);
   assert_int_equal(e.session_log_status, TW_SESSION_LOG_CHECKPOINT);
   assert_string_equal(e.checkpoint_path, "/ckpt/model.ckpt");
   assert_string_equal(e.message, "saved");
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OK);
   assert_int_equal(e.step, -5);
   assert_string_equal(e.values[0]->tag, "ext");
   assert_true(e.values[0]->simple_value == 1.0f);
   e.step = 12345;
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OUT_OF_RANGE);
   assert_int_equal(e.step, 12345); /* untouched at the end */
-  assert_int_equal(tw_event_reader_next(r, &e), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_OUT_OF_RANGE);
   tw_event_reader_destroy(r);
   assert_int_equal(tw_summary_writer_close(w), TW_OK);
   tw_summary_writer_destroy(w);
@@ -292,12 +292,12 @@ static void arguments_are_checked_and_named(void **state) {
   assert_null(r);
   assert_int_equal(tw_event_reader_open(&r, tw_summary_writer_path(w)), TW_OK);
   tw_event e = TW_EVENT_INIT;
-  assert_int_equal(tw_event_reader_next(r, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_event_reader_next(NULL, r), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "out is NULL");
   e.struct_size = 8;
-  assert_int_equal(tw_event_reader_next(r, &e), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_event_reader_next(&e, r), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "struct_size"));
-  assert_int_equal(tw_event_reader_next(NULL, &e), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_event_reader_next(&e, NULL), TW_INVALID_ARGUMENT);
   tw_event_reader_destroy(r);
   tw_event_reader_destroy(NULL);
   tw_event_init(NULL);

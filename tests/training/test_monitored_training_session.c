@@ -36,7 +36,7 @@ static void hook_names(tw_session *s, char *out, size_t size) {
   out[0] = '\0';
   for (size_t i = 0; i < tw_session_hook_count(s); ++i) {
     tw_hook *hook = NULL;
-    assert_int_equal(tw_session_hook_at(s, i, &hook), TW_OK);
+    assert_int_equal(tw_session_hook_at(&hook, s, i), TW_OK);
     size_t used = strlen(out);
     snprintf(out + used, size - used, "%s%s", used ? " " : "", tw_hook_name(hook));
   }
@@ -69,7 +69,7 @@ static void T6_chief_default_hooks_in_tf_order(void **state) {
   tw_options *opts = with_dir();
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief StepCounterHook SummarySaverHook CheckpointSaverHook user");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -82,7 +82,7 @@ static void T5_worker_gets_the_user_hooks_only(void **state) {
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "user");
   assert_int_equal(tw_session_is_chief(s), 0);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -94,12 +94,12 @@ static void T7_no_directory_no_default_hooks(void **state) {
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief user");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   /* summary_dir alone: step counter and summaries, no checkpoints */
   assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, g_dir), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief StepCounterHook SummarySaverHook user");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -109,20 +109,20 @@ static void T2_checkpoint_frequency_resolution(void **state) {
   tw_session *s = NULL;
   tw_options *opts = with_dir();
   /* save_checkpoint_steps=None alone: secs becomes None too, so no CheckpointSaverHook */
-  assert_int_equal(tw_options_set_none(opts, TW_OPT_SAVE_CHECKPOINT_STEPS), TW_OK);
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief StepCounterHook SummarySaverHook user");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   /* steps given alone: a step-based saver (secs None) */
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 50), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 50), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_non_null(strstr(names, "CheckpointSaverHook"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   /* 0 is "not > 0": no saver */
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 0), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_null(strstr(names, "CheckpointSaverHook"));
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -131,15 +131,15 @@ static void T3_both_secs_and_steps_is_an_error(void **state) {
   char names[256];
   tw_session *s = NULL;
   tw_options *opts = with_dir();
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 50), TW_OK);
-  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_CHECKPOINT_SECS, 60.0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 50), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS, 60.0), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
   tw_options_destroy(opts);
 
   opts = with_dir();
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 10), TW_OK);
-  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_SUMMARIES_SECS, 5.0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 10), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_SUMMARY_EVERY_N_SECS, 5.0), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
   tw_options_destroy(opts);
@@ -150,16 +150,16 @@ static void T1_summary_frequency_and_step_counter(void **state) {
   char names[256];
   tw_session *s = NULL;
   tw_options *opts = with_dir();
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 0), TW_OK); /* secs → None */
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_LOG_STEP_COUNT_STEPS, 0), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 0), TW_OK); /* secs → None */
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 0), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief CheckpointSaverHook user");
-  tw_session_destroy(s);
-  assert_int_equal(tw_options_set_double(opts, TW_OPT_SAVE_SUMMARIES_SECS, 30.0), TW_OK);
-  assert_int_equal(tw_options_set_none(opts, TW_OPT_SAVE_SUMMARIES_STEPS), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_SUMMARY_EVERY_N_SECS, 30.0), TW_OK);
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief SummarySaverHook CheckpointSaverHook user");
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 }
 
@@ -208,15 +208,15 @@ static void T8_T6_a_training_run_resumes(void **state) {
   var.ndim = 1;
   var.shape = shape;
   assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_CHECKPOINT_STEPS, 5), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SAVE_SUMMARIES_STEPS, 5), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 5), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 5), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_RECOVERY_BACKOFF_SECS, 0.0), TW_OK);
   assert_int_equal(tw_stop_at_step_hook_create(&stop, TW_UNSET, 12), TW_OK);
   assert_int_equal(tw_monitored_training_session_create(&s, opts, &stop, 1, NULL, 0), TW_OK);
   while (!tw_session_should_stop(s)) assert_int_equal(tw_session_run(s, NULL, 0, step, &m), TW_OK);
   assert_int_equal(tw_session_creation_count(s), 2); /* T8: the abort was recovered */
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_true(count_files("model.ckpt-12") == 1);
   assert_true(count_files("events.out.tfevents.") >= 1);
   assert_int_equal(count_files("checkpoint"), 1);
@@ -227,14 +227,14 @@ static void T8_T6_a_training_run_resumes(void **state) {
   tw_hook_destroy(stop);
   assert_int_equal(tw_stop_at_step_hook_create(&stop, 3, TW_UNSET), TW_OK);
   assert_int_equal(tw_monitored_training_session_create(&s, opts, &stop, 1, NULL, 0), TW_OK);
-  assert_int_equal(tw_session_get_global_step(s, &step_value), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step_value, s), TW_OK);
   assert_int_equal(step_value, 12);
   assert_true(m.w[0] == restored_w0);
   while (!tw_session_should_stop(s)) assert_int_equal(tw_session_run(s, NULL, 0, step, &m), TW_OK);
-  assert_int_equal(tw_session_get_global_step(s, &step_value), TW_OK);
+  assert_int_equal(tw_session_get_global_step(&step_value, s), TW_OK);
   assert_int_equal(step_value, 15);
   assert_int_equal(tw_session_close(s), TW_OK);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(stop);
   tw_options_destroy(opts);
 }
@@ -252,10 +252,10 @@ static void bad_arguments(void **state) {
   assert_int_equal(tw_session_hook_count(NULL), 0);
   assert_int_equal(tw_monitored_training_session_create(&s, NULL, NULL, 0, NULL, 0), TW_OK);
   tw_hook *hook = NULL;
-  assert_int_equal(tw_session_hook_at(s, 0, &hook), TW_OUT_OF_RANGE);
+  assert_int_equal(tw_session_hook_at(&hook, s, 0), TW_OUT_OF_RANGE);
   assert_int_equal(tw_session_close(s), TW_OK);
-  assert_int_equal(tw_session_hook_at(s, 0, &hook), TW_FAILED_PRECONDITION);
-  tw_session_destroy(s);
+  assert_int_equal(tw_session_hook_at(&hook, s, 0), TW_FAILED_PRECONDITION);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
 int main(void) {

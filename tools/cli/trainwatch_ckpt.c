@@ -40,7 +40,11 @@ static int list(const char *path) {
   if (status != TW_OK) return fail(status, path);
   for (i = 0; i < tw_checkpoint_variables_count(vars); ++i) {
     tw_tensor t = TW_TENSOR_INIT;
-    tw_checkpoint_variables_at(vars, i, &t);
+    status = tw_checkpoint_variables_at(&t, vars, i);
+    if (status != TW_OK) {
+      tw_checkpoint_variables_destroy(vars);
+      return fail(status, path);
+    }
     printf("%s\t%s\t[", t.name, tw_dtype_name((tw_dtype)t.dtype));
     for (d = 0; d < t.ndim; ++d) printf("%s%lld", d ? "," : "", (long long)t.shape[d]);
     printf("]\t%lld bytes\n", (long long)element_count(&t) * (long long)tw_dtype_size((tw_dtype)t.dtype));
@@ -173,7 +177,12 @@ static int export_safetensors(const char *path, const char *out_path) {
     char number[64];
     int32_t d;
     uint64_t bytes;
-    tw_checkpoint_variables_at(vars, i, &t);
+    status = tw_checkpoint_variables_at(&t, vars, i);
+    if (status != TW_OK) {
+      tw_checkpoint_variables_destroy(vars);
+      free(header.data);
+      return fail(status, path);
+    }
     bytes = (uint64_t)element_count(&t) * tw_dtype_size((tw_dtype)t.dtype);
     if (i > 0) append_str(&header, ",");
     append_json_string(&header, t.name);
@@ -206,7 +215,11 @@ static int export_safetensors(const char *path, const char *out_path) {
   for (i = 0; i < n && result == 0; ++i) {
     tw_tensor t = TW_TENSOR_INIT;
     void *data;
-    tw_checkpoint_variables_at(vars, i, &t);
+    status = tw_checkpoint_variables_at(&t, vars, i);
+    if (status != TW_OK) {
+      result = fail(status, path);
+      break;
+    }
     data = malloc((size_t)element_count(&t) * tw_dtype_size((tw_dtype)t.dtype) + 1);
     if (data == NULL) {
       result = EXIT_ERROR;

@@ -337,7 +337,7 @@ class _TrainingSessionCreator(_SessionCreator):
         return options
 
 
-_DOUBLE_OPTIONS = {native.TW_OPT_SAVE_CHECKPOINT_SECS, native.TW_OPT_SAVE_SUMMARIES_SECS, native.TW_OPT_MAX_WAIT_SECS,
+_DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_EVERY_N_SECS, native.TW_OPT_MAX_WAIT_SECS,
                    native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS}
 
 
@@ -369,11 +369,11 @@ class MonitoredTrainingSession(MonitoredSession):
         retention = creator.retention or (max_to_keep, keep_checkpoint_every_n_hours)
         arguments = {
             native.TW_OPT_SUMMARY_DIR: USE_DEFAULT if summary_dir is None else str(summary_dir),
-            native.TW_OPT_SAVE_CHECKPOINT_SECS: save_checkpoint_secs,
-            native.TW_OPT_SAVE_CHECKPOINT_STEPS: save_checkpoint_steps,
-            native.TW_OPT_SAVE_SUMMARIES_STEPS: save_summaries_steps,
-            native.TW_OPT_SAVE_SUMMARIES_SECS: save_summaries_secs,
-            native.TW_OPT_LOG_STEP_COUNT_STEPS: 0 if log_step_count_steps is None else log_step_count_steps,
+            native.TW_OPT_CHECKPOINT_EVERY_N_SECS: save_checkpoint_secs,
+            native.TW_OPT_CHECKPOINT_EVERY_N_STEPS: save_checkpoint_steps,
+            native.TW_OPT_SUMMARY_EVERY_N_STEPS: save_summaries_steps,
+            native.TW_OPT_SUMMARY_EVERY_N_SECS: save_summaries_secs,
+            native.TW_OPT_STEP_COUNT_EVERY_N_STEPS: 0 if log_step_count_steps is None else log_step_count_steps,
             native.TW_OPT_MAX_WAIT_SECS: -1.0 if max_wait_secs is None else max_wait_secs,
             native.TW_OPT_MAX_TO_KEEP: retention[0],
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],

@@ -39,9 +39,9 @@ pub enum Opt {
     /// f64, default 10000.
     KeepCheckpointEveryNHours,
     /// f64 seconds, no default.
-    SaveCheckpointSecs,
+    CheckpointEveryNSecs,
     /// i64, no default.
-    SaveCheckpointSteps,
+    CheckpointEveryNSteps,
     /// string, default "model.ckpt".
     CheckpointBasename,
     /// i64 0/1, default 1.
@@ -72,8 +72,8 @@ impl Opt {
             Opt::CheckNumerics => 10,
             Opt::MaxToKeep => 11,
             Opt::KeepCheckpointEveryNHours => 12,
-            Opt::SaveCheckpointSecs => 13,
-            Opt::SaveCheckpointSteps => 14,
+            Opt::CheckpointEveryNSecs => 13,
+            Opt::CheckpointEveryNSteps => 14,
             Opt::CheckpointBasename => 15,
             Opt::AsyncCheckpoint => 16,
             Opt::NanAction => 100,
@@ -94,7 +94,7 @@ impl Opt {
 /// let mut opts = trainwatch::Options::new()?;
 /// opts.variable("w", &mut w, &[4])?
 ///     .set_str(trainwatch::Opt::CheckpointDir, "/tmp/ckpt")?
-///     .set_i64(trainwatch::Opt::SaveCheckpointSteps, 100)?;
+///     .set_i64(trainwatch::Opt::CheckpointEveryNSteps, 100)?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]
@@ -154,14 +154,14 @@ impl<'v> Options<'v> {
     pub fn get_i64(&self, key: Opt) -> Result<i64> {
         let mut out = 0;
         // SAFETY: valid object and out-pointer.
-        check(unsafe { sys::tw_options_get_int64(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        check(unsafe { sys::tw_options_get_int64(&mut out, self.raw.as_ptr(), key.raw()) })?;
         Ok(out)
     }
 
     pub fn get_f64(&self, key: Opt) -> Result<f64> {
         let mut out = 0.0;
         // SAFETY: valid object and out-pointer.
-        check(unsafe { sys::tw_options_get_double(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        check(unsafe { sys::tw_options_get_double(&mut out, self.raw.as_ptr(), key.raw()) })?;
         Ok(out)
     }
 
@@ -169,7 +169,7 @@ impl<'v> Options<'v> {
     pub fn get_str(&self, key: Opt) -> Result<Option<String>> {
         let mut out = ptr::null();
         // SAFETY: valid object and out-pointer; the string is copied before the next call.
-        check(unsafe { sys::tw_options_get_string(self.raw.as_ptr(), key.raw(), &mut out) })?;
+        check(unsafe { sys::tw_options_get_string(&mut out, self.raw.as_ptr(), key.raw()) })?;
         Ok(if out.is_null() { None } else { Some(unsafe { CStr::from_ptr(out) }.to_string_lossy().into_owned()) })
     }
 

@@ -36,7 +36,7 @@ impl<'a> SessionRef<'a> {
         let name = c_string("output name", name)?;
         let mut view = sys::tw_tensor::init();
         // SAFETY: valid pointers.
-        check(unsafe { sys::tw_session_get_output(self.raw, name.as_ptr(), &mut view) })?;
+        check(unsafe { sys::tw_session_get_output(&mut view, self.raw, name.as_ptr()) })?;
         // SAFETY: the output lives until the run returns, beyond this callback's borrow of self.
         Ok(unsafe { TensorRef::from_raw(view) })
     }
@@ -45,7 +45,7 @@ impl<'a> SessionRef<'a> {
     pub fn global_step(&self) -> Result<i64> {
         let mut out = 0;
         // SAFETY: the library checks the handle; out is valid.
-        check(unsafe { sys::tw_session_get_global_step(self.raw, &mut out) })?;
+        check(unsafe { sys::tw_session_get_global_step(&mut out, self.raw) })?;
         Ok(out)
     }
 
@@ -71,7 +71,7 @@ impl<'a> SessionRef<'a> {
         let name = c_string("variable name", name)?;
         let mut view = sys::tw_tensor::init();
         // SAFETY: valid pointers; the view points at the caller's buffer, borrowed by the session.
-        check(unsafe { sys::tw_session_get_variable(self.raw, name.as_ptr(), &mut view) })?;
+        check(unsafe { sys::tw_session_get_variable(&mut view, self.raw, name.as_ptr()) })?;
         // SAFETY: the buffer lives as long as the session ('v) and so as long as &self.
         unsafe { TensorRef::from_raw(view) }.as_slice::<T>()
     }
@@ -213,7 +213,8 @@ impl Drop for Session<'_> {
         // SAFETY: owned, freed once; may drop hooks whose last reference it held. It cannot be
         // refused: no callback of this session runs while it is dropped (the borrow rules see to it).
         call_in_drop(|| {
-            unsafe { sys::tw_session_destroy(self.handle.raw) };
+            let status = unsafe { sys::tw_session_destroy(self.handle.raw) };
+            debug_assert_eq!(status, sys::TW_OK, "tw_session_destroy refused to drop a Session");
         });
     }
 }
@@ -244,7 +245,7 @@ impl<'a> RunContext<'a> {
         // SAFETY: a live context; each string lives until the next request and is copied at once.
         unsafe {
             list::collect(sys::tw_run_context_request_count(ctx), |i, name| {
-                sys::tw_run_context_request_at(ctx, i, name)
+                sys::tw_run_context_request_at(name, ctx, i)
             })
         }
     }
@@ -279,7 +280,7 @@ impl<'a> RunContext<'a> {
         let name = c_string("result name", name)?;
         let mut view = sys::tw_tensor::init();
         // SAFETY: valid pointers.
-        check(unsafe { sys::tw_run_context_get_result(self.raw.as_ptr(), name.as_ptr(), &mut view) })?;
+        check(unsafe { sys::tw_run_context_get_result(&mut view, self.raw.as_ptr(), name.as_ptr()) })?;
         // SAFETY: valid until the run returns, so for the borrow of self.
         Ok(unsafe { TensorRef::from_raw(view) })
     }
@@ -289,7 +290,7 @@ impl<'a> RunContext<'a> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; the views are valid until the run returns, so for the borrow of self.
         unsafe {
-            list::collect(sys::tw_run_context_result_count(ctx), |i, view| sys::tw_run_context_result_at(ctx, i, view))
+            list::collect(sys::tw_run_context_result_count(ctx), |i, view| sys::tw_run_context_result_at(view, ctx, i))
         }
     }
 }
@@ -313,7 +314,7 @@ impl<'a> StepContext<'a> {
         let name = c_string("feed name", name)?;
         let mut view = sys::tw_tensor::init();
         // SAFETY: valid pointers.
-        check(unsafe { sys::tw_step_context_find_feed(self.raw.as_ptr(), name.as_ptr(), &mut view) })?;
+        check(unsafe { sys::tw_step_context_get_feed(&mut view, self.raw.as_ptr(), name.as_ptr()) })?;
         // SAFETY: valid until the step returns.
         Ok(unsafe { TensorRef::from_raw(view) })
     }
@@ -323,7 +324,7 @@ impl<'a> StepContext<'a> {
         let ctx = self.raw.as_ptr();
         // SAFETY: a live context; the views are valid until the step returns.
         unsafe {
-            list::collect(sys::tw_step_context_feed_count(ctx), |i, view| sys::tw_step_context_feed_at(ctx, i, view))
+            list::collect(sys::tw_step_context_feed_count(ctx), |i, view| sys::tw_step_context_feed_at(view, ctx, i))
         }
     }
 
@@ -342,7 +343,7 @@ impl<'a> StepContext<'a> {
         // SAFETY: a live context; each string is copied at once.
         unsafe {
             list::collect(sys::tw_step_context_requested_count(ctx), |i, name| {
-                sys::tw_step_context_requested_at(ctx, i, name)
+                sys::tw_step_context_requested_at(name, ctx, i)
             })
         }
     }
@@ -385,7 +386,7 @@ impl<'a> StepContext<'a> {
         // SAFETY: valid pointers.
         check(unsafe {
             let session = sys::tw_step_context_session(self.raw.as_ptr());
-            sys::tw_session_get_variable(session, c_name.as_ptr(), &mut view)
+            sys::tw_session_get_variable(&mut view, session, c_name.as_ptr())
         })?;
         // SAFETY: variables are contiguous buffers the session borrows mutably for 'v; the exclusive
         // borrow of self keeps this the only reference handed out during the step.

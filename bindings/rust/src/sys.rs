@@ -100,30 +100,42 @@ pub struct tw_hook_callbacks {
     pub destroy: Option<unsafe extern "C" fn(*mut c_void)>,
 }
 
+// Every function returning tw_status is #[must_use], as TW_NODISCARD marks it in the header.
 extern "C" {
     // common.h
     pub fn tw_version_number() -> c_uint;
     pub fn tw_version_string() -> *const c_char;
     pub fn tw_status_name(status: tw_status) -> *const c_char;
     pub fn tw_last_error_message() -> *const c_char;
+    #[must_use]
     pub fn tw_set_error(status: tw_status, message: *const c_char) -> tw_status;
     pub fn tw_dtype_size(dtype: i32) -> usize;
     pub fn tw_dtype_name(dtype: i32) -> *const c_char;
     pub fn tw_set_log_level(level: tw_log_level);
 
     // session.h: options
+    #[must_use]
     pub fn tw_options_create(out: *mut *mut tw_options) -> tw_status;
     pub fn tw_options_destroy(opts: *mut tw_options);
+    #[must_use]
     pub fn tw_options_set_int64(opts: *mut tw_options, key: tw_option, value: i64) -> tw_status;
+    #[must_use]
     pub fn tw_options_set_double(opts: *mut tw_options, key: tw_option, value: f64) -> tw_status;
+    #[must_use]
     pub fn tw_options_set_string(opts: *mut tw_options, key: tw_option, value: *const c_char) -> tw_status;
+    #[must_use]
     pub fn tw_options_set_none(opts: *mut tw_options, key: tw_option) -> tw_status;
-    pub fn tw_options_get_int64(opts: *const tw_options, key: tw_option, out: *mut i64) -> tw_status;
-    pub fn tw_options_get_double(opts: *const tw_options, key: tw_option, out: *mut f64) -> tw_status;
-    pub fn tw_options_get_string(opts: *const tw_options, key: tw_option, out: *mut *const c_char) -> tw_status;
+    #[must_use]
+    pub fn tw_options_get_int64(out: *mut i64, opts: *const tw_options, key: tw_option) -> tw_status;
+    #[must_use]
+    pub fn tw_options_get_double(out: *mut f64, opts: *const tw_options, key: tw_option) -> tw_status;
+    #[must_use]
+    pub fn tw_options_get_string(out: *mut *const c_char, opts: *const tw_options, key: tw_option) -> tw_status;
+    #[must_use]
     pub fn tw_options_add_variable(opts: *mut tw_options, var: *const tw_tensor) -> tw_status;
 
     // session.h: hooks
+    #[must_use]
     pub fn tw_hook_create(
         out: *mut *mut tw_hook,
         name: *const c_char,
@@ -132,6 +144,7 @@ extern "C" {
     ) -> tw_status;
     pub fn tw_hook_destroy(hook: *mut tw_hook);
     pub fn tw_hook_name(hook: *const tw_hook) -> *const c_char;
+    #[must_use]
     pub fn tw_hook_wrap(
         out: *mut *mut tw_hook,
         name: *const c_char,
@@ -139,26 +152,34 @@ extern "C" {
         callbacks: *const tw_hook_callbacks,
         user_data: *mut c_void,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_hook_call_begin(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
+    #[must_use]
     pub fn tw_hook_call_after_create_session(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
+    #[must_use]
     pub fn tw_hook_call_before_run(inner: *mut tw_hook, ctx: *mut tw_run_context) -> tw_status;
+    #[must_use]
     pub fn tw_hook_call_after_run(inner: *mut tw_hook, ctx: *mut tw_run_context) -> tw_status;
+    #[must_use]
     pub fn tw_hook_call_end(inner: *mut tw_hook, session: *mut tw_session) -> tw_status;
     pub fn tw_hook_call_on_error(inner: *mut tw_hook, session: *mut tw_session, error: tw_status);
 
     // session.h: sessions
+    #[must_use]
     pub fn tw_monitored_session_create(
         out: *mut *mut tw_session,
         opts: *const tw_options,
         hooks: *const *mut tw_hook,
         n_hooks: usize,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_singular_monitored_session_create(
         out: *mut *mut tw_session,
         opts: *const tw_options,
         hooks: *const *mut tw_hook,
         n_hooks: usize,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_session_run(
         session: *mut tw_session,
         feeds: *const tw_tensor,
@@ -166,6 +187,7 @@ extern "C" {
         step: Option<tw_step_fn>,
         user_data: *mut c_void,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_session_run_without_hooks(
         session: *mut tw_session,
         feeds: *const tw_tensor,
@@ -174,55 +196,73 @@ extern "C" {
         user_data: *mut c_void,
     ) -> tw_status;
     pub fn tw_session_should_stop(session: *const tw_session) -> c_int;
+    #[must_use]
     pub fn tw_session_request_stop(session: *mut tw_session) -> tw_status;
+    #[must_use]
     pub fn tw_session_close(session: *mut tw_session) -> tw_status;
+    #[must_use]
     pub fn tw_session_destroy(session: *mut tw_session) -> tw_status;
-    pub fn tw_session_get_global_step(session: *const tw_session, out: *mut i64) -> tw_status;
+    #[must_use]
+    pub fn tw_session_get_global_step(out: *mut i64, session: *const tw_session) -> tw_status;
+    #[must_use]
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
-    pub fn tw_session_get_variable(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    #[must_use]
+    pub fn tw_session_get_variable(out: *mut tw_tensor, session: *const tw_session, name: *const c_char) -> tw_status;
     pub fn tw_session_is_chief(session: *const tw_session) -> c_int;
-    pub fn tw_session_get_output(session: *const tw_session, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    #[must_use]
+    pub fn tw_session_get_output(out: *mut tw_tensor, session: *const tw_session, name: *const c_char) -> tw_status;
 
     // session.h: run context
+    #[must_use]
     pub fn tw_run_context_request_fetch(ctx: *mut tw_run_context, name: *const c_char) -> tw_status;
+    #[must_use]
     pub fn tw_run_context_request_stop(ctx: *mut tw_run_context) -> tw_status;
     pub fn tw_run_context_stop_requested(ctx: *const tw_run_context) -> c_int;
     pub fn tw_run_context_session(ctx: *mut tw_run_context) -> *mut tw_session;
-    pub fn tw_run_context_get_result(ctx: *const tw_run_context, name: *const c_char, out: *mut tw_tensor)
+    #[must_use]
+    pub fn tw_run_context_get_result(out: *mut tw_tensor, ctx: *const tw_run_context, name: *const c_char)
         -> tw_status;
     pub fn tw_run_context_result_count(ctx: *const tw_run_context) -> usize;
-    pub fn tw_run_context_result_at(ctx: *const tw_run_context, index: usize, out: *mut tw_tensor) -> tw_status;
+    #[must_use]
+    pub fn tw_run_context_result_at(out: *mut tw_tensor, ctx: *const tw_run_context, index: usize) -> tw_status;
     pub fn tw_run_context_request_count(ctx: *const tw_run_context) -> usize;
-    pub fn tw_run_context_request_at(ctx: *const tw_run_context, index: usize, out: *mut *const c_char) -> tw_status;
+    #[must_use]
+    pub fn tw_run_context_request_at(out: *mut *const c_char, ctx: *const tw_run_context, index: usize) -> tw_status;
 
     // session.h: step context
     pub fn tw_step_context_feed_count(ctx: *const tw_step_context) -> usize;
-    pub fn tw_step_context_feed_at(ctx: *const tw_step_context, index: usize, out: *mut tw_tensor) -> tw_status;
-    pub fn tw_step_context_find_feed(
-        ctx: *const tw_step_context,
-        name: *const c_char,
-        out: *mut tw_tensor,
-    ) -> tw_status;
+    #[must_use]
+    pub fn tw_step_context_feed_at(out: *mut tw_tensor, ctx: *const tw_step_context, index: usize) -> tw_status;
+    #[must_use]
+    pub fn tw_step_context_get_feed(out: *mut tw_tensor, ctx: *const tw_step_context, name: *const c_char)
+        -> tw_status;
     pub fn tw_step_context_is_requested(ctx: *const tw_step_context, name: *const c_char) -> c_int;
     pub fn tw_step_context_requested_count(ctx: *const tw_step_context) -> usize;
+    #[must_use]
     pub fn tw_step_context_requested_at(
+        out: *mut *const c_char,
         ctx: *const tw_step_context,
         index: usize,
-        out: *mut *const c_char,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_step_context_publish_copy(ctx: *mut tw_step_context, output: *const tw_tensor) -> tw_status;
     pub fn tw_step_context_global_step(ctx: *const tw_step_context) -> i64;
+    #[must_use]
     pub fn tw_step_context_set_global_step(ctx: *mut tw_step_context, value: i64) -> tw_status;
+    #[must_use]
     pub fn tw_step_context_request_stop(ctx: *mut tw_step_context) -> tw_status;
     pub fn tw_step_context_session(ctx: *mut tw_step_context) -> *mut tw_session;
 
     // hooks.h
+    #[must_use]
     pub fn tw_stop_at_step_hook_create(out: *mut *mut tw_hook, num_steps: i64, last_step: i64) -> tw_status;
+    #[must_use]
     pub fn tw_nan_tensor_hook_create(
         out: *mut *mut tw_hook,
         loss_name: *const c_char,
         fail_on_nan_loss: c_int,
     ) -> tw_status;
+    #[must_use]
     pub fn tw_checkpoint_saver_hook_create(
         out: *mut *mut tw_hook,
         checkpoint_dir: *const c_char,
@@ -232,8 +272,10 @@ extern "C" {
     ) -> tw_status;
 
     // numerics.h
+    #[must_use]
     pub fn tw_scan(out: *mut tw_scan_result, tensor: *const tw_tensor) -> tw_status;
 
     // checkpoint.h
+    #[must_use]
     pub fn tw_latest_checkpoint(out_path: *mut c_char, out_size: usize, dir: *const c_char) -> tw_status;
 }

@@ -99,7 +99,7 @@ fn phase_train(dir: &Path) -> trainwatch::Result<Vec<String>> {
     let mut w = [0f32; 4];
     {
         let mut opts = model_options(&mut w, Some(dir))?;
-        opts.set_i64(Opt::SaveCheckpointSteps, 2)?.set_bool(Opt::AsyncCheckpoint, false)?;
+        opts.set_i64(Opt::CheckpointEveryNSteps, 2)?.set_bool(Opt::AsyncCheckpoint, false)?;
         let hooks = [counter(&trace)?, Hook::stop_at_step(None, Some(5))?, Hook::checkpoint_saver(dir, &opts)?];
         let mut session = Session::monitored(Some(&opts), &[&hooks[0], &hooks[1], &hooks[2]])?;
         while !session.should_stop() {

@@ -2,7 +2,7 @@
 // rename only applies to what follows it.
 //
 // The header's named enums become classes of int constants without their prefix (DType.FLOAT32,
-// Option.SAVE_CHECKPOINT_STEPS, NanAction.ROLLBACK, …): the facade takes ints. Status codes (an
+// Option.CHECKPOINT_EVERY_N_STEPS, NanAction.ROLLBACK, …): the facade takes ints. Status codes (an
 // anonymous enum) keep their C names as constants of class TrainWatch (TrainWatch.TW_ABORTED), the
 // spelling statusName() returns. Methods and fields are lowerCamelCase; the hook base class is TF's SessionRunHook.
 // int64_t is C's long on LP64 (swig -DSWIGWORDSIZE64), which SWIG maps to Java's int by default:

@@ -71,7 +71,7 @@ public final class BenchJavaOverhead {
   static void runOverhead(int steps) throws Exception {
     Path dir = Files.createTempDirectory("tw-java-bench");
     Options hookOptions = new Options();
-    hookOptions.setInt64(Option.SAVE_CHECKPOINT_STEPS, NEVER);
+    hookOptions.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, NEVER);
     Options options = new Options();
     Step step = BenchJavaOverhead::step;
     try (Session builtIn = Session.monitored(options, new StopAtStepHook(TrainWatch.UNSET, NEVER),
