@@ -3,7 +3,7 @@
 #include "core/tensor.h"
 #include "numerics/check_numerics.h"
 #include "numerics/scan.h"
-#include "numerics/summary.h"
+#include "numerics/stats.h"
 #include "numerics/targets.h"
 
 using tw::capi::Guard;
@@ -53,26 +53,26 @@ tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor) {
   });
 }
 
-void tw_numerics_summary_init(tw_numerics_summary *summary) {
-  if (summary == nullptr) return;
-  const tw_numerics_summary init = TW_NUMERICS_SUMMARY_INIT;
-  *summary = init;
+void tw_numerics_stats_init(tw_numerics_stats *stats) {
+  if (stats == nullptr) return;
+  const tw_numerics_stats init = TW_NUMERICS_STATS_INIT;
+  *stats = init;
 }
 
-tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor) {
+tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor) {
   return Guard([&] {
-    TW_RETURN_IF_ERROR(CheckOutStruct(out, "TW_NUMERICS_SUMMARY_INIT"));
+    TW_RETURN_IF_ERROR(CheckOutStruct(out, "TW_NUMERICS_STATS_INIT"));
     TW_RETURN_IF_ERROR(tw::CheckTensor(tensor, "tensor"));
-    const tw::numerics::Summary summary = tw::numerics::Summarize(*tensor);
-    out->element_count = summary.element_count;
-    out->finite_count = summary.finite_count;
-    out->nan_count = summary.nonfinite.nan_count;
-    out->pos_inf_count = summary.nonfinite.pos_inf_count;
-    out->neg_inf_count = summary.nonfinite.neg_inf_count;
-    out->first_nonfinite_index = summary.nonfinite.first_nonfinite_index;
-    out->min = summary.min;
-    out->max = summary.max;
-    out->mean = summary.mean;
+    const tw::numerics::TensorStats stats = tw::numerics::ComputeStats(*tensor);
+    out->element_count = stats.element_count;
+    out->finite_count = stats.finite_count;
+    out->nan_count = stats.nonfinite.nan_count;
+    out->pos_inf_count = stats.nonfinite.pos_inf_count;
+    out->neg_inf_count = stats.nonfinite.neg_inf_count;
+    out->first_nonfinite_index = stats.nonfinite.first_nonfinite_index;
+    out->min = stats.min;
+    out->max = stats.max;
+    out->mean = stats.mean;
     return tw::Status();
   });
 }

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/tensor.h"
-#include "numerics/summary.h"
+#include "numerics/stats.h"
 #include "summary/tensor_values.h"
 
 namespace tw {
@@ -126,8 +126,8 @@ void AppendShape(const tw_tensor &t, std::string *out) {
   *out += t.ndim == 1 ? ",)" : ")";
 }
 
-void AppendSummary(const tw_tensor &t, std::string *out) {
-  const numerics::Summary s = numerics::Summarize(t);
+void AppendStats(const tw_tensor &t, std::string *out) {
+  const numerics::TensorStats s = numerics::ComputeStats(t);
   char text[160];
   std::snprintf(text, sizeof(text), " min=%g max=%g mean=%g nan=%lld +inf=%lld -inf=%lld>", s.min, s.max, s.mean,
                 static_cast<long long>(s.nonfinite.nan_count), static_cast<long long>(s.nonfinite.pos_inf_count),
@@ -147,7 +147,7 @@ void AppendTensorText(const tw_tensor &t, int64_t max_elements, std::string *out
     return;
   }
   if (ElementCount(t) > max_elements) {
-    AppendSummary(t, out);
+    AppendStats(t, out);
     return;
   }
   std::vector<int64_t> row_major;
