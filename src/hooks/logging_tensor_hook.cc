@@ -9,7 +9,7 @@
 #include "core/tensor_copy.h"
 #include "core/timer.h"
 #include "hooks/extension_point.h"
-#include "summary/tensor_text.h"
+#include "hooks/tensor_text.h"
 
 namespace tw {
 namespace {
@@ -88,7 +88,7 @@ class LoggingTensorHook final : public Hook {
         if (i > 0) line += ", ";
         line += values[i].name;
         line += " = ";
-        summary::AppendTensorText(values[i], config_.max_elements, &line);
+        AppendTensorText(values[i], config_.max_elements, &line);
       }
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);

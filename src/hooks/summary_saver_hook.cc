@@ -5,7 +5,7 @@
 #include "core/session.h"
 #include "core/timer.h"
 #include "summary/histogram.h"
-#include "summary/tensor_values.h"
+#include "numerics/tensor_values.h"
 #include "summary/writer_cache.h"
 
 namespace tw {
@@ -66,7 +66,7 @@ class SummarySaverHook final : public Hook {
       value.tag = view.name;
       if (ElementCount(view) == 1) {
         value.kind = summary::SummaryValue::Kind::kSimpleValue;
-        value.simple_value = static_cast<float>(summary::ElementAsDouble(view.dtype, view.data));
+        value.simple_value = static_cast<float>(numerics::ElementAsDouble(view.dtype, view.data));
       } else if (config_.histograms) {
         value.kind = summary::SummaryValue::Kind::kHistogram;
         TW_RETURN_IF_ERROR(summary::HistogramOfTensor(view, value.tag, &value.histogram));

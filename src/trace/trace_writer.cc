@@ -1,4 +1,4 @@
-#include "summary/trace_writer.h"
+#include "trace/trace_writer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include "summary/file_io.h"
 
 namespace tw {
-namespace summary {
+namespace trace {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one (overlong forms,
@@ -184,11 +184,11 @@ std::string TraceWriter::ToJson() const {
   return out;
 }
 
-Status TraceWriter::WriteFile(const std::string &path) const { return WriteFileAtomically(path, ToJson()); }
+Status TraceWriter::WriteFile(const std::string &path) const { return summary::WriteFileAtomically(path, ToJson()); }
 
 std::string TimelinePath(const std::string &dir, int64_t step) {
-  return JoinPath(dir, "timeline-" + std::to_string(step) + ".json");
+  return summary::JoinPath(dir, "timeline-" + std::to_string(step) + ".json");
 }
 
-}  // namespace summary
+}  // namespace trace
 }  // namespace tw

@@ -1,4 +1,4 @@
-#include "summary/tensor_text.h"
+#include "hooks/tensor_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +9,9 @@
 
 #include "core/tensor.h"
 #include "numerics/stats.h"
-#include "summary/tensor_values.h"
+#include "numerics/tensor_values.h"
 
 namespace tw {
-namespace summary {
 namespace {
 
 // What shortest-decimal printing needs to know about a float dtype: its significand width and the
@@ -83,7 +82,7 @@ T Load(const void *p) {
 void AppendElement(int32_t dtype, const void *p, bool in_array, std::string *out) {
   FloatPrecision precision;
   if (FloatPrecisionOf(dtype, &precision)) {
-    AppendFloat(ElementAsDouble(dtype, p), precision, in_array, out);
+    AppendFloat(numerics::ElementAsDouble(dtype, p), precision, in_array, out);
     return;
   }
   switch (dtype) {
@@ -160,5 +159,4 @@ void AppendTensorText(const tw_tensor &t, int64_t max_elements, std::string *out
   AppendDimension(t, strides, 0, 0, out);
 }
 
-}  // namespace summary
 }  // namespace tw
