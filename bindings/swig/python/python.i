@@ -69,7 +69,6 @@
 %thread trainwatch::SummaryWriter::SummaryWriter;
 %thread trainwatch::SummaryWriter::~SummaryWriter;
 %thread trainwatch::SummaryWriter::flush;
-%thread trainwatch::SummaryWriter::add_summary;
 %thread trainwatch::SummaryWriter::close;
 %thread trainwatch::EventReader::next;
 // Director upcalls take the GIL (they may come from a thread that released it, or from a background one).
