@@ -4,13 +4,13 @@
 
 #include <vector>
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/run_tracer.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/timer.h"
-#include "summary/file_io.h"
+#include "base/file_io.h"
+#include "base/log.h"
+#include "base/saturating.h"
+#include "base/timer.h"
+#include "session/run_context.h"
+#include "session/run_tracer.h"
+#include "session/session.h"
 #include "trace/trace_writer.h"
 
 namespace tw {
@@ -38,7 +38,7 @@ class ProfilerHook final : public Hook, public RunTracer {
     next_step_.reset();
     traced_step_.reset();
     armed_ = false;
-    return summary::MakeDirectories(config_.output_dir);
+    return MakeDirectories(config_.output_dir);
   }
 
 

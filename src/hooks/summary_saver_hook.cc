@@ -1,11 +1,11 @@
 #include "hooks/summary_saver_hook.h"
 
-#include "core/run_context.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/timer.h"
-#include "summary/histogram.h"
+#include "base/saturating.h"
+#include "base/timer.h"
 #include "numerics/tensor_values.h"
+#include "session/run_context.h"
+#include "session/session.h"
+#include "summary/histogram.h"
 #include "summary/writer_cache.h"
 
 namespace tw {

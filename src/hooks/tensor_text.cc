@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 #include "numerics/stats.h"
 #include "numerics/tensor_values.h"
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "summary/file_io.h"
+#include "base/file_io.h"
 
 namespace tw {
 namespace trace {
@@ -184,10 +184,10 @@ std::string TraceWriter::ToJson() const {
   return out;
 }
 
-Status TraceWriter::WriteFile(const std::string &path) const { return summary::WriteFileAtomically(path, ToJson()); }
+Status TraceWriter::WriteFile(const std::string &path) const { return WriteFileAtomically(path, ToJson()); }
 
 std::string TimelinePath(const std::string &dir, int64_t step) {
-  return summary::JoinPath(dir, "timeline-" + std::to_string(step) + ".json");
+  return JoinPath(dir, "timeline-" + std::to_string(step) + ".json");
 }
 
 }  // namespace trace

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 #include "numerics/tensor_values.h"
 #include "summary/crc32c.h"
 #include "summary/event.h"
