@@ -5,9 +5,9 @@
  *   trainwatch/common.h    versions, status codes, error messages, dtypes, tensor view, logging
  *   trainwatch/session.h   options, sessions, hooks (callback tables), run and step contexts
  *   trainwatch/hooks.h     the built-in hooks (StopAtStepHook, …)
- *   trainwatch/numerics.h  NaN/Inf scanning, numerics summaries, check_numerics
+ *   trainwatch/numerics.h  NaN/Inf scanning, tensor statistics, check_numerics
  *   trainwatch/checkpoint.h checkpoint files, Saver, state file
- *   trainwatch/summary.h   TensorBoard event files, Chrome traces
+ *   trainwatch/summary.h   TensorBoard event files: writing summaries, reading them back
  *   trainwatch/distributed.h the collective seam: many ranks, one training run
  * The header compiles as C99 and as C++.
  */

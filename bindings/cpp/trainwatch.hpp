@@ -273,7 +273,8 @@ struct ScanResult {
   int64_t first_nonfinite_index = -1;  // -1 when every element is finite
 };
 
-struct NumericsSummary : ScanResult {
+// The statistics of a tensor, read in one pass (tw_tensor_stats).
+struct TensorStats : ScanResult {
   int64_t element_count = 0;
   int64_t finite_count = 0;
   double min = 0, max = 0, mean = 0;  // over finite elements; NaN when there is none
@@ -287,12 +288,12 @@ inline ScanResult scan(const Tensor &tensor) {
   return ScanResult{r.nan_count, r.pos_inf_count, r.neg_inf_count, r.first_nonfinite_index};
 }
 
-inline NumericsSummary summarize(const Tensor &tensor) {
+inline TensorStats tensor_stats(const Tensor &tensor) {
   const tw_tensor t = tensor.c_tensor();
-  tw_numerics_summary s;
-  tw_numerics_summary_init(&s);
-  detail::call([&] { return tw_summarize(&s, &t); });
-  NumericsSummary out;
+  tw_numerics_stats s;
+  tw_numerics_stats_init(&s);
+  detail::call([&] { return tw_tensor_stats(&s, &t); });
+  TensorStats out;
   out.nan_count = s.nan_count;
   out.pos_inf_count = s.pos_inf_count;
   out.neg_inf_count = s.neg_inf_count;
@@ -1392,6 +1393,18 @@ class SummaryWriter {
   void add_histogram(const std::string &tag, int64_t step, const Tensor &values) {
     const tw_tensor t = values.c_tensor();
     detail::call([&] { return tw_summary_writer_add_histogram(writer_, tag.c_str(), step, &t); });
+  }
+  // `status` is a tw_session_log_status.
+  void add_session_log(int64_t step, int status, const std::string &checkpoint_path = std::string(),
+                       const std::string &msg = std::string()) {
+    detail::call([&] {
+      return tw_summary_writer_add_session_log(writer_, step, static_cast<tw_session_log_status>(status),
+                                               checkpoint_path.c_str(), msg.c_str());
+    });
+  }
+  // `serialized` holds the bytes of a Summary protobuf (TF's add_summary(bytes)).
+  void add_summary(int64_t step, const std::string &serialized) {
+    detail::call([&] { return tw_summary_writer_add_summary(writer_, step, serialized.data(), serialized.size()); });
   }
   void flush() {
     detail::call([&] { return tw_summary_writer_flush(writer_); });

@@ -54,6 +54,9 @@
 %ignore trainwatch::HookHandle::operator=;
 %ignore handle;
 %copyctor trainwatch::SessionRef;
+#if !defined(SWIGPYTHON)
+%ignore trainwatch::SummaryWriter::add_summary;  // serialized bytes: only python.i maps them
+#endif
 
 %template(TensorVector) std::vector<trainwatch::Tensor>;
 %template(Int64Vector) std::vector<int64_t>;

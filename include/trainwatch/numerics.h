@@ -1,5 +1,5 @@
 /*
- * trainwatch/numerics.h — NaN/Inf scanning, numerics summaries, check_numerics.
+ * trainwatch/numerics.h — NaN/Inf scanning, tensor statistics, check_numerics.
  *
  * Every function here reads a tensor view (trainwatch/common.h) of any dtype:
  * - float64, float32, float16, bfloat16, float8_e4m3fn and float8_e5m2 are classified by their bits:
@@ -65,12 +65,12 @@ TW_NODISCARD TW_API tw_status tw_scan(tw_scan_result *out, const tw_tensor *tens
 TW_NODISCARD TW_API tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
-/* Summaries                                                                                      */
+/* Statistics                                                                                     */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* The "health pill" of a tensor (TF debugger's numerics summary), computed in one pass. A versioned
- * out-struct, as tw_scan_result. */
-typedef struct tw_numerics_summary {
+/* The statistics of a tensor (the "health pill" of TF's debugger), computed in one pass. struct_size
+ * first, as tw_scan_result. */
+typedef struct tw_numerics_stats {
   uint32_t struct_size;
   int64_t element_count;
   int64_t finite_count;
@@ -83,21 +83,21 @@ typedef struct tw_numerics_summary {
   double min;
   double max;
   double mean;
-} tw_numerics_summary;
+} tw_numerics_stats;
 
-#define TW_NUMERICS_SUMMARY_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_numerics_summary, mean)
-#define TW_NUMERICS_SUMMARY_INIT {(uint32_t)sizeof(tw_numerics_summary), 0, 0, 0, 0, 0, -1, 0.0, 0.0, 0.0}
+#define TW_NUMERICS_STATS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_numerics_stats, mean)
+#define TW_NUMERICS_STATS_INIT {(uint32_t)sizeof(tw_numerics_stats), 0, 0, 0, 0, 0, -1, 0.0, 0.0, 0.0}
 
-/* Sets *summary to TW_NUMERICS_SUMMARY_INIT (compiled into the caller). NULL is a no-op. */
-static inline void tw_numerics_summary_init(tw_numerics_summary *summary) {
-  const tw_numerics_summary init = TW_NUMERICS_SUMMARY_INIT;
-  if (summary != NULL) *summary = init;
+/* Sets *stats to TW_NUMERICS_STATS_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_numerics_stats_init(tw_numerics_stats *stats) {
+  const tw_numerics_stats init = TW_NUMERICS_STATS_INIT;
+  if (stats != NULL) *stats = init;
 }
 
-/* Fills *out with the summary of `tensor`: counts as tw_scan, plus finite min, max and mean.
+/* Fills *out with the statistics of `tensor`: counts as tw_scan, plus finite min, max and mean.
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of
- * tw_numerics_summary; tensor invalid as for tw_scan. */
-TW_NODISCARD TW_API tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor);
+ * tw_numerics_stats; tensor invalid as for tw_scan. */
+TW_NODISCARD TW_API tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* check_numerics                                                                                 */

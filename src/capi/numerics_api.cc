@@ -4,7 +4,7 @@
 #include "capi/guard.h"
 #include "numerics/check_numerics.h"
 #include "numerics/scan.h"
-#include "numerics/summary.h"
+#include "numerics/stats.h"
 #include "numerics/targets.h"
 
 using tw::capi::Guard;
@@ -37,22 +37,22 @@ tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor) {
   });
 }
 
-tw_status tw_summarize(tw_numerics_summary *out, const tw_tensor *tensor) {
+tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor) {
   return Guard([&] {
     TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
     tw_tensor view;
     TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view));
-    const tw::numerics::Summary summary = tw::numerics::Summarize(view);
-    tw_numerics_summary result = TW_NUMERICS_SUMMARY_INIT;
-    result.element_count = summary.element_count;
-    result.finite_count = summary.finite_count;
-    result.nan_count = summary.nonfinite.nan_count;
-    result.pos_inf_count = summary.nonfinite.pos_inf_count;
-    result.neg_inf_count = summary.nonfinite.neg_inf_count;
-    result.first_nonfinite_index = summary.nonfinite.first_nonfinite_index;
-    result.min = summary.min;
-    result.max = summary.max;
-    result.mean = summary.mean;
+    const tw::numerics::TensorStats stats = tw::numerics::ComputeStats(view);
+    tw_numerics_stats result = TW_NUMERICS_STATS_INIT;
+    result.element_count = stats.element_count;
+    result.finite_count = stats.finite_count;
+    result.nan_count = stats.nonfinite.nan_count;
+    result.pos_inf_count = stats.nonfinite.pos_inf_count;
+    result.neg_inf_count = stats.nonfinite.neg_inf_count;
+    result.first_nonfinite_index = stats.nonfinite.first_nonfinite_index;
+    result.min = stats.min;
+    result.max = stats.max;
+    result.mean = stats.mean;
     tw::WriteVersioned(result, out);
     return tw::Status();
   });

@@ -7,9 +7,9 @@
 #include "base/tensor_copy.h"
 #include "base/timer.h"
 #include "hooks/extension_point.h"
+#include "hooks/tensor_text.h"
 #include "session/run_context.h"
 #include "session/session.h"
-#include "summary/tensor_text.h"
 
 namespace tw {
 namespace {
@@ -91,7 +91,7 @@ class LoggingTensorHook final : public Hook {
         if (i > 0) line += ", ";
         line += values[i]->name;
         line += " = ";
-        summary::AppendTensorText(*values[i], config_.max_elements, &line);
+        AppendTensorText(*values[i], config_.max_elements, &line);
       }
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);

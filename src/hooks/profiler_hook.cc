@@ -4,14 +4,14 @@
 
 #include <vector>
 
+#include "base/file_io.h"
 #include "base/log.h"
 #include "base/saturating.h"
 #include "base/timer.h"
 #include "session/run_context.h"
 #include "session/run_tracer.h"
 #include "session/session.h"
-#include "summary/file_io.h"
-#include "summary/trace_writer.h"
+#include "trace/trace_writer.h"
 
 namespace tw {
 namespace {
@@ -38,7 +38,7 @@ class ProfilerHook final : public Hook, public RunTracer {
     next_step_.reset();
     traced_step_.reset();
     armed_ = false;
-    return summary::MakeDirectories(config_.output_dir);
+    return MakeDirectories(config_.output_dir);
   }
 
 
@@ -81,7 +81,7 @@ class ProfilerHook final : public Hook, public RunTracer {
       return Status();
     }
     if (!run_status.ok()) return Status();
-    const std::string path = summary::TimelinePath(config_.output_dir, *step);
+    const std::string path = trace::TimelinePath(config_.output_dir, *step);
     Log(TW_LOG_INFO, "Saving timeline for %lld into '%s'.", static_cast<long long>(*step), path.c_str());
     return WriteTimeline(calls, *step, start, end, path);
   }
@@ -104,22 +104,22 @@ class ProfilerHook final : public Hook, public RunTracer {
   static Status WriteTimeline(const std::vector<Call> &calls, int64_t step, double start, double end,
                               const std::string &path) {
     const int64_t pid = static_cast<int64_t>(::getpid());
-    summary::TraceWriter trace;
-    trace.SetProcessName(pid, "trainwatch");
-    trace.SetThreadName(pid, 0, "session run");
+    trace::TraceWriter timeline;
+    timeline.SetProcessName(pid, "trainwatch");
+    timeline.SetThreadName(pid, 0, "session run");
     const auto span = [&](std::string name, const char *category, double from, double to) {
-      summary::TraceSpan s;
+      trace::TraceSpan s;
       s.name = std::move(name);
       s.category = category;
       s.pid = pid;
       s.start_us = (from - start) * 1e6;
       s.duration_us = (to - from) * 1e6;
-      s.args.push_back(summary::TraceArg::Number("global_step", static_cast<double>(step)));
-      trace.AddSpan(std::move(s));
+      s.args.push_back(trace::TraceArg::Number("global_step", static_cast<double>(step)));
+      timeline.AddSpan(std::move(s));
     };
     span("run", "run", start, end);
     for (const Call &call : calls) span(call.name, PhaseName(call.phase), call.start, call.end);
-    return trace.WriteFile(path);
+    return timeline.WriteFile(path);
   }
 
   ProfilerConfig config_;

@@ -3,10 +3,10 @@
 #include "base/saturating.h"
 #include "base/timer.h"
 #include "hooks/event_writer_hook.h"
+#include "numerics/tensor_values.h"
 #include "session/run_context.h"
 #include "session/session.h"
 #include "summary/histogram.h"
-#include "summary/tensor_values.h"
 
 namespace tw {
 namespace {
@@ -60,7 +60,7 @@ class SummarySaverHook final : public EventWriterHook {
       value.tag = view.name;
       if (ElementCount(view) == 1) {
         value.kind = summary::SummaryValue::Kind::kSimpleValue;
-        value.simple_value = static_cast<float>(summary::ElementAsDouble(view.dtype, view.data));
+        value.simple_value = static_cast<float>(numerics::ElementAsDouble(view.dtype, view.data));
       } else if (config_.histograms) {
         value.kind = summary::SummaryValue::Kind::kHistogram;
         TW_RETURN_IF_ERROR(summary::HistogramOfTensor(view, value.tag, &value.histogram));

@@ -17,8 +17,8 @@
 namespace tw {
 namespace numerics {
 
-// What a summary accumulates over the runs of a tensor.
-struct SummaryAccumulator {
+// What the statistics accumulate over the runs of a tensor.
+struct StatsAccumulator {
   ScanResult nonfinite;
   int64_t finite_count = 0;
   double min = std::numeric_limits<double>::infinity();
@@ -51,8 +51,8 @@ void RunCountNonFinite(int32_t dtype, const void *data, size_t count, int64_t fi
                        ScanResult *result);
 
 // Adds the run's finite min / max / sum / count and its non-finite counts to *acc.
-void RunSummarize(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                  SummaryAccumulator *acc);
+void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index,
+                  StatsAccumulator *acc);
 
 }  // namespace numerics
 }  // namespace tw

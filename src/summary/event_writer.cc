@@ -9,10 +9,10 @@
 #include <cstdio>
 #include <ctime>
 
+#include "base/file_io.h"
 #include "base/log.h"
 #include "base/tensor.h"
 #include "base/timer.h"
-#include "summary/file_io.h"
 #include "summary/histogram.h"
 
 namespace tw {

@@ -4,7 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
-#include "summary/tensor_values.h"
+#include "numerics/tensor_values.h"
 
 namespace tw {
 namespace summary {
@@ -62,7 +62,7 @@ HistogramData Histogram::ToData() const {
 Status HistogramOfTensor(const tw_tensor &t, const std::string &tag, HistogramData *out) {
   Histogram histogram;
   bool all_finite = true;
-  VisitAsDoubles(t, [&](const double *values, size_t n) {
+  numerics::VisitAsDoubles(t, [&](const double *values, size_t n) {
     for (size_t i = 0; i < n && all_finite; ++i) {
       if (!std::isfinite(values[i])) {
         all_finite = false;

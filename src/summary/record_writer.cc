@@ -4,8 +4,8 @@
 
 #include <cerrno>
 
+#include "base/file_io.h"
 #include "summary/crc32c.h"
-#include "summary/file_io.h"
 
 namespace tw {
 namespace summary {

@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "summary/file_io.h"
+#include "base/file_io.h"
 
 namespace tw {
 namespace summary {

@@ -1,5 +1,5 @@
 #define _GNU_SOURCE /* madvise's MADV_HUGEPAGE */
-/* NaN/Inf scanning at memory bandwidth: GB/s of tw_scan, tw_has_nonfinite and tw_summarize per dtype at
+/* NaN/Inf scanning at memory bandwidth: GB/s of tw_scan, tw_has_nonfinite and tw_tensor_stats per dtype at
  * 4 KiB, 256 KiB, 16 MiB and 256 MiB on all-finite data (the common case), single thread, each printed
  * next to the anchors measured in the same run:
  *   - single-core read bandwidth over the same bytes (four independent 512-bit OR accumulators), its samples interleaved with ours so that the load of a
@@ -90,8 +90,8 @@ static double read_sample(const uint8_t *a, size_t bytes) {
 /* trainwatch                                                                                     */
 /* ---------------------------------------------------------------------------------------------- */
 
-typedef enum { SCAN, HAS_NONFINITE, SUMMARIZE } operation;
-static const char *const kOperationNames[] = {"tw_scan", "tw_has_nonfinite", "tw_summarize"};
+typedef enum { SCAN, HAS_NONFINITE, TENSOR_STATS } operation;
+static const char *const kOperationNames[] = {"tw_scan", "tw_has_nonfinite", "tw_tensor_stats"};
 
 static void run_once(operation op, const tw_tensor *t) {
   tw_status status;
@@ -104,8 +104,8 @@ static void run_once(operation op, const tw_tensor *t) {
     status = tw_has_nonfinite(&has, t);
     g_sink += (uint64_t)has;
   } else {
-    tw_numerics_summary s = TW_NUMERICS_SUMMARY_INIT;
-    status = tw_summarize(&s, t);
+    tw_numerics_stats s = TW_NUMERICS_STATS_INIT;
+    status = tw_tensor_stats(&s, t);
     g_sink += (uint64_t)s.finite_count;
   }
   if (status != TW_OK) {
@@ -254,7 +254,7 @@ int main(int argc, char **argv) {
          "512-bit OR accumulators, its samples interleaved with ours)\n");
   measurement results[3][kDtypes][kSizes];
   double bandwidth[kSizes] = {0};
-  for (int op = SCAN; op <= SUMMARIZE; ++op) {
+  for (int op = SCAN; op <= TENSOR_STATS; ++op) {
     printf("\n%s\n  %-8s", kOperationNames[op], "dtype");
     for (int s = 0; s < kSizes; ++s) printf(" %17s", kSizeNames[s]);
     printf("\n");
@@ -278,7 +278,7 @@ int main(int argc, char **argv) {
          "16", "256");
   fill_ones(TW_FLOAT32, buffer, 4096);
   static const size_t tiny[3] = {1, 16, 256};
-  for (int op = SCAN; op <= SUMMARIZE; ++op) {
+  for (int op = SCAN; op <= TENSOR_STATS; ++op) {
     printf("  %-18s", kOperationNames[op]);
     for (int i = 0; i < 3; ++i) printf(" %10.1f", ns_per_call((operation)op, TW_FLOAT32, buffer, tiny[i]));
     printf("\n");
@@ -315,8 +315,8 @@ int main(int argc, char **argv) {
     snprintf(what, sizeof what, "%s tw_scan vs read bandwidth", kShortNames[d]);
     print_ratio(what, results[SCAN][d][big].ours, results[SCAN][d][big].anchor, 0.9);
   }
-  print_ratio("f32 tw_summarize vs read bandwidth", results[SUMMARIZE][1][big].ours,
-              results[SUMMARIZE][1][big].anchor, 0.8);
+  print_ratio("f32 tw_tensor_stats vs read bandwidth", results[TENSOR_STATS][1][big].ours,
+              results[TENSOR_STATS][1][big].anchor, 0.8);
   /* Each library's check against ours on the same kind of pages: numpy's arrays are on huge pages,
    * torch.ones's on 4 KiB pages. */
   print_ratio("f32 tw_scan vs numpy isnan().any()", results[SCAN][1][big].ours, anchors[1].numpy_isnan_any, 2);

@@ -164,6 +164,11 @@ void numerics_and_check_numerics(void **) {
   assert_int_equal(r.nan_count, 1);
   assert_int_equal(r.pos_inf_count, 1);
   assert_int_equal(r.first_nonfinite_index, 1);
+  const tw::TensorStats stats = tw::tensor_stats(t);
+  assert_int_equal(stats.element_count, 4);
+  assert_int_equal(stats.finite_count, 2);
+  assert_int_equal(stats.nan_count, 1);
+  assert_true(stats.min == 1.0 && stats.max == 2.0 && stats.mean == 1.5);
   try {
     tw::check_numerics(t, "grads");
     fail();
@@ -171,6 +176,44 @@ void numerics_and_check_numerics(void **) {
     assert_int_equal(e.code(), TW_INVALID_ARGUMENT);
     assert_string_equal(e.what(), "grads : Tensor had Inf and NaN values");
   }
+}
+
+// SessionLog events and serialized Summary bytes written through the facade read back as events.
+void summary_writer_session_logs_and_serialized_summaries(void **) {
+  char dir[] = "/tmp/tw_facade_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::string path;
+  {
+    tw::SummaryWriter writer(dir);
+    writer.add_session_log(3, TW_SESSION_LOG_CHECKPOINT, "/ckpt/model-3", "saved");
+    // Summary{value{tag: "x", simple_value: 2.0f}}
+    const std::string summary("\x0a\x08\x0a\x01x\x15\x00\x00\x00\x40", 10);
+    writer.add_summary(4, summary);
+    try {
+      writer.add_summary(5, std::string("\x0a\x05", 2));  // a length past the end
+      fail();
+    } catch (const tw::Error &e) {
+      assert_int_equal(e.code(), TW_DATA_LOSS);
+    }
+    path = writer.path();
+    writer.close();
+  }
+  tw::EventReader reader(path);
+  tw::Event e;
+  assert_true(reader.next(e));  // file_version
+  assert_true(reader.next(e));
+  assert_int_equal(e.step, 3);
+  assert_int_equal(e.session_log_status, TW_SESSION_LOG_CHECKPOINT);
+  assert_string_equal(e.checkpoint_path.c_str(), "/ckpt/model-3");
+  assert_string_equal(e.message.c_str(), "saved");
+  assert_true(reader.next(e));
+  assert_int_equal(e.step, 4);
+  assert_int_equal(e.tags.size(), 1);
+  assert_string_equal(e.tags[0].c_str(), "x");
+  assert_true(e.scalars[0] == 2.0);
+  assert_false(reader.next(e));
+  const std::string command = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(command.c_str()), 0);
 }
 
 void saver_round_trip_in_place(void **) {
@@ -436,6 +479,7 @@ int main() {
       cmocka_unit_test(a_hook_destroyed_before_its_session_fails_cleanly),
       cmocka_unit_test(built_in_hooks_and_options),
       cmocka_unit_test(numerics_and_check_numerics),
+      cmocka_unit_test(summary_writer_session_logs_and_serialized_summaries),
       cmocka_unit_test(saver_round_trip_in_place),
       cmocka_unit_test(list_getters_read_their_whole_lists),
       cmocka_unit_test(listener_can_stop_training),

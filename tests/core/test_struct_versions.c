@@ -102,12 +102,12 @@ static void scan_and_summary_write_only_the_callers_size(void **state) {
   assert_int_equal(scan->struct_size, scan_init.struct_size);
   assert_true(untouched_from(&g, UNTOUCHED_FROM(tw_scan_result, scan_init.struct_size)));
 
-  const tw_numerics_summary summary_init = TW_NUMERICS_SUMMARY_INIT;
-  tw_numerics_summary *summary = GUARDED(tw_numerics_summary, g, summary_init);
-  assert_int_equal(tw_summarize(summary, &t), TW_OK);
+  const tw_numerics_stats summary_init = TW_NUMERICS_STATS_INIT;
+  tw_numerics_stats *summary = GUARDED(tw_numerics_stats, g, summary_init);
+  assert_int_equal(tw_tensor_stats(summary, &t), TW_OK);
   assert_int_equal(summary->finite_count, 2);
   assert_true(summary->mean == 2.0);
-  assert_true(untouched_from(&g, UNTOUCHED_FROM(tw_numerics_summary, summary_init.struct_size)));
+  assert_true(untouched_from(&g, UNTOUCHED_FROM(tw_numerics_stats, summary_init.struct_size)));
 }
 
 /* A hook (its table from this program's header) fetches a variable and the output; the step reads

@@ -37,8 +37,8 @@ static class NumericsTests {
   }
 
   [Test]
-  public static void SummarizeGivesTheFiniteRangeAndMean() {
-    NumericsSummary s = Numerics.Summarize(Floats(1, float.NaN, 3, 5, float.PositiveInfinity));
+  public static void TensorStatsGivesTheFiniteRangeAndMean() {
+    TensorStats s = Numerics.TensorStats(Floats(1, float.NaN, 3, 5, float.PositiveInfinity));
     Check.Equal(5L, s.ElementCount, "elements");
     Check.Equal(3L, s.FiniteCount, "finite elements");
     Check.Equal(1L, s.NanCount, "NaN");
@@ -47,7 +47,7 @@ static class NumericsTests {
     Check.Equal(1.0, s.Min, "min of the finite ones");
     Check.Equal(5.0, s.Max, "max");
     Check.Equal(3.0, s.Mean, "mean");
-    Check.True(double.IsNaN(Numerics.Summarize(Floats(float.NaN)).Mean), "no finite element: NaN mean");
+    Check.True(double.IsNaN(Numerics.TensorStats(Floats(float.NaN)).Mean), "no finite element: NaN mean");
   }
 
   [Test]

@@ -19,18 +19,18 @@
 
 static int same_or_both_nan(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
 
-/* The summary's mean is a double sum of the finite values: allow rounding relative to their magnitude. */
-static int mean_close(double got, const ref_summary *want) {
+/* The stats's mean is a double sum of the finite values: allow rounding relative to their magnitude. */
+static int mean_close(double got, const ref_stats *want) {
   if (isnan(want->mean)) return isnan(got);
   return fabs(got - want->mean) <= 1e-10 * want->mean_abs;
 }
 
-/* Runs scan, has_nonfinite and summarize on `t` and fails the test, naming the context (printf
+/* Runs scan, has_nonfinite and tensor_stats on `t` and fails the test, naming the context (printf
  * format), the field and both results, unless everything matches `want`. */
-static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_summary *want,
+static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_stats *want,
                         const char *context, ...) {
   tw_scan_result scan = TW_SCAN_RESULT_INIT;
-  tw_numerics_summary summary = TW_NUMERICS_SUMMARY_INIT;
+  tw_numerics_stats stats = TW_NUMERICS_STATS_INIT;
   int has = -1;
   const char *problem = NULL;
   if (api->scan(&scan, t) != TW_OK) problem = "scan failed";
@@ -40,15 +40,15 @@ static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_s
   else if (scan.first_nonfinite_index != want->first_nonfinite_index) problem = "scan first_nonfinite_index";
   else if (api->has_nonfinite(&has, t) != TW_OK) problem = "has_nonfinite failed";
   else if (has != (want->first_nonfinite_index >= 0)) problem = "has_nonfinite";
-  else if (api->summarize(&summary, t) != TW_OK) problem = "summarize failed";
-  else if (summary.element_count != want->element_count) problem = "summary element_count";
-  else if (summary.finite_count != want->finite_count) problem = "summary finite_count";
-  else if (summary.nan_count != want->nan_count || summary.pos_inf_count != want->pos_inf_count ||
-           summary.neg_inf_count != want->neg_inf_count) problem = "summary counts";
-  else if (summary.first_nonfinite_index != want->first_nonfinite_index) problem = "summary first_nonfinite_index";
-  else if (!same_or_both_nan(summary.min, want->min)) problem = "summary min";
-  else if (!same_or_both_nan(summary.max, want->max)) problem = "summary max";
-  else if (!mean_close(summary.mean, want)) problem = "summary mean";
+  else if (api->stats(&stats, t) != TW_OK) problem = "tensor_stats failed";
+  else if (stats.element_count != want->element_count) problem = "stats element_count";
+  else if (stats.finite_count != want->finite_count) problem = "stats finite_count";
+  else if (stats.nan_count != want->nan_count || stats.pos_inf_count != want->pos_inf_count ||
+           stats.neg_inf_count != want->neg_inf_count) problem = "stats counts";
+  else if (stats.first_nonfinite_index != want->first_nonfinite_index) problem = "stats first_nonfinite_index";
+  else if (!same_or_both_nan(stats.min, want->min)) problem = "stats min";
+  else if (!same_or_both_nan(stats.max, want->max)) problem = "stats max";
+  else if (!mean_close(stats.mean, want)) problem = "stats mean";
   if (problem == NULL) return;
 
   char where[256];
@@ -61,16 +61,16 @@ static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_s
               "  want: nan %lld +inf %lld -inf %lld first %lld | finite %lld min %.17g max %.17g mean %.17g\n",
               where, ref_name((tw_dtype)t->dtype), (long long)want->element_count, problem,
               (long long)scan.nan_count, (long long)scan.pos_inf_count, (long long)scan.neg_inf_count,
-              (long long)scan.first_nonfinite_index, has, (long long)summary.finite_count, summary.min,
-              summary.max, summary.mean, (long long)want->nan_count, (long long)want->pos_inf_count,
+              (long long)scan.first_nonfinite_index, has, (long long)stats.finite_count, stats.min,
+              stats.max, stats.mean, (long long)want->nan_count, (long long)want->pos_inf_count,
               (long long)want->neg_inf_count, (long long)want->first_nonfinite_index,
               (long long)want->finite_count, want->min, want->max, want->mean);
   fail();
 }
 
 /* What a view of n elements should give when all are 1.0 but element `pos` holds `bits` (pos < 0: none). */
-static ref_summary ones_with(tw_dtype dtype, int64_t n, int64_t pos, uint64_t bits) {
-  ref_summary s = {n, n, 0, 0, 0, -1, 1.0, 1.0, 1.0, 1.0};
+static ref_stats ones_with(tw_dtype dtype, int64_t n, int64_t pos, uint64_t bits) {
+  ref_stats s = {n, n, 0, 0, 0, -1, 1.0, 1.0, 1.0, 1.0};
   if (n == 0) {
     s.min = s.max = s.mean = s.mean_abs = NAN;
     return s;
@@ -120,7 +120,7 @@ static void expect_one_pattern(const numerics_api *api, tw_dtype dtype, unsigned
   const int64_t shape[1] = {n};
   const tw_tensor t = ref_view(dtype, data, 1, shape, NULL);
   if (pos >= 0) ref_put(dtype, data, pos, bits);
-  const ref_summary want = ones_with(dtype, n, pos, bits);
+  const ref_stats want = ones_with(dtype, n, pos, bits);
   expect_view(api, &t, &want, "%s: pattern 0x%llx at %lld", what, (unsigned long long)bits, (long long)pos);
   if (pos >= 0) ref_put(dtype, data, pos, ref_one(dtype));
 }
@@ -157,11 +157,11 @@ void ka_exhaustive_narrow_formats(const numerics_api *api) {
     const int64_t shape[1] = {patterns};
     const int64_t backwards[1] = {-1};
     const tw_tensor forward = ref_view(dtype, all.data, 1, shape, NULL);
-    const ref_summary want_forward = ref_summarize(&forward);
+    const ref_stats want_forward = ref_stats_of(&forward);
     assert_true(want_forward.nan_count > 0 && want_forward.finite_count > 0);
     expect_view(api, &forward, &want_forward, "every pattern");
     const tw_tensor reverse = ref_view(dtype, element(dtype, all.data, patterns - 1), 1, shape, backwards);
-    const ref_summary want_reverse = ref_summarize(&reverse);
+    const ref_stats want_reverse = ref_stats_of(&reverse);
     expect_view(api, &reverse, &want_reverse, "every pattern, reversed");
     buffer_free(&all);
   }
@@ -224,7 +224,7 @@ void ka_special_values_wide_formats(const numerics_api *api) {
     }
     const int64_t shape[1] = {kRandom};
     const tw_tensor t = ref_view(dtype, random.data, 1, shape, NULL);
-    const ref_summary want = ref_summarize(&t);
+    const ref_stats want = ref_stats_of(&t);
     assert_true(want.nan_count > 0 && want.pos_inf_count > 0 && want.neg_inf_count > 0);
     expect_view(api, &t, &want, "random bit patterns");
     buffer_free(&random);
@@ -297,13 +297,13 @@ void ka_block_boundaries(const numerics_api *api) {
     }
     const int64_t shape[1] = {kLength};
     const tw_tensor t = ref_view(dtype, b.data, 1, shape, NULL);
-    const ref_summary want_several = ref_summarize(&t);
+    const ref_stats want_several = ref_stats_of(&t);
     assert_int_equal(want_several.first_nonfinite_index, 4095);
     expect_view(api, &t, &want_several, "several bad");
 
     /* Nothing finite at all. */
     ref_fill(dtype, b.data, kLength, ref_nan(dtype));
-    const ref_summary want_all = ref_summarize(&t);
+    const ref_stats want_all = ref_stats_of(&t);
     assert_int_equal(want_all.finite_count, 0);
     expect_view(api, &t, &want_all, "all NaN");
     buffer_free(&b);
@@ -358,7 +358,7 @@ void ka_strided_views(const numerics_api *api) {
         if (c->bad[j] >= 0) ref_put(dtype, b.data, physical_offset(c, c->bad[j]), bad_pattern(dtype, j + 1));
       }
       const tw_tensor t = ref_view(dtype, element(dtype, b.data, c->origin), c->ndim, c->shape, c->strides);
-      const ref_summary want = ref_summarize(&t);
+      const ref_stats want = ref_stats_of(&t);
       assert_int_equal(want.element_count, count);
       expect_view(api, &t, &want, "strided view '%s'", c->name);
     }
@@ -367,7 +367,7 @@ void ka_strided_views(const numerics_api *api) {
     ref_put(dtype, b.data, broadcast->origin, ref_nan(dtype));
     const tw_tensor t = ref_view(dtype, element(dtype, b.data, broadcast->origin), 1, broadcast->shape,
                                  broadcast->strides);
-    const ref_summary want = ref_summarize(&t);
+    const ref_stats want = ref_stats_of(&t);
     assert_int_equal(want.nan_count, 100);
     expect_view(api, &t, &want, "broadcast NaN");
     buffer_free(&b);
@@ -380,7 +380,7 @@ void ka_zero_size_and_scalars(const numerics_api *api) {
     static const int64_t empty_1d[1] = {0};
     static const int64_t empty_3d[3] = {3, 0, 5};
     static const int64_t odd_strides[3] = {-7, 0, 3};
-    const ref_summary none = ones_with(dtype, 0, -1, 0);
+    const ref_stats none = ones_with(dtype, 0, -1, 0);
     tw_tensor t = ref_view(dtype, NULL, 1, empty_1d, NULL);
     expect_view(api, &t, &none, "shape [0], data NULL");
     t = ref_view(dtype, NULL, 3, empty_3d, odd_strides);
@@ -389,10 +389,10 @@ void ka_zero_size_and_scalars(const numerics_api *api) {
     unsigned char scalar[8];
     ref_put(dtype, scalar, 0, ref_nan(dtype));
     t = ref_view(dtype, scalar, 0, NULL, NULL);
-    const ref_summary want_nan = ones_with(dtype, 1, 0, ref_nan(dtype));
+    const ref_stats want_nan = ones_with(dtype, 1, 0, ref_nan(dtype));
     expect_view(api, &t, &want_nan, "0-d NaN");
     ref_put(dtype, scalar, 0, ref_one(dtype));
-    const ref_summary want_one = ones_with(dtype, 1, -1, 0);
+    const ref_stats want_one = ones_with(dtype, 1, -1, 0);
     expect_view(api, &t, &want_one, "0-d 1.0");
   }
 }

@@ -1,4 +1,4 @@
-/* Known-answer suites for NaN/Inf scanning and summaries, run against any implementation of the three
+/* Known-answer suites for NaN/Inf scanning and statistics, run against any implementation of the three
  * entry points: the public C API (test_scan.c) and the internal kernels on each SIMD target in turn
  * (test_dispatch_targets.cc). Every check compares with the independent model in reference.h and
  * fails the current cmocka test with the dtype and position on a mismatch. */
@@ -14,11 +14,11 @@ extern "C" {
 typedef struct numerics_api {
   tw_status (*scan)(tw_scan_result *out, const tw_tensor *tensor);
   tw_status (*has_nonfinite)(int *out, const tw_tensor *tensor);
-  tw_status (*summarize)(tw_numerics_summary *out, const tw_tensor *tensor);
+  tw_status (*stats)(tw_numerics_stats *out, const tw_tensor *tensor);
 } numerics_api;
 
 /* Every bit pattern of float16, bfloat16, float8_e4m3fn and float8_e5m2: each alone among 1.0s (counts,
- * first index, and the summary, which checks the decoded value exactly), then all of them in one tensor
+ * first index, and the stats, which checks the decoded value exactly), then all of them in one tensor
  * forwards and backwards. */
 void ka_exhaustive_narrow_formats(const numerics_api *api);
 

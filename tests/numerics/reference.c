@@ -123,8 +123,8 @@ static double integer_value(tw_dtype dtype, uint64_t bits) {
   }
 }
 
-ref_summary ref_summarize(const tw_tensor *t) {
-  ref_summary s = {0, 0, 0, 0, 0, -1, NAN, NAN, NAN, NAN};
+ref_stats ref_stats_of(const tw_tensor *t) {
+  ref_stats s = {0, 0, 0, 0, 0, -1, NAN, NAN, NAN, NAN};
   int64_t count = 1;
   for (int32_t d = 0; d < t->ndim; ++d) count *= t->shape[d];
   s.element_count = count;

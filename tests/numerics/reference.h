@@ -38,11 +38,11 @@ void ref_put(tw_dtype dtype, void *base, int64_t i, uint64_t bits);
 void ref_fill(tw_dtype dtype, void *base, int64_t count, uint64_t bits);
 
 /* What the library should report for a view, computed element by element in row-major order. */
-typedef struct ref_summary {
+typedef struct ref_stats {
   int64_t element_count, finite_count, nan_count, pos_inf_count, neg_inf_count, first_nonfinite_index;
   double min, max, mean, mean_abs; /* NaN when finite_count is 0; mean_abs scales the mean's tolerance */
-} ref_summary;
-ref_summary ref_summarize(const tw_tensor *t);
+} ref_stats;
+ref_stats ref_stats_of(const tw_tensor *t);
 
 /* A view over `data` with the given shape and strides (NULL = row-major); shape/strides must outlive it. */
 tw_tensor ref_view(tw_dtype dtype, void *data, int32_t ndim, const int64_t *shape, const int64_t *strides);

@@ -17,7 +17,7 @@ extern "C" {  // cmocka 1.1's header has no C++ guard
 #include "hwy/targets.h"
 #include "known_answers.h"
 #include "numerics/scan.h"
-#include "numerics/summary.h"
+#include "numerics/stats.h"
 #include "numerics/targets.h"
 
 namespace {
@@ -38,8 +38,8 @@ tw_status InternalHasNonFinite(int *out, const tw_tensor *t) {
   return TW_OK;
 }
 
-tw_status InternalSummarize(tw_numerics_summary *out, const tw_tensor *t) {
-  const tw::numerics::Summary s = tw::numerics::Summarize(*t);
+tw_status InternalStats(tw_numerics_stats *out, const tw_tensor *t) {
+  const tw::numerics::TensorStats s = tw::numerics::ComputeStats(*t);
   out->element_count = s.element_count;
   out->finite_count = s.finite_count;
   out->nan_count = s.nonfinite.nan_count;
@@ -52,7 +52,7 @@ tw_status InternalSummarize(tw_numerics_summary *out, const tw_tensor *t) {
   return TW_OK;
 }
 
-const numerics_api kInternal = {InternalScan, InternalHasNonFinite, InternalSummarize};
+const numerics_api kInternal = {InternalScan, InternalHasNonFinite, InternalStats};
 
 int RestrictToTarget(void **state) {
   const int64_t target = *static_cast<const int64_t *>(*state);

@@ -34,11 +34,11 @@ static void expect_rejected(const tw_tensor *t, const char *needle) {
   assert_non_null(strstr(tw_last_error_message(), needle));
   assert_int_equal(has, 77);
 
-  tw_numerics_summary summary = TW_NUMERICS_SUMMARY_INIT;
-  summary.element_count = 77;
-  assert_int_equal(tw_summarize(&summary, t), TW_INVALID_ARGUMENT);
+  tw_numerics_stats stats = TW_NUMERICS_STATS_INIT;
+  stats.element_count = 77;
+  assert_int_equal(tw_tensor_stats(&stats, t), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), needle));
-  assert_int_equal(summary.element_count, 77);
+  assert_int_equal(stats.element_count, 77);
 
   assert_int_equal(tw_check_numerics(t, "msg"), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), needle));
@@ -102,7 +102,7 @@ static void null_and_undersized_outputs(void **state) {
   assert_string_equal(tw_last_error_message(), "out is NULL");
   assert_int_equal(tw_has_nonfinite(NULL, &t), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "out is NULL");
-  assert_int_equal(tw_summarize(NULL, &t), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_tensor_stats(NULL, &t), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "out is NULL");
 
   tw_scan_result scan = TW_SCAN_RESULT_INIT;
@@ -112,11 +112,11 @@ static void null_and_undersized_outputs(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "TW_SCAN_RESULT_INIT"));
   assert_int_equal(scan.first_nonfinite_index, -1);
 
-  tw_numerics_summary summary = TW_NUMERICS_SUMMARY_INIT;
-  summary.struct_size = 0;
-  assert_int_equal(tw_summarize(&summary, &t), TW_INVALID_ARGUMENT);
+  tw_numerics_stats stats = TW_NUMERICS_STATS_INIT;
+  stats.struct_size = 0;
+  assert_int_equal(tw_tensor_stats(&stats, &t), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "out has struct_size 0"));
-  assert_non_null(strstr(tw_last_error_message(), "TW_NUMERICS_SUMMARY_INIT"));
+  assert_non_null(strstr(tw_last_error_message(), "TW_NUMERICS_STATS_INIT"));
 
   /* A caller compiled against a later, larger struct is served. */
   struct {

@@ -1,4 +1,4 @@
-/* tw_scan, tw_has_nonfinite and tw_summarize's counts against the independent reference model: every
+/* tw_scan, tw_has_nonfinite and tw_tensor_stats's counts against the independent reference model: every
  * pattern of the 8- and 16-bit formats, f32/f64 special values, offsets and lengths, block boundaries,
  * strided views, zero-size views; integer dtypes; the early exit. */
 #include <math.h>
@@ -14,7 +14,7 @@
 #include "known_answers.h"
 #include "reference.h"
 
-static const numerics_api c_api = {tw_scan, tw_has_nonfinite, tw_summarize};
+static const numerics_api c_api = {tw_scan, tw_has_nonfinite, tw_tensor_stats};
 
 static void every_pattern_of_16_and_8_bit_formats(void **state) {
   (void)state;
@@ -89,15 +89,15 @@ static void struct_init_functions_match_the_macros(void **state) {
   assert_int_equal(scan.first_nonfinite_index, -1);
   tw_scan_result_init(NULL); /* no-op */
 
-  const tw_numerics_summary summary_init = TW_NUMERICS_SUMMARY_INIT;
-  tw_numerics_summary summary;
-  memset(&summary, 0x5A, sizeof summary);
-  tw_numerics_summary_init(&summary);
-  assert_int_equal(summary.struct_size, summary_init.struct_size);
-  assert_int_equal(summary.struct_size, sizeof(tw_numerics_summary));
-  assert_int_equal(summary.first_nonfinite_index, -1);
-  assert_int_equal(summary.element_count, 0);
-  tw_numerics_summary_init(NULL);
+  const tw_numerics_stats stats_init = TW_NUMERICS_STATS_INIT;
+  tw_numerics_stats stats;
+  memset(&stats, 0x5A, sizeof stats);
+  tw_numerics_stats_init(&stats);
+  assert_int_equal(stats.struct_size, stats_init.struct_size);
+  assert_int_equal(stats.struct_size, sizeof(tw_numerics_stats));
+  assert_int_equal(stats.first_nonfinite_index, -1);
+  assert_int_equal(stats.element_count, 0);
+  tw_numerics_stats_init(NULL);
 }
 
 static void target_name_is_a_known_target(void **state) {

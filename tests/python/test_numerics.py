@@ -1,4 +1,4 @@
-"""scan, summary and check_numerics over numpy and torch arrays."""
+"""scan, tensor_stats and check_numerics over numpy and torch arrays."""
 import threading
 
 import numpy as np
@@ -29,10 +29,21 @@ def test_scan_of_a_strided_view_reports_row_major_indices():
     assert tw.scan(a[:, ::2]).first_nonfinite_index == 2 * 3 + 2
 
 
-def test_summary_over_finite_values():
-    s = tw.summary(np.array([1.0, 2.0, np.nan, 6.0], np.float32))
+def test_tensor_stats_over_finite_values():
+    s = tw.tensor_stats(np.array([1.0, 2.0, np.nan, 6.0], np.float32))
+    assert isinstance(s, tw.TensorStats)
     assert (s.element_count, s.finite_count, s.nan_count) == (4, 3, 1)
     assert (s.min, s.max, s.mean) == (1.0, 6.0, 3.0)
+
+
+def test_tensor_stats_of_a_strided_torch_view_and_of_no_finite_element():
+    t = torch.arange(12, dtype=torch.float64).reshape(3, 4)[:, 1::2]  # 1 3 5 7 9 11
+    s = tw.tensor_stats(t)
+    assert (s.element_count, s.finite_count, s.first_nonfinite_index) == (6, 6, -1)
+    assert (s.min, s.max, s.mean) == (1.0, 11.0, 6.0)
+    empty = tw.tensor_stats(np.array([np.inf, np.nan], np.float32))
+    assert (empty.finite_count, empty.pos_inf_count, empty.nan_count, empty.first_nonfinite_index) == (0, 1, 1, 0)
+    assert np.isnan(empty.mean)
 
 
 def test_check_numerics_returns_the_tensor_or_raises_tf_text():

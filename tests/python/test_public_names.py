@@ -11,7 +11,7 @@ CLASSES = ["MonitoredTrainingSession", "LoggingTensorHook", "StepCounterHook", "
            "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook",
            "SecondOrStepTimer", "Saver", "StepContext"]
 FUNCTIONS = ["summary_iterator", "latest_checkpoint", "list_variables", "load_variable", "check_numerics",
-             "scan", "summary", "bfloat16_to_float32"]
+             "scan", "tensor_stats", "bfloat16_to_float32"]
 ERRORS = ["OpError", "OutOfRangeError", "AbortedError", "UnavailableError", "InvalidArgumentError",
           "DeadlineExceededError", "DataLossError", "NotFoundError", "FailedPreconditionError",
           "NanLossDuringTrainingError", "CancelledError", "UnknownError", "AlreadyExistsError",

@@ -9,12 +9,12 @@
 #include <vector>
 
 #include "base/tensor.h"
+#include "numerics/tensor_values.h"
 #include "summary/crc32c.h"
 #include "summary/event.h"
 #include "summary/histogram.h"
 #include "summary/proto_wire.h"
 #include "summary/record_writer.h"
-#include "summary/tensor_values.h"
 
 // Last: cmocka.h defines macros (fail, …) that clash with the standard library, and declares its
 // functions without C linkage for C++.
@@ -27,6 +27,8 @@ extern "C" {
 }
 
 using namespace tw::summary;
+using tw::numerics::ElementAsDouble;
+using tw::numerics::VisitAsDoubles;
 
 namespace {
 

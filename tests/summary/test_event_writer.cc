@@ -1,9 +1,8 @@
 // EventWriter (file name, first record, buffering), the per-directory writer cache (TF's
-// FileWriterCache) under threads, RecordWriter's error handling, and the trace writer's JSON.
+// FileWriterCache) under threads, and RecordWriter's error handling.
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -15,7 +14,6 @@
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
 #include "summary/record_writer.h"
-#include "summary/trace_writer.h"
 #include "summary/writer_cache.h"
 
 // Last: cmocka.h defines macros (fail, …) that clash with the standard library, and declares its
@@ -194,38 +192,6 @@ void record_writer_errors_are_sticky(void **) {
   assert_int_equal(writer.Close().code(), TW_RESOURCE_EXHAUSTED);
 }
 
-void trace_json_escapes_and_orders(void **state) {
-  TraceWriter trace;
-  trace.SetProcessName(1, "trainer");
-  trace.SetThreadName(1, 7, "main");
-  TraceSpan span;
-  span.name = "a\"b\\c\n\x01\xff";  // quote, backslash, newline, control byte, invalid UTF-8
-  span.category = "hook";
-  span.pid = 1;
-  span.tid = 7;
-  span.start_us = 10.5;
-  span.duration_us = -3;  // clamped
-  span.args = {TraceArg::String("k", "v"), TraceArg::Number("n", 2.5), TraceArg::Number("bad", std::nan(""))};
-  trace.AddSpan(span);
-  const std::string json = trace.ToJson();
-  assert_non_null(std::strstr(json.c_str(), "\"name\":\"a\\\"b\\\\c\\n\\u0001\\ufffd\""));
-  assert_non_null(std::strstr(json.c_str(), "\"dur\":0.000"));
-  assert_non_null(std::strstr(json.c_str(), "\"bad\":\"nan\""));
-  assert_true(json.find("process_name") < json.find("\"ph\":\"X\""));  // metadata first
-  assert_int_equal(trace.span_count(), 1);
-
-  const std::string path = TimelinePath(Dir(state), 42);
-  assert_string_equal(fs::path(path).filename().c_str(), "timeline-42.json");
-  assert_true(trace.WriteFile(path).ok());
-  assert_true(fs::file_size(path) == json.size());
-  int entries = 0;
-  for (const auto &entry : fs::directory_iterator(Dir(state))) entries += entry.is_regular_file();
-  assert_int_equal(entries, 1);  // no temporary left behind
-  trace.ClearSpans();
-  assert_int_equal(trace.span_count(), 0);
-  assert_int_equal(trace.WriteFile(Dir(state) + "/missing/dir/t.json").code(), TW_IO);
-}
-
 }  // namespace
 
 int main(void) {
@@ -238,7 +204,6 @@ int main(void) {
       cmocka_unit_test_setup_teardown(cache_shares_one_writer_per_directory, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(cache_and_writer_are_thread_safe, MakeTempDir, RemoveTempDir),
       cmocka_unit_test(record_writer_errors_are_sticky),
-      cmocka_unit_test_setup_teardown(trace_json_escapes_and_orders, MakeTempDir, RemoveTempDir),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -2,7 +2,7 @@ namespace TrainWatch {
 
 /// <summary>
 /// NaN/Inf scanning at memory bandwidth (any float dtype, float16/bfloat16/float8 bits included, strided
-/// or not), numerics summaries and TF's check_numerics. The tensor is read in place.
+/// or not), tensor statistics and TF's check_numerics. The tensor is read in place.
 /// </summary>
 public static class Numerics {
   /// <summary>Counts the NaN, +Inf and -Inf elements of `tensor`.</summary>
@@ -13,9 +13,9 @@ public static class Numerics {
   }
 
   /// <summary>Scan plus the finite elements' min, max and mean, in one pass.</summary>
-  public static NumericsSummary Summarize(Tensor tensor) {
+  public static TensorStats TensorStats(Tensor tensor) {
     return Tensor.With(tensor, "tensor", t => {
-      using (Native.NumericsSummary s = Native.native.summarize(t)) return new NumericsSummary(s);
+      using (Native.TensorStats s = Native.native.tensor_stats(t)) return new TensorStats(s);
     });
   }
 

@@ -19,8 +19,9 @@ the graph into a step function::
 Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
 __dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
-reads a variable, an output of the run in progress or "global_step". Log lines go to the ``logging``
-logger "trainwatch".
+reads a variable, an output of the run in progress or "global_step". ``trainwatch.summary`` writes and
+reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
+go to the ``logging`` logger "trainwatch".
 """
 from . import native
 from ._log import route_library_logs
@@ -28,7 +29,6 @@ from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListen
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
                                       SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .checkpoint import Saver, latest_checkpoint, list_variables, load_variable
-from .events import Event, summary_iterator
 from .errors import (AbortedError, AlreadyExistsError, CallbackFailedError, CancelledError, DataLossError,
                      DeadlineExceededError, FailedPreconditionError, FeedConflictError, InternalError,
                      InvalidArgumentError, IOFailureError, NanLossDuringTrainingError, NotFoundError, OpError,
@@ -38,8 +38,10 @@ from .monitored_session import (USE_DEFAULT, ChiefSessionCreator, MonitoredSessi
                                 Scaffold, SingularMonitoredSession, WorkerSessionCreator)
 from ._raw_session import Coordinator, RawSession
 from ._step import StepContext
-from .numerics import NumericsSummary, ScanResult, check_numerics, scan, summary
+from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stats
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
+from . import summary
+from .summary import Event, summary_iterator
 from .tensors import bfloat16_to_float32
 
 __version__ = native.version_string()
@@ -54,7 +56,8 @@ __all__ = [
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",
     "Saver", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
-    "check_numerics", "scan", "summary", "ScanResult", "NumericsSummary", "bfloat16_to_float32",
+    "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
+    "bfloat16_to_float32",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",

@@ -13,6 +13,7 @@ from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
 from ._hook_adapter import CALLBACKS, WrapperAdapter
 from .errors import NotFoundError
 from .session_run_hook import SessionRunArgs, SessionRunHook
+from .summary import FileWriter
 from .tensors import to_value
 
 _UNSET = native.UNSET
@@ -38,8 +39,11 @@ def _timer_options(every_steps, every_secs):
 
 
 def _writer(summary_writer):
+    """The native writer of a trainwatch.summary.FileWriter (TF passes its FileWriter), or None."""
+    if isinstance(summary_writer, FileWriter):
+        return summary_writer._native
     if summary_writer is not None and not isinstance(summary_writer, native.SummaryWriter):
-        raise TypeError(f"summary_writer must be a trainwatch.native.SummaryWriter; got {type(summary_writer).__name__}")
+        raise TypeError(f"summary_writer must be a trainwatch.summary.FileWriter; got {type(summary_writer).__name__}")
     return summary_writer
 
 

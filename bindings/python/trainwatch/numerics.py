@@ -1,4 +1,4 @@
-"""NaN/Inf scanning at memory bandwidth, numerics summaries, and TF's check_numerics.
+"""NaN/Inf scanning at memory bandwidth, tensor statistics, and TF's check_numerics.
 
 The GIL is released while the SIMD kernels read the data, so other Python threads keep running.
 """
@@ -19,7 +19,7 @@ class ScanResult(NamedTuple):
         return self.first_nonfinite_index < 0
 
 
-class NumericsSummary(NamedTuple):
+class TensorStats(NamedTuple):
     element_count: int
     finite_count: int
     nan_count: int
@@ -38,12 +38,13 @@ def scan(tensor):
     return ScanResult(r.nan_count, r.pos_inf_count, r.neg_inf_count, r.first_nonfinite_index)
 
 
-def summary(tensor):
-    """``scan`` plus the finite elements' min, max and mean, in one pass."""
+def tensor_stats(tensor):
+    """``scan`` plus the finite elements' min, max and mean, in one pass (the "health pill" of TF's
+    debugger)."""
     held = borrow(tensor, "tensor")
-    s = native.summarize(held.tensors()[0])
-    return NumericsSummary(s.element_count, s.finite_count, s.nan_count, s.pos_inf_count, s.neg_inf_count,
-                           s.first_nonfinite_index, s.min, s.max, s.mean)
+    s = native.tensor_stats(held.tensors()[0])
+    return TensorStats(s.element_count, s.finite_count, s.nan_count, s.pos_inf_count, s.neg_inf_count,
+                       s.first_nonfinite_index, s.min, s.max, s.mean)
 
 
 def check_numerics(tensor, message, name=None):

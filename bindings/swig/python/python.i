@@ -51,7 +51,7 @@
 %thread trainwatch::Hook::~Hook;
 %thread trainwatch::CheckpointSaverHook::~CheckpointSaverHook;
 %thread trainwatch::scan;
-%thread trainwatch::summarize;
+%thread trainwatch::tensor_stats;
 %thread trainwatch::has_nonfinite;
 %thread trainwatch::check_numerics;
 %thread trainwatch::Saver;
@@ -113,6 +113,15 @@
 %thread trainwatch::WrappedHook::super_save;
 
 %typemap(out) PyObject * "$result = $1;";
+// A serialized protobuf comes as bytes (SWIG's std::string typemap takes str only).
+%typemap(in) const std::string &serialized (std::string bytes) {
+  char *data = nullptr;
+  Py_ssize_t size = 0;
+  if (PyBytes_AsStringAndSize($input, &data, &size) < 0) SWIG_fail;
+  bytes.assign(data, static_cast<size_t>(size));
+  $1 = &bytes;
+}
+%typemap(freearg) const std::string &serialized "";
 %ignore trainwatch::python::HeldTensor;
 %ignore trainwatch::python::TensorSet::for_each_item;
 namespace trainwatch { namespace python {

@@ -19,10 +19,11 @@ import org.trainwatch.ScanResult;
 import org.trainwatch.Session;
 import org.trainwatch.SessionRef;
 import org.trainwatch.Tensor;
+import org.trainwatch.TensorStats;
 import org.trainwatch.TrainWatch;
 import org.trainwatch.TrainWatchException;
 
-/** Scans, check_numerics and NanTensorHook (B31–B34 and trainwatch's additions) from Java. */
+/** Scans, tensor statistics, check_numerics and NanTensorHook (B31–B34 and trainwatch's additions) from Java. */
 public class NumericsTest {
   static Tensor floats(String name, float... values) {
     return Tensor.ofFloats(name, values, values.length);
@@ -46,6 +47,20 @@ public class NumericsTest {
     ScanResult r = TrainWatch.scan(Tensor.of("b", bits, DType.BFLOAT16, 3));
     assertEquals(1, r.getNanCount());
     assertEquals(1, r.getNegInfCount());
+  }
+
+  @Test
+  public void tensorStatsGivesTheCountsAndTheFiniteRangeAndMean() {
+    TensorStats s = TrainWatch.tensorStats(floats("g", 1, Float.NaN, 3, 5, Float.POSITIVE_INFINITY));
+    assertEquals(5, s.getElementCount());
+    assertEquals(3, s.getFiniteCount());
+    assertEquals(1, s.getNanCount());
+    assertEquals(1, s.getPosInfCount());
+    assertEquals(1, s.getFirstNonfiniteIndex());
+    assertEquals(1.0, s.getMin(), 0.0);
+    assertEquals(5.0, s.getMax(), 0.0);
+    assertEquals(3.0, s.getMean(), 0.0);
+    assertTrue(Double.isNaN(TrainWatch.tensorStats(floats("g", Float.NaN)).getMean()));
   }
 
   @Test

@@ -1,4 +1,4 @@
-#include "summary/tensor_text.h"
+#include "hooks/tensor_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,11 +8,10 @@
 #include <vector>
 
 #include "base/tensor.h"
-#include "numerics/summary.h"
-#include "summary/tensor_values.h"
+#include "numerics/stats.h"
+#include "numerics/tensor_values.h"
 
 namespace tw {
-namespace summary {
 namespace {
 
 // What shortest-decimal printing needs to know about a float dtype: its significand width and the
@@ -83,7 +82,7 @@ T Load(const void *p) {
 void AppendElement(int32_t dtype, const void *p, bool in_array, std::string *out) {
   FloatPrecision precision;
   if (FloatPrecisionOf(dtype, &precision)) {
-    AppendFloat(ElementAsDouble(dtype, p), precision, in_array, out);
+    AppendFloat(numerics::ElementAsDouble(dtype, p), precision, in_array, out);
     return;
   }
   switch (dtype) {
@@ -126,8 +125,8 @@ void AppendShape(const tw_tensor &t, std::string *out) {
   *out += t.ndim == 1 ? ",)" : ")";
 }
 
-void AppendSummary(const tw_tensor &t, std::string *out) {
-  const numerics::Summary s = numerics::Summarize(t);
+void AppendStats(const tw_tensor &t, std::string *out) {
+  const numerics::TensorStats s = numerics::ComputeStats(t);
   char text[160];
   std::snprintf(text, sizeof(text), " min=%g max=%g mean=%g nan=%lld +inf=%lld -inf=%lld>", s.min, s.max, s.mean,
                 static_cast<long long>(s.nonfinite.nan_count), static_cast<long long>(s.nonfinite.pos_inf_count),
@@ -147,7 +146,7 @@ void AppendTensorText(const tw_tensor &t, int64_t max_elements, std::string *out
     return;
   }
   if (ElementCount(t) > max_elements) {
-    AppendSummary(t, out);
+    AppendStats(t, out);
     return;
   }
   std::vector<int64_t> row_major;
@@ -160,5 +159,4 @@ void AppendTensorText(const tw_tensor &t, int64_t max_elements, std::string *out
   AppendDimension(t, strides, 0, 0, out);
 }
 
-}  // namespace summary
 }  // namespace tw

@@ -1,12 +1,12 @@
-#include "summary/trace_writer.h"
+#include "trace/trace_writer.h"
 
 #include <cmath>
 #include <cstdio>
 
-#include "summary/file_io.h"
+#include "base/file_io.h"
 
 namespace tw {
-namespace summary {
+namespace trace {
 namespace {
 
 // Length of the valid UTF-8 sequence starting at s[i], or 0 if it is not one (overlong forms,
@@ -190,5 +190,5 @@ std::string TimelinePath(const std::string &dir, int64_t step) {
   return JoinPath(dir, "timeline-" + std::to_string(step) + ".json");
 }
 
-}  // namespace summary
+}  // namespace trace
 }  // namespace tw

@@ -1,6 +1,6 @@
-/* tw_summarize: finite min / max / mean against the reference model, precision of the mean, integer and
+/* tw_tensor_stats: finite min / max / mean against the reference model, precision of the mean, integer and
  * bool dtypes, tensors without finite elements. (Counts and first index are covered for every case of
- * test_scan.c too: its checks compare the whole summary.) */
+ * test_scan.c too: its checks compare all the statistics.) */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,15 +19,15 @@ static uint64_t next_random(uint64_t *state) {
   return *state;
 }
 
-static tw_numerics_summary summarize(const tw_tensor *t) {
-  tw_numerics_summary s = TW_NUMERICS_SUMMARY_INIT;
-  assert_int_equal(tw_summarize(&s, t), TW_OK);
+static tw_numerics_stats stats_of(const tw_tensor *t) {
+  tw_numerics_stats s = TW_NUMERICS_STATS_INIT;
+  assert_int_equal(tw_tensor_stats(&s, t), TW_OK);
   return s;
 }
 
 static void expect_matches_reference(const tw_tensor *t) {
-  const ref_summary want = ref_summarize(t);
-  const tw_numerics_summary got = summarize(t);
+  const ref_stats want = ref_stats_of(t);
+  const tw_numerics_stats got = stats_of(t);
   assert_int_equal(got.element_count, want.element_count);
   assert_int_equal(got.finite_count, want.finite_count);
   assert_int_equal(got.nan_count, want.nan_count);
@@ -76,13 +76,13 @@ static void mean_is_accurate_over_millions_of_elements(void **state) {
   for (int i = 0; i < kCount; ++i) data[i] = 0.1f;
   const int64_t shape[1] = {kCount};
   const tw_tensor t = ref_view(TW_FLOAT32, data, 1, shape, NULL);
-  tw_numerics_summary s = summarize(&t);
+  tw_numerics_stats s = stats_of(&t);
   assert_true(fabs(s.mean - (double)0.1f) <= 1e-15);
   assert_true(s.min == (double)0.1f && s.max == (double)0.1f);
 
   /* Large values that cancel, with a small signal: 1e7 ± and 1.0s. */
   for (int i = 0; i < kCount; ++i) data[i] = i % 4 == 0 ? 1e7f : i % 4 == 1 ? -1e7f : 1.0f;
-  s = summarize(&t);
+  s = stats_of(&t);
   assert_true(fabs(s.mean - 0.5) <= 1e-12);
   free(data);
 }
@@ -92,7 +92,7 @@ static void no_finite_elements_gives_nan_statistics(void **state) {
   double data[5] = {NAN, INFINITY, -INFINITY, NAN, -NAN};
   const int64_t shape[1] = {5};
   const tw_tensor t = ref_view(TW_FLOAT64, data, 1, shape, NULL);
-  const tw_numerics_summary s = summarize(&t);
+  const tw_numerics_stats s = stats_of(&t);
   assert_int_equal(s.element_count, 5);
   assert_int_equal(s.finite_count, 0);
   assert_int_equal(s.nan_count, 3);
@@ -103,7 +103,7 @@ static void no_finite_elements_gives_nan_statistics(void **state) {
 
   const int64_t empty[1] = {0};
   const tw_tensor none = ref_view(TW_FLOAT32, NULL, 1, empty, NULL);
-  const tw_numerics_summary e = summarize(&none);
+  const tw_numerics_stats e = stats_of(&none);
   assert_int_equal(e.element_count, 0);
   assert_int_equal(e.finite_count, 0);
   assert_int_equal(e.first_nonfinite_index, -1);
@@ -118,7 +118,7 @@ static void overflowing_float64_sum_gives_infinite_mean(void **state) {
   for (int i = 0; i < kCount; ++i) data[i] = 1.5e308;
   const int64_t shape[1] = {kCount};
   const tw_tensor t = ref_view(TW_FLOAT64, data, 1, shape, NULL);
-  const tw_numerics_summary s = summarize(&t);
+  const tw_numerics_stats s = stats_of(&t);
   assert_int_equal(s.finite_count, kCount);
   assert_int_equal(s.nan_count + s.pos_inf_count + s.neg_inf_count, 0);
   assert_int_equal(s.first_nonfinite_index, -1);
@@ -131,7 +131,7 @@ static void integer_dtypes(void **state) {
   int32_t i32[6] = {5, -7, 100, 0, 3, -1};
   const int64_t shape[1] = {6};
   tw_tensor t = ref_view(TW_INT32, i32, 1, shape, NULL);
-  tw_numerics_summary s = summarize(&t);
+  tw_numerics_stats s = stats_of(&t);
   assert_int_equal(s.finite_count, 6);
   assert_int_equal(s.first_nonfinite_index, -1);
   assert_true(s.min == -7.0 && s.max == 100.0 && s.mean == 100.0 / 6.0);
@@ -139,19 +139,19 @@ static void integer_dtypes(void **state) {
   uint64_t u64[3] = {UINT64_MAX, 0, 1};
   const int64_t shape3[1] = {3};
   t = ref_view(TW_UINT64, u64, 1, shape3, NULL);
-  s = summarize(&t);
+  s = stats_of(&t);
   assert_true(s.min == 0.0 && s.max == 18446744073709551615.0);
 
   int8_t i8[4] = {-128, 127, -1, 2};
   const int64_t strides[1] = {-1};
   const int64_t shape4[1] = {4};
   t = ref_view(TW_INT8, &i8[3], 1, shape4, strides);
-  s = summarize(&t);
+  s = stats_of(&t);
   assert_true(s.min == -128.0 && s.max == 127.0 && s.mean == 0.0);
 
   unsigned char flags[4] = {0, 1, 2, 0}; /* any non-zero byte is true */
   t = ref_view(TW_BOOL, flags, 1, shape4, NULL);
-  s = summarize(&t);
+  s = stats_of(&t);
   assert_true(s.min == 0.0 && s.max == 1.0 && s.mean == 0.5);
 
   /* Every integer dtype against the reference, with odd strides. */
@@ -164,8 +164,8 @@ static void integer_dtypes(void **state) {
     const int64_t shape2[2] = {30, 40};
     const int64_t strides2[2] = {97, 2};
     t = ref_view(integers[i], buffer, 2, shape2, strides2);
-    s = summarize(&t);
-    const ref_summary want = ref_summarize(&t);
+    s = stats_of(&t);
+    const ref_stats want = ref_stats_of(&t);
     assert_true(s.min == want.min && s.max == want.max);
     assert_true(fabs(s.mean - want.mean) <= 1e-12 * want.mean_abs);
   }
@@ -179,5 +179,5 @@ int main(void) {
       cmocka_unit_test(overflowing_float64_sum_gives_infinite_mean),
       cmocka_unit_test(integer_dtypes),
   };
-  return cmocka_run_group_tests_name("numerics summary", tests, NULL, NULL);
+  return cmocka_run_group_tests_name("numerics stats", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
-// The numerics summary of a tensor (TF debugger's "health pill"): finite min, max and mean together
-// with the NaN / ±Inf counts, all in one pass over the data.
-#ifndef TRAINWATCH_NUMERICS_SUMMARY_H
-#define TRAINWATCH_NUMERICS_SUMMARY_H
+// The statistics of a tensor (TF debugger's "health pill"): finite min, max and mean together with the
+// NaN / ±Inf counts, all in one pass over the data.
+#ifndef TRAINWATCH_NUMERICS_STATS_H
+#define TRAINWATCH_NUMERICS_STATS_H
 
 #include <cstdint>
 
@@ -11,7 +11,7 @@
 namespace tw {
 namespace numerics {
 
-struct Summary {
+struct TensorStats {
   int64_t element_count = 0;
   int64_t finite_count = 0;
   ScanResult nonfinite;
@@ -23,11 +23,11 @@ struct Summary {
   double mean = 0;
 };
 
-// Summarizes a view that tw::ReadTensor accepted; any dtype (integers and bool are all finite; bool
+// The statistics of a view that tw::ReadTensor accepted; any dtype (integers and bool are all finite; bool
 // elements count as 0 or 1), any strides. Reentrant.
-Summary Summarize(const tw_tensor &t);
+TensorStats ComputeStats(const tw_tensor &t);
 
 }  // namespace numerics
 }  // namespace tw
 
-#endif  // TRAINWATCH_NUMERICS_SUMMARY_H
+#endif  // TRAINWATCH_NUMERICS_STATS_H

@@ -1,6 +1,6 @@
-// The few POSIX file operations the summary layer needs, with errors as Status naming the path.
-#ifndef TRAINWATCH_SUMMARY_FILE_IO_H
-#define TRAINWATCH_SUMMARY_FILE_IO_H
+// The few POSIX file operations the event and trace writers need, with errors as Status naming the path.
+#ifndef TRAINWATCH_BASE_FILE_IO_H
+#define TRAINWATCH_BASE_FILE_IO_H
 
 #include <cstddef>
 #include <string>
@@ -8,7 +8,6 @@
 #include "base/status.h"
 
 namespace tw {
-namespace summary {
 
 // mkdir -p: creates `dir` and its missing parents (mode 0777 minus umask). An existing directory is
 // fine; an existing non-directory is TW_FAILED_PRECONDITION.
@@ -24,7 +23,6 @@ Status WriteFileAtomically(const std::string &path, const std::string &contents)
 // "dir/name", without doubling a trailing '/'.
 std::string JoinPath(const std::string &dir, const std::string &name);
 
-}  // namespace summary
 }  // namespace tw
 
-#endif  // TRAINWATCH_SUMMARY_FILE_IO_H
+#endif  // TRAINWATCH_BASE_FILE_IO_H

@@ -2,8 +2,8 @@
 //   {"traceEvents":[{"name":…,"cat":…,"ph":"X","ts":…,"dur":…,"pid":…,"tid":…,"args":{…}}, …],
 //    "displayTimeUnit":"ms"}
 // plus "M" (metadata) events naming processes and threads.
-#ifndef TRAINWATCH_SUMMARY_TRACE_WRITER_H
-#define TRAINWATCH_SUMMARY_TRACE_WRITER_H
+#ifndef TRAINWATCH_TRACE_TRACE_WRITER_H
+#define TRAINWATCH_TRACE_TRACE_WRITER_H
 
 #include <cstdint>
 #include <map>
@@ -15,7 +15,7 @@
 #include "base/status.h"
 
 namespace tw {
-namespace summary {
+namespace trace {
 
 // One "args" entry of a span: a string or a number.
 struct TraceArg {
@@ -71,7 +71,7 @@ std::string TimelinePath(const std::string &dir, int64_t step);
 // Appends `text` to *out as a JSON string literal (quotes included).
 void AppendJsonString(const std::string &text, std::string *out);
 
-}  // namespace summary
+}  // namespace trace
 }  // namespace tw
 
-#endif  // TRAINWATCH_SUMMARY_TRACE_WRITER_H
+#endif  // TRAINWATCH_TRACE_TRACE_WRITER_H

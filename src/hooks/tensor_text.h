@@ -1,7 +1,7 @@
 // Tensors as text for log lines, the way numpy prints them ("0.5", "[[1. 2.] [3. 4.]]", "True"), on one
-// line; a large tensor as a summary of its numerics instead of its elements.
-#ifndef TRAINWATCH_SUMMARY_TENSOR_TEXT_H
-#define TRAINWATCH_SUMMARY_TENSOR_TEXT_H
+// line; a large tensor as its statistics instead of its elements.
+#ifndef TRAINWATCH_HOOKS_TENSOR_TEXT_H
+#define TRAINWATCH_HOOKS_TENSOR_TEXT_H
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,6 @@
 #include "trainwatch/common.h"
 
 namespace tw {
-namespace summary {
 
 // Appends the text of a view that ReadTensor accepted (any dtype, shape and strides) to *out.
 // - Floats print as the shortest decimal that reads back as the same value of their own dtype, as
@@ -20,7 +19,6 @@ namespace summary {
 //   "<float32 (1000, 10) min=-1.5 max=2 mean=0.25 nan=0 +inf=0 -inf=0>" (finite min/max/mean).
 void AppendTensorText(const tw_tensor &t, int64_t max_elements, std::string *out);
 
-}  // namespace summary
 }  // namespace tw
 
-#endif  // TRAINWATCH_SUMMARY_TENSOR_TEXT_H
+#endif  // TRAINWATCH_HOOKS_TENSOR_TEXT_H

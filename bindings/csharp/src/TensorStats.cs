@@ -1,8 +1,8 @@
 namespace TrainWatch {
 
-/// <summary>What Numerics.Summarize found in one pass: the scan's counts and the finite elements' range and mean.</summary>
-public sealed class NumericsSummary : ScanResult {
-  internal NumericsSummary(Native.NumericsSummary s)
+/// <summary>What Numerics.TensorStats found in one pass: the scan's counts and the finite elements' range and mean.</summary>
+public sealed class TensorStats : ScanResult {
+  internal TensorStats(Native.TensorStats s)
       : base(s.NanCount, s.PosInfCount, s.NegInfCount, s.FirstNonfiniteIndex) {
     ElementCount = s.ElementCount;
     FiniteCount = s.FiniteCount;

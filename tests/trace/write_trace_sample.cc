@@ -2,9 +2,9 @@
 // usage: write_trace_sample DIR — prints the trace's path. Keep in step with check_trace_file.py.
 #include <cstdio>
 
-#include "summary/trace_writer.h"
+#include "trace/trace_writer.h"
 
-using namespace tw::summary;
+using namespace tw::trace;
 
 int main(int argc, char **argv) {
   if (argc != 2) {

@@ -1,6 +1,6 @@
 // Reads the elements of a tensor view of any dtype as doubles, in order, whatever its strides.
-#ifndef TRAINWATCH_SUMMARY_TENSOR_VALUES_H
-#define TRAINWATCH_SUMMARY_TENSOR_VALUES_H
+#ifndef TRAINWATCH_NUMERICS_TENSOR_VALUES_H
+#define TRAINWATCH_NUMERICS_TENSOR_VALUES_H
 
 #include <cstddef>
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include "trainwatch/common.h"
 
 namespace tw {
-namespace summary {
+namespace numerics {
 
 // One element of `dtype` at `p` as a double: floats widen exactly (f16, bf16 and both fp8 formats
 // included, with their NaNs and infinities), integers convert, bool is 0 or 1.
@@ -20,7 +20,7 @@ double ElementAsDouble(int32_t dtype, const void *p);
 // must have passed ReadTensor.
 void VisitAsDoubles(const tw_tensor &t, const std::function<void(const double *, size_t)> &visit);
 
-}  // namespace summary
+}  // namespace numerics
 }  // namespace tw
 
-#endif  // TRAINWATCH_SUMMARY_TENSOR_VALUES_H
+#endif  // TRAINWATCH_NUMERICS_TENSOR_VALUES_H

@@ -1,4 +1,4 @@
-#include "summary/tensor_values.h"
+#include "numerics/tensor_values.h"
 
 #include <cmath>
 #include <cstring>
@@ -8,7 +8,7 @@
 #include "base/tensor.h"
 
 namespace tw {
-namespace summary {
+namespace numerics {
 namespace {
 
 template <typename T>
@@ -104,5 +104,5 @@ void VisitAsDoubles(const tw_tensor &t, const std::function<void(const double *,
   if (filled > 0) visit(buffer, filled);
 }
 
-}  // namespace summary
+}  // namespace numerics
 }  // namespace tw

@@ -1,4 +1,4 @@
-#include "summary/file_io.h"
+#include "base/file_io.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,7 +8,6 @@
 #include <cerrno>
 
 namespace tw {
-namespace summary {
 
 std::string JoinPath(const std::string &dir, const std::string &name) {
   if (dir.empty()) return name;
@@ -63,5 +62,4 @@ Status WriteFileAtomically(const std::string &path, const std::string &contents)
   return status;
 }
 
-}  // namespace summary
 }  // namespace tw

@@ -1,4 +1,4 @@
-// RunSummarize: finite min / max / sum and the non-finite counts in one pass, per dtype and target.
+// RunStats: finite min / max / sum and the non-finite counts in one pass, per dtype and target.
 //
 // Elements are widened to f32 lanes (f64 for float64) as they are loaded: bf16 is the top half of an
 // f32, the other narrow formats are rebuilt from their fields, exactly. Like the scan, the common case
@@ -9,7 +9,7 @@
 #include "numerics/hwy_targets.h"  // first: fixes HWY_TARGETS for this file
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "numerics/summary_kernels.cc"
+#define HWY_TARGET_INCLUDE "numerics/stats_kernels.cc"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 
 #include <algorithm>
@@ -28,7 +28,7 @@ namespace numerics {
 namespace HWY_NAMESPACE {
 
 template <class Format>
-class Summarizer {
+class StatsKernel {
   using Bits = typename Format::Bits;
   using Float = std::conditional_t<sizeof(Bits) == 8, double, float>;
   using DF = hn::ScalableTag<Float>;
@@ -45,13 +45,13 @@ class Summarizer {
   using Wide = hn::TFromD<DU>;
 
  public:
-  void Run(const Bits *HWY_RESTRICT p, size_t count, int64_t index, SummaryAccumulator *acc) const {
+  void Run(const Bits *HWY_RESTRICT p, size_t count, int64_t index, StatsAccumulator *acc) const {
     const size_t block = kBlockVectors * hn::Lanes(df_);
     size_t i = 0;
     for (; i + block <= count; i += block) {
-      if (HWY_UNLIKELY(!TryFiniteBlock(p + i, acc))) SummarizeExactly(p, i, i + block, index, acc);
+      if (HWY_UNLIKELY(!TryFiniteBlock(p + i, acc))) AccumulateExactly(p, i, i + block, index, acc);
     }
-    SummarizeExactly(p, i, count, index, acc);
+    AccumulateExactly(p, i, count, index, acc);
   }
 
  private:
@@ -113,7 +113,7 @@ class Summarizer {
     }
   }
 
-  HWY_INLINE void Commit(VF min, VF max, double sum, int64_t finite, SummaryAccumulator *acc) const {
+  HWY_INLINE void Commit(VF min, VF max, double sum, int64_t finite, StatsAccumulator *acc) const {
     if (finite == 0) return;
     acc->finite_count += finite;
     acc->min = std::min(acc->min, static_cast<double>(hn::GetLane(hn::MinOfLanes(df_, min))));
@@ -128,7 +128,7 @@ class Summarizer {
   static constexpr bool kValuesCarryNonFinite = sizeof(Bits) == sizeof(Float) || Format::kExponentBits == 8;
 
   // A full block without masks; returns false, having added nothing, if it holds a NaN or Inf.
-  HWY_INLINE bool TryFiniteBlock(const Bits *HWY_RESTRICT p, SummaryAccumulator *acc) const {
+  HWY_INLINE bool TryFiniteBlock(const Bits *HWY_RESTRICT p, StatsAccumulator *acc) const {
     const size_t N = hn::Lanes(df_);
     const VF inf = hn::Set(df_, std::numeric_limits<Float>::infinity());
     VU largest0 = hn::Zero(du_), largest1 = hn::Zero(du_);
@@ -163,8 +163,8 @@ class Summarizer {
 
   // Elements [begin, end) of the run at p, lane by lane under masks: finite values feed min/max/sum,
   // the others the counts. `index` is p[0]'s index.
-  HWY_INLINE void SummarizeExactly(const Bits *HWY_RESTRICT p, size_t begin, size_t end, int64_t index,
-                                   SummaryAccumulator *acc) const {
+  HWY_INLINE void AccumulateExactly(const Bits *HWY_RESTRICT p, size_t begin, size_t end, int64_t index,
+                                   StatsAccumulator *acc) const {
     const size_t N = hn::Lanes(df_);
     const VF inf = hn::Set(df_, std::numeric_limits<Float>::infinity());
     const VU max_finite = hn::Set(du_, static_cast<Wide>(Format::kMaxFinite));
@@ -201,11 +201,11 @@ class Summarizer {
   DD dd_;
 };
 
-void SummarizeRun(int32_t dtype, const void *data, size_t count, int64_t index,
-                  SummaryAccumulator *acc) {
+void StatsRun(int32_t dtype, const void *data, size_t count, int64_t index,
+                  StatsAccumulator *acc) {
   VisitFloatFormat(dtype, [&](auto format) {
     using Format = decltype(format);
-    Summarizer<Format>().Run(static_cast<const typename Format::Bits *>(data), count, index, acc);
+    StatsKernel<Format>().Run(static_cast<const typename Format::Bits *>(data), count, index, acc);
   });
 }
 
@@ -218,11 +218,11 @@ HWY_AFTER_NAMESPACE();
 namespace tw {
 namespace numerics {
 
-HWY_EXPORT(SummarizeRun);
+HWY_EXPORT(StatsRun);
 
-void RunSummarize(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                  SummaryAccumulator *acc) {
-  HWY_DYNAMIC_DISPATCH(SummarizeRun)(dtype, data, count, first_index, acc);
+void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index,
+                  StatsAccumulator *acc) {
+  HWY_DYNAMIC_DISPATCH(StatsRun)(dtype, data, count, first_index, acc);
 }
 
 }  // namespace numerics
