@@ -8,6 +8,7 @@
  *   trainwatch/numerics.h  NaN/Inf scanning, numerics summaries, check_numerics
  *   trainwatch/checkpoint.h checkpoint files, Saver, state file
  *   trainwatch/summary.h   TensorBoard event files, Chrome traces
+ *   trainwatch/distributed.h the collective seam: many ranks, one training run
  * The header compiles as C99 and as C++.
  */
 #ifndef TRAINWATCH_H
@@ -19,5 +20,6 @@
 #include "trainwatch/numerics.h"
 #include "trainwatch/checkpoint.h"
 #include "trainwatch/summary.h"
+#include "trainwatch/distributed.h"
 
 #endif /* TRAINWATCH_H */

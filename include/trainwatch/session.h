@@ -121,6 +121,12 @@ typedef enum tw_option {
    * takes effect only then (with save_steps 2, a stop asked for at step 4 ends the run of step 5 or a
    * later one instead of step 4). */
   TW_OPT_DEFERRED_CHECKPOINT_LISTENERS = 21,
+  /* int64, 0 or 1, default 0. The session notes SIGTERM and SIGUSR1 (a batch scheduler's "about to be
+   * preempted") instead of dying: at the end of the run in progress every rank (trainwatch/distributed.h;
+   * or the one process) saves a checkpoint at the same step and stops cleanly, and the run reports
+   * preemption (see tw_session_preempted). Handlers are installed by session creation and the previous
+   * ones restored by close. */
+  TW_OPT_CATCH_PREEMPTION_SIGNALS = 22,
 
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
@@ -157,6 +163,18 @@ typedef enum tw_option {
   /* double seconds, default -1 = forever (TF). GlobalStepWaiterHook gives up with
    * TW_DEADLINE_EXCEEDED after waiting this long. */
   TW_OPT_WAIT_MAX_SECS = 207,
+
+  /* Options of a job of many ranks, read when a collective is set (trainwatch/distributed.h). */
+  /* double seconds, default 600; negative: no limit. How long any one collective operation may take
+   * before the session fails with TW_DEADLINE_EXCEEDED instead of hanging on a dead rank. */
+  TW_OPT_COLLECTIVE_TIMEOUT_SECS = 300,
+  /* int64 >= 1, default 1. Vote at the end of every run, or of every N-th run (and of any run that
+   * failed or asked to stop): N trades up to N-1 runs of latency for fewer allreduces. */
+  TW_OPT_VOTE_EVERY_N_RUNS = 301,
+  /* int64, 0 or 1, default 0. Ranks other than the chief do not read the checkpoint: the chief reads it
+   * and broadcasts every variable's bytes (Horovod's BroadcastGlobalVariablesHook), at creation and
+   * after every restore. For ranks that do not share a file system with the chief. */
+  TW_OPT_RESTORE_VIA_BROADCAST = 302,
   TW_OPT_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_option;
 

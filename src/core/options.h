@@ -11,6 +11,7 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "distributed/collective.h"
 #include "trainwatch/session.h"
 
 namespace tw {
@@ -67,6 +68,7 @@ struct tw_options {
   std::vector<tw::TensorRef> variables;
   std::shared_ptr<tw::UserCallback<tw_init_fn>> init_fn;
   std::shared_ptr<tw::UserCallback<tw_ready_fn>> ready_fn;
+  std::shared_ptr<const tw::Collective> collective;  // nullptr: a single process
 };
 
 namespace tw {

@@ -1,0 +1,108 @@
+/*
+ * trainwatch/distributed.h — many processes, one training run: the collective seam.
+ *
+ * In a data-parallel job every process (rank) runs its own session over its own replica. Without
+ * agreement one rank stops, rolls back or recovers while the others wait forever inside their next
+ * allreduce. trainwatch has no network layer of its own: the job's engine (MPI, torch.distributed,
+ * NCCL's CPU side group, a company launcher) does the talking, through the small callback table below.
+ * Adapters exist for MPI (libtrainwatch_mpi, trainwatch/mpi.h) and, in Python, for torch.distributed and
+ * mpi4py (trainwatch.distributed). A session created without a collective behaves exactly as a single
+ * process does.
+ *
+ * Include <trainwatch.h> rather than this file.
+ */
+#ifndef TRAINWATCH_DISTRIBUTED_H
+#define TRAINWATCH_DISTRIBUTED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trainwatch/common.h"
+#include "trainwatch/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reductions of tw_collective.allreduce_int64. Values are stable. */
+typedef enum tw_reduce_op {
+  TW_REDUCE_SUM = 1,
+  TW_REDUCE_MIN = 2,
+  TW_REDUCE_MAX = 3,
+  TW_REDUCE_OP_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide */
+} tw_reduce_op;
+
+/* The job's communication engine, as a callback table. Every rank of the job sets one on the options
+ * of its session; the session calls it at the points listed below, always from the thread that called
+ * the session function (tw_*_session_create, tw_session_run, tw_session_close), never concurrently for
+ * one session. Every rank makes the same calls in the same order with the same sizes: an engine needs
+ * no tags.
+ *
+ * struct_size:     sizeof(tw_collective) as the caller compiled it (TW_COLLECTIVE_INIT). The table only
+ *                  grows at its end; slots past the caller's size are treated as absent.
+ * rank:            this process's rank, 0 <= rank < world_size. Rank 0 is the chief unless
+ *                  TW_OPT_IS_CHIEF says otherwise (exactly one rank must be chief).
+ * world_size:      the number of ranks, >= 1.
+ * allreduce_int64: in place, values[i] becomes op(values[i] of every rank), for i < count.
+ * broadcast:       in place, the `size` bytes at data on rank `root` are copied into data on every
+ *                  other rank.
+ * barrier:         returns when every rank has entered it.
+ * destroy:         frees user_data; called exactly once, when the options and every session created
+ *                  from them no longer need it. May be NULL.
+ *
+ * timeout_secs is TW_OPT_COLLECTIVE_TIMEOUT_SECS (negative: no limit). An operation that does not
+ * complete in time returns TW_DEADLINE_EXCEEDED (or TW_UNAVAILABLE when the engine knows a peer is
+ * gone), having stored a message through tw_set_error that says what it waited for; the session then
+ * fails the call it was in with that status, the message prefixed by the operation and this rank
+ * ("collective allreduce at the end of run 12 (rank 1 of 4): …"). Any non-OK status is handled the
+ * same way. A callback must not call back into the session.
+ *
+ * Where a session calls the collective (every rank, in this order):
+ *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook: the
+ *      chief restores (or initializes) as a single process does while every other rank waits in
+ *      `barrier`; then one `broadcast` from the chief of a small fixed record (the restored
+ *      global_step, whether a checkpoint was restored, the length of its path), and a second
+ *      `broadcast` of the path's bytes. Every other rank restores that same checkpoint (or, with
+ *      TW_OPT_RESTORE_VIA_BROADCAST, receives its variables' bytes from the chief through further
+ *      `broadcast`s, one per variable), then an `allreduce_int64` (MIN and MAX of the restored step)
+ *      checks that every rank holds the same step.
+ *   2. The end of every run (or of every TW_OPT_VOTE_EVERY_N_RUNS-th run, and of any run that failed
+ *      or asked to stop): one `allreduce_int64` (MAX) of a fixed vector of int64 — stop requested,
+ *      preemption noted, non-finite value found (with the lowest such rank), recoverable error, other
+ *      failure — so that after run k every rank goes on to run k+1 or none does.
+ *   3. Recovery (a recoverable status on any rank, agreed through 2): every rank re-creates its
+ *      session, which repeats 1.
+ *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): as 1, to the
+ *      checkpoint the chief chose.
+ *   5. tw_session_close: one `barrier`, so that no rank tears down while another still waits.
+ * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
+ */
+typedef struct tw_collective {
+  uint32_t struct_size;
+  int32_t rank;
+  int32_t world_size;
+  tw_status (*allreduce_int64)(void *user_data, int64_t *values, size_t count, tw_reduce_op op,
+                               double timeout_secs);
+  tw_status (*broadcast)(void *user_data, void *data, size_t size, int32_t root, double timeout_secs);
+  tw_status (*barrier)(void *user_data, double timeout_secs);
+  void (*destroy)(void *user_data);
+} tw_collective;
+
+/* Initialiser of a single-rank table with no callbacks; fill in rank, world_size and the slots. */
+#define TW_COLLECTIVE_INIT {sizeof(tw_collective), 0, 1, NULL, NULL, NULL, NULL}
+
+/* Sets the collective every session created from these options uses (the table is copied). NULL
+ * removes it: sessions then run alone, as without this call. user_data is passed to every slot;
+ * collective->destroy(user_data) runs once, when the options and every session created from them no
+ * longer need it (also when a later call replaces it).
+ * Errors: TW_INVALID_ARGUMENT (opts NULL; struct_size smaller than the first version or larger than
+ * this library knows with non-zero extra bytes; world_size < 1; rank outside [0, world_size);
+ * allreduce_int64, broadcast or barrier NULL). On error destroy is not called and the options keep
+ * what they had. */
+TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective, void *user_data);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRAINWATCH_DISTRIBUTED_H */

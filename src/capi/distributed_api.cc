@@ -1,0 +1,27 @@
+// extern "C" shims for trainwatch/distributed.h.
+#include <memory>
+
+#include "capi/guard.h"
+#include "core/options.h"
+#include "distributed/collective.h"
+
+using tw::Status;
+using tw::capi::Guard;
+
+extern "C" {
+
+tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective, void *user_data) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    if (collective == nullptr) {
+      opts->collective.reset();
+      return Status();
+    }
+    std::unique_ptr<tw::Collective> created;
+    TW_RETURN_IF_ERROR(tw::Collective::Create(collective, user_data, &created));
+    opts->collective = std::move(created);
+    return Status();
+  });
+}
+
+}  // extern "C"
