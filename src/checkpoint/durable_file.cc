@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/log.h"
 #include "checkpoint/background_close.h"
 #include "checkpoint/path.h"
-#include "core/log.h"
 
 namespace tw {
 namespace checkpoint {

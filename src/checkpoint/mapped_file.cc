@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "core/regular_file.h"
+#include "base/regular_file.h"
 
 namespace tw {
 namespace checkpoint {
