@@ -9,7 +9,8 @@ void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
   result_ = SaveResult();
   result_.global_step = global_step;
   worker_ = std::thread([this, prefix, global_step] {
-    result_.status = saver_.WriteSnapshot(snapshot_, prefix, global_step, &result_.path);
+    // One core: the training step this write overlaps keeps the others.
+    result_.status = saver_.WriteSnapshot(snapshot_, prefix, global_step, &result_.path, 1);
     done_.store(true, std::memory_order_release);
   });
   pending_ = true;  // only once the thread runs: if it cannot start, nothing is pending

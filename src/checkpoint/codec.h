@@ -60,8 +60,7 @@ class ChunkCodec {
   ZSTD_DCtx *dctx_ = nullptr;
   std::unique_ptr<uint8_t[]> scratch_;  // decompressed planes
   size_t scratch_size_ = 0;
-  std::unique_ptr<uint8_t[]> joined_;  // Check's joined raw bytes
-  size_t joined_size_ = 0;
+  alignas(64) uint8_t tile_[16 << 10];  // Check's joined raw bytes, one tile at a time
 };
 
 }  // namespace checkpoint

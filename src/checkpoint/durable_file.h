@@ -26,7 +26,8 @@ class DurableFile {
   DurableFile(const DurableFile &) = delete;
   DurableFile &operator=(const DurableFile &) = delete;
 
-  // Appends all of `data` (retrying short writes and EINTR). TW_RESOURCE_EXHAUSTED for ENOSPC/EFBIG.
+  // Appends all of `data` (retrying short writes and EINTR), starting writeback every few MiB.
+  // TW_RESOURCE_EXHAUSTED for ENOSPC/EFBIG.
   Status Append(const void *data, size_t size);
   // fsync → close → rename over the destination → fsync the directory.
   Status Commit();
@@ -41,6 +42,7 @@ class DurableFile {
   std::string temp_path_;
   int fd_;
   uint64_t size_ = 0;
+  uint64_t kicked_ = 0;  // bytes handed to writeback so far (Append)
   bool committed_ = false;
 };
 

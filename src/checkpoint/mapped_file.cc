@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "base/regular_file.h"
@@ -28,6 +29,19 @@ Status MappedFile::Open(const std::string &path, std::unique_ptr<MappedFile> *ou
   ::close(fd);  // the mapping keeps the file open
   out->reset(new MappedFile(data, size));
   return Status();
+}
+
+void MappedFile::Prefault(uint64_t offset, uint64_t size) const {
+#ifdef MADV_POPULATE_READ
+  if (size == 0 || offset >= size_) return;
+  const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  const uint64_t begin = offset / page * page;
+  const uint64_t end = std::min(offset + size, size_);
+  ::madvise(const_cast<uint8_t *>(data_) + begin, static_cast<size_t>(end - begin), MADV_POPULATE_READ);
+#else
+  (void)offset;
+  (void)size;
+#endif
 }
 
 MappedFile::~MappedFile() {

@@ -26,6 +26,10 @@ class MappedFile {
   MappedFile &operator=(const MappedFile &) = delete;
 
   const uint8_t *data() const { return data_; }
+  // Maps the pages of [offset, offset + size) in one system call instead of a page fault every few
+  // pages (~6000 per 200 MiB read); workers call it for the range they are about to read. A hint:
+  // failure (an old kernel) only leaves the faults to happen.
+  void Prefault(uint64_t offset, uint64_t size) const;
   uint64_t size() const { return size_; }
 
  private:

@@ -12,6 +12,7 @@
 
 #include "base/log.h"
 #include "base/regular_file.h"
+#include "checkpoint/background_close.h"
 #include "checkpoint/format.h"
 #include "checkpoint/path.h"
 
@@ -101,8 +102,11 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
-    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) return;
+    // Held across the unlink so that the freeing of its storage happens off this thread.
+    const int held = ::openat(dir_fd.get(), Basename(path).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
+    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) return CloseInBackground(held);
     why = std::strerror(errno);
+    if (held >= 0) ::close(held);
   }
   Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(),
       dir.c_str(), why.c_str());

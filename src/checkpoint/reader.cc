@@ -58,6 +58,7 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
     const Chunk &chunk = job.tensor->chunks[job.chunk];
+    if (file_) file_->Prefault(chunk.offset, chunk.stored_size());
     if (!StoredChecksumMatches(chunk)) {
       return ChunkError(*job.tensor, job.chunk, Status(TW_DATA_LOSS, "checksum mismatch in the stored bytes"));
     }

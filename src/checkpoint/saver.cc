@@ -127,7 +127,7 @@ Status Saver::Save(const std::string &prefix, int64_t global_step, std::string *
 }
 
 Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step,
-                            std::string *path) {
+                            std::string *path, int threads) {
   if (snapshot.tensors().empty()) {  // C4: an empty saver saves nothing
     path->clear();
     return Status();
@@ -137,7 +137,9 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   const std::string dir = DirectoryOf(checkpoint);
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
-  TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), options_.write, &write_buffers_)
+  WriteOptions write = options_.write;
+  if (threads > 0) write.threads = threads;
+  TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   const Status recorded = RecordSaved(dir, checkpoint);
   if (!recorded.ok()) {

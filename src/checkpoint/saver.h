@@ -72,7 +72,10 @@ class Saver {
   // checkpoint file is removed so that it is never left unlisted), TW_FAILED_PRECONDITION (the
   // directory's lock is held elsewhere).
   void Capture(Snapshot *snapshot) const;
-  Status WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path);
+  // `threads` > 0 overrides options().write.threads (an asynchronous write uses one core, so that it
+  // slows the training step it overlaps by at most that core).
+  Status WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path,
+                       int threads = 0);
 
   // Restores the named variables (all when `names` is empty) from the checkpoint at `path`, all or
   // nothing: every name, dtype, shape and checksum is checked before the first byte is written.

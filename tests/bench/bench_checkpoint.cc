@@ -1,10 +1,11 @@
 // Checkpoint benchmark: a 256 MiB model-like state (Gaussian weights σ=0.02, Adam-like moments m and
 // v = m²) in float32 and in bfloat16 — save and restore throughput, file size ratio, and the stall of
-// an asynchronous save (Snapshot::Capture) against a plain memcpy — printed next to the anchors of
-// anchors/anchor_ckpt.py (docs/performance-anchors.md) measured in the same run.
+// an asynchronous save (Snapshot::Capture) against a plain memcpy — in /dev/shm (tmpfs) and in a
+// directory on the disk, each next to torch.save, torch.save + fsync and torch.load of the same state
+// in the same directory (anchors/anchor_torch_save.py), measured in the same run (issue 16's four
+// cells). The other anchors of anchors/anchor_ckpt.py (docs/performance-anchors.md) are printed first.
 //
-// usage: bench_checkpoint [MiB] [directory]   (default 256 MiB in /dev/shm: the page cache, where
-// fsync is free; pass a disk directory to include the durable commit's fsync). TW_BENCH_NO_ANCHORS=1
+// usage: bench_checkpoint [MiB] [disk directory]   (default 256 MiB and /var/tmp). TW_BENCH_NO_ANCHORS=1
 // skips the anchors (for profiling); TW_BENCH_CHUNK_KIB overrides the chunk size.
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -115,26 +116,33 @@ std::vector<Variable> ModelState(size_t bytes, int32_t dtype) {
 }
 
 struct Anchors {
-  double torch_save = 0, torch_load = 0;
-  std::string text;
+  double torch_save = 0, torch_save_fsync = 0, torch_load = 0;  // GB/s
 };
 
-Anchors RunAnchors(int mib) {
-  Anchors a;
-  const std::string command = "/usr/bin/python3 " TW_ANCHOR_CKPT " " + std::to_string(mib) + " 2>&1";
-  FILE *pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return a;
+std::string Run(const std::string &command) {
+  std::string out;
+  FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return out;
   char line[512];
-  while (std::fgets(line, sizeof(line), pipe) != nullptr) {
-    a.text += "  anchor  ";
-    a.text += line;
-    if (std::strncmp(line, "torch.save", 10) == 0) {
-      const char *s = std::strstr(line, "save="), *l = std::strstr(line, "load=");
-      if (s != nullptr) a.torch_save = std::atof(s + 5);
-      if (l != nullptr) a.torch_load = std::atof(l + 5);
-    }
-  }
+  while (std::fgets(line, sizeof(line), pipe) != nullptr) out += line;
   ::pclose(pipe);
+  return out;
+}
+
+double Field(const std::string &line, const char *key) {
+  const size_t at = line.find(key);
+  return at == std::string::npos ? 0 : std::atof(line.c_str() + at + std::strlen(key));
+}
+
+// torch's figures for `dtype` ("float32", "bfloat16") in `dir`, from anchor_torch_save.py's output.
+Anchors TorchAnchors(const std::string &output, const std::string &dtype) {
+  Anchors a;
+  const size_t at = output.find("torch " + dtype + " ");
+  if (at == std::string::npos) return a;
+  const std::string line = output.substr(at, output.find('\n', at) - at);
+  a.torch_save = Field(line, "save=");
+  a.torch_save_fsync = Field(line, "save+fsync=");
+  a.torch_load = Field(line, "load=");
   return a;
 }
 
@@ -187,14 +195,17 @@ void Bench(const char *label, int32_t dtype, size_t bytes, const std::string &di
   });
 
   const double gb = static_cast<double>(bytes) / 1e9;
-  std::printf("%s state, %zu MiB:\n", label, bytes >> 20);
-  std::printf("  trainwatch save     %6.2f GB/s   torch.save %5.2f GB/s   ratio %.2fx (target >= 1)   [%.0f ms wall, %.0f ms CPU]\n",
-              gb / save, anchors.torch_save, anchors.torch_save > 0 ? gb / save / anchors.torch_save : 0, save * 1e3,
-              save_cpu * 1e3);
-  std::printf("  trainwatch restore  %6.2f GB/s   torch.load %5.2f GB/s   ratio %.2fx (target >= 1)   [%.0f ms wall, %.0f ms CPU]\n",
-              gb / restore, anchors.torch_load, anchors.torch_load > 0 ? gb / restore / anchors.torch_load : 0,
-              restore * 1e3, restore_cpu * 1e3);
-  std::printf("  file size           %.3f x raw (raw/file %.3f; target <= %.2f x raw)\n", ratio, 1 / ratio, target_ratio);
+  const double ours = gb / save;
+  auto times = [&](double theirs) { return theirs > 0 ? ours / theirs : 0; };
+  std::printf("%s state, %zu MiB, in %s:\n", label, bytes >> 20, dir.c_str());
+  std::printf("  save     trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.save %5.2f GB/s: %.2fx (target >= 1.5)   "
+              "torch.save+fsync %5.2f GB/s: %.2fx\n",
+              ours, save * 1e3, save_cpu * 1e3, anchors.torch_save, times(anchors.torch_save), anchors.torch_save_fsync,
+              times(anchors.torch_save_fsync));
+  std::printf("  restore  trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.load %5.2f GB/s: %.2fx (target >= 2)\n",
+              gb / restore, restore * 1e3, restore_cpu * 1e3, anchors.torch_load,
+              anchors.torch_load > 0 ? gb / restore / anchors.torch_load : 0);
+  std::printf("  file size           %.3f x raw (raw/file %.3f; target raw/file >= %.2f)\n", ratio, 1 / ratio, target_ratio);
   std::printf("  async-save stall    capture %.1f ms (first, allocating: %.1f ms)   memcpy %.1f ms   ratio %.2fx "
               "(target <= 1.5)\n",
               capture * 1e3, cold_capture * 1e3, memcpy_time * 1e3, capture / memcpy_time);
@@ -204,16 +215,26 @@ void Bench(const char *label, int32_t dtype, size_t bytes, const std::string &di
 
 int main(int argc, char **argv) {
   const int mib = argc > 1 ? std::atoi(argv[1]) : 256;
-  const std::string dir = argc > 2 ? argv[2] : "/dev/shm";
-  const std::string work = dir + "/bench_checkpoint." + std::to_string(::getpid());
-  if (::mkdir(work.c_str(), 0755) != 0) return std::perror(work.c_str()), 1;
-  std::printf("anchors (same run): /usr/bin/python3 %s %d\n", TW_ANCHOR_CKPT, mib);
-  const Anchors anchors = std::getenv("TW_BENCH_NO_ANCHORS") == nullptr ? RunAnchors(mib) : Anchors();
-  std::fputs(anchors.text.c_str(), stdout);
-  std::printf("trainwatch: best of %d, directory %s, zstd level 1, %d-byte chunks\n", kRepeats, dir.c_str(),
+  const std::string disk = argc > 2 ? argv[2] : "/var/tmp";
+  const bool anchors = std::getenv("TW_BENCH_NO_ANCHORS") == nullptr;
+  if (anchors) {
+    std::printf("anchors (same run): /usr/bin/python3 %s %d\n", TW_ANCHOR_CKPT, mib);
+    std::fputs(Run("/usr/bin/python3 " TW_ANCHOR_CKPT " " + std::to_string(mib)).c_str(), stdout);
+  }
+  double load[3];
+  if (::getloadavg(load, 3) == 3) std::printf("load average %.2f (wall times are noisy above the core count)\n", load[0]);
+  std::printf("trainwatch: best of %d, zstd level 1, %d-byte chunks, fsync of file and directory\n", kRepeats,
               static_cast<int>(ckpt::kDefaultChunkBytes));
-  Bench("float32", TW_FLOAT32, static_cast<size_t>(mib) << 20, work, anchors, 0.86);
-  Bench("bfloat16", TW_BFLOAT16, static_cast<size_t>(mib) << 20, work, anchors, 0.70);
-  const std::string cleanup = "rm -rf '" + work + "'";
-  return std::system(cleanup.c_str()) == 0 ? 0 : 1;
+  int status = 0;
+  for (const std::string &dir : {std::string("/dev/shm"), disk}) {
+    const std::string work = dir + "/bench_checkpoint." + std::to_string(::getpid());
+    if (::mkdir(work.c_str(), 0755) != 0) return std::perror(work.c_str()), 1;
+    const std::string torch =
+        anchors ? Run("/usr/bin/python3 " TW_ANCHOR_TORCH_SAVE " " + std::to_string(mib) + " '" + work + "'") : "";
+    std::fputs(torch.c_str(), stdout);
+    Bench("float32", TW_FLOAT32, static_cast<size_t>(mib) << 20, work, TorchAnchors(torch, "float32"), 1.19);
+    Bench("bfloat16", TW_BFLOAT16, static_cast<size_t>(mib) << 20, work, TorchAnchors(torch, "bfloat16"), 1.45);
+    if (std::system(("rm -rf '" + work + "'").c_str()) != 0) status = 1;
+  }
+  return status;
 }

@@ -188,6 +188,24 @@ static void xxh64_matches_reference_values(void **state) {
   ZSTD_freeCCtx(cctx);
 }
 
+// The reader hashes decoded chunks in tiles: any split into pieces must give the one-shot hash.
+static void xxh64_stream_matches_one_shot(void **state) {
+  (void)state;
+  std::vector<uint8_t> data(5000);
+  std::mt19937 rng(11);
+  for (uint8_t &b : data) b = static_cast<uint8_t>(rng());
+  for (size_t size : {0, 5, 31, 32, 33, 100, 4999}) {
+    for (size_t piece : {1, 7, 32, 33, 4096}) {
+      ckpt::Xxh64Stream stream;
+      for (size_t at = 0; at < size; at += piece) stream.Update(data.data() + at, std::min(piece, size - at));
+      assert_true(stream.Digest() == ckpt::Xxh64(data.data(), size));
+    }
+  }
+  ckpt::Xxh64Stream seeded(42);
+  seeded.Update("abc", 3);
+  assert_true(seeded.Digest() == ckpt::Xxh64("abc", 3, 42));
+}
+
 static void byte_planes_split_and_join(void **state) {
   (void)state;
   for (size_t element_size : {1, 2, 4, 8}) {
@@ -338,6 +356,7 @@ static void missing_file_is_not_found(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(xxh64_matches_reference_values),
+      cmocka_unit_test(xxh64_stream_matches_one_shot),
       cmocka_unit_test(byte_planes_split_and_join),
       cmocka_unit_test(round_trip_every_dtype_and_shape),
       cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),

@@ -2,6 +2,7 @@
 // file text, max_to_keep, keep_checkpoint_every_n_hours persisted across savers, trim after recovery,
 // C4 errors, latest_checkpoint, all-or-nothing restore, fallback to the newest intact checkpoint,
 // temporary file cleanup.
+#include <dirent.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -404,6 +405,40 @@ static void restore_newest_good_skips_a_corrupt_checkpoint(void **state) {
   tw::SetLogSink(nullptr, nullptr);
 }
 
+// The storage of a deleted or replaced checkpoint is freed on a background thread (background_close.h):
+// its name must still be gone when the save returns, and a save over an existing path must replace it.
+static void deleted_and_replaced_checkpoints_are_gone_at_return(void **state) {
+  (void)state;
+  ckpt::SaverOptions options;
+  options.max_to_keep = 1;
+  Fixture f(options);
+  for (int64_t step = 1; step <= 4; ++step) {
+    f.Save(step);
+    assert_true(ckpt::PathExists(f.Path("model.ckpt-" + std::to_string(step))));
+    if (step > 1) assert_false(ckpt::PathExists(f.Path("model.ckpt-" + std::to_string(step - 1))));
+  }
+  std::string path;
+  for (float base : {10.0f, 20.0f}) {  // the same path twice: the rename replaces the first file
+    f.model.Fill(base);
+    assert_true(f.saver->Save(f.Path("fixed.ckpt"), ckpt::kNoGlobalStep, &path).ok());
+  }
+  f.model.Fill(0);
+  assert_true(f.saver->Restore(path).ok());
+  assert_true(f.model.w[1] == 21.0f);
+  // Nothing else is left in the directory: no temporary file, no stray checkpoint.
+  int entries = 0;
+  DIR *d = opendir(f.dir.path);
+  assert_non_null(d);
+  while (const struct dirent *e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    ++entries;
+    assert_true(name == "model.ckpt-4" || name == "fixed.ckpt" || name == "checkpoint" || name == ".trainwatch.lock");
+  }
+  closedir(d);
+  assert_true(entries >= 2);
+}
+
 static void stale_temporary_files_are_removed_at_startup(void **state) {
   (void)state;
   Fixture f;
@@ -456,6 +491,7 @@ int main(void) {
       cmocka_unit_test(latest_checkpoint_c7_c8),
       cmocka_unit_test(restore_all_some_and_nothing_half_written),
       cmocka_unit_test(restore_newest_good_skips_a_corrupt_checkpoint),
+      cmocka_unit_test(deleted_and_replaced_checkpoints_are_gone_at_return),
       cmocka_unit_test(stale_temporary_files_are_removed_at_startup),
       cmocka_unit_test(snapshot_then_write_saves_the_captured_values),
   };
