@@ -83,7 +83,8 @@ typedef enum tw_reduce_op {
  *      of 7 int64 as at the end of 1b (D7).
  *   5. tw_session_close, after end on every hook: one `barrier`, so that no rank tears down while
  *      another still waits; skipped by a session that failed (D12).
- * A preemption adds no exchange: the vote carries it. A collective operation that fails ends the call
+ * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
+ * (it is one rank's work, D15). A collective operation that fails ends the call
  * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */

@@ -415,7 +415,8 @@ TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, siz
 /* The same step without hooks and without touching global_step — for evaluation, iterator resets and
  * other auxiliary work — keeping recovery (TF users' run_without_hooks request). It may also be called
  * from inside a step function (TF's step_context.session.run). Same statuses as tw_session_run, minus
- * the hook-related ones. */
+ * the hook-related ones. In a job of many ranks (trainwatch/distributed.h) it is this rank's alone: no
+ * vote, no recovery, and a failure does not fail the session (D15). */
 TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds,
                                               size_t n_feeds, tw_step_fn step, void *user_data);
 

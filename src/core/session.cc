@@ -274,6 +274,13 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     return Status(TW_FAILED_PRECONDITION, "Run called even after should_stop requested.");  // H29
   }
 
+  if (!with_hooks && collective_ != nullptr) {
+    // D15: work of this rank alone (an evaluation on the chief): no vote and no recovery, and a failure
+    // leaves the session usable — each of those would need every rank.
+    ScopedFlag running(in_run_);
+    step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
+    return RunStep(step_context_, step, user_data);
+  }
   ++run_count_;
   Status status = WithRecovery([&] {
     Status ran;

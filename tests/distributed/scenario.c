@@ -19,7 +19,7 @@ void scenario_init(scenario *s) {
   s->signal_number = SIGTERM;
   for (int r = 0; r < SCENARIO_MAX_RANKS; ++r) {
     s->nan_at[r] = s->stop_at[r] = s->fail_at[r] = s->preempt_at[r] = s->signal_at[r] = s->vanish_at[r] =
-        SCENARIO_NEVER;
+        s->evaluate_at[r] = SCENARIO_NEVER;
   }
 }
 
@@ -65,6 +65,12 @@ static tw_status train_step(void *user_data, tw_step_context *ctx) {
   out.name = "loss";
   out.data = &loss;
   return tw_step_context_publish_copy(ctx, &out);
+}
+
+static tw_status failing_evaluation(void *user_data, tw_step_context *ctx) {
+  (void)user_data;
+  (void)ctx;
+  return tw_set_error(TW_INTERNAL, "evaluation failed");
 }
 
 static tw_status make_options(const scenario *s, int rank, const tw_collective *collective, void *user_data,
@@ -149,6 +155,9 @@ void scenario_run_rank(const scenario *s, int rank, const tw_collective *collect
       out->global_step = step;
       tw_session_destroy(session);
       return;
+    }
+    if (step == s->evaluate_at[rank]) {
+      out->evaluation = tw_session_run_without_hooks(session, NULL, 0, failing_evaluation, NULL);
     }
     ++out->runs;
     out->run = tw_session_run(session, NULL, 0, train_step, &st);

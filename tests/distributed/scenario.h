@@ -30,6 +30,7 @@ typedef struct scenario {
   int64_t signal_at[SCENARIO_MAX_RANKS];    /* raise(signal_number) from the step */
   int signal_number;
   int64_t vanish_at[SCENARIO_MAX_RANKS];    /* before the run of this step, leaves without a word */
+  int64_t evaluate_at[SCENARIO_MAX_RANKS];  /* before the run of this step, a failing run_without_hooks */
   /* Called from the step of every rank (e.g. to inject a collective fault); may be NULL. */
   void (*at_step)(void *arg, int rank, int64_t step);
   void *at_step_arg;
@@ -46,6 +47,7 @@ typedef struct rank_result {
   int64_t creations;      /* tw_session_creation_count */
   int preempted;
   int vanished;
+  tw_status evaluation;   /* what the run_without_hooks of evaluate_at returned */
 } rank_result;
 
 /* A scenario with no faults: every per-rank fault set to SCENARIO_NEVER. */

@@ -369,6 +369,17 @@ static void D11_two_chiefs_are_refused_on_every_rank(void **state) {
   thread_world_destroy(t.world);
 }
 
+static void D15_run_without_hooks_on_one_rank_is_its_own(void **state) {
+  (void)state;
+  job j;
+  job_init(&j);
+  j.s.evaluate_at[0] = 3;
+  job_run(&j);
+  assert_all_stopped_at(&j, 8);
+  assert_int_equal(j.result[0].evaluation, TW_INTERNAL);
+  job_done(&j);
+}
+
 typedef struct hook_counts {
   thread_world *world;
   char dir[64];
@@ -443,6 +454,7 @@ int main(void) {
       cmocka_unit_test(D11_rank_0_is_the_chief_unless_the_option_says_otherwise),
       cmocka_unit_test(D11_two_chiefs_are_refused_on_every_rank),
       cmocka_unit_test(D14_side_effects_stay_on_the_chief),
+      cmocka_unit_test(D15_run_without_hooks_on_one_rank_is_its_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
