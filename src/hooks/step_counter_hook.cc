@@ -16,6 +16,7 @@ constexpr int kMaxStallWarnings = 5;               // B29 (NEW): logging.log_fir
 
 class StepCounterHook final : public EventWriterHook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   StepCounterHook(StepCounterConfig config, std::unique_ptr<SecondOrStepTimer> timer)
       : EventWriterHook("StepCounterHook", std::move(config.writer), std::move(config.output_dir)),
         timer_(std::move(timer)) {}

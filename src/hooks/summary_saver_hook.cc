@@ -13,6 +13,7 @@ namespace {
 
 class SummarySaverHook final : public EventWriterHook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   SummarySaverHook(SummarySaverConfig config, std::unique_ptr<SecondOrStepTimer> timer)
       : EventWriterHook("SummarySaverHook", config.writer, config.output_dir),
         config_(std::move(config)),

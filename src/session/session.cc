@@ -29,6 +29,14 @@ class ScopedFlag {
   bool &flag_;
 };
 
+// A hook, or a hook it wraps, that writes for the whole job (D14).
+bool ChiefOnlyInAJob(const tw::Hook *hook) {
+  for (const tw::Hook *link = hook; link != nullptr; link = link->inner()) {
+    if (link->chief_only_in_a_job()) return true;
+  }
+  return false;
+}
+
 bool IsCleanEnd(const Status &status) {
   return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
 }
@@ -86,15 +94,24 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
     : variables_(options.variables),
       recoverable_statuses_(options.recoverable),
       recoverable_(recoverable),
-      is_chief_(options.Int64(TW_OPT_IS_CHIEF) != 0),
+      is_chief_(tw::IsChief(options)),
       auto_increment_(options.Int64(TW_OPT_AUTO_INCREMENT_GLOBAL_STEP) != 0),
       check_numerics_(options.Int64(TW_OPT_CHECK_NUMERICS) != 0),
       max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
+      collective_(options.collective),
+      watch_preemption_(options.Int64(TW_OPT_CATCH_PREEMPTION_SIGNALS) != 0),
       global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
   if (const std::string *dir = options.String(TW_OPT_CHECKPOINT_DIR)) checkpoint_dir_ = *dir;
-  if (!is_chief_) {
+  if (collective_ != nullptr) {
+    collective_timeout_secs_ = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
+    vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
+    restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
+  }
+  if (collective_ != nullptr && !is_chief_) {
+    creator_ = tw::NewChiefSessionCreator(options, nullptr);  // initializes when the chief did (D2)
+  } else if (!is_chief_) {
     creator_ = tw::NewWorkerSessionCreator(options);
   } else {
     creator_ = tw::NewChiefSessionCreator(
@@ -132,6 +149,8 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   const Entry entry(*session);  // hooks and init/ready functions see the session: no destroy from them
   TW_RETURN_IF_ERROR(session->CreateSaver(options));
   TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
+  if (session->watch_preemption_) TW_RETURN_IF_ERROR(tw::PreemptionSignals::Acquire(&session->preemption_signals_));
+  if (session->collective_ != nullptr) TW_RETURN_IF_ERROR(session->FindChief());
 
   // H6: begin on every hook before the session exists.
   for (size_t i = 0; i < session->hooks_.size(); ++i) {
@@ -167,6 +186,7 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
   }
   hooks_.reserve(hook_count);
   for (size_t i = 0; i < hook_count; ++i) {
+    if (collective_ != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i])) continue;  // D14
     hooks[i]->Ref();
     for (tw::Hook *link = hooks[i]; link != nullptr; link = link->inner()) link->owner = this;
     hooks_.push_back(hooks[i]);
@@ -195,7 +215,7 @@ Status tw_session::WithRecovery(Body body) {
   for (;;) {
     Status status = created_ ? Status() : CreateInner();
     if (status.ok()) status = body();
-    if (status.ok() || !recoverable_ || !IsRecoverable(status)) return status;
+    if (status.ok() || !recoverable_ || !IsRecoverable(status) || collective_broken_) return status;
     if (max_recovery_attempts_ >= 0 && attempts >= max_recovery_attempts_) {
       return Errorf(status.code(), "gave up after %lld recoveries (TW_OPT_MAX_RECOVERY_ATTEMPTS); last error: %s",
                     static_cast<long long>(attempts), status.message().c_str());
@@ -217,7 +237,9 @@ Status tw_session::CreateInner() {
   ++creation_count_;
   stop_latched_ = false;
   stop_requested_ = false;
-  TW_RETURN_IF_ERROR(creator_->CreateSession(*this));
+  if (collective_ != nullptr) return CreateAgreed();
+  std::string restored_path;
+  TW_RETURN_IF_ERROR(creator_->CreateSession(*this, &restored_path));
   created_ = true;
   for (tw::Hook *hook : hooks_) {
     const Status status = hook->AfterCreateSession(*this);
@@ -252,13 +274,28 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     return Status(TW_FAILED_PRECONDITION, "Run called even after should_stop requested.");  // H29
   }
 
+  if (!with_hooks && collective_ != nullptr) {
+    // D15: work of this rank alone (an evaluation on the chief): no vote and no recovery, and a failure
+    // leaves the session usable — each of those would need every rank.
+    ScopedFlag running(in_run_);
+    step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
+    return RunStep(step_context_, step, user_data);
+  }
+  ++run_count_;
   Status status = WithRecovery([&] {
+    Status ran;
     if (!with_hooks) {
       ScopedFlag running(in_run_);
       step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
-      return RunStep(step_context_, step, user_data);
+      ran = RunStep(step_context_, step, user_data);
+    } else {
+      ran = HookedRun(feeds, feed_count, step, user_data);
     }
-    return HookedRun(feeds, feed_count, step, user_data);
+    // A job's vote, or a preemption to act on (D4–D10); a single process without either pays one test.
+    if (collective_ != nullptr || watch_preemption_ || preemption_noted_.load(std::memory_order_relaxed)) {
+      return EndOfRun(std::move(ran));
+    }
+    return ran;
   });
   run_context_.phase = tw::RunContext::Phase::kIdle;  // also when a hook failed: nothing of this run stays readable
   if (!status.ok() && !IsCleanEnd(status)) Fail(status);
@@ -407,7 +444,14 @@ Status tw_session::Close() {
       status = hook->End(*this);
       if (!status.ok()) break;
     }
+    // D12: no rank tears down while another still needs it (the chief's final save). A failed session
+    // skips it: the vote that failed it failed every rank, or a rank is gone.
+    if (collective_ != nullptr && !collective_broken_) {
+      const Status met = Exchanged(collective_->Barrier(collective_timeout_secs_, "at close"));
+      if (status.ok()) status = met;
+    }
   }
+  preemption_signals_.Release();
   closed_ = true;
   created_ = false;
   tracer_ = nullptr;
