@@ -22,7 +22,7 @@ values. Subclassing a built-in hook works as in TF (overrides calling super()), 
 reads a variable, an output of the run in progress or "global_step". Log lines go to the ``logging``
 logger "trainwatch".
 """
-from . import native
+from . import distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
