@@ -476,11 +476,25 @@ TW_API tw_status tw_session_variable_at(const tw_session *session, size_t index,
 TW_API size_t tw_session_hook_count(const tw_session *session);
 TW_API tw_status tw_session_hook_at(const tw_session *session, size_t index, tw_hook **out);
 
-/* 1 for a chief, 0 for a worker or NULL. */
+/* 1 for a chief, 0 for a worker or NULL. With a collective (trainwatch/distributed.h) and TW_OPT_IS_CHIEF
+ * left at its default, the chief is rank 0. */
 TW_API int tw_session_is_chief(const tw_session *session);
 
 /* How many times the inner session was created: 1 after creation, +1 per recovery. 0 for NULL. */
 TW_API int64_t tw_session_creation_count(const tw_session *session);
+
+/* Notes a preemption, as SIGTERM or SIGUSR1 would with TW_OPT_CATCH_PREEMPTION_SIGNALS (for a launcher
+ * that learns of it another way, e.g. a cloud's metadata server): at the end of the run in progress (or
+ * the next run) every rank of the job — or the one process — stops at the same step, the chief saving a
+ * checkpoint there into TW_OPT_CHECKPOINT_DIR first (docs/tf-semantics.md D10). Only sets a flag: may be
+ * called from any thread (not from a signal handler: use the option). Errors: TW_INVALID_ARGUMENT. */
+TW_API tw_status tw_session_notify_preemption(tw_session *session);
+
+/* *out = 1 when the session stopped because of a preemption (a caught signal or
+ * tw_session_notify_preemption): the tw_session_run that acted on it returned TW_OK after the save, with
+ * tw_session_should_stop 1, and it stays 1 through and after tw_session_close — the way run and close
+ * report it, so that a launcher can requeue the job. 0 otherwise. Errors: TW_INVALID_ARGUMENT. */
+TW_API tw_status tw_session_preempted(int *out, const tw_session *session);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Run context (inside before_run / after_run)                                                    */

@@ -225,4 +225,22 @@ int64_t tw_session_creation_count(const tw_session *session) {
   return session != nullptr ? session->creation_count() : 0;
 }
 
+tw_status tw_session_notify_preemption(tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(session, "session");
+    session->NotifyPreemption();
+    return Status();
+  });
+}
+
+tw_status tw_session_preempted(int *out, const tw_session *session) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    *out = 0;
+    TW_CHECK_ARG(session, "session");
+    *out = session->preempted() ? 1 : 0;
+    return Status();
+  });
+}
+
 }  // extern "C"

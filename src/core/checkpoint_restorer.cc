@@ -15,7 +15,7 @@ class CheckpointRestorer final : public Restorer {
  public:
   explicit CheckpointRestorer(std::string dir) : dir_(std::move(dir)) {}
 
-  Status Restore(Session &session, bool *restored) override {
+  Status Restore(Session &session, std::string *restored) override {
     checkpoint::Saver &saver = session.IdleSaver();
     // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
     TW_RETURN_IF_ERROR(saver.LockDirectory(dir_));
@@ -23,7 +23,7 @@ class CheckpointRestorer final : public Restorer {
     std::vector<std::string> missing;
     const Status status = saver.RestoreNewestGood(dir_, &path, {"global_step"}, &missing);
     if (status.code() == TW_NOT_FOUND) {
-      *restored = false;
+      restored->clear();
       return saver.RecoverLastCheckpoints(dir_);  // still clears temporary files a crash left behind
     }
     TW_RETURN_IF_ERROR(status);
@@ -42,7 +42,7 @@ class CheckpointRestorer final : public Restorer {
     Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
         static_cast<long long>(session.global_step()));
     TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(dir_));
-    *restored = true;
+    *restored = path;
     return Status();
   }
 

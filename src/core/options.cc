@@ -116,6 +116,13 @@ const Options &DefaultOptions() {
   return defaults;
 }
 
+bool IsChief(const Options &options) {
+  if (options.collective != nullptr && options.State(TW_OPT_IS_CHIEF) == TW_OPTION_DEFAULT) {
+    return options.collective->rank() == 0;
+  }
+  return options.Int64(TW_OPT_IS_CHIEF) != 0;
+}
+
 }  // namespace tw
 
 using tw::Errorf;

@@ -76,6 +76,9 @@ using Options = ::tw_options;
 
 // Every option at its default: what a NULL options argument means.
 const Options &DefaultOptions();
+
+// TW_OPT_IS_CHIEF; left at its default in a job with a collective, rank 0 is the chief (D11).
+bool IsChief(const Options &options);
 }  // namespace tw
 
 #endif  // TRAINWATCH_CORE_OPTIONS_H

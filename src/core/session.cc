@@ -86,15 +86,24 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
     : variables_(options.variables),
       recoverable_statuses_(options.recoverable),
       recoverable_(recoverable),
-      is_chief_(options.Int64(TW_OPT_IS_CHIEF) != 0),
+      is_chief_(tw::IsChief(options)),
       auto_increment_(options.Int64(TW_OPT_AUTO_INCREMENT_GLOBAL_STEP) != 0),
       check_numerics_(options.Int64(TW_OPT_CHECK_NUMERICS) != 0),
       max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
+      collective_(options.collective),
+      watch_preemption_(options.Int64(TW_OPT_CATCH_PREEMPTION_SIGNALS) != 0),
       global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
   if (const std::string *dir = options.String(TW_OPT_CHECKPOINT_DIR)) checkpoint_dir_ = *dir;
-  if (!is_chief_) {
+  if (collective_ != nullptr) {
+    collective_timeout_secs_ = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
+    vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
+    restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
+  }
+  if (collective_ != nullptr && !is_chief_) {
+    creator_ = tw::NewChiefSessionCreator(options, nullptr);  // initializes when the chief did (D2)
+  } else if (!is_chief_) {
     creator_ = tw::NewWorkerSessionCreator(options);
   } else {
     creator_ = tw::NewChiefSessionCreator(
@@ -132,6 +141,8 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   const Entry entry(*session);  // hooks and init/ready functions see the session: no destroy from them
   TW_RETURN_IF_ERROR(session->CreateSaver(options));
   TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
+  if (session->watch_preemption_) TW_RETURN_IF_ERROR(tw::PreemptionSignals::Acquire(&session->preemption_signals_));
+  if (session->collective_ != nullptr) TW_RETURN_IF_ERROR(session->FindChief());
 
   // H6: begin on every hook before the session exists.
   for (size_t i = 0; i < session->hooks_.size(); ++i) {
@@ -217,7 +228,9 @@ Status tw_session::CreateInner() {
   ++creation_count_;
   stop_latched_ = false;
   stop_requested_ = false;
-  TW_RETURN_IF_ERROR(creator_->CreateSession(*this));
+  if (collective_ != nullptr) return CreateAgreed();
+  std::string restored_path;
+  TW_RETURN_IF_ERROR(creator_->CreateSession(*this, &restored_path));
   created_ = true;
   for (tw::Hook *hook : hooks_) {
     const Status status = hook->AfterCreateSession(*this);
@@ -252,13 +265,21 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     return Status(TW_FAILED_PRECONDITION, "Run called even after should_stop requested.");  // H29
   }
 
+  ++run_count_;
   Status status = WithRecovery([&] {
+    Status ran;
     if (!with_hooks) {
       ScopedFlag running(in_run_);
       step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
-      return RunStep(step_context_, step, user_data);
+      ran = RunStep(step_context_, step, user_data);
+    } else {
+      ran = HookedRun(feeds, feed_count, step, user_data);
     }
-    return HookedRun(feeds, feed_count, step, user_data);
+    // A job's vote, or a preemption to act on (D4–D10); a single process without either pays one test.
+    if (collective_ != nullptr || watch_preemption_ || preemption_noted_.load(std::memory_order_relaxed)) {
+      return EndOfRun(std::move(ran));
+    }
+    return ran;
   });
   run_context_.phase = tw::RunContext::Phase::kIdle;  // also when a hook failed: nothing of this run stays readable
   if (!status.ok() && !IsCleanEnd(status)) Fail(status);
@@ -407,7 +428,14 @@ Status tw_session::Close() {
       status = hook->End(*this);
       if (!status.ok()) break;
     }
+    // D12: no rank tears down while another still needs it (the chief's final save). A failed session
+    // skips it: the vote that failed it failed every rank, or a rank is gone.
+    if (collective_ != nullptr) {
+      const Status met = collective_->Barrier(collective_timeout_secs_, "at close");
+      if (status.ok()) status = met;
+    }
   }
+  preemption_signals_.Release();
   closed_ = true;
   created_ = false;
   tracer_ = nullptr;

@@ -7,11 +7,13 @@
 
 #include <atomic>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "core/hook.h"
 #include "core/options.h"
+#include "core/preemption.h"
 #include "core/run_context.h"
 #include "core/run_tracer.h"
 #include "core/session_creator.h"
@@ -33,7 +35,11 @@ struct tw_session {
   tw::Status Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks);
   // ShouldStop and RequestStop may be called from any thread (TF's Coordinator); everything else
   // from the one thread inside the session (see Entry).
-  bool ShouldStop() const { return closed_ || failed_ || !created_ || stop_latched_ || stop_requested_; }
+  // With a collective a rank's own request_stop waits for the next vote (D5): the rank must not leave
+  // its loop alone.
+  bool ShouldStop() const {
+    return closed_ || failed_ || !created_ || stop_latched_ || (stop_requested_ && collective_ == nullptr);
+  }
   tw::Status RequestStop();
   tw::Status Close();
   // Deletes the session unless a thread is inside it: from one of its own callbacks (this thread) or
@@ -47,6 +53,15 @@ struct tw_session {
   tw::Status SetGlobalStep(int64_t value);
   bool closed() const { return closed_; }
   bool is_chief() const { return is_chief_; }
+  // The job's collective (trainwatch/distributed.h), nullptr for a single process.
+  const tw::Collective *collective() const { return collective_.get(); }
+  // NanTensorHook with TW_NAN_ACTION_ROLLBACK in a job: the rollback is carried by the vote and made
+  // by every rank together (D7), instead of by this rank alone.
+  void RequestAgreedRollback(std::string reason);
+  // tw_session_notify_preemption: noted now, acted on at the end of the run in progress (D10); any thread.
+  void NotifyPreemption() { preemption_noted_.store(true, std::memory_order_relaxed); }
+  // The session stopped because of a preemption (a signal or NotifyPreemption) and saved (D10).
+  bool preempted() const { return preempted_; }
   int64_t creation_count() const { return creation_count_; }
   tw::Hook *hook(size_t index) const { return hooks_[index]; }
   size_t hook_count() const { return hooks_.size(); }
@@ -79,6 +94,20 @@ struct tw_session {
   template <typename Body>
   tw::Status WithRecovery(Body body);
   tw::Status CreateInner();
+  // Session creation in a job (session_agreement.cc, D1–D3): the chief restores or initializes, every
+  // rank takes the chief's state, the hooks' after_create_session, then a vote.
+  tw::Status CreateAgreed();
+  tw::Status FindChief();
+  // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2).
+  tw::Status ShareChiefState(const tw::Status &outcome, const std::string &path, bool initialize_if_none,
+                             const std::string &what, tw::Status *local);
+  tw::Status BroadcastVariables(const std::string &what, tw::Status *local);
+  // The end of a run with a collective or preemption watch (D4–D10): the vote and what it decided.
+  tw::Status EndOfRun(tw::Status status);
+  tw::Status RollBackAgreed(const std::string &reason, const std::string &what);
+  tw::Status SaveForPreemption();
+  bool PreemptionNoted() const { return preemption_signals_.Arrived() || preemption_noted_.load(std::memory_order_relaxed); }
+  std::string RunLabel() const;
   tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
   template <bool kTraced>
   tw::Status HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
@@ -103,6 +132,22 @@ struct tw_session {
   int64_t max_recovery_attempts_;
   double backoff_secs_;
   double backoff_max_secs_;
+
+  // A job of many ranks (trainwatch/distributed.h); all unused when collective_ is null.
+  std::shared_ptr<const tw::Collective> collective_;
+  double collective_timeout_secs_ = -1;
+  int64_t vote_every_n_runs_ = 1;
+  bool restore_via_broadcast_ = false;
+  int32_t chief_rank_ = 0;
+  int64_t run_count_ = 0;         // top-level runs, for messages
+  int64_t runs_since_vote_ = 0;
+  bool stop_pending_ = false;     // a stop asked for since the last vote (TW_OPT_VOTE_EVERY_N_RUNS > 1)
+  bool rollback_requested_ = false;
+  std::string rollback_reason_;
+  bool watch_preemption_ = false;  // TW_OPT_CATCH_PREEMPTION_SIGNALS
+  tw::PreemptionSignals preemption_signals_;
+  std::atomic<bool> preemption_noted_{false};
+  bool preempted_ = false;
 
   int64_t global_step_;
   int64_t creation_count_ = 0;

@@ -26,10 +26,10 @@ class ChiefSessionCreator final : public SessionCreator {
 
   // S5/S7: restore if there is something to restore; otherwise initialize — global_step back to its
   // initial value and Scaffold.init_fn — on first creation and after every recovery, as TF does.
-  Status CreateSession(Session &session) override {
-    bool restored = false;
-    if (restorer_ != nullptr) TW_RETURN_IF_ERROR(restorer_->Restore(session, &restored));
-    if (restored) return Status();
+  Status CreateSession(Session &session, std::string *restored_path) override {
+    restored_path->clear();
+    if (restorer_ != nullptr) TW_RETURN_IF_ERROR(restorer_->Restore(session, restored_path));
+    if (!restored_path->empty()) return Status();
     session.set_global_step(initial_global_step_);
     if (init_fn_ != nullptr) return CallUser(*init_fn_, "init_fn", &session);
     return Status();
@@ -50,7 +50,8 @@ class WorkerSessionCreator final : public SessionCreator {
 
   // S10: poll readiness every recovery_wait_secs; give up when the remaining time cannot cover
   // another wait (so max_wait_secs < recovery_wait_secs makes exactly one attempt).
-  Status CreateSession(Session &session) override {
+  Status CreateSession(Session &session, std::string *restored_path) override {
+    restored_path->clear();
     using Clock = std::chrono::steady_clock;
     const Clock::time_point start = Clock::now();
     for (;;) {

@@ -4,6 +4,7 @@
 #define TRAINWATCH_CORE_SESSION_CREATOR_H
 
 #include <memory>
+#include <string>
 
 #include "core/hook.h"
 #include "core/options.h"
@@ -16,14 +17,15 @@ namespace tw {
 class Restorer {
  public:
   virtual ~Restorer() = default;
-  virtual Status Restore(Session &session, bool *restored) = 0;
+  virtual Status Restore(Session &session, std::string *path) = 0;
 };
 
 class SessionCreator {
  public:
   virtual ~SessionCreator() = default;
-  // Brings the session's model state up: called on first creation and after every recovery.
-  virtual Status CreateSession(Session &session) = 0;
+  // Brings the session's model state up: called on first creation and after every recovery. *restored_path
+  // receives the checkpoint restored, "" when the state was initialized (or waited for).
+  virtual Status CreateSession(Session &session, std::string *restored_path) = 0;
 };
 
 // `restorer` may be null (nothing to restore from).

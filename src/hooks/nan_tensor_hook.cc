@@ -70,6 +70,11 @@ class NanTensorHook final : public Hook {
     if (rollbacks_ >= config_.max_rollbacks) {
       return Fail(where, "; not rolled back: " + std::to_string(rollbacks_) + " rollbacks already (TW_OPT_NAN_MAX_ROLLBACKS)");
     }
+    if (session.collective() != nullptr) {  // D7: every rank rolls back together, to the chief's choice
+      ++rollbacks_;
+      session.RequestAgreedRollback(where);
+      return Status();
+    }
     if (session.checkpoint_dir().empty()) return Fail(where, "; not rolled back: TW_OPT_CHECKPOINT_DIR is not set");
     std::string path;
     const Status restored = session.IdleSaver().RestoreNewestGood(session.checkpoint_dir(), &path);

@@ -59,7 +59,7 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
   if (options.State(TW_OPT_MAX_WAIT_SECS) == TW_OPTION_DEFAULT) {
     TW_RETURN_IF_ERROR(session_options.SetDouble(TW_OPT_MAX_WAIT_SECS, 7200.0));  // T10: MTS's own default
   }
-  const bool is_chief = options.Int64(TW_OPT_IS_CHIEF) != 0;
+  const bool is_chief = IsChief(options);  // D11: rank 0 in a job, unless TW_OPT_IS_CHIEF says otherwise
   HookList list;
   if (is_chief) {  // T6
     list.Add(chief_only_hooks, chief_only_count);
