@@ -231,6 +231,17 @@ class MPICollective(Collective):
             raise UnavailableError(f"{self._where(what)} failed: {error}") from error
 
 
+def _rank_of(collective):
+    """The rank of a would-be collective, after checking it has what a session calls."""
+    for name in ("allreduce_int64", "broadcast", "barrier"):
+        if not callable(getattr(collective, name, None)):
+            raise TypeError(f"collective must have a callable {name}(); got {type(collective).__name__}")
+    for name in ("rank", "world_size"):
+        if not isinstance(getattr(collective, name, None), (int, np.integer)):
+            raise TypeError(f"collective.{name} must be an int; got {getattr(collective, name, None)!r}")
+    return int(collective.rank)
+
+
 def _configure(options, collective, timeout_secs, vote_every_n_runs, restore_via_broadcast,
                catch_preemption_signals):
     """Puts a session's distributed settings on its native options."""
@@ -239,11 +250,9 @@ def _configure(options, collective, timeout_secs, vote_every_n_runs, restore_via
         options.set_int64(native.TW_OPT_CATCH_PREEMPTION_SIGNALS, 1)
     if collective is None:
         return
-    for name in ("allreduce_int64", "broadcast", "barrier"):
-        if not callable(getattr(collective, name, None)):
-            raise TypeError(f"collective must have a callable {name}(); got {type(collective).__name__}")
+    rank = _rank_of(collective)
     options.set_double(native.TW_OPT_COLLECTIVE_TIMEOUT_SECS, -1.0 if timeout_secs is None else float(timeout_secs))
     options.set_int64(native.TW_OPT_VOTE_EVERY_N_RUNS, int(vote_every_n_runs))
     if restore_via_broadcast:
         options.set_int64(native.TW_OPT_RESTORE_VIA_BROADCAST, 1)
-    native.set_collective(options, collective, int(collective.rank), int(collective.world_size))
+    native.set_collective(options, collective, rank, int(collective.world_size))

@@ -11,7 +11,7 @@ TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) ar
 nothing to act on.
 """
 from . import native
-from .distributed import _configure as _configure_distributed
+from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
@@ -217,6 +217,18 @@ class _MonitoredSession:
     def global_step(self):
         return self._session().global_step()
 
+    @property
+    def preempted(self):
+        """True once the session stopped because of a preemption (a caught SIGTERM/SIGUSR1, or
+        notify_preemption on any rank): every rank stopped at the same step and the chief saved a
+        checkpoint there. It stays True after close, so a launcher can requeue the job."""
+        return self._native is not None and self._native.preempted()
+
+    def notify_preemption(self):
+        """Notes a preemption learnt another way (a cloud's metadata server): the job stops, with a
+        checkpoint, at the end of the run in progress or the next one. Any thread."""
+        self._session().notify_preemption()
+
     def __enter__(self):
         return self
 
@@ -309,7 +321,7 @@ class MonitoredSession(_MonitoredSession):
                  catch_preemption_signals=False):
         del stop_grace_period_secs
         if session_creator is None:
-            chief = collective is None or collective.rank == 0
+            chief = collective is None or _rank_of(collective) == 0
             session_creator = ChiefSessionCreator() if chief else WorkerSessionCreator()
         super().__init__(session_creator, hooks, native.Session.monitored,
                          distributed=_distributed(collective, collective_timeout_secs, vote_every_n_runs,
@@ -390,7 +402,7 @@ class MonitoredTrainingSession(MonitoredSession):
                  catch_preemption_signals=False):
         del master, config, stop_grace_period_secs, save_graph_def
         if is_chief is USE_DEFAULT:
-            is_chief = collective is None or collective.rank == 0
+            is_chief = collective is None or _rank_of(collective) == 0
         if scaffold is None:
             scaffold = Scaffold(variables=variables)
         elif variables is not None:
