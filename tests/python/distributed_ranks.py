@@ -1,14 +1,16 @@
 """One rank of the multi-rank pytest scenarios (tests/python/test_distributed_*.py), run as its own process.
 
-usage: distributed_ranks.py SCENARIO RANK WORLD_SIZE PORT WORKDIR   (torch.distributed over Gloo)
-       mpirun -np N distributed_ranks.py SCENARIO mpi - - WORKDIR   (mpi4py)
+usage: distributed_ranks.py SCENARIO[,SCENARIO…] RANK WORLD_SIZE PORT WORKDIR   (torch.distributed, Gloo)
+       mpirun -np N distributed_ranks.py SCENARIO[,SCENARIO…] mpi - - WORKDIR   (mpi4py)
 
-Every rank trains the same toy model (w += 1 per step, loss = sum(w)) under a MonitoredTrainingSession
-with a collective, and writes what it saw to WORKDIR/rankR.json: the global step after every run, how
+Scenarios that leave the job healthy run one after the other in the same processes (starting 4
+processes that import torch is what takes time here). Every rank trains the same toy model (w += 1 per step, loss = sum(w)) under a MonitoredTrainingSession
+with a collective, and writes what it saw to WORKDIR/SCENARIO/rankR.json: the global step after every run, how
 many sessions were created, the exception that ended it (class and message), and the final weights.
 The scenario decides what goes wrong, and on which rank.
 """
 import datetime
+import faulthandler
 import json
 import os
 import pathlib
@@ -22,7 +24,7 @@ import numpy as np
 import trainwatch as tw
 from trainwatch.distributed import MPICollective, TorchCollective
 
-TIMEOUT_SECS = 20.0  # every collective operation; the pytest side waits longer for the whole job
+TIMEOUT_SECS = 15.0  # every collective operation; the pytest side waits longer for the whole job
 
 
 class Record(tw.SessionRunHook):
@@ -60,8 +62,9 @@ class Model:
             os.kill(os.getpid(), signal.SIGTERM)
         self.w += 1
         loss = np.float32(self.w.sum())
-        if step == self.nan_at:
+        if step == self.nan_at:  # a divergence: this rank's weights are ruined too
             self.nan_at = None
+            self.w[:] = np.nan
             loss = np.float32("nan")
         return {"loss": loss}
 
@@ -119,7 +122,7 @@ def scenario_nan_fail(collective, rank, workdir, report):
 def scenario_nan_rollback(collective, rank, workdir, report):
     model = Model()
     if rank == 2:
-        model.nan_at = 7
+        model.nan_at = 6  # the run from step 6 ends at 7, between checkpoints (every 2 steps)
     train(collective, workdir, report, hooks=[tw.NanTensorHook("loss", action="rollback")], model=model)
 
 
@@ -134,7 +137,6 @@ def scenario_kill(collective, rank, workdir, report):
     model = Model()
     if rank == 3:
         model.kill_at = 7
-    report["started"] = time.monotonic()
     train(collective, workdir, report, model=model, steps=100)
 
 
@@ -146,15 +148,13 @@ def scenario_sigterm(collective, rank, workdir, report):
 
 
 def scenario_mismatch(collective, rank, workdir, report):
-    """Each rank has a checkpoint directory of its own (no shared file system) holding a different step:
-    the chief's path names, on rank 1, another checkpoint."""
+    """Each rank has a checkpoint directory of its own (no shared file system, D2): the checkpoint the
+    chief names, model.ckpt-10, holds global step 11 in rank 1's."""
     own = workdir / f"own{rank}"
-    os.makedirs(own, exist_ok=True)
-    os.chdir(own)
-    w = np.full(4, rank, np.float32)
-    saver = tw.Saver({"w": w})
-    saver.save("ckpt/model.ckpt", global_step=10 + (rank == 1))
-    train(collective, workdir, report, checkpoint_dir="ckpt", steps=20)
+    own.mkdir()
+    tw.Saver({"w": np.full(4, 10, np.float32), "global_step": np.array(10 + (rank == 1), np.int64)}).save(
+        str(own / "model.ckpt-10"))
+    train(collective, workdir, report, checkpoint_dir=own, steps=20)
 
 
 def scenario_collective_raises(collective, rank, workdir, report):
@@ -171,7 +171,8 @@ def torch_collective(rank, world_size, port):
 
 
 def main(argv):
-    name, rank, world_size, port, workdir = argv
+    names, rank, world_size, port, workdir = argv
+    faulthandler.register(signal.SIGUSR2, all_threads=True)  # the harness's stack dump of a hung rank
     workdir = pathlib.Path(workdir)
     if rank == "mpi":
         from mpi4py import MPI
@@ -179,16 +180,19 @@ def main(argv):
     else:
         collective = torch_collective(int(rank), int(world_size), int(port))
     rank = collective.rank
-    report = {"rank": rank, "steps": [], "creations": [], "error": None, "message": None}
-    out = workdir / f"rank{rank}.json"
-    try:
-        globals()["scenario_" + name](collective, rank, workdir, report)
-    except Exception as error:  # what the scenario is about: reported, judged by the test
-        report["error"] = type(error).__name__
-        report["message"] = str(error)
-        report["traceback"] = traceback.format_exc()
-    report["ended"] = time.monotonic()
-    out.write_text(json.dumps(report))
+    for name in names.split(","):
+        scenario_dir = workdir / name
+        scenario_dir.mkdir(exist_ok=True)
+        report = {"rank": rank, "steps": [], "creations": [], "error": None, "message": None,
+                  "started": time.monotonic()}
+        try:
+            globals()["scenario_" + name](collective, rank, scenario_dir, report)
+        except Exception as error:  # what the scenario is about: reported, judged by the test
+            report["error"] = type(error).__name__
+            report["message"] = str(error)
+            report["traceback"] = traceback.format_exc()
+        report["ended"] = time.monotonic()
+        (scenario_dir / f"rank{rank}.json").write_text(json.dumps(report))
     sys.stdout.flush()
     os._exit(0)  # no process-group teardown: a peer may be dead, and the test judges the report
 

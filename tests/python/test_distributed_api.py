@@ -103,7 +103,7 @@ def test_no_time_limit_reaches_python_as_none():
     assert all(call[-1] is None for call in collective.calls)
 
 
-def test_is_chief_defaults_to_rank_0_with_a_collective(tmp_path):
+def test_is_chief_defaults_to_rank_0_with_a_collective_D11(tmp_path):
     assert inspect.signature(tw.MonitoredTrainingSession).parameters["is_chief"].default is tw.USE_DEFAULT
 
     def body(collective):  # two chiefs of one directory would fail on its lock
@@ -154,7 +154,7 @@ class RaisingCollective(ThreadRank):
             raise self.raised
 
 
-def test_a_collective_that_raises_fails_the_run_with_its_own_exception_D11(tmp_path):
+def test_a_collective_that_raises_fails_the_run_with_its_own_exception_D9(tmp_path):
     collective = RaisingCollective(fail_at=4)
     params = {"w": np.zeros(2, np.float32)}
     sess = tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), collective=collective, variables=params,

@@ -423,6 +423,9 @@ class MonitoredTrainingSession(MonitoredSession):
             native.TW_OPT_MAX_TO_KEEP: retention[0],
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
         }
+        if collective is not None and not is_chief and checkpoint_dir is not None:
+            # D2: a worker restores the checkpoint the chief names from its own mount of the directory.
+            arguments[native.TW_OPT_CHECKPOINT_DIR] = str(checkpoint_dir)
         _MonitoredSession.__init__(self, _TrainingSessionCreator(creator, arguments), hooks,
                                    native.Session.monitored_training, chief_only_hooks,
                                    _distributed(collective, collective_timeout_secs, vote_every_n_runs,
