@@ -57,24 +57,34 @@ typedef enum tw_reduce_op {
  * ("collective allreduce at the end of run 12 (rank 1 of 4): …"). Any non-OK status is handled the
  * same way. A callback must not call back into the session.
  *
- * Where a session calls the collective (every rank, in this order):
- *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook: the
- *      chief restores (or initializes) as a single process does while every other rank waits in
- *      `barrier`; then one `broadcast` from the chief of a small fixed record (the restored
- *      global_step, whether a checkpoint was restored, the length of its path), and a second
- *      `broadcast` of the path's bytes. Every other rank restores that same checkpoint (or, with
- *      TW_OPT_RESTORE_VIA_BROADCAST, receives its variables' bytes from the chief through further
- *      `broadcast`s, one per variable), then an `allreduce_int64` (MIN and MAX of the restored step)
- *      checks that every rank holds the same step.
- *   2. The end of every run (or of every TW_OPT_VOTE_EVERY_N_RUNS-th run, and of any run that failed
- *      or asked to stop): one `allreduce_int64` (MAX) of a fixed vector of int64 — stop requested,
- *      preemption noted, non-finite value found (with the lowest such rank), recoverable error, other
- *      failure — so that after run k every rank goes on to run k+1 or none does.
+ * Where a session calls the collective (every rank, in this order; docs/tf-semantics.md D1–D14). "A
+ * string from R" is two broadcasts from rank R: its length as one int64 (8 bytes), then its bytes (none
+ * when empty). "A vote" is one allreduce_int64 (MAX) of 5 int64 — stop requested, preemption noted,
+ * rollback requested, recoverable error, other failure; an event slot holds (world_size - rank) << 32 |
+ * status code, so MAX picks the lowest rank — followed, only when some rank failed, must recover or
+ * asks for a rollback, by a string from the lowest such rank (its message).
+ *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
+ *      a. once per session, one allreduce_int64 (MAX) of 2 int64 that finds the chief (D1);
+ *      b. the chief restores (or initializes) as a single process does while every other rank waits
+ *         in `barrier`; then one `broadcast` from the chief of 3 int64 (its outcome as a tw_status,
+ *         its global_step, whether it restored a checkpoint) and a string from the chief (the
+ *         checkpoint's path, or its error message). Every other rank restores that checkpoint (D2) or
+ *         initializes as the chief did; with TW_OPT_RESTORE_VIA_BROADCAST a string from the chief (its
+ *         variables' names and byte sizes) and one `broadcast` per variable of non-zero size follow
+ *         instead (D13). Then after_create_session on every hook, and a vote of 7 int64 (the 5 above,
+ *         then global_step and -global_step, so every rank learns the highest and lowest step, D3).
+ *   2. The end of every run (or of every TW_OPT_VOTE_EVERY_N_RUNS-th run, and at once of a run that
+ *      failed, must recover or ended the input): a vote, so that after run k every rank goes on to run
+ *      k+1 or none does (D4–D10).
  *   3. Recovery (a recoverable status on any rank, agreed through 2): every rank re-creates its
- *      session, which repeats 1.
- *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): as 1, to the
- *      checkpoint the chief chose.
- *   5. tw_session_close: one `barrier`, so that no rank tears down while another still waits.
+ *      session, which repeats 1b (D8).
+ *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): 1b's barrier,
+ *      broadcasts and restore, to the chief's newest checkpoint and without initializing, then a vote
+ *      of 7 int64 as at the end of 1b (D7).
+ *   5. tw_session_close, after end on every hook: one `barrier`, so that no rank tears down while
+ *      another still waits; skipped by a session that failed (D12).
+ * A preemption adds no exchange: the vote carries it. A collective operation that fails ends the call
+ * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {

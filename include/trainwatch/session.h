@@ -402,7 +402,13 @@ typedef tw_status (*tw_step_fn)(void *user_data, tw_step_context *ctx);
  *   TW_OUT_OF_RANGE / TW_STOP_ITERATION — the step ended the input (no after_run; not a failure);
  *   the recoverable status — recovery gave up after TW_OPT_MAX_RECOVERY_ATTEMPTS;
  *   any status a hook or the step returned — the session is then failed: on_error has run on every
- *                         hook, later runs return TW_FAILED_PRECONDITION, close skips end. */
+ *                         hook, later runs return TW_FAILED_PRECONDITION, close skips end.
+ * In a job of many ranks (trainwatch/distributed.h) the run ends with a vote of every rank (D4–D10): the
+ * run may then return another rank's failure (its status, the message prefixed "rank R of N: "), recover
+ * because another rank must, roll back with the others, or fail with the collective's own status
+ * (TW_DEADLINE_EXCEEDED, TW_UNAVAILABLE: a rank dead or silent past TW_OPT_COLLECTIVE_TIMEOUT_SECS, D9).
+ * A preemption (TW_OPT_CATCH_PREEMPTION_SIGNALS, tw_session_notify_preemption) ends the run with TW_OK
+ * after the chief's save, should_stop 1 and tw_session_preempted 1 (D10). */
 TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
                                 tw_step_fn step, void *user_data);
 
@@ -421,15 +427,21 @@ TW_API int tw_session_should_stop(const tw_session *session);
  * request_stop: it latches when the run ends (after every after_run; a later run is refused, H29).
  * Between runs, or from another thread (any thread may call this, also while the session runs), it is
  * the Coordinator's: tw_session_should_stop returns 1 at once, the run in progress finishes normally
- * and later runs are not refused. A re-creation by recovery clears either (H30).
+ * and later runs are not refused. A re-creation by recovery clears either (H30). In a job of many ranks
+ * (trainwatch/distributed.h) should_stop does not turn 1 on one rank alone: the next run's vote stops
+ * every rank after it (D5).
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION (closed). */
 TW_API tw_status tw_session_request_stop(tw_session *session);
 
 /* Closes the session: end on every hook in order (skipped if a run failed; the first failing end stops
  * the rest, H18), then releases the inner session and the checkpoint directory's lock. The session is
  * closed even when end fails.
+ * In a job of many ranks, a session that did not fail then meets every rank in a barrier (D12), whose
+ * failure (TW_DEADLINE_EXCEEDED, …) close returns when end succeeded. tw_session_preempted still
+ * reports a preemption after close (D10).
  * Errors: TW_INVALID_ARGUMENT (NULL), TW_FAILED_PRECONDITION ("Session is already closed."; called
- * from inside a run of the session; another thread is inside it), any status a hook's end returned. */
+ * from inside a run of the session; another thread is inside it), any status a hook's end returned,
+ * the collective's status. */
 TW_API tw_status tw_session_close(tw_session *session);
 
 /* Frees the session and returns TW_OK. An open session is closed first without calling end or on_error

@@ -30,6 +30,10 @@ struct tw_hook {
 
   const std::string &name() const { return name_; }
 
+  // Hooks that write files or logs for the whole job (checkpoints, summaries, step rates, logged
+  // values) say so: in a job of many ranks a session other than the chief's leaves them out (D14).
+  virtual bool chief_only_in_a_job() const { return false; }
+
   // The hook this one wraps (tw_hook_wrap), or nullptr. A session claims a wrapper's whole chain, so a
   // wrapped hook cannot run twice or in two sessions.
   virtual tw_hook *inner() const { return nullptr; }

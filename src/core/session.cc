@@ -29,6 +29,14 @@ class ScopedFlag {
   bool &flag_;
 };
 
+// A hook, or a hook it wraps, that writes for the whole job (D14).
+bool ChiefOnlyInAJob(const tw::Hook *hook) {
+  for (const tw::Hook *link = hook; link != nullptr; link = link->inner()) {
+    if (link->chief_only_in_a_job()) return true;
+  }
+  return false;
+}
+
 bool IsCleanEnd(const Status &status) {
   return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
 }
@@ -178,6 +186,7 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
   }
   hooks_.reserve(hook_count);
   for (size_t i = 0; i < hook_count; ++i) {
+    if (collective_ != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i])) continue;  // D14
     hooks[i]->Ref();
     for (tw::Hook *link = hooks[i]; link != nullptr; link = link->inner()) link->owner = this;
     hooks_.push_back(hooks[i]);
@@ -206,7 +215,7 @@ Status tw_session::WithRecovery(Body body) {
   for (;;) {
     Status status = created_ ? Status() : CreateInner();
     if (status.ok()) status = body();
-    if (status.ok() || !recoverable_ || !IsRecoverable(status)) return status;
+    if (status.ok() || !recoverable_ || !IsRecoverable(status) || collective_broken_) return status;
     if (max_recovery_attempts_ >= 0 && attempts >= max_recovery_attempts_) {
       return Errorf(status.code(), "gave up after %lld recoveries (TW_OPT_MAX_RECOVERY_ATTEMPTS); last error: %s",
                     static_cast<long long>(attempts), status.message().c_str());
@@ -430,8 +439,8 @@ Status tw_session::Close() {
     }
     // D12: no rank tears down while another still needs it (the chief's final save). A failed session
     // skips it: the vote that failed it failed every rank, or a rank is gone.
-    if (collective_ != nullptr) {
-      const Status met = collective_->Barrier(collective_timeout_secs_, "at close");
+    if (collective_ != nullptr && !collective_broken_) {
+      const Status met = Exchanged(collective_->Barrier(collective_timeout_secs_, "at close"));
       if (status.ok()) status = met;
     }
   }

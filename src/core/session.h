@@ -108,6 +108,12 @@ struct tw_session {
   tw::Status SaveForPreemption();
   bool PreemptionNoted() const { return preemption_signals_.Arrived() || preemption_noted_.load(std::memory_order_relaxed); }
   std::string RunLabel() const;
+  // Passes a collective operation's status through, remembering a failure: the ranks no longer agree,
+  // so nothing is retried alone (no recovery) and close meets no one (D9).
+  tw::Status Exchanged(tw::Status status) {
+    if (!status.ok()) collective_broken_ = true;
+    return status;
+  }
   tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
   template <bool kTraced>
   tw::Status HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
@@ -148,6 +154,7 @@ struct tw_session {
   tw::PreemptionSignals preemption_signals_;
   std::atomic<bool> preemption_noted_{false};
   bool preempted_ = false;
+  bool collective_broken_ = false;
 
   int64_t global_step_;
   int64_t creation_count_ = 0;

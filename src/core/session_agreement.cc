@@ -41,8 +41,8 @@ void tw_session::RequestAgreedRollback(std::string reason) {
 Status tw_session::FindChief() {
   const int64_t rank = collective_->rank();
   std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX};
-  TW_RETURN_IF_ERROR(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
-                                            "at session creation, finding the chief"));
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
+                                            "at session creation, finding the chief")));
   const int64_t highest = chiefs[0];
   const int64_t lowest = -chiefs[1];
   if (highest < 0) {
@@ -80,7 +80,7 @@ Status tw_session::CreateAgreed() {
   ballot.with_step = true;
   ballot.step = global_step_;
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict));
+  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict)));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, what);
   created_ = true;
@@ -94,12 +94,12 @@ Status tw_session::CreateAgreed() {
 Status tw_session::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
                                    const std::string &what, Status *local) {
   const double timeout = collective_timeout_secs_;
-  TW_RETURN_IF_ERROR(collective_->Barrier(timeout, what + (is_chief_ ? ", after the chief's restore"
-                                                                     : ", waiting for the chief's restore")));
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(timeout, what + (is_chief_ ? ", after the chief's restore"
+                                                                     : ", waiting for the chief's restore"))));
   int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
-  TW_RETURN_IF_ERROR(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step"));
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step")));
   std::string text = outcome.ok() ? path : outcome.message();
-  TW_RETURN_IF_ERROR(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint"));
+  TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
   if (record[0] != TW_OK) {  // the chief's own ballot carries its failure
     if (is_chief_) *local = outcome;
     return Status();
@@ -145,8 +145,8 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
       layout += variable.name() + '\t' + std::to_string(variable.byte_size()) + '\n';
     }
   }
-  TW_RETURN_IF_ERROR(
-      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables"));
+  TW_RETURN_IF_ERROR(Exchanged(
+      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables")));
   size_t received = 0;
   std::vector<unsigned char> scratch;
   for (size_t begin = 0; begin < layout.size();) {
@@ -175,8 +175,8 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
                                                    "bytes, %zu here", name.c_str(), bytes, variable->byte_size());
       }
     }
-    TW_RETURN_IF_ERROR(
-        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'"));
+    TW_RETURN_IF_ERROR(Exchanged(
+        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'")));
   }
   size_t nonempty = 0;
   for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
@@ -213,7 +213,7 @@ Status tw_session::EndOfRun(Status status) {
       return status;
     }
     runs_since_vote_ = 0;
-    TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, RunLabel(), &verdict));
+    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, RunLabel(), &verdict)));
     stop_pending_ = false;
     stop_requested_ = false;
   }
@@ -252,7 +252,7 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   ballot.with_step = true;
   ballot.step = global_step_;
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict));
+  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict)));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, rolling);
   tw::Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; every rank rolled back to global step %lld",

@@ -61,6 +61,7 @@ namespace {
 
 class CheckpointSaverHook final : public Hook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
         config_(std::move(config)),

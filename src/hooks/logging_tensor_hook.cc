@@ -16,6 +16,7 @@ namespace {
 
 class LoggingTensorHook final : public Hook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   LoggingTensorHook(LoggingTensorConfig config, std::unique_ptr<Timer> timer)
       : Hook("LoggingTensorHook"), config_(std::move(config)), timer_(std::move(timer)) {
     views_.resize(config_.names.size());

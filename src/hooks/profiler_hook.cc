@@ -27,6 +27,7 @@ const char *PhaseName(TracePhase phase) {
 
 class ProfilerHook final : public Hook, public RunTracer {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   ProfilerHook(ProfilerConfig config, std::unique_ptr<SecondOrStepTimer> timer)
       : Hook("ProfilerHook"), config_(std::move(config)), timer_(std::move(timer)) {
     if (config_.output_dir.empty()) config_.output_dir = ".";

@@ -16,6 +16,7 @@ constexpr int kMaxStallWarnings = 5;               // B29 (NEW): logging.log_fir
 
 class StepCounterHook final : public Hook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   StepCounterHook(StepCounterConfig config, std::unique_ptr<SecondOrStepTimer> timer)
       : Hook("StepCounterHook"), config_(std::move(config)), timer_(std::move(timer)) {}
 

@@ -13,6 +13,7 @@ namespace {
 
 class SummarySaverHook final : public Hook {
  public:
+  bool chief_only_in_a_job() const override { return true; }  // D14
   SummarySaverHook(SummarySaverConfig config, std::unique_ptr<SecondOrStepTimer> timer)
       : Hook("SummarySaverHook"), config_(std::move(config)), timer_(std::move(timer)) {}
 

@@ -1,0 +1,47 @@
+/*
+ * trainwatch/mpi.h — the collective of an MPI job (libtrainwatch_mpi; link -ltrainwatch_mpi -ltrainwatch
+ * and your MPI). Not part of <trainwatch.h>: the core library never links MPI.
+ *
+ *   tw_collective table;
+ *   void *user_data;
+ *   if (tw_mpi_collective_create(&table, &user_data, MPI_COMM_WORLD) != TW_OK) ...;
+ *   tw_options_set_collective(opts, &table, user_data);   // the options own user_data from here on
+ *
+ * Every operation runs on a duplicate of the communicator (so the session's messages never meet the
+ * program's own), as a nonblocking collective (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier) polled with
+ * MPI_Test until it completes or its timeout passes: then TW_DEADLINE_EXCEEDED, naming the operation,
+ * the seconds waited and the communicator's size. MPI cannot tell how many ranks took part in a
+ * collective that did not complete: the message says that not all of them did. Such an operation stays
+ * pending and the communicator is unusable afterwards (trainwatch then makes no further call on it, D9).
+ * An MPI error returns TW_UNAVAILABLE with MPI's error string (errors return instead of aborting on the
+ * duplicate: MPI_ERRORS_RETURN).
+ *
+ * Threads: the session calls the table from the thread that calls the session; MPI must have been
+ * initialized with a thread level that allows that (MPI_THREAD_FUNNELED when it is the main thread,
+ * MPI_THREAD_MULTIPLE when the program also uses MPI from other threads at the same time).
+ */
+#ifndef TRAINWATCH_MPI_H
+#define TRAINWATCH_MPI_H
+
+#include <mpi.h>
+
+#include "trainwatch/distributed.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Fills *out_table (rank and size of comm, the three operations, and destroy, which frees the
+ * duplicate communicator — unless MPI is finalized by then — and *out_user_data). Collective over comm:
+ * every rank of comm must call it (MPI_Comm_dup). Pass both to tw_options_set_collective; if that is
+ * never done, call out_table->destroy(*out_user_data) yourself.
+ * Errors: TW_INVALID_ARGUMENT (out_table or out_user_data NULL, comm MPI_COMM_NULL),
+ * TW_FAILED_PRECONDITION (MPI not initialized, or finalized), TW_UNAVAILABLE (an MPI call failed, with
+ * MPI's error string), TW_RESOURCE_EXHAUSTED. On error *out_user_data is NULL. */
+TW_API tw_status tw_mpi_collective_create(tw_collective *out_table, void **out_user_data, MPI_Comm comm);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRAINWATCH_MPI_H */
