@@ -194,6 +194,9 @@ def main(argv):
         report["ended"] = time.monotonic()
         (scenario_dir / f"rank{rank}.json").write_text(json.dumps(report))
     sys.stdout.flush()
+    if isinstance(collective, MPICollective):
+        from mpi4py import MPI
+        MPI.Finalize()  # mpirun counts a rank that exits without it as failed (MPI jobs here stay healthy)
     os._exit(0)  # no process-group teardown: a peer may be dead, and the test judges the report
 
 

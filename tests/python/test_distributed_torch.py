@@ -85,11 +85,13 @@ def test_a_killed_rank_fails_the_others_within_the_timeout_D9(tmp_path):
     for report in reports.values():
         assert report["error"] in ("UnavailableError", "DeadlineExceededError"), report
         assert report["ended"] - report["started"] < 3 * TIMEOUT_SECS + 30
-        assert report["steps"][-1] == 7  # rank 3 died in the run from step 7
-    # Nothing on disk is lost: the chief's latest checkpoint restores.
+        # Rank 3 died in the run from step 7: the others finished it (Gloo told them at the vote: a
+        # killed peer closes its connections, UnavailableError well before the timeout).
+        assert report["steps"][-1] == 8
+    # Nothing on disk is lost: the chief's latest checkpoint (saved in that last run) restores.
     latest = tw.latest_checkpoint(tmp_path / "kill" / "ckpt")
-    assert checkpoint_step(latest) == 6
-    assert tw.load_variable(latest, "w").tolist() == [6.0] * 4
+    assert checkpoint_step(latest) == 8
+    assert tw.load_variable(latest, "w").tolist() == [8.0] * 4
 
 
 def test_a_collective_that_raises_is_a_clear_error_and_loses_nothing_D9(tmp_path):
