@@ -8,13 +8,15 @@
  *   tw_options_set_collective(opts, &table, user_data);   // the options own user_data from here on
  *
  * Every operation runs on a duplicate of the communicator (so the session's messages never meet the
- * program's own), as a nonblocking collective (MPI_Iallreduce, MPI_Ibcast, MPI_Ibarrier) polled with
- * MPI_Test until it completes or its timeout passes: then TW_DEADLINE_EXCEEDED, naming the operation,
- * the seconds waited and the communicator's size. MPI cannot tell how many ranks took part in a
- * collective that did not complete: the message says that not all of them did. Such an operation stays
- * pending and the communicator is unusable afterwards (trainwatch then makes no further call on it, D9).
- * An MPI error returns TW_UNAVAILABLE with MPI's error string (errors return instead of aborting on the
- * duplicate: MPI_ERRORS_RETURN).
+ * program's own) and never blocks past its timeout. The allreduce of the per-run vote is recursive
+ * doubling over nonblocking point-to-point messages (MPI_Isend/MPI_Irecv; about the cost of a blocking
+ * MPI_Allreduce of the same size, where MPI_Iallreduce costs several times more); broadcast and barrier
+ * are MPI_Ibcast and MPI_Ibarrier. Each is polled with MPI_Test until it completes or the timeout passes:
+ * then TW_DEADLINE_EXCEEDED, naming the operation, the timeout, the communicator's size and, for the
+ * allreduce, the rank it was waiting for (MPI cannot say how many ranks took part in a broadcast or
+ * barrier that did not complete). Such an operation stays pending and the communicator is unusable
+ * afterwards (trainwatch then makes no further call on it, D9). An MPI error returns TW_UNAVAILABLE with
+ * MPI's error string (errors return instead of aborting on the duplicate: MPI_ERRORS_RETURN).
  *
  * Threads: the session calls the table from the thread that calls the session; MPI must have been
  * initialized with a thread level that allows that (MPI_THREAD_FUNNELED when it is the main thread,

@@ -155,6 +155,7 @@ struct tw_session {
   std::atomic<bool> preemption_noted_{false};
   bool preempted_ = false;
   bool collective_broken_ = false;
+  std::vector<int64_t> vote_buffer_;  // reused by every vote: a voted run allocates nothing
 
   int64_t global_step_;
   int64_t creation_count_ = 0;

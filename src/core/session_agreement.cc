@@ -213,7 +213,8 @@ Status tw_session::EndOfRun(Status status) {
       return status;
     }
     runs_since_vote_ = 0;
-    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, RunLabel(), &verdict)));
+    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(
+        *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict)));
     stop_pending_ = false;
     stop_requested_ = false;
   }

@@ -29,6 +29,13 @@ class Collective {
   // `what` says where the session is ("at the end of run 12"); it prefixes a failure's message.
   // timeout_secs < 0: no limit.
   Status Allreduce(std::vector<int64_t> *values, tw_reduce_op op, double timeout_secs, const std::string &what) const;
+  // The same with `what` a callable returning it, called only on failure: the per-run vote builds no text.
+  template <typename What>
+  Status AllreduceLazily(std::vector<int64_t> *values, tw_reduce_op op, double timeout_secs, const What &what) const {
+    return CallUserCallback([&] { return Where("allreduce", what()); }, [&] {
+      return table_.allreduce_int64(user_data_, values->data(), values->size(), op, timeout_secs);
+    });
+  }
   Status Broadcast(void *data, size_t size, int32_t root, double timeout_secs, const std::string &what) const;
   Status Barrier(double timeout_secs, const std::string &what) const;
   // A byte string of any length from `root`: its length, then its bytes (two broadcasts).

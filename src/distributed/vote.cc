@@ -32,11 +32,13 @@ Status ShareMessage(const Collective &collective, double timeout_secs, int64_t v
 
 }  // namespace
 
-Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::string &what,
-                Verdict *out) {
+namespace vote_internal {
+
+void Fill(const Collective &collective, const Ballot &ballot, std::vector<int64_t> *out) {
   const int32_t rank = collective.rank();
   const int32_t world = collective.world_size();
-  std::vector<int64_t> votes(ballot.with_step ? kSlotsWithStep : kSlots, 0);
+  std::vector<int64_t> &votes = *out;
+  votes.assign(ballot.with_step ? kSlotsWithStep : kSlots, 0);
   votes[kStop] = ballot.stop ? 1 : 0;
   votes[kPreempt] = ballot.preempt ? 1 : 0;
   votes[kRollback] = ballot.rollback ? Event(rank, world, TW_OK) : 0;
@@ -47,8 +49,15 @@ Status CastVote(const Collective &collective, double timeout_secs, const Ballot 
     votes[kStep] = ballot.step;
     votes[kNegStep] = ballot.step == INT64_MIN ? INT64_MAX : -ballot.step;
   }
-  TW_RETURN_IF_ERROR(collective.Allreduce(&votes, TW_REDUCE_MAX, timeout_secs, what));
+}
 
+bool NeedsMessage(const std::vector<int64_t> &votes) {
+  return votes[kFailure] != 0 || votes[kRecoverable] != 0 || votes[kRollback] != 0;
+}
+
+Status Read(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::vector<int64_t> &votes,
+            const std::string &what, Verdict *out) {
+  const int32_t world = collective.world_size();
   Verdict verdict;
   verdict.stop = votes[kStop] != 0;
   verdict.preempt = votes[kPreempt] != 0;
@@ -69,6 +78,14 @@ Status CastVote(const Collective &collective, double timeout_secs, const Ballot 
   }
   *out = std::move(verdict);
   return Status();
+}
+
+}  // namespace vote_internal
+
+Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::string &what,
+                Verdict *out) {
+  std::vector<int64_t> votes;
+  return CastVote(collective, timeout_secs, ballot, [&] { return what; }, &votes, out);
 }
 
 Verdict LocalVerdict(const Ballot &ballot) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "distributed/collective.h"
@@ -41,8 +42,31 @@ struct Verdict {
 // Casts `ballot` on every rank. A non-OK return is the collective's own failure (a timeout, a dead
 // rank): the verdict is then unknown and the caller fails with it. `what` names the occasion ("at the
 // end of run 12").
+// `what` is a callable returning the occasion's text, called only when it is needed (a failure); votes
+// is the caller's reusable buffer.
+template <typename What>
+Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const What &what,
+                std::vector<int64_t> *votes, Verdict *out);
 Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::string &what,
                 Verdict *out);
+
+namespace vote_internal {
+// Fills `votes` from the ballot (MAX-reducible); reads the reduced vector into a verdict, sharing the
+// message of the rank that failed or asks for a rollback (only then a broadcast).
+void Fill(const Collective &collective, const Ballot &ballot, std::vector<int64_t> *votes);
+Status Read(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::vector<int64_t> &votes,
+            const std::string &what, Verdict *out);
+bool NeedsMessage(const std::vector<int64_t> &votes);
+}  // namespace vote_internal
+
+template <typename What>
+Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const What &what,
+                std::vector<int64_t> *votes, Verdict *out) {
+  vote_internal::Fill(collective, ballot, votes);
+  TW_RETURN_IF_ERROR(collective.AllreduceLazily(votes, TW_REDUCE_MAX, timeout_secs, what));
+  return vote_internal::Read(collective, timeout_secs, ballot, *votes,
+                             vote_internal::NeedsMessage(*votes) ? std::string(what()) : std::string(), out);
+}
 
 // The verdict of a single process: the ballot itself.
 Verdict LocalVerdict(const Ballot &ballot);
