@@ -5,8 +5,8 @@
 #include <limits>
 #include <unordered_set>
 
+#include "base/tensor.h"
 #include "checkpoint/xxhash64.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

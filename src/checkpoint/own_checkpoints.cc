@@ -10,10 +10,10 @@
 #include <charconv>
 #include <cstring>
 
+#include "base/log.h"
+#include "base/regular_file.h"
 #include "checkpoint/format.h"
 #include "checkpoint/path.h"
-#include "core/log.h"
-#include "core/regular_file.h"
 
 namespace tw {
 namespace checkpoint {

@@ -1,0 +1,279 @@
+// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D12): the start
+// agreement, the vote at the end of a run and what it decides — stop, recover, roll back, fail, or save
+// and stop on preemption — the same on every rank. The preemption watch of a single process goes
+// through EndOfRun too, with the ballot as its own verdict.
+#include <vector>
+
+#include "checkpoint/async_saver.h"
+#include "checkpoint/path.h"
+#include "checkpoint/saver.h"
+#include "base/log.h"
+#include "session/session.h"
+#include "distributed/vote.h"
+
+using tw::Errorf;
+using tw::Status;
+
+namespace {
+
+// The prefix of a preemption checkpoint: CheckpointSaverHook's default basename, so retention and the
+// state file treat it as one of the hook's.
+constexpr const char kPreemptionBasename[] = "model.ckpt";
+
+Status StepMismatch(const tw::Verdict &verdict, const std::string &what) {
+  return Errorf(TW_FAILED_PRECONDITION,
+                "the ranks hold different global steps %s (lowest %lld, highest %lld): they did not restore the "
+                "same checkpoint",
+                what.c_str(), static_cast<long long>(verdict.min_step), static_cast<long long>(verdict.max_step));
+}
+
+}  // namespace
+
+std::string tw_session::RunLabel() const { return "at the end of run " + std::to_string(run_count_); }
+
+void tw_session::RequestAgreedRollback(std::string reason) {
+  if (rollback_requested_) return;  // the first divergence of the run speaks for it
+  rollback_requested_ = true;
+  rollback_reason_ = std::move(reason);
+}
+
+// D1: exactly one chief, found once per session (TW_OPT_IS_CHIEF may name any rank).
+Status tw_session::FindChief() {
+  const int64_t rank = collective_->rank();
+  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX};
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
+                                            "at session creation, finding the chief")));
+  const int64_t highest = chiefs[0];
+  const int64_t lowest = -chiefs[1];
+  if (highest < 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "none of the %d ranks is chief (TW_OPT_IS_CHIEF): exactly one must be",
+                  collective_->world_size());
+  }
+  if (lowest != highest) {
+    return Errorf(TW_INVALID_ARGUMENT, "ranks %lld and %lld are both chief (TW_OPT_IS_CHIEF): exactly one must be",
+                  static_cast<long long>(lowest), static_cast<long long>(highest));
+  }
+  chief_rank_ = static_cast<int32_t>(highest);
+  return Status();
+}
+
+// D1–D3: the chief restores or initializes, every rank takes its state, after_create_session on every
+// hook, then a vote that also compares the global steps.
+Status tw_session::CreateAgreed() {
+  const std::string what = "at session creation " + std::to_string(creation_count_);
+  Status outcome;
+  std::string path;
+  if (is_chief_) outcome = creator_->CreateSession(*this, &path);
+  Status local;
+  TW_RETURN_IF_ERROR(ShareChiefState(outcome, path, /*initialize_if_none=*/true, what, &local));
+  if (local.ok()) {
+    created_ = true;
+    for (tw::Hook *hook : hooks_) {
+      local = hook->AfterCreateSession(*this);
+      if (!local.ok()) break;
+    }
+    created_ = false;
+  }
+  tw::Ballot ballot;
+  ballot.failure = local;
+  ballot.recoverable = recoverable_ && IsRecoverable(local);
+  ballot.with_step = true;
+  ballot.step = global_step_;
+  tw::Verdict verdict;
+  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict)));
+  if (!verdict.status.ok()) return verdict.status;
+  if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, what);
+  created_ = true;
+  return Status();
+}
+
+// D2: barrier while the chief restores, its outcome and path to every rank, then every other rank
+// restores the same checkpoint (by name, in its own TW_OPT_CHECKPOINT_DIR when it has one, so ranks
+// may mount the directory at different places), initializes as the chief did, or receives the bytes.
+// A collective failure is returned; what went wrong on this rank goes to *local, for the vote.
+Status tw_session::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
+                                   const std::string &what, Status *local) {
+  const double timeout = collective_timeout_secs_;
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(timeout, what + (is_chief_ ? ", after the chief's restore"
+                                                                     : ", waiting for the chief's restore"))));
+  int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step")));
+  std::string text = outcome.ok() ? path : outcome.message();
+  TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
+  if (record[0] != TW_OK) {  // the chief's own ballot carries its failure
+    if (is_chief_) *local = outcome;
+    return Status();
+  }
+  const int64_t chief_step = record[1];
+  const bool restored = record[2] != 0;
+  if (!is_chief_) {
+    std::string ignored;
+    if (restored && !restore_via_broadcast_) {
+      const std::string mine = checkpoint_dir_.empty() ? text : tw::checkpoint::JoinPath(checkpoint_dir_,
+                                                                                          tw::checkpoint::Basename(text));
+      *local = IdleSaver().Restore(mine);
+      if (!local->ok()) {
+        *local = local->WithPrefix("restoring the chief's checkpoint " + mine + ": ");
+      } else if (global_step_ != chief_step) {
+        *local = Errorf(TW_FAILED_PRECONDITION,
+                        "restored global step %lld from %s, but the chief restored global step %lld from %s: the "
+                        "ranks do not see the same checkpoint",
+                        static_cast<long long>(global_step_), mine.c_str(), static_cast<long long>(chief_step),
+                        text.c_str());
+      } else {
+        tw::Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld), the chief's checkpoint", mine.c_str(),
+                static_cast<long long>(global_step_));
+      }
+    } else if (!restored && initialize_if_none) {
+      *local = creator_->CreateSession(*this, &ignored);
+    }
+  }
+  if (restore_via_broadcast_) {
+    TW_RETURN_IF_ERROR(BroadcastVariables(what, local));
+    if (!is_chief_ && local->ok()) global_step_ = chief_step;
+  }
+  return Status();
+}
+
+// D13: TW_OPT_RESTORE_VIA_BROADCAST — the chief's list of variables (name and size), then one broadcast
+// per variable. A rank whose variables do not match still takes part (into scratch memory), so that no
+// rank is left waiting, and reports the mismatch in its ballot.
+Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
+  std::string layout;
+  if (is_chief_) {
+    for (const tw::TensorRef &variable : variables_) {
+      layout += variable.name() + '\t' + std::to_string(variable.byte_size()) + '\n';
+    }
+  }
+  TW_RETURN_IF_ERROR(Exchanged(
+      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables")));
+  size_t received = 0;
+  std::vector<unsigned char> scratch;
+  for (size_t begin = 0; begin < layout.size();) {
+    const size_t tab = layout.find('\t', begin);
+    const size_t end = layout.find('\n', begin);
+    if (tab == std::string::npos || end == std::string::npos || tab > end) {
+      return Status(TW_DATA_LOSS, "collective broadcast " + what + ": the chief's variable list is malformed");
+    }
+    const std::string name = layout.substr(begin, tab - begin);
+    const size_t bytes = static_cast<size_t>(std::stoull(layout.substr(tab + 1, end - tab - 1)));
+    begin = end + 1;
+    if (bytes == 0) continue;
+    const tw::TensorRef *variable = FindVariable(name);
+    void *into = nullptr;
+    if (variable != nullptr && variable->byte_size() == bytes) {
+      into = variable->data();
+      ++received;
+    } else {
+      scratch.resize(bytes);
+      into = scratch.data();
+      if (local->ok()) {
+        *local = variable == nullptr
+                     ? Errorf(TW_INVALID_ARGUMENT, "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' is not "
+                                                   "registered on this rank", name.c_str())
+                     : Errorf(TW_INVALID_ARGUMENT, "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' has %zu "
+                                                   "bytes, %zu here", name.c_str(), bytes, variable->byte_size());
+      }
+    }
+    TW_RETURN_IF_ERROR(Exchanged(
+        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'")));
+  }
+  size_t nonempty = 0;
+  for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
+  if (!is_chief_ && local->ok() && received != nonempty) {
+    *local = Errorf(TW_INVALID_ARGUMENT,
+                    "TW_OPT_RESTORE_VIA_BROADCAST: this rank registers %zu variables the chief does not have",
+                    nonempty - received);
+  }
+  return Status();
+}
+
+// D4–D10: one vote (when due), then the same action on every rank. A single process with a preemption
+// watch takes its ballot as the verdict.
+Status tw_session::EndOfRun(Status status) {
+  const bool clean_end = status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
+  tw::Ballot ballot;
+  ballot.stop = stop_pending_ || stop_latched_ || stop_requested_ || clean_end;
+  ballot.preempt = PreemptionNoted();
+  ballot.rollback = rollback_requested_;
+  ballot.rollback_reason = rollback_reason_;
+  if (!status.ok() && !clean_end) {
+    ballot.failure = status;
+    ballot.recoverable = recoverable_ && IsRecoverable(status);
+  }
+  tw::Verdict verdict;
+  if (collective_ == nullptr) {
+    verdict = tw::LocalVerdict(ballot);
+  } else {
+    // D6: between votes a stop waits (the rank must not leave its loop alone); an ended run votes now.
+    if (++runs_since_vote_ < vote_every_n_runs_ && status.ok()) {
+      stop_pending_ = ballot.stop;
+      stop_latched_ = false;
+      stop_requested_ = false;
+      return status;
+    }
+    runs_since_vote_ = 0;
+    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(
+        *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict)));
+    stop_pending_ = false;
+    stop_requested_ = false;
+  }
+  rollback_requested_ = false;
+  rollback_reason_.clear();
+  if (!verdict.status.ok()) return verdict.status;  // D7, D8, D9: every rank fails or recovers alike
+  if (verdict.rollback_rank >= 0) TW_RETURN_IF_ERROR(RollBackAgreed(verdict.rollback_reason, RunLabel()));
+  if (verdict.preempt && !preempted_) {
+    preempted_ = true;
+    TW_RETURN_IF_ERROR(SaveForPreemption());
+  }
+  if (verdict.stop || verdict.preempt) stop_latched_ = true;
+  return status;
+}
+
+// D7: every rank back to the checkpoint the chief chose (D2's exchange, without initializing).
+Status tw_session::RollBackAgreed(const std::string &reason, const std::string &what) {
+  const std::string rolling = what + ", rolling back";
+  Status outcome;
+  std::string path;
+  if (is_chief_) {
+    if (checkpoint_dir_.empty()) {
+      outcome = Status(TW_NAN_LOSS, "NaN loss during training. " + reason +
+                                        "; not rolled back: the chief has no TW_OPT_CHECKPOINT_DIR");
+    } else {
+      const Status restored = IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
+      if (!restored.ok()) {
+        outcome = Status(TW_NAN_LOSS, "NaN loss during training. " + reason + "; not rolled back: " + restored.message());
+      }
+    }
+  }
+  Status local;
+  TW_RETURN_IF_ERROR(ShareChiefState(outcome, path, /*initialize_if_none=*/false, rolling, &local));
+  tw::Ballot ballot;
+  ballot.failure = local;
+  ballot.with_step = true;
+  ballot.step = global_step_;
+  tw::Verdict verdict;
+  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict)));
+  if (!verdict.status.ok()) return verdict.status;
+  if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, rolling);
+  tw::Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; every rank rolled back to global step %lld",
+          reason.c_str(), static_cast<long long>(global_step_));
+  return Status();
+}
+
+// D10: the chief saves at the step every rank stopped at (replicated variables: the others hold the
+// same values and write nothing); a checkpoint already saved at this step is not written twice.
+Status tw_session::SaveForPreemption() {
+  tw::Log(TW_LOG_WARNING, "Preemption noted: stopping at global step %lld%s", static_cast<long long>(global_step_),
+          is_chief_ && !checkpoint_dir_.empty() ? " after saving a checkpoint" : "");
+  if (!is_chief_ || checkpoint_dir_.empty()) return Status();
+  tw::checkpoint::Saver &saver = IdleSaver();
+  const std::string prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
+  const std::vector<std::string> kept = saver.last_checkpoints();
+  if (!kept.empty() && kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
+    return Status();
+  }
+  std::string written;
+  const Status saved = saver.Save(prefix, global_step_, &written);
+  return saved.ok() ? saved : saved.WithPrefix("saving the preemption checkpoint: ");
+}
