@@ -377,6 +377,15 @@ class SessionRef {
     return Tensor::from_c(t);
   }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
+  // The session stopped because of a preemption (trainwatch/distributed.h; tw_session_preempted).
+  bool preempted() const {
+    int out = 0;
+    detail::call([&] { return tw_session_preempted(&out, session_); });
+    return out != 0;
+  }
+  void notify_preemption() {
+    detail::call([&] { return tw_session_notify_preemption(session_); });
+  }
   int64_t creation_count() const noexcept { return tw_session_creation_count(session_); }
   tw_session *handle() const noexcept { return session_; }
   // Identifies the session (equal for every reference to it).

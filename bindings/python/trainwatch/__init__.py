@@ -23,7 +23,7 @@ reads a variable, an output of the run in progress or "global_step". ``trainwatc
 reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
 go to the ``logging`` logger "trainwatch".
 """
-from . import native
+from . import distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,

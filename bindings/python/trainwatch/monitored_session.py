@@ -11,6 +11,7 @@ TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) ar
 nothing to act on.
 """
 from . import native
+from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
@@ -138,7 +139,7 @@ class WorkerSessionCreator(_SessionCreator):
 class _MonitoredSession:
     """The shared body of MonitoredSession and SingularMonitoredSession."""
 
-    def __init__(self, session_creator, hooks, kind, chief_only_hooks=None):
+    def __init__(self, session_creator, hooks, kind, chief_only_hooks=None, distributed=None):
         hooks, chief_only_hooks = list(hooks or []), list(chief_only_hooks or [])
         for hook in hooks + chief_only_hooks:
             if not isinstance(hook, SessionRunHook):
@@ -155,6 +156,8 @@ class _MonitoredSession:
         self._current_step_fn = None
         self._current_feed_dict = None
         options = session_creator._options(self)
+        if distributed is not None:
+            _configure_distributed(options, **distributed)
         handles = [self._handle(hook) for hook in hooks]
         chief_only_handles = [self._handle(hook) for hook in chief_only_hooks]
         self._handles = handles + chief_only_handles
@@ -213,6 +216,18 @@ class _MonitoredSession:
     @property
     def global_step(self):
         return self._session().global_step()
+
+    @property
+    def preempted(self):
+        """True once the session stopped because of a preemption (a caught SIGTERM/SIGUSR1, or
+        notify_preemption on any rank): every rank stopped at the same step and the chief saved a
+        checkpoint there. It stays True after close, so a launcher can requeue the job."""
+        return self._native is not None and self._native.preempted()
+
+    def notify_preemption(self):
+        """Notes a preemption learnt another way (a cloud's metadata server): the job stops, with a
+        checkpoint, at the end of the run in progress or the next one. Any thread."""
+        self._session().notify_preemption()
 
     def __enter__(self):
         return self
@@ -282,13 +297,35 @@ class _MonitoredSession:
             state.clear()
 
 
+def _distributed(collective, collective_timeout_secs, vote_every_n_runs, restore_via_broadcast,
+                 catch_preemption_signals):
+    return {"collective": collective, "timeout_secs": collective_timeout_secs,
+            "vote_every_n_runs": vote_every_n_runs, "restore_via_broadcast": restore_via_broadcast,
+            "catch_preemption_signals": catch_preemption_signals}
+
+
 class MonitoredSession(_MonitoredSession):
     """Session with hooks and recovery (W1, W28): AbortedError/UnavailableError anywhere in a run
-    re-create the session (restoring the latest checkpoint) and retry the run."""
+    re-create the session (restoring the latest checkpoint) and retry the run.
 
-    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120):
+    Many processes (trainwatch.distributed): ``collective`` (a TorchCollective, MPICollective or your
+    own) makes the ranks agree on the restored step, stop, NaN, recovery and preemption; without a
+    session_creator, rank 0 is the chief and the others workers. ``collective_timeout_secs`` bounds
+    every collective operation (None: no limit), ``vote_every_n_runs`` sets the vote's cadence,
+    ``restore_via_broadcast`` has the chief send the restored variables to ranks without its file
+    system. ``catch_preemption_signals`` (also without a collective) notes SIGTERM/SIGUSR1 and ends the
+    job at the end of the run in progress with a checkpoint on every rank at the same step."""
+
+    def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120, collective=None,
+                 collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
+                 catch_preemption_signals=False):
         del stop_grace_period_secs
-        super().__init__(session_creator or ChiefSessionCreator(), hooks, native.Session.monitored)
+        if session_creator is None:
+            chief = collective is None or _rank_of(collective) == 0
+            session_creator = ChiefSessionCreator() if chief else WorkerSessionCreator()
+        super().__init__(session_creator, hooks, native.Session.monitored,
+                         distributed=_distributed(collective, collective_timeout_secs, vote_every_n_runs,
+                                                  restore_via_broadcast, catch_preemption_signals))
 
 
 class SingularMonitoredSession(_MonitoredSession):
@@ -350,14 +387,22 @@ class MonitoredTrainingSession(MonitoredSession):
     ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief holds ``checkpoint_dir``'s lock until
     it is closed: a second chief of the same directory (another process or session) raises
     ``FailedPreconditionError`` at creation. A damaged or missing state file is repaired from the
-    checkpoints found in the directory; it never makes the chief start over."""
+    checkpoints found in the directory; it never makes the chief start over.
 
-    def __init__(self, master="", is_chief=True, checkpoint_dir=None, scaffold=None, hooks=None,
+    With a ``collective`` (trainwatch.distributed; the other distributed arguments as MonitoredSession's),
+    ``is_chief`` defaults to ``collective.rank == 0``, and a worker waits for the chief through the
+    collective instead of polling; without one it defaults to True, as in TF."""
+
+    def __init__(self, master="", is_chief=USE_DEFAULT, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
                  save_summaries_secs=USE_DEFAULT, config=None, stop_grace_period_secs=120, log_step_count_steps=100,
                  max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
-                 variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0):
+                 variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, collective=None,
+                 collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
+                 catch_preemption_signals=False):
         del master, config, stop_grace_period_secs, save_graph_def
+        if is_chief is USE_DEFAULT:
+            is_chief = collective is None or _rank_of(collective) == 0
         if scaffold is None:
             scaffold = Scaffold(variables=variables)
         elif variables is not None:
@@ -378,5 +423,10 @@ class MonitoredTrainingSession(MonitoredSession):
             native.TW_OPT_MAX_TO_KEEP: retention[0],
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
         }
+        if collective is not None and not is_chief and checkpoint_dir is not None:
+            # D2: a worker restores the checkpoint the chief names from its own mount of the directory.
+            arguments[native.TW_OPT_CHECKPOINT_DIR] = str(checkpoint_dir)
         _MonitoredSession.__init__(self, _TrainingSessionCreator(creator, arguments), hooks,
-                                   native.Session.monitored_training, chief_only_hooks)
+                                   native.Session.monitored_training, chief_only_hooks,
+                                   _distributed(collective, collective_timeout_secs, vote_every_n_runs,
+                                                restore_via_broadcast, catch_preemption_signals))

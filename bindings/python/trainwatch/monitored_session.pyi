@@ -4,6 +4,7 @@ from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple, Type, TypeVar, Union
 
 from .checkpoint import Saver
+from .distributed import Collective
 from .session_run_hook import SessionRunHook
 
 _Path = Union[str, os.PathLike[str]]
@@ -44,6 +45,9 @@ class _MonitoredSession:
     def close(self) -> None: ...
     @property
     def global_step(self) -> int: ...
+    @property
+    def preempted(self) -> bool: ...
+    def notify_preemption(self) -> None: ...
     def __enter__(self: _Self) -> _Self: ...
     def __exit__(self, exception_type: Optional[Type[BaseException]], exception_value: Optional[BaseException],
                  traceback: Optional[TracebackType]) -> bool: ...
@@ -52,7 +56,10 @@ class _MonitoredSession:
 
 class MonitoredSession(_MonitoredSession):
     def __init__(self, session_creator: Optional[_SessionCreator] = ...,
-                 hooks: Optional[Iterable[SessionRunHook]] = ..., stop_grace_period_secs: float = ...) -> None: ...
+                 hooks: Optional[Iterable[SessionRunHook]] = ..., stop_grace_period_secs: float = ...,
+                 collective: Optional[Collective] = ..., collective_timeout_secs: Optional[float] = ...,
+                 vote_every_n_runs: int = ..., restore_via_broadcast: bool = ...,
+                 catch_preemption_signals: bool = ...) -> None: ...
 
 class SingularMonitoredSession(_MonitoredSession):
     def __init__(self, hooks: Optional[Iterable[SessionRunHook]] = ..., scaffold: Optional[Scaffold] = ...,
@@ -65,7 +72,7 @@ class _UseDefault: ...
 USE_DEFAULT: _UseDefault
 
 class MonitoredTrainingSession(MonitoredSession):
-    def __init__(self, master: str = ..., is_chief: bool = ..., checkpoint_dir: Optional[_Path] = ...,
+    def __init__(self, master: str = ..., is_chief: Union[bool, _UseDefault] = ..., checkpoint_dir: Optional[_Path] = ...,
                  scaffold: Optional[Scaffold] = ..., hooks: Optional[Iterable[SessionRunHook]] = ...,
                  chief_only_hooks: Optional[Iterable[SessionRunHook]] = ...,
                  save_checkpoint_secs: Union[float, None, _UseDefault] = ...,
@@ -75,4 +82,6 @@ class MonitoredTrainingSession(MonitoredSession):
                  max_wait_secs: Optional[float] = ..., save_checkpoint_steps: Union[int, None, _UseDefault] = ...,
                  summary_dir: Optional[_Path] = ..., save_graph_def: bool = ...,
                  variables: Optional[Mapping[str, Any]] = ..., max_to_keep: int = ...,
-                 keep_checkpoint_every_n_hours: float = ...) -> None: ...
+                 keep_checkpoint_every_n_hours: float = ..., collective: Optional[Collective] = ...,
+                 collective_timeout_secs: Optional[float] = ..., vote_every_n_runs: int = ...,
+                 restore_via_broadcast: bool = ..., catch_preemption_signals: bool = ...) -> None: ...

@@ -5,6 +5,7 @@
 %{
 #include "python/python_error.hpp"
 #include "python/python_tensors.hpp"
+#include "python/python_collective.hpp"
 %}
 %init %{
   import_array1(nullptr);
@@ -141,4 +142,5 @@ void add_feeds(trainwatch::RunContext &ctx, PyObject *feed_dict, TensorSet &keep
 PyObject *to_numpy(const trainwatch::Tensor &t);
 PyObject *as_numpy(const trainwatch::Tensor &t, PyObject *base);
 void set_error_factory(PyObject *factory);
+void set_collective(trainwatch::Options &options, PyObject *collective, int rank, int world_size);
 }}
