@@ -101,6 +101,19 @@ typedef struct tw_collective {
  * what they had. */
 TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective, void *user_data);
 
+/* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
+ * parallelism), next to tw_options_add_variable's replicated variables. var is as for
+ * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name); its shape is the box's
+ * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
+ * where the box starts in it. Every rank registers its own box of the same name, dtype and global
+ * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
+ * "Sharded checkpoints") and restore into any slicing of the same global tensor.
+ * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
+ * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
+ * the dimension), TW_ALREADY_EXISTS (the name is taken). */
+TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
+                                      const int64_t *offset);
+
 #ifdef __cplusplus
 }
 #endif

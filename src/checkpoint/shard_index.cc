@@ -120,6 +120,29 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t part_count, Sha
 
 }  // namespace
 
+Status CheckShardSpec(const ShardSpec &spec, const std::vector<int64_t> &extent, const std::string &variable) {
+  if (extent.empty()) {
+    return Status(TW_INVALID_ARGUMENT, "shard '" + variable + "' is a scalar: only tensors of rank >= 1 can be sharded");
+  }
+  if (spec.global_shape.size() != extent.size() || spec.offset.size() != extent.size()) {
+    return Status(TW_INVALID_ARGUMENT, "shard '" + variable + "': global_shape and offset need one entry per dimension");
+  }
+  for (size_t d = 0; d < extent.size(); ++d) {
+    const int64_t global = spec.global_shape[d], offset = spec.offset[d];
+    if (global < 0 || offset < 0 || offset > global || extent[d] > global - offset) {
+      return Errorf(TW_INVALID_ARGUMENT,
+                    "shard '%s' dimension %zu: the box [%lld, %lld + %lld) is not inside the global extent %lld",
+                    variable.c_str(), d, static_cast<long long>(offset), static_cast<long long>(offset),
+                    static_cast<long long>(extent[d]), static_cast<long long>(global));
+    }
+  }
+  uint64_t elements = 0;
+  if (!Volume(spec.global_shape, &elements)) {
+    return Status(TW_INVALID_ARGUMENT, "shard '" + variable + "': the global shape has more elements than int64 holds");
+  }
+  return Status();
+}
+
 std::string PartFileName(const std::string &checkpoint_name, uint32_t part, uint32_t part_count) {
   char suffix[48];
   std::snprintf(suffix, sizeof suffix, ".part-%05u-of-%05u", part, part_count);

@@ -23,6 +23,17 @@ constexpr uint32_t kMaxParts = 1u << 16;
 // extent whole) are checked by sorting and may be as many as the parts.
 constexpr uint32_t kMaxNdBoxes = 1024;
 
+// What a rank declares for a variable that holds one box of a global tensor: the whole tensor's
+// shape and where the box starts (its extent is the variable's shape).
+struct ShardSpec {
+  std::vector<int64_t> global_shape;
+  std::vector<int64_t> offset;
+};
+
+// Checks `spec` against the box's extent: same rank (at least 1), offsets >= 0, the box inside the
+// global tensor. TW_INVALID_ARGUMENT names `variable` and the dimension otherwise.
+Status CheckShardSpec(const ShardSpec &spec, const std::vector<int64_t> &extent, const std::string &variable);
+
 // One part file, pinned by its size and its own index checksum (which covers every chunk checksum of
 // the part, so the part's whole content is pinned transitively).
 struct ShardPart {
