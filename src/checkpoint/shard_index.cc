@@ -5,6 +5,7 @@
 #include <limits>
 #include <unordered_set>
 
+#include "checkpoint/path.h"
 #include "checkpoint/wire.h"
 #include "checkpoint/xxhash64.h"
 #include "core/tensor.h"
@@ -15,11 +16,6 @@ namespace {
 
 Status Corrupt(const std::string &file, const std::string &what) {
   return Status(TW_DATA_LOSS, "sharded checkpoint index " + file + ": " + what);
-}
-
-std::string BaseName(const std::string &path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // Smallest encodings, which bound how many entries the remaining bytes can hold.
@@ -149,6 +145,21 @@ std::string PartFileName(const std::string &checkpoint_name, uint32_t part, uint
   return checkpoint_name + suffix;
 }
 
+bool ParsePartFileName(const std::string &name, std::string *checkpoint_name) {
+  static const char kPart[] = ".part-";
+  constexpr size_t kSuffix = 6 + 5 + 4 + 5;  // ".part-" i "-of-" n
+  if (name.size() <= kSuffix) return false;
+  const size_t at = name.size() - kSuffix;
+  if (name.compare(at, 6, kPart) != 0 || name.compare(at + 11, 4, "-of-") != 0) return false;
+  for (size_t k : {at + 6, at + 15}) {
+    for (size_t c = k; c < k + 5; ++c) {
+      if (name[c] < '0' || name[c] > '9') return false;
+    }
+  }
+  if (checkpoint_name != nullptr) *checkpoint_name = name.substr(0, at);
+  return true;
+}
+
 bool LooksLikeShardIndex(const uint8_t *bytes, uint64_t size) {
   return size >= kHeaderSize + kFooterSize && ParseHeader(bytes, size, "", kHeaderFlagShardIndex).ok();
 }
@@ -203,7 +214,7 @@ Status ParseShardIndex(const uint8_t *bytes, uint64_t size, const std::string &f
       part_count > in.remaining() / kMinPartBytes) {
     return Corrupt(file, "bad part count");
   }
-  const std::string base = BaseName(file);
+  const std::string base = Basename(file);
   parsed.parts.resize(part_count);
   for (uint32_t p = 0; p < part_count; ++p) {
     ShardPart &part = parsed.parts[p];
