@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.h"
 #include "capi/guard.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/state_file.h"
-#include "core/tensor.h"
 
 using tw::Errorf;
 using tw::Status;

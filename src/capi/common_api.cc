@@ -1,8 +1,8 @@
 // extern "C" shims for trainwatch/common.h.
+#include "base/enum_bits.h"
+#include "base/log.h"
+#include "base/tensor.h"
 #include "capi/guard.h"
-#include "core/enum_bits.h"
-#include "core/log.h"
-#include "core/tensor.h"
 
 using tw::capi::Guard;
 

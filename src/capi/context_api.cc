@@ -1,6 +1,6 @@
 // extern "C" shims for run contexts and step contexts in trainwatch/session.h.
 #include "capi/guard.h"
-#include "core/session.h"
+#include "session/session.h"
 
 using tw::Status;
 using tw::capi::Guard;

@@ -2,8 +2,8 @@
 #include <memory>
 
 #include "capi/guard.h"
-#include "core/options.h"
 #include "distributed/collective.h"
+#include "session/options.h"
 
 using tw::Status;
 using tw::capi::Guard;

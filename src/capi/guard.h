@@ -6,7 +6,7 @@
 #include <new>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "trainwatch.h"  // every shim sees its TW_API declaration, so it is exported
 
 namespace tw {

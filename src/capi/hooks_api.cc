@@ -5,7 +5,6 @@
 
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
-#include "core/run_context.h"
 #include "hooks/checkpoint_saver_hook.h"
 #include "hooks/feed_fn_hook.h"
 #include "hooks/final_ops_hook.h"
@@ -16,6 +15,7 @@
 #include "hooks/step_counter_hook.h"
 #include "hooks/stop_at_step_hook.h"
 #include "hooks/summary_saver_hook.h"
+#include "session/run_context.h"
 
 using tw::Status;
 using tw::capi::Guard;

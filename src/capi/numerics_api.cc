@@ -1,6 +1,6 @@
 // extern "C" shims for trainwatch/numerics.h.
+#include "base/tensor.h"
 #include "capi/guard.h"
-#include "core/tensor.h"
 #include "numerics/check_numerics.h"
 #include "numerics/scan.h"
 #include "numerics/summary.h"

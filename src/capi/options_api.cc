@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "capi/guard.h"
-#include "core/options.h"
+#include "session/options.h"
 
 using tw::Status;
 using tw::capi::Guard;

@@ -1,6 +1,6 @@
 // extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
 #include "capi/guard.h"
-#include "core/session.h"
+#include "session/session.h"
 #include "training/monitored_training_session.h"
 
 using tw::Status;

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "base/enum_bits.h"
+#include "base/tensor.h"
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
-#include "core/enum_bits.h"
-#include "core/tensor.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
 #include "summary/writer_cache.h"

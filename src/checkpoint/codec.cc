@@ -7,8 +7,8 @@
 #include <cstring>
 #include <new>
 
+#include "base/tensor.h"
 #include "checkpoint/xxhash64.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "base/status.h"
 #include "checkpoint/format.h"
-#include "core/status.h"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;

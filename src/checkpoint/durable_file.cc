@@ -10,8 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/log.h"
 #include "checkpoint/path.h"
-#include "core/log.h"
 
 namespace tw {
 namespace checkpoint {

@@ -5,9 +5,9 @@
 #include <limits>
 #include <unordered_set>
 
+#include "base/tensor.h"
 #include "checkpoint/wire.h"
 #include "checkpoint/xxhash64.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

@@ -6,7 +6,7 @@
 
 #include <cerrno>
 
-#include "core/regular_file.h"
+#include "base/regular_file.h"
 
 namespace tw {
 namespace checkpoint {

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace tw {
 namespace checkpoint {
@@ -18,7 +18,7 @@ namespace checkpoint {
 class MappedFile {
  public:
   // Errors: TW_NOT_FOUND (no such file), TW_INVALID_ARGUMENT (not a regular file: a directory, FIFO,
-  // device..., refused without blocking; see core/regular_file.h), TW_IO.
+  // device..., refused without blocking; see base/regular_file.h), TW_IO.
   static Status Open(const std::string &path, std::unique_ptr<MappedFile> *out);
   ~MappedFile();
 

@@ -10,11 +10,11 @@
 #include <charconv>
 #include <cstring>
 
+#include "base/log.h"
+#include "base/regular_file.h"
 #include "checkpoint/format.h"
 #include "checkpoint/shard_index.h"
 #include "checkpoint/path.h"
-#include "core/log.h"
-#include "core/regular_file.h"
 
 namespace tw {
 namespace checkpoint {

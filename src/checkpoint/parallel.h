@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <functional>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace tw {
 namespace checkpoint {

@@ -9,10 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/status.h"
+#include "base/tensor.h"
 #include "checkpoint/format.h"
 #include "checkpoint/mapped_file.h"
-#include "core/status.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

@@ -11,12 +11,12 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "base/log.h"
 #include "checkpoint/dir_lock.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/own_checkpoints.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
-#include "core/log.h"
 
 namespace tw {
 namespace checkpoint {

@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+#include "base/tensor.h"
 #include "checkpoint/dir_lock.h"
 #include "checkpoint/sharded_save.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
 #include "checkpoint/writer.h"
-#include "core/status.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

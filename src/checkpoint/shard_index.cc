@@ -8,7 +8,7 @@
 #include "checkpoint/path.h"
 #include "checkpoint/wire.h"
 #include "checkpoint/xxhash64.h"
-#include "core/tensor.h"
+#include "base/tensor.h"
 
 namespace tw {
 namespace checkpoint {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "checkpoint/format.h"
-#include "core/status.h"
+#include "base/status.h"
 
 namespace tw {
 namespace checkpoint {

@@ -10,7 +10,7 @@
 #include "checkpoint/mapped_file.h"
 #include "checkpoint/path.h"
 #include "checkpoint/xxhash64.h"
-#include "core/log.h"
+#include "base/log.h"
 
 namespace tw {
 namespace checkpoint {

@@ -12,8 +12,8 @@
 
 #include "checkpoint/shard_index.h"
 #include "checkpoint/writer.h"
-#include "core/status.h"
-#include "core/tensor.h"
+#include "base/status.h"
+#include "base/tensor.h"
 #include "distributed/collective.h"
 
 namespace tw {

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 
 namespace tw {
 namespace checkpoint {

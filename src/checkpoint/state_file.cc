@@ -6,10 +6,10 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "base/log.h"
+#include "base/regular_file.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/path.h"
-#include "core/log.h"
-#include "core/regular_file.h"
 
 namespace tw {
 namespace checkpoint {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
+#include "base/tensor.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/format.h"
-#include "core/status.h"
-#include "core/tensor.h"
 
 namespace tw {
 namespace checkpoint {

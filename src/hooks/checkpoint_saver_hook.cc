@@ -2,13 +2,13 @@
 
 #include <cstring>
 
+#include "base/log.h"
+#include "base/saturating.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
-#include "core/log.h"
-#include "core/saturating.h"
-#include "core/session.h"
 #include "hooks/extension_point.h"
 #include "numerics/scan.h"
+#include "session/session.h"
 #include "summary/writer_cache.h"
 
 // ---- tw_checkpoint_listener --------------------------------------------------------------------------

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "core/hook.h"
-#include "core/options.h"
-#include "core/timer.h"
+#include "base/timer.h"
+#include "session/hook.h"
+#include "session/options.h"
 #include "trainwatch/hooks.h"
 
 // A listener from a C callback table, reference counted like hooks.

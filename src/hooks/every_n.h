@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "core/options.h"
+#include "session/options.h"
 
 namespace tw {
 

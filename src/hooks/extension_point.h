@@ -8,8 +8,8 @@
 #include <memory>
 #include <string>
 
-#include "core/hook.h"
-#include "core/options.h"
+#include "session/hook.h"
+#include "session/options.h"
 
 namespace tw {
 

@@ -1,6 +1,6 @@
 #include "hooks/feed_fn_hook.h"
 
-#include "core/run_context.h"
+#include "session/run_context.h"
 
 namespace tw {
 namespace {

@@ -1,8 +1,8 @@
 #include "hooks/final_ops_hook.h"
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/session.h"
+#include "base/log.h"
+#include "session/run_context.h"
+#include "session/session.h"
 
 namespace tw {
 namespace {

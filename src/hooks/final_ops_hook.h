@@ -5,9 +5,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/hook.h"
-#include "core/options.h"
-#include "core/tensor_copy.h"
+#include "base/tensor_copy.h"
+#include "session/hook.h"
+#include "session/options.h"
 
 namespace tw {
 

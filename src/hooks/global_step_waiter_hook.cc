@@ -4,10 +4,10 @@
 #include <chrono>
 #include <thread>
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/session.h"
-#include "core/timer.h"
+#include "base/log.h"
+#include "base/timer.h"
+#include "session/run_context.h"
+#include "session/session.h"
 
 namespace tw {
 namespace {

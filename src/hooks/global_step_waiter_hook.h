@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "core/hook.h"
-#include "core/options.h"
+#include "session/hook.h"
+#include "session/options.h"
 #include "trainwatch/hooks.h"
 
 namespace tw {

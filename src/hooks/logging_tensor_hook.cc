@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <numeric>
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/session.h"
-#include "core/tensor_copy.h"
-#include "core/timer.h"
+#include "base/log.h"
+#include "base/tensor_copy.h"
+#include "base/timer.h"
 #include "hooks/extension_point.h"
+#include "session/run_context.h"
+#include "session/session.h"
 #include "summary/tensor_text.h"
 
 namespace tw {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "core/hook.h"
-#include "core/options.h"
 #include "hooks/every_n.h"
+#include "session/hook.h"
+#include "session/options.h"
 #include "trainwatch/hooks.h"
 
 namespace tw {

@@ -1,9 +1,9 @@
 #include "hooks/nan_tensor_hook.h"
 
+#include "base/log.h"
 #include "checkpoint/saver.h"
-#include "core/log.h"
-#include "core/session.h"
 #include "numerics/scan.h"
+#include "session/session.h"
 
 namespace tw {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hook.h"
-#include "core/options.h"
+#include "session/hook.h"
+#include "session/options.h"
 #include "trainwatch/hooks.h"
 
 namespace tw {

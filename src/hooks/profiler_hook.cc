@@ -4,12 +4,12 @@
 
 #include <vector>
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/run_tracer.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/timer.h"
+#include "base/log.h"
+#include "base/saturating.h"
+#include "base/timer.h"
+#include "session/run_context.h"
+#include "session/run_tracer.h"
+#include "session/session.h"
 #include "summary/file_io.h"
 #include "summary/trace_writer.h"
 

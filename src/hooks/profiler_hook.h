@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "core/hook.h"
 #include "hooks/every_n.h"
+#include "session/hook.h"
 
 namespace tw {
 

@@ -1,11 +1,11 @@
 #include "hooks/step_counter_hook.h"
 
-#include "core/log.h"
-#include "core/run_context.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/timer.h"
+#include "base/log.h"
+#include "base/saturating.h"
+#include "base/timer.h"
 #include "hooks/extension_point.h"
+#include "session/run_context.h"
+#include "session/session.h"
 #include "summary/writer_cache.h"
 
 namespace tw {

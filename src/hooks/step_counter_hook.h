@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "core/hook.h"
 #include "hooks/every_n.h"
+#include "session/hook.h"
 #include "summary/event_writer.h"
 #include "trainwatch/hooks.h"
 

@@ -1,7 +1,7 @@
 #include "hooks/stop_at_step_hook.h"
 
-#include "core/saturating.h"
-#include "core/session.h"
+#include "base/saturating.h"
+#include "session/session.h"
 
 namespace tw {
 namespace {

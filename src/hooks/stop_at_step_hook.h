@@ -2,7 +2,7 @@
 #ifndef TRAINWATCH_HOOKS_STOP_AT_STEP_HOOK_H
 #define TRAINWATCH_HOOKS_STOP_AT_STEP_HOOK_H
 
-#include "core/hook.h"
+#include "session/hook.h"
 
 namespace tw {
 

@@ -1,9 +1,9 @@
 #include "hooks/summary_saver_hook.h"
 
-#include "core/run_context.h"
-#include "core/saturating.h"
-#include "core/session.h"
-#include "core/timer.h"
+#include "base/saturating.h"
+#include "base/timer.h"
+#include "session/run_context.h"
+#include "session/session.h"
 #include "summary/histogram.h"
 #include "summary/tensor_values.h"
 #include "summary/writer_cache.h"

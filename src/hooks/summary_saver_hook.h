@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/hook.h"
 #include "hooks/every_n.h"
+#include "session/hook.h"
 #include "summary/event_writer.h"
 
 namespace tw {

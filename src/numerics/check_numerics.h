@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "trainwatch/common.h"
 
 namespace tw {

@@ -1,6 +1,6 @@
 #include "numerics/scan.h"
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 #include "numerics/kernels.h"
 #include "numerics/tensor_runs.h"
 

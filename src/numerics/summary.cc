@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 #include "numerics/kernels.h"
 #include "numerics/tensor_runs.h"
 

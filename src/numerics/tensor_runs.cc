@@ -4,7 +4,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 
 namespace tw {
 namespace numerics {

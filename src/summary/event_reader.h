@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "summary/event.h"
 #include "summary/record_reader.h"
 

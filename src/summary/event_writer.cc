@@ -9,9 +9,9 @@
 #include <cstdio>
 #include <ctime>
 
-#include "core/log.h"
-#include "core/tensor.h"
-#include "core/timer.h"
+#include "base/log.h"
+#include "base/tensor.h"
+#include "base/timer.h"
 #include "summary/file_io.h"
 #include "summary/histogram.h"
 

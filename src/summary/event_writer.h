@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "summary/event.h"
 #include "summary/record_writer.h"
 #include "trainwatch/common.h"

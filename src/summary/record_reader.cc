@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "core/regular_file.h"
+#include "base/regular_file.h"
 #include "summary/crc32c.h"
 #include "summary/record_writer.h"
 

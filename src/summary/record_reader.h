@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace tw {
 namespace summary {

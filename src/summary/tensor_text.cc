@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 #include "numerics/summary.h"
 #include "summary/tensor_values.h"
 

@@ -5,7 +5,7 @@
 #include <limits>
 #include <vector>
 
-#include "core/tensor.h"
+#include "base/tensor.h"
 
 namespace tw {
 namespace summary {

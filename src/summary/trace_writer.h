@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/status.h"
+#include "base/status.h"
 
 namespace tw {
 namespace summary {

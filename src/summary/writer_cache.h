@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/status.h"
+#include "base/status.h"
 #include "summary/event_writer.h"
 
 namespace tw {

@@ -4,7 +4,7 @@
 #ifndef TRAINWATCH_TRAINING_MONITORED_TRAINING_SESSION_H
 #define TRAINWATCH_TRAINING_MONITORED_TRAINING_SESSION_H
 
-#include "core/session.h"
+#include "session/session.h"
 
 namespace tw {
 

@@ -12,12 +12,12 @@
 #include <string>
 #include <vector>
 
+#include "base/log.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/path.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
-#include "core/log.h"
 #include "scratch_dir.h"
 
 extern "C" {

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "base/tensor.h"
 #include "summary/crc32c.h"
 #include "summary/event.h"
 #include "summary/histogram.h"
 #include "summary/proto_wire.h"
 #include "summary/record_writer.h"
 #include "summary/tensor_values.h"
-#include "core/tensor.h"
 
 // Last: cmocka.h defines macros (fail, …) that clash with the standard library, and declares its
 // functions without C linkage for C++.

@@ -1,11 +1,11 @@
-// SecondOrStepTimer and NeverTriggerTimer (core/timer.h), TF behaviours B1–B5. Lives with the summary
+// SecondOrStepTimer and NeverTriggerTimer (base/timer.h), TF behaviours B1–B5. Lives with the summary
 // tests because the summary work introduced the timer; time is injected, nothing sleeps.
 #include <cstdint>
 #include <limits>
 #include <memory>
 #include <string>
 
-#include "core/timer.h"
+#include "base/timer.h"
 
 // Last: cmocka.h defines macros (fail, …) that clash with the standard library, and declares its
 // functions without C linkage for C++.

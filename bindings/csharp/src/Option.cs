@@ -23,6 +23,7 @@ public enum Option {
   SaveSummariesSecs = 19,
   LogStepCountSteps = 20,
   DeferredCheckpointListeners = 21,
+  CatchPreemptionSignals = 22,
   NanAction = 100,
   NanDetectInf = 101,
   NanEveryNSteps = 102,
@@ -35,6 +36,9 @@ public enum Option {
   SummaryHistograms = 205,
   WaitPollSecs = 206,
   WaitMaxSecs = 207,
+  CollectiveTimeoutSecs = 300,
+  VoteEveryNRuns = 301,
+  RestoreViaBroadcast = 302,
 }
 
 /// <summary>Whether an option was left at its default, set to TF's None, or set (tw_option_state).</summary>

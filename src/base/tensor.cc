@@ -1,0 +1,182 @@
+#include "base/tensor.h"
+
+#include <cstring>
+#include <limits>
+
+namespace tw {
+namespace {
+
+struct DtypeInfo {
+  const char *name;
+  size_t size;
+  bool is_float;
+};
+
+// Indexed by tw_dtype value.
+constexpr DtypeInfo kDtypes[] = {
+    {"invalid", 0, false},      {"bool", 1, false},       {"int8", 1, false},
+    {"int16", 2, false},        {"int32", 4, false},      {"int64", 8, false},
+    {"uint8", 1, false},        {"uint16", 2, false},     {"uint32", 4, false},
+    {"uint64", 8, false},       {"float16", 2, true},     {"bfloat16", 2, true},
+    {"float32", 4, true},       {"float64", 8, true},     {"float8_e4m3fn", 1, true},
+    {"float8_e5m2", 1, true},
+};
+constexpr int32_t kDtypeCount = static_cast<int32_t>(sizeof(kDtypes) / sizeof(kDtypes[0]));
+
+const DtypeInfo &Info(int32_t dtype) {
+  return (dtype > 0 && dtype < kDtypeCount) ? kDtypes[dtype] : kDtypes[0];
+}
+
+// Strided walks compute offsets as Σ index × stride × element size in int64: the farthest element,
+// Σ |stride| × (extent − 1) × element size, must fit. For a view with elements (no zero extent).
+Status CheckStrideSpan(const tw_tensor &t, const std::string &what) {
+  int64_t span = 0;
+  for (int32_t i = 0; i < t.ndim; ++i) {
+    const int64_t stride = t.strides[i];
+    int64_t reach;
+    if (stride == std::numeric_limits<int64_t>::min() ||
+        __builtin_mul_overflow(stride < 0 ? -stride : stride, t.shape[i] - 1, &reach) ||
+        __builtin_add_overflow(span, reach, &span)) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has stride %lld x extent %lld in dimension %d: offsets overflow int64",
+                    what.c_str(), static_cast<long long>(stride), static_cast<long long>(t.shape[i]), i);
+    }
+  }
+  if (__builtin_mul_overflow(span, static_cast<int64_t>(Info(t.dtype).size), &span)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has strides whose byte offsets overflow int64", what.c_str());
+  }
+  return Status();
+}
+
+}  // namespace
+
+size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
+const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
+bool IsFloatDtype(int32_t dtype) { return Info(dtype).is_float; }
+
+Status CheckTensor(const tw_tensor *t, const std::string &what) {
+  if (t == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what.c_str());
+  if (t->struct_size < sizeof(tw_tensor)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
+                  what.c_str(), t->struct_size, sizeof(tw_tensor));
+  }
+  if (DtypeSize(t->dtype) == 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has invalid dtype %d", what.c_str(), t->dtype);
+  }
+  if (t->ndim < 0) return Errorf(TW_INVALID_ARGUMENT, "%s has negative ndim %d", what.c_str(), t->ndim);
+  if (t->ndim > TW_MAX_RANK) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has ndim %d, more than TW_MAX_RANK (%d)", what.c_str(), t->ndim,
+                  TW_MAX_RANK);
+  }
+  if (t->ndim > 0 && t->shape == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has ndim %d but shape is NULL", what.c_str(), t->ndim);
+  }
+  int64_t count = 1;
+  for (int32_t i = 0; i < t->ndim; ++i) {
+    const int64_t extent = t->shape[i];
+    if (extent < 0) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has negative extent %lld in dimension %d", what.c_str(),
+                    static_cast<long long>(extent), i);
+    }
+    if (extent != 0 && count > std::numeric_limits<int64_t>::max() / extent) {
+      return Errorf(TW_INVALID_ARGUMENT, "%s has more elements than fit in int64", what.c_str());
+    }
+    count *= extent;
+  }
+  if (count > 0 && static_cast<uint64_t>(count) >
+                       static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / DtypeSize(t->dtype)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
+  }
+  if (count > 0 && t->strides != nullptr) TW_RETURN_IF_ERROR(CheckStrideSpan(*t, what));
+  if (count > 0 && t->data == nullptr) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
+                  static_cast<long long>(count));
+  }
+  return Status();
+}
+
+int64_t ElementCount(const tw_tensor &t) {
+  int64_t count = 1;
+  for (int32_t i = 0; i < t.ndim; ++i) count *= t.shape[i];
+  return count;
+}
+
+bool IsContiguous(const tw_tensor &t) {
+  if (t.strides == nullptr) return true;
+  int64_t expected = 1;
+  for (int32_t i = t.ndim - 1; i >= 0; --i) {
+    if (t.shape[i] != 1 && t.strides[i] != expected) return false;
+    expected *= t.shape[i];
+  }
+  return true;
+}
+
+TensorRef::TensorRef(const tw_tensor &t, std::string name)
+    : name_(std::move(name)),
+      dtype_(t.dtype),
+      data_(t.data),
+      shape_(t.shape, t.shape + t.ndim),
+      has_strides_(t.strides != nullptr) {
+  if (has_strides_) strides_.assign(t.strides, t.strides + t.ndim);
+}
+
+void TensorRef::Assign(const tw_tensor &t, const char *name) {
+  name_.assign(name);
+  dtype_ = t.dtype;
+  data_ = t.data;
+  shape_.assign(t.shape, t.shape + t.ndim);
+  has_strides_ = t.strides != nullptr;
+  if (has_strides_) {
+    strides_.assign(t.strides, t.strides + t.ndim);
+  } else {
+    strides_.clear();
+  }
+}
+
+int64_t TensorRef::element_count() const {
+  int64_t count = 1;
+  for (int64_t extent : shape_) count *= extent;
+  return count;
+}
+
+void TensorRef::FillView(tw_tensor *out) const {
+  out->dtype = dtype_;
+  out->name = name_.c_str();
+  out->data = data_;
+  out->ndim = static_cast<int32_t>(shape_.size());
+  out->shape = shape_.empty() ? nullptr : shape_.data();
+  out->strides = has_strides_ ? strides_.data() : nullptr;
+}
+
+void CopyToContiguous(const tw_tensor &t, void *dst) {
+  const size_t item = DtypeSize(t.dtype);
+  const int64_t count = ElementCount(t);
+  if (count == 0) return;
+  if (IsContiguous(t)) {
+    std::memcpy(dst, t.data, static_cast<size_t>(count) * item);
+    return;
+  }
+  // Walk the index space in row-major order, odometer style.
+  std::vector<int64_t> index(static_cast<size_t>(t.ndim), 0);
+  unsigned char *out = static_cast<unsigned char *>(dst);
+  const unsigned char *base = static_cast<const unsigned char *>(t.data);
+  for (int64_t n = 0; n < count; ++n) {
+    int64_t offset = 0;
+    for (int32_t d = 0; d < t.ndim; ++d) offset += index[d] * t.strides[d];
+    std::memcpy(out + static_cast<size_t>(n) * item, base + offset * static_cast<int64_t>(item), item);
+    for (int32_t d = t.ndim - 1; d >= 0; --d) {
+      if (++index[d] < t.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+Status CheckOutTensor(const tw_tensor *out, const char *what) {
+  if (out == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what);
+  if (out->struct_size < sizeof(tw_tensor)) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
+                  what, out->struct_size, sizeof(tw_tensor));
+  }
+  return Status();
+}
+
+}  // namespace tw

@@ -1,0 +1,88 @@
+// Dtype facts and checks of caller-supplied tensor views.
+#ifndef TRAINWATCH_BASE_TENSOR_H
+#define TRAINWATCH_BASE_TENSOR_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "trainwatch/common.h"
+
+namespace tw {
+
+size_t DtypeSize(int32_t dtype);       // 0 if not a tw_dtype
+const char *DtypeName(int32_t dtype);  // "invalid" if not a tw_dtype
+bool IsFloatDtype(int32_t dtype);
+
+// Checks a view for use: non-NULL, struct_size covers every field, known dtype, ndim >= 0, shape
+// present with non-negative extents, element count without overflow, data non-NULL when there are
+// elements. `what` names the argument in the message ("feeds[2]", "variable 'w'").
+Status CheckTensor(const tw_tensor *t, const std::string &what);
+
+// Element count of a view CheckTensor accepted.
+int64_t ElementCount(const tw_tensor &t);
+
+// True when strides are NULL or equal to row-major strides.
+bool IsContiguous(const tw_tensor &t);
+
+// An owned copy of a view's metadata (name, shape, strides); the data pointer stays borrowed.
+// view() hands out a tw_tensor whose pointers point into this object.
+class TensorRef {
+ public:
+  TensorRef() = default;
+  TensorRef(const tw_tensor &t, std::string name);
+
+  // Re-points this object at another view, reusing its storage (no allocation once warm).
+  void Assign(const tw_tensor &t, const char *name);
+
+  const std::string &name() const { return name_; }
+  int32_t dtype() const { return dtype_; }
+  void *data() const { return data_; }
+  const std::vector<int64_t> &shape() const { return shape_; }
+  int64_t element_count() const;
+  size_t byte_size() const { return static_cast<size_t>(element_count()) * DtypeSize(dtype_); }
+  void set_data(void *data) { data_ = data; }
+
+  // Fills *out (whose struct_size the caller set) with this view.
+  void FillView(tw_tensor *out) const;
+
+ private:
+  std::string name_;
+  int32_t dtype_ = TW_DTYPE_INVALID;
+  void *data_ = nullptr;
+  std::vector<int64_t> shape_;
+  std::vector<int64_t> strides_;
+  bool has_strides_ = false;
+};
+
+// Copies the elements of a (possibly strided) view into `dst`, row-major and packed.
+void CopyToContiguous(const tw_tensor &t, void *dst);
+
+// A list whose elements are kept when it is cleared, so refilling it every run reuses their memory.
+template <typename T>
+class ReusableList {
+ public:
+  T &Append() {
+    if (size_ == items_.size()) items_.emplace_back();
+    return items_[size_++];
+  }
+  void Clear() { size_ = 0; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  T &operator[](size_t i) { return items_[i]; }
+  const T &operator[](size_t i) const { return items_[i]; }
+  const T *begin() const { return items_.data(); }
+  const T *end() const { return items_.data() + size_; }
+
+ private:
+  std::vector<T> items_;
+  size_t size_ = 0;
+};
+
+// Checks that `out` is a writable view slot: non-NULL with struct_size covering tw_tensor.
+Status CheckOutTensor(const tw_tensor *out, const char *what);
+
+}  // namespace tw
+
+#endif  // TRAINWATCH_BASE_TENSOR_H

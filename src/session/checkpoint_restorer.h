@@ -1,0 +1,21 @@
+// The chief's restore step (S5, C12): takes checkpoint_dir's lock (a second writer fails here, at
+// session creation), then restores the newest intact checkpoint into the registered variables and
+// global_step — the state file's entries first, then the checkpoints found by name, so a damaged or
+// missing state file never makes a chief re-initialize over intact checkpoints. A checkpoint without
+// global_step (a standalone Saver's) gives the step of its "-<step>" name. The kept list is then
+// re-seeded (from the state file, or from the directory when the state file is unusable).
+#ifndef TRAINWATCH_SESSION_CHECKPOINT_RESTORER_H
+#define TRAINWATCH_SESSION_CHECKPOINT_RESTORER_H
+
+#include <memory>
+#include <string>
+
+#include "session/session_creator.h"
+
+namespace tw {
+
+std::unique_ptr<Restorer> NewCheckpointRestorer(std::string checkpoint_dir);
+
+}  // namespace tw
+
+#endif  // TRAINWATCH_SESSION_CHECKPOINT_RESTORER_H

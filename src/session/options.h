@@ -1,0 +1,85 @@
+// Session options: a table of typed keys with defaults (so adding an option never changes a struct),
+// the recoverable-status set, registered variables and the scaffold's callbacks.
+#ifndef TRAINWATCH_SESSION_OPTIONS_H
+#define TRAINWATCH_SESSION_OPTIONS_H
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor.h"
+#include "checkpoint/shard_index.h"
+#include "distributed/collective.h"
+#include "trainwatch/session.h"
+
+namespace tw {
+
+// A C callback with its user_data; destroy(user_data) runs once, when the last owner lets go.
+template <typename Fn>
+struct UserCallback {
+  Fn fn = nullptr;
+  void *user_data = nullptr;
+  void (*destroy)(void *) = nullptr;
+  UserCallback(Fn f, void *u, void (*d)(void *)) : fn(f), user_data(u), destroy(d) {}
+  UserCallback(const UserCallback &) = delete;
+  UserCallback &operator=(const UserCallback &) = delete;
+  ~UserCallback() {
+    if (destroy != nullptr) destroy(user_data);
+  }
+};
+
+enum class OptionType { kInt64, kDouble, kString };
+
+// A key as a C caller passed it, checked by its bits (base/enum_bits.h) before it is ever used as a
+// tw_option: TW_INVALID_ARGUMENT "unknown option key <n>" for a negative or unlisted key.
+Status CheckOptionKey(const tw_option &key);
+
+}  // namespace tw
+
+struct tw_options {
+  tw_options();
+
+  tw::Status SetInt64(tw_option key, int64_t value);
+  tw::Status SetDouble(tw_option key, double value);
+  tw::Status SetString(tw_option key, const char *value);
+  tw::Status SetNone(tw_option key);
+  tw::Status GetState(tw_option key, tw_option_state *out) const;
+  tw_option_state State(tw_option key) const;
+  bool IsSet(tw_option key) const { return State(key) == TW_OPTION_SET; }
+  tw::Status GetInt64(tw_option key, int64_t *out) const;
+  tw::Status GetDouble(tw_option key, double *out) const;
+  tw::Status GetString(tw_option key, const char **out) const;
+
+  // Unchecked reads for the library's own use; `key` must be of that type.
+  int64_t Int64(tw_option key) const { return ints.at(key); }
+  double Double(tw_option key) const { return doubles.at(key); }
+  const std::string *String(tw_option key) const;  // nullptr when unset
+
+  tw::Status SetRecoverable(tw_status status, bool recoverable);
+  tw::Status AddVariable(const tw_tensor *var);
+  // A variable holding one box of a global tensor sharded across ranks (trainwatch/distributed.h).
+  tw::Status AddShard(const tw_tensor *var, const int64_t *global_shape, const int64_t *offset);
+
+  std::map<tw_option, int64_t> ints;
+  std::map<tw_option, double> doubles;
+  std::map<tw_option, std::string> strings;  // absent = unset
+  std::map<tw_option, tw_option_state> states;  // absent = TW_OPTION_DEFAULT
+  std::set<tw_status> recoverable;
+  std::vector<tw::TensorRef> variables;
+  std::map<std::string, tw::checkpoint::ShardSpec> shards;  // by variable name; absent: replicated
+  std::shared_ptr<tw::UserCallback<tw_init_fn>> init_fn;
+  std::shared_ptr<tw::UserCallback<tw_ready_fn>> ready_fn;
+  std::shared_ptr<const tw::Collective> collective;  // nullptr: a single process
+};
+
+namespace tw {
+using Options = ::tw_options;
+
+// Every option at its default: what a NULL options argument means.
+const Options &DefaultOptions();
+}  // namespace tw
+
+#endif  // TRAINWATCH_SESSION_OPTIONS_H

@@ -1,0 +1,124 @@
+// The session stack of tf.train's MonitoredSession, flattened into one object with one method per
+// layer: the recoverable layer (WithRecovery: re-create and retry on a recoverable status), the
+// coordinated layer (the stop latch and session state) and the hooked layer (HookedRun: before_run →
+// step → after_run). A SingularMonitoredSession is the same object with recovery off.
+#ifndef TRAINWATCH_SESSION_SESSION_H
+#define TRAINWATCH_SESSION_SESSION_H
+
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "session/hook.h"
+#include "session/options.h"
+#include "session/run_context.h"
+#include "session/run_tracer.h"
+#include "session/session_creator.h"
+
+namespace tw {
+namespace checkpoint {
+class AsyncSaver;
+class Saver;
+}  // namespace checkpoint
+}  // namespace tw
+
+struct tw_session {
+  // Validates the hook list, runs begin on every hook, creates the inner session (with recovery when
+  // `recoverable`) and runs after_create_session on every hook.
+  static tw::Status Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
+                           tw_session **out);
+  ~tw_session();
+
+  tw::Status Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data, bool with_hooks);
+  // ShouldStop and RequestStop may be called from any thread (TF's Coordinator); everything else
+  // from the one thread inside the session (see Entry).
+  bool ShouldStop() const { return closed_ || failed_ || !created_ || stop_latched_ || stop_requested_; }
+  tw::Status RequestStop();
+  tw::Status Close();
+  // Deletes the session unless a thread is inside it: from one of its own callbacks (this thread) or
+  // from another thread, it is refused with TW_FAILED_PRECONDITION and the session stays valid.
+  static tw::Status Destroy(tw_session *session);
+
+  int64_t global_step() const { return global_step_; }
+  // The global step the current (or last) run started at: what a "global_step" fetch holds.
+  int64_t run_global_step() const { return global_step_at_start_; }
+  void set_global_step(int64_t value) { global_step_ = value; }
+  tw::Status SetGlobalStep(int64_t value);
+  bool closed() const { return closed_; }
+  bool is_chief() const { return is_chief_; }
+  int64_t creation_count() const { return creation_count_; }
+  tw::Hook *hook(size_t index) const { return hooks_[index]; }
+  size_t hook_count() const { return hooks_.size(); }
+  const std::vector<tw::TensorRef> &variables() const { return variables_; }
+  const tw::TensorRef *FindVariable(const std::string &name) const;
+  // An output the step published in the current run, readable in after_run only (views borrow the
+  // step's memory, which is gone between runs).
+  tw::Status GetOutput(const char *name, tw_tensor *out) const;
+
+  // The session's saver (TF's scaffold.saver) over the variables and global_step; the restorer and
+  // CheckpointSaverHook share it, so retention is tracked in one place. Saves may run in the background
+  // through async_saver(); IdleSaver() first waits for such a write, and is the only way to use the
+  // saver from the session's thread.
+  tw::checkpoint::Saver &IdleSaver();
+  tw::checkpoint::AsyncSaver &async_saver() { return *async_saver_; }
+  // TW_OPT_CHECKPOINT_DIR, "" when unset.
+  const std::string &checkpoint_dir() const { return checkpoint_dir_; }
+
+  // Traces the next hooked run only (the ProfilerHook's seam); nullptr disarms. The tracer must outlive
+  // that run or be disarmed first.
+  void ArmTracer(tw::RunTracer *tracer) { tracer_ = tracer; }
+
+ private:
+  class Entry;
+  tw_session(const tw::Options &options, bool recoverable);
+
+  tw::Status CreateSaver(const tw::Options &options);
+  tw::Status ClaimHooks(tw::Hook *const *hooks, size_t hook_count);
+  void ReleaseHooks();
+  template <typename Body>
+  tw::Status WithRecovery(Body body);
+  tw::Status CreateInner();
+  tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
+  template <bool kTraced>
+  tw::Status HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
+                           tw::RunTracer *tracer);
+  tw::Status RunStep(tw::StepContext &ctx, tw_step_fn step, void *user_data);
+  tw::Status ResolveFetches();
+  tw::Status CheckOutputs() const;
+  void Fail(const tw::Status &error);
+  bool IsRecoverable(const tw::Status &status) const;
+
+  std::vector<tw::Hook *> hooks_;  // one reference each, while not closed
+  std::vector<tw::TensorRef> variables_;
+  std::unique_ptr<tw::SessionCreator> creator_;
+  std::unique_ptr<tw::checkpoint::Saver> saver_;
+  std::unique_ptr<tw::checkpoint::AsyncSaver> async_saver_;  // after saver_: destroyed (joined) first
+  std::string checkpoint_dir_;
+  std::set<tw_status> recoverable_statuses_;
+  bool recoverable_;
+  bool is_chief_;
+  bool auto_increment_;
+  bool check_numerics_;
+  int64_t max_recovery_attempts_;
+  double backoff_secs_;
+  double backoff_max_secs_;
+
+  int64_t global_step_;
+  int64_t creation_count_ = 0;
+  // Atomic because should_stop and request_stop may come from other threads.
+  std::atomic<bool> created_{false};       // an inner session exists (false after close and during recovery)
+  std::atomic<bool> stop_latched_{false};  // the hooked layer's latch; reset by every re-creation (H30)
+  std::atomic<bool> stop_requested_{false};  // the Coordinator's request_stop: ends the loop, refuses no run
+  std::atomic<bool> closed_{false};
+  std::atomic<bool> failed_{false};        // a run failed: end is skipped, every hook heard on_error
+  std::atomic<std::thread::id> user_{};    // the thread inside a run, close or creation (see Entry)
+  bool in_run_ = false;        // inside Run: no close, no nested run with hooks, no nested recovery
+  tw::RunContext run_context_;
+  tw::StepContext step_context_;
+  tw::TensorRef global_step_view_;  // what a "global_step" fetch resolves to
+  int64_t global_step_at_start_ = 0;
+  tw::RunTracer *tracer_ = nullptr;  // armed for the next hooked run
+};
+
+#endif  // TRAINWATCH_SESSION_SESSION_H
