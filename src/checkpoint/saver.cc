@@ -363,8 +363,12 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
 
 Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   const std::string dir = dir_arg.empty() ? "." : dir_arg;
-  TW_RETURN_IF_ERROR(LockDirectory(dir));
-  TW_RETURN_IF_ERROR(CleanOnce(dir));
+  // A job's other ranks only write their parts: the directory, its state file and its cleaning are
+  // the chief's.
+  if (options_.chief) {
+    TW_RETURN_IF_ERROR(LockDirectory(dir));
+    TW_RETURN_IF_ERROR(CleanOnce(dir));
+  }
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
   std::vector<Kept> kept;
