@@ -75,6 +75,13 @@ typedef enum tw_reduce_op {
  *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): as 1, to the
  *      checkpoint the chief chose.
  *   5. tw_session_close: one `barrier`, so that no rank tears down while another still waits.
+ *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
+ *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
+ *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
+ *      `allreduce_int64` (MAX) carrying the chief's commit outcome. MonitoredTrainingSession therefore
+ *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
+ *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
+ *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {
