@@ -199,6 +199,68 @@ static void expect_latest(const job *j, int64_t step) {
   assert_string_equal(latest, expected);
 }
 
+/* The index reads as whole tensors: list_variables gives the global shape, load_variable assembles w
+ * from the 4 parts bit-exact, and verify checks every part. */
+static void expect_index_reads_whole_tensors(const job *j, int64_t step) {
+  char path[400];
+  checkpoint_path(path, sizeof path, j, step);
+  if (tw_checkpoint_verify(path) != TW_OK) fail_msg("%s does not verify: %s", path, tw_last_error_message());
+  tw_checkpoint_variables *list = NULL;
+  assert_int_equal(tw_checkpoint_list_variables(&list, path), TW_OK);
+  int found_w = 0;
+  for (size_t i = 0; i < tw_checkpoint_variables_count(list); ++i) {
+    tw_tensor entry = TW_TENSOR_INIT;
+    assert_int_equal(tw_checkpoint_variables_at(list, i, &entry), TW_OK);
+    if (strcmp(entry.name, "w") != 0) continue;
+    found_w = 1;
+    assert_int_equal(entry.ndim, 2);
+    assert_int_equal(entry.shape[0], kRows);
+    assert_int_equal(entry.shape[1], kCols);
+  }
+  tw_checkpoint_variables_destroy(list);
+  assert_true(found_w);
+  float whole[kRows * kCols] = {0};
+  int64_t shape[2] = {kRows, kCols};
+  tw_tensor dest = TW_TENSOR_INIT;
+  dest.name = "w";
+  dest.dtype = TW_FLOAT32;
+  dest.ndim = 2;
+  dest.shape = shape;
+  dest.data = whole;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_OK);
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) assert_true(whole[r * kCols + c] == global_value(r, c));
+  }
+  /* A box-shaped destination is not the global tensor: a clear error naming the variable. */
+  shape[0] = kRowsPerRank;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "'w'"));
+}
+
+/* A part changed after the commit no longer matches its index: verify and load refuse it. */
+static void expect_changed_part_refused(const job *j, int64_t step) {
+  char path[400];
+  part_path(path, sizeof path, j, step, 3);
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  assert_int_equal(fputc(0, f), 0); /* one byte longer: the size the index pinned differs */
+  assert_int_equal(fclose(f), 0);
+  checkpoint_path(path, sizeof path, j, step);
+  assert_int_equal(tw_checkpoint_verify(path), TW_DATA_LOSS);
+  assert_non_null(strstr(tw_last_error_message(), "part-00003-of-00004"));
+  float whole[kRows * kCols] = {0};
+  int64_t shape[2] = {kRows, kCols};
+  tw_tensor dest = TW_TENSOR_INIT;
+  dest.name = "w";
+  dest.dtype = TW_FLOAT32;
+  dest.ndim = 2;
+  dest.shape = shape;
+  dest.data = whole;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_DATA_LOSS);
+  for (int i = 0; i < kRows * kCols; ++i) assert_true(whole[i] == 0.0f); /* untouched */
+}
+
 static void expect_all_ok(const job *j) {
   for (int rank = 0; rank < kRanks; ++rank) {
     const rank_result *r = &j->results[rank];
@@ -224,6 +286,8 @@ static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
   }
   expect_checkpoint_files(&j, 1, 0);
   expect_latest(&j, 3);
+  expect_index_reads_whole_tensors(&j, 3);
+  expect_changed_part_refused(&j, 3);
   end_job(&j);
 }
 
