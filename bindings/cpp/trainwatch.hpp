@@ -230,6 +230,36 @@ inline tw_tensor empty_c_tensor() {
   tw_tensor_init(&t);
   return t;
 }
+
+// The C elements of lists (tensor views, strings), their empty value and their facade value.
+template <typename CElement>
+struct ListElement;
+template <>
+struct ListElement<tw_tensor> {
+  using Value = Tensor;
+  static tw_tensor empty() { return empty_c_tensor(); }
+  static Tensor value(const tw_tensor &t) { return Tensor::from_c(t); }
+};
+template <>
+struct ListElement<const char *> {
+  using Value = std::string;
+  static const char *empty() { return nullptr; }
+  static std::string value(const char *s) { return s != nullptr ? s : ""; }
+};
+
+// Every list getter: a C list is a count and an accessor by index (the tw_*_count / tw_*_at pairs);
+// `at(index, &element)` calls the accessor. Returns the whole list as facade values.
+template <typename CElement, typename At>
+std::vector<typename ListElement<CElement>::Value> collect(size_t count, At &&at) {
+  std::vector<typename ListElement<CElement>::Value> all;
+  all.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
+    CElement element = ListElement<CElement>::empty();
+    call([&] { return at(i, &element); });
+    all.push_back(ListElement<CElement>::value(element));
+  }
+  return all;
+}
 }  // namespace detail
 
 // ------------------------------------------------------------------------------------------------
@@ -336,13 +366,8 @@ class SessionRef {
     return Tensor::from_c(t);
   }
   std::vector<Tensor> variables() const {
-    std::vector<Tensor> all;
-    for (size_t i = 0, n = tw_session_variable_count(session_); i < n; ++i) {
-      tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_session_variable_at(session_, i, &t); });
-      all.push_back(Tensor::from_c(t));
-    }
-    return all;
+    return detail::collect<tw_tensor>(tw_session_variable_count(session_),
+                                      [&](size_t i, tw_tensor *t) { return tw_session_variable_at(session_, i, t); });
   }
   // An output the step published in the current run; readable in after_run only (tw_session_get_output).
   Tensor output(const std::string &name) const {
@@ -378,9 +403,8 @@ class StepContext {
     return Tensor::from_c(t);
   }
   std::vector<Tensor> feeds() const {
-    std::vector<Tensor> all;
-    for (size_t i = 0, n = feed_count(); i < n; ++i) all.push_back(feed_at(i));
-    return all;
+    return detail::collect<tw_tensor>(feed_count(),
+                                      [&](size_t i, tw_tensor *t) { return tw_step_context_feed_at(ctx_, i, t); });
   }
   Tensor feed(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
@@ -391,13 +415,9 @@ class StepContext {
     return tw_step_context_is_requested(ctx_, name.c_str()) != 0;
   }
   std::vector<std::string> requested() const {
-    std::vector<std::string> names;
-    for (size_t i = 0, n = tw_step_context_requested_count(ctx_); i < n; ++i) {
-      const char *name = nullptr;
-      detail::call([&] { return tw_step_context_requested_at(ctx_, i, &name); });
-      names.emplace_back(name);
-    }
-    return names;
+    return detail::collect<const char *>(tw_step_context_requested_count(ctx_), [&](size_t i, const char **name) {
+      return tw_step_context_requested_at(ctx_, i, name);
+    });
   }
   // Borrows the data until the session's run returns.
   void publish(const Tensor &output) {
@@ -475,25 +495,16 @@ class RunContext {
 
   // The caller's feeds of this run (SessionRunContext.original_args.feed_dict).
   std::vector<Tensor> original_feeds() const {
-    std::vector<Tensor> feeds;
-    for (size_t i = 0, n = tw_run_context_original_feed_count(ctx_); i < n; ++i) {
-      tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_run_context_original_feed(ctx_, i, &t); });
-      feeds.push_back(Tensor::from_c(t));
-    }
-    return feeds;
+    return detail::collect<tw_tensor>(tw_run_context_original_feed_count(ctx_),
+                                      [&](size_t i, tw_tensor *t) { return tw_run_context_original_feed(ctx_, i, t); });
   }
 
   // The names this hook requested so far in this run (after a super before_run: the built-in's
   // SessionRunArgs fetches), in request order.
   std::vector<std::string> requests() const {
-    std::vector<std::string> names;
-    for (size_t i = 0, n = tw_run_context_request_count(ctx_); i < n; ++i) {
-      const char *name = nullptr;
-      detail::call([&] { return tw_run_context_request_at(ctx_, i, &name); });
-      names.emplace_back(name);
-    }
-    return names;
+    return detail::collect<const char *>(tw_run_context_request_count(ctx_), [&](size_t i, const char **name) {
+      return tw_run_context_request_at(ctx_, i, name);
+    });
   }
 
   // after_run: this hook's results; views valid until the run returns.
@@ -503,13 +514,8 @@ class RunContext {
     return Tensor::from_c(t);
   }
   std::vector<Tensor> results() const {
-    std::vector<Tensor> all;
-    for (size_t i = 0, n = tw_run_context_result_count(ctx_); i < n; ++i) {
-      tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_run_context_result_at(ctx_, i, &t); });
-      all.push_back(Tensor::from_c(t));
-    }
-    return all;
+    return detail::collect<tw_tensor>(tw_run_context_result_count(ctx_),
+                                      [&](size_t i, tw_tensor *t) { return tw_run_context_result_at(ctx_, i, t); });
   }
   tw_run_context *handle() const noexcept { return ctx_; }
 
@@ -861,11 +867,11 @@ class LoggingTensorHook : public HookHandle {
   }
 
  private:
-  static tw_status trampoline(void *user_data, const tw_tensor *values, size_t n_values, char *buffer,
+  static tw_status trampoline(void *user_data, const tw_tensor *const *values, size_t n_values, char *buffer,
                               size_t buffer_size, size_t *length) {
     return detail::guarded([&] {
       std::vector<Tensor> tensors;
-      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(*values[i]));
       const std::string text = static_cast<LogFormatter *>(user_data)->format(tensors);
       *length = text.size();
       if (buffer_size > 0) {
@@ -951,13 +957,8 @@ class FinalOpsHook : public HookHandle {
   }
   // The published values (copies owned by the hook), in publish order.
   std::vector<Tensor> values() const {
-    std::vector<Tensor> all;
-    for (size_t i = 0, n = tw_final_ops_hook_value_count(hook_); i < n; ++i) {
-      tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_final_ops_hook_value_at(hook_, i, &t); });
-      all.push_back(Tensor::from_c(t));
-    }
-    return all;
+    return detail::collect<tw_tensor>(tw_final_ops_hook_value_count(hook_),
+                                      [&](size_t i, tw_tensor *t) { return tw_final_ops_hook_value_at(hook_, i, t); });
   }
 };
 
@@ -1113,7 +1114,9 @@ class WrappedHook : public HookHandle {
   }
   void super_log_tensors(const std::vector<Tensor> &values) {
     const std::vector<tw_tensor> views = detail::c_tensors(values);
-    detail::call([&] { return tw_logging_tensor_hook_log_tensors(inner_, views.data(), views.size()); });
+    std::vector<const tw_tensor *> pointers;
+    for (const tw_tensor &view : views) pointers.push_back(&view);
+    detail::call([&] { return tw_logging_tensor_hook_log_tensors(inner_, pointers.data(), pointers.size()); });
   }
   void super_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
     detail::call([&] { return tw_step_counter_hook_log_and_record(inner_, elapsed_steps, elapsed_time, global_step); });
@@ -1151,10 +1154,11 @@ class WrappedHook : public HookHandle {
       Binding::of(user_data).on_error(ref, error);
     });
   }
-  static tw_status log_tensors_trampoline(void *user_data, tw_hook *, const tw_tensor *values, size_t n_values) {
+  static tw_status log_tensors_trampoline(void *user_data, tw_hook *, const tw_tensor *const *values,
+                                          size_t n_values) {
     return detail::guarded([&] {
       std::vector<Tensor> tensors;
-      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(values[i]));
+      for (size_t i = 0; i < n_values; ++i) tensors.push_back(Tensor::from_c(*values[i]));
       Extension::of(user_data).log_tensors(tensors);
     });
   }
@@ -1317,13 +1321,9 @@ class Saver {
     detail::call([&] { return tw_saver_recover_last_checkpoints(saver_, dir.c_str()); });
   }
   std::vector<std::string> last_checkpoints() const {
-    std::vector<std::string> paths;
-    for (size_t i = 0, n = tw_saver_last_checkpoint_count(saver_); i < n; ++i) {
-      const char *path = nullptr;
-      detail::call([&] { return tw_saver_last_checkpoint_at(&path, saver_, i); });
-      paths.emplace_back(path);
-    }
-    return paths;
+    return detail::collect<const char *>(tw_saver_last_checkpoint_count(saver_), [&](size_t i, const char **path) {
+      return tw_saver_last_checkpoint_at(path, saver_, i);
+    });
   }
 
  private:
@@ -1348,11 +1348,8 @@ inline std::vector<Tensor> list_variables(const std::string &path) {
   detail::call([&] { return tw_checkpoint_list_variables(&list, path.c_str()); });
   std::vector<Tensor> all;
   try {
-    for (size_t i = 0, n = tw_checkpoint_variables_count(list); i < n; ++i) {
-      tw_tensor t = detail::empty_c_tensor();
-      detail::call([&] { return tw_checkpoint_variables_at(list, i, &t); });
-      all.push_back(Tensor::from_c(t));
-    }
+    all = detail::collect<tw_tensor>(tw_checkpoint_variables_count(list),
+                                     [&](size_t i, tw_tensor *t) { return tw_checkpoint_variables_at(list, i, t); });
   } catch (...) {
     tw_checkpoint_variables_destroy(list);
     throw;
@@ -1443,8 +1440,10 @@ class EventReader {
     out.wall_time = e.wall_time;
     out.step = e.step;
     for (size_t i = 0; i < e.value_count; ++i) {
-      out.tags.emplace_back(e.values[i].tag);
-      out.scalars.push_back(e.values[i].kind == TW_SUMMARY_VALUE_SCALAR ? e.values[i].simple_value : std::numeric_limits<double>::quiet_NaN());
+      const tw_summary_value &value = *e.values[i];
+      out.tags.emplace_back(value.tag);
+      out.scalars.push_back(value.kind == TW_SUMMARY_VALUE_SCALAR ? value.simple_value
+                                                                   : std::numeric_limits<double>::quiet_NaN());
     }
     out.session_log_status = e.session_log_status;
     out.checkpoint_path = e.checkpoint_path != nullptr ? e.checkpoint_path : "";

@@ -33,7 +33,6 @@
   X(const char *, status_name, (tw_status))                                                             \
   X(const char *, last_error_message, (void))                                                           \
   X(tw_status, set_error, (tw_status, const char *))                                                    \
-  X(void, tensor_init, (tw_tensor *))                                                                   \
   X(void, set_log_level, (tw_log_level))                                                                \
   X(tw_status, options_create, (tw_options **))                                                         \
   X(void, options_destroy, (tw_options *))                                                              \

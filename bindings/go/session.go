@@ -387,16 +387,9 @@ func (ctx *RunContext) Requests() ([]string, error) {
 	if ctx.c == nil {
 		return nil, errOutsideCallback
 	}
-	n := int(C.tw_run_context_request_count(ctx.c))
-	names := make([]string, 0, n)
-	for i := 0; i < n; i++ {
-		var name *C.char
-		if err := check(func() C.tw_status { return C.tw_run_context_request_at(ctx.c, C.size_t(i), &name) }); err != nil {
-			return nil, err
-		}
-		names = append(names, C.GoString(name))
-	}
-	return names, nil
+	return collect(C.tw_run_context_request_count(ctx.c), func(i C.size_t, name **C.char) C.tw_status {
+		return C.tw_run_context_request_at(ctx.c, i, name)
+	}, goString)
 }
 
 // Result is, in AfterRun, the value fetched as name; zero copy, valid during the callback.

@@ -16,6 +16,30 @@
  *   library and stay valid as long as the object they came from (documented per function).
  * - Nothing thrown inside the library crosses the ABI, and no caller-triggerable input aborts the
  *   process: bad arguments come back as TW_INVALID_ARGUMENT with a message naming the argument.
+ *
+ * Versioned structs
+ * -----------------
+ * Every public struct starts with `uint32_t struct_size` and only ever grows at its end, so a program
+ * and a library built from different versions of these headers work together:
+ * - A struct the caller allocates (tw_tensor, tw_hook_callbacks, out-structs such as tw_scan_result or
+ *   tw_event) carries the caller's own sizeof, set by its TW_<STRUCT>_INIT macro or the static inline
+ *   tw_<struct>_init() — both compiled into the caller, never computed by the library. Bindings that
+ *   declare the struct themselves set the size of their declaration.
+ * - The library reads at most struct_size bytes: members past the caller's size take their defaults
+ *   (0 / NULL, a NULL callback slot is "not set"). For an out-struct it writes at most struct_size
+ *   bytes and never changes struct_size; members it does not know keep what the caller put there.
+ * - struct_size below TW_<STRUCT>_SIZE_V1 (the first version, frozen) is TW_INVALID_ARGUMENT naming the
+ *   struct. A struct larger than the library's own is accepted when every byte past the library's
+ *   members is 0 (members left at their defaults); a non-zero byte there is TW_INVALID_ARGUMENT, since
+ *   the caller asks for something this library cannot do.
+ * - An array the caller passes (feeds, variables) is stepped through by its elements' struct_size:
+ *   every element carries the same size, the caller's sizeof (TW_TENSOR_INIT does this).
+ * - The library never hands out an array of structs: a list it gives a callback or an out-struct is
+ *   an array of pointers (`const tw_tensor *const *values`). A struct the library owns and lends
+ *   (tw_nan_event, tw_summary_value, tw_histogram, those views) carries the library's sizeof: a
+ *   member added after the first version may be read only when TW_STRUCT_HAS(pointer, type, member).
+ * - A later version appends members after the previous version's sizeof (never in its tail
+ *   padding), so every version has its own size.
  */
 #ifndef TRAINWATCH_COMMON_H
 #define TRAINWATCH_COMMON_H
@@ -51,6 +75,18 @@ extern "C" {
 TW_API unsigned tw_version_number(void);
 /* "MAJOR.MINOR.PATCH", static storage. */
 TW_API const char *tw_version_string(void);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Versioned structs (see the conventions above)                                                  */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* The size of `type` up to and including `member`: TW_<STRUCT>_SIZE_V1 is this for the last member of
+ * the first version. */
+#define TW_STRUCT_SIZE_THROUGH(type, member) (offsetof(type, member) + sizeof(((type *)0)->member))
+
+/* Non-zero when the struct the library lent at `pointer` has `member` (its struct_size covers it):
+ * test this before reading a member added after the first version. */
+#define TW_STRUCT_HAS(pointer, type, member) ((size_t)(pointer)->struct_size >= TW_STRUCT_SIZE_THROUGH(type, member))
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Status codes                                                                                   */
@@ -158,10 +194,15 @@ typedef struct tw_tensor {
   const int64_t *strides; /* ndim entries in elements, or NULL for row-major */
 } tw_tensor;
 
+#define TW_TENSOR_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_tensor, strides)
 #define TW_TENSOR_INIT {(uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL}
 
-/* Sets *t to TW_TENSOR_INIT (for languages that cannot expand the macro). t must not be NULL. */
-TW_API void tw_tensor_init(tw_tensor *t);
+/* Sets *t to TW_TENSOR_INIT (for code that cannot expand the macro): compiled into the caller, so
+ * struct_size is the caller's sizeof. t must not be NULL. */
+static inline void tw_tensor_init(tw_tensor *t) {
+  const tw_tensor init = TW_TENSOR_INIT;
+  *t = init;
+}
 
 /* Number of elements of a view (product of shape; 1 for a scalar), or -1 if the view is malformed
  * (NULL, bad struct_size, bad dtype, ndim negative or above TW_MAX_RANK, negative extent, NULL shape

@@ -95,8 +95,15 @@ typedef struct tw_collective {
   void (*destroy)(void *user_data);
 } tw_collective;
 
+#define TW_COLLECTIVE_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_collective, destroy)
 /* Initialiser of a single-rank table with no callbacks; fill in rank, world_size and the slots. */
-#define TW_COLLECTIVE_INIT {sizeof(tw_collective), 0, 1, NULL, NULL, NULL, NULL}
+#define TW_COLLECTIVE_INIT {(uint32_t)sizeof(tw_collective), 0, 1, NULL, NULL, NULL, NULL}
+
+/* Sets *collective to TW_COLLECTIVE_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_collective_init(tw_collective *collective) {
+  const tw_collective init = TW_COLLECTIVE_INIT;
+  if (collective != NULL) *collective = init;
+}
 
 /* Sets the collective every session created from these options uses (the table is copied). NULL
  * removes it: sessions then run alone, as without this call. user_data is passed to every slot;

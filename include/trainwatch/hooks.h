@@ -39,7 +39,7 @@ typedef struct tw_checkpoint_listener tw_checkpoint_listener;
 /* CheckpointSaverListener (B17). Every slot may be NULL. after_save may set *request_stop to non-zero
  * to stop training (ignored for the saves at session creation and at end, as in TF). A non-OK return
  * fails the operation it runs in. destroy(user_data) runs exactly once, when the listener and every
- * hook holding it are gone. struct_size as for tw_hook_callbacks. */
+ * hook holding it are gone. struct_size as for tw_hook_callbacks (a versioned struct). */
 typedef struct tw_checkpoint_listener_callbacks {
   uint32_t struct_size;
   tw_status (*begin)(void *user_data);
@@ -49,8 +49,19 @@ typedef struct tw_checkpoint_listener_callbacks {
   void (*destroy)(void *user_data);
 } tw_checkpoint_listener_callbacks;
 
-/* Creates a listener (the table is copied). Errors: TW_INVALID_ARGUMENT (NULL out/callbacks, bad
- * struct_size), TW_RESOURCE_EXHAUSTED; on error destroy is not called. */
+#define TW_CHECKPOINT_LISTENER_CALLBACKS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_checkpoint_listener_callbacks, destroy)
+#define TW_CHECKPOINT_LISTENER_CALLBACKS_INIT \
+  {(uint32_t)sizeof(tw_checkpoint_listener_callbacks), NULL, NULL, NULL, NULL, NULL}
+
+/* Sets *callbacks to TW_CHECKPOINT_LISTENER_CALLBACKS_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_checkpoint_listener_callbacks_init(tw_checkpoint_listener_callbacks *callbacks) {
+  const tw_checkpoint_listener_callbacks init = TW_CHECKPOINT_LISTENER_CALLBACKS_INIT;
+  if (callbacks != NULL) *callbacks = init;
+}
+
+/* Creates a listener (the table is copied). Errors: TW_INVALID_ARGUMENT (NULL out/callbacks, empty
+ * name, struct_size smaller than TW_CHECKPOINT_LISTENER_CALLBACKS_SIZE_V1 or larger than this library
+ * knows with non-zero extra bytes), TW_RESOURCE_EXHAUSTED; on error destroy is not called. */
 TW_API tw_status tw_checkpoint_listener_create(tw_checkpoint_listener **out, const char *name,
                                                const tw_checkpoint_listener_callbacks *callbacks,
                                                void *user_data);
@@ -115,7 +126,8 @@ typedef enum tw_nan_action {
   TW_NAN_ACTION_MAX_ENUM_ = 0x7FFFFFFF
 } tw_nan_action;
 
-/* What the hook found in one watched value. Valid during the callback only. */
+/* What the hook found in one watched value. Valid during the callback only. Lent by the library:
+ * struct_size is the library's (read later members only when TW_STRUCT_HAS says so). */
 typedef struct tw_nan_event {
   uint32_t struct_size;
   const char *tensor_name;
@@ -125,6 +137,8 @@ typedef struct tw_nan_event {
   int64_t neg_inf_count;
   int64_t first_nonfinite_index;  /* row-major element index */
 } tw_nan_event;
+
+#define TW_NAN_EVENT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_nan_event, first_nonfinite_index)
 
 /* TW_NAN_ACTION_CALLBACK: called once per bad value, in watch order. Return TW_OK to go on (the
  * callback may call tw_session_request_stop), or a status that fails the run. */
@@ -156,10 +170,11 @@ TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **out, const cha
 /* Writes the text of one log line from the values of a LoggingTensorHook, snprintf-style: write at
  * most buffer_size bytes including the terminating NUL into buffer, and set *length to the length of
  * the whole text (without the NUL). When *length >= buffer_size the hook calls again once with a
- * buffer of *length + 1 bytes. values[i].name is the i-th tag; values are in print order and valid
- * during the call only. A status other than TW_OK fails the run with that status. */
-typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *values, size_t n_values, char *buffer,
-                                         size_t buffer_size, size_t *length);
+ * buffer of *length + 1 bytes. values[i]->name is the i-th tag; values (an array of pointers to views
+ * the library lends) are in print order and valid during the call only. A status other than TW_OK
+ * fails the run with that status. */
+typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *const *values, size_t n_values,
+                                         char *buffer, size_t buffer_size, size_t *length);
 
 /* LoggingTensorHook(tensors, every_n_iter, every_n_secs, at_end, formatter) (TF's B6–B10). Logs at INFO
  * the values named names[0..n) — outputs the step publishes, variables or "global_step":
@@ -188,23 +203,26 @@ TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const 
 
 /* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
  * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
- * tags, in print order (valid during the call). A failing status fails the run.
+ * tags, in print order (an array of pointers, valid during the call). A failing status fails the run.
  * The setter may be called only before the hook joins a session; fn NULL restores the built-in
  * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
  * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
  * tw_logging_tensor_hook_log_tensors runs the built-in (super()._log_tensors(values)) on the values
- * given (their names are the tags): the formatter or "tag = value, …", and the elapsed-time suffix. As
+ * given (n_values pointers to views whose names are the tags): the formatter or "tag = value, …", and
+ * the elapsed-time suffix. As
  * in TF, the built-in also restarts the hook's timer: a function that never calls it leaves the timer
  * where it was, so the hook logs on every run (TF's behaviour when _log_tensors is overridden).
  * Errors (set_log_fn): TW_INVALID_ARGUMENT (hook NULL or not a LoggingTensorHook), TW_FAILED_PRECONDITION
  * (the hook belongs to an open session). On error destroy is not called.
  * Errors (log_tensors): TW_INVALID_ARGUMENT (hook NULL, not a LoggingTensorHook, values NULL with a
- * count, a malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
+ * count, a NULL, malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
  * the formatter's status. */
-typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *values, size_t n_values);
+typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values,
+                                       size_t n_values);
 TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn, void *user_data,
                                                    void (*destroy)(void *user_data));
-TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *values, size_t n_values);
+TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
+                                                    size_t n_values);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Step rate                                                                                      */

@@ -32,8 +32,9 @@ extern "C" {
 /* Scanning                                                                                       */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* What tw_scan finds. struct_size first (set it with TW_SCAN_RESULT_INIT or tw_scan_result_init); the
- * struct only ever grows at its end and the library writes only the fields the caller's size covers. */
+/* What tw_scan finds. A versioned out-struct (trainwatch/common.h): set struct_size with
+ * TW_SCAN_RESULT_INIT or tw_scan_result_init; the library writes only the members the caller's size
+ * covers. */
 typedef struct tw_scan_result {
   uint32_t struct_size;
   int64_t nan_count;
@@ -42,10 +43,14 @@ typedef struct tw_scan_result {
   int64_t first_nonfinite_index; /* row-major index of the first NaN or ±Inf; -1 if all finite */
 } tw_scan_result;
 
+#define TW_SCAN_RESULT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_scan_result, first_nonfinite_index)
 #define TW_SCAN_RESULT_INIT {(uint32_t)sizeof(tw_scan_result), 0, 0, 0, -1}
 
-/* Sets *result to TW_SCAN_RESULT_INIT (for languages that cannot expand the macro). NULL is a no-op. */
-TW_API void tw_scan_result_init(tw_scan_result *result);
+/* Sets *result to TW_SCAN_RESULT_INIT (compiled into the caller, as tw_tensor_init). NULL is a no-op. */
+static inline void tw_scan_result_init(tw_scan_result *result) {
+  const tw_scan_result init = TW_SCAN_RESULT_INIT;
+  if (result != NULL) *result = init;
+}
 
 /* Counts the NaN, +Inf and -Inf elements of `tensor` and finds the first of them. Reads every element
  * of a float view once (an integer or bool view is not read: all counts 0, index -1).
@@ -63,8 +68,8 @@ TW_API tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor);
 /* Summaries                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* The "health pill" of a tensor (TF debugger's numerics summary), computed in one pass. struct_size
- * first, as tw_scan_result. */
+/* The "health pill" of a tensor (TF debugger's numerics summary), computed in one pass. A versioned
+ * out-struct, as tw_scan_result. */
 typedef struct tw_numerics_summary {
   uint32_t struct_size;
   int64_t element_count;
@@ -80,10 +85,14 @@ typedef struct tw_numerics_summary {
   double mean;
 } tw_numerics_summary;
 
+#define TW_NUMERICS_SUMMARY_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_numerics_summary, mean)
 #define TW_NUMERICS_SUMMARY_INIT {(uint32_t)sizeof(tw_numerics_summary), 0, 0, 0, 0, 0, -1, 0.0, 0.0, 0.0}
 
-/* Sets *summary to TW_NUMERICS_SUMMARY_INIT. NULL is a no-op. */
-TW_API void tw_numerics_summary_init(tw_numerics_summary *summary);
+/* Sets *summary to TW_NUMERICS_SUMMARY_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_numerics_summary_init(tw_numerics_summary *summary) {
+  const tw_numerics_summary init = TW_NUMERICS_SUMMARY_INIT;
+  if (summary != NULL) *summary = init;
+}
 
 /* Fills *out with the summary of `tensor`: counts as tw_scan, plus finite min, max and mean.
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of

@@ -22,8 +22,11 @@
  * used by one thread at a time …") and changes nothing; the thread inside may call them again from its
  * callbacks as documented for each. tw_session_request_stop and tw_session_should_stop may be called
  * from any thread at any time (TF's Coordinator). Releasing a hook (tw_hook_destroy) is safe from any
- * thread: a session keeps its own reference. Distinct sessions are independent. Options objects are not
- * thread-safe; once a session is created from them they may be destroyed or reused.
+ * thread: a session keeps its own reference. A session may move to another thread between calls; a hook
+ * offered to a new session on another thread meanwhile is refused while the first session holds it
+ * (TW_FAILED_PRECONDITION), and taken once that session is closed or destroyed. Distinct sessions are
+ * independent. Options objects are not thread-safe; once a session is created from them they may be
+ * destroyed or reused.
  */
 #ifndef TRAINWATCH_SESSION_H
 #define TRAINWATCH_SESSION_H
@@ -255,8 +258,9 @@ TW_API tw_status tw_options_set_ready_fn(tw_options *opts, tw_ready_fn fn, void 
  * through tw_set_error, prefixed by "hook '<name>' <callback>: ") is what the caller of the session
  * function gets — a returned TW_ABORTED/TW_UNAVAILABLE triggers recovery like any other.
  *
- * struct_size: sizeof(tw_hook_callbacks) as the caller compiled it. The table only grows at its end;
- * slots past the caller's size are treated as NULL.
+ * struct_size: sizeof(tw_hook_callbacks) as the caller compiled it (TW_HOOK_CALLBACKS_INIT or
+ * tw_hook_callbacks_init). A versioned struct (trainwatch/common.h): slots past the caller's size are
+ * NULL; slots past this library's must be NULL.
  *
  * begin:                once per session, before it is created.
  * after_create_session: after every (re-)creation of the inner session.
@@ -282,9 +286,18 @@ typedef struct tw_hook_callbacks {
   void (*destroy)(void *user_data);
 } tw_hook_callbacks;
 
+#define TW_HOOK_CALLBACKS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_hook_callbacks, destroy)
+#define TW_HOOK_CALLBACKS_INIT {(uint32_t)sizeof(tw_hook_callbacks), NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+/* Sets *callbacks to TW_HOOK_CALLBACKS_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_hook_callbacks_init(tw_hook_callbacks *callbacks) {
+  const tw_hook_callbacks init = TW_HOOK_CALLBACKS_INIT;
+  if (callbacks != NULL) *callbacks = init;
+}
+
 /* Creates a hook from a callback table (copied). `name` (copied, non-empty) appears in messages.
- * Errors: TW_INVALID_ARGUMENT (out/name/callbacks NULL, empty name, struct_size smaller than the
- * first version of the table or larger than this library knows with non-zero extra bytes),
+ * Errors: TW_INVALID_ARGUMENT (out/name/callbacks NULL, empty name, struct_size smaller than
+ * TW_HOOK_CALLBACKS_SIZE_V1 or larger than this library knows with non-zero extra bytes),
  * TW_RESOURCE_EXHAUSTED. On error the caller keeps ownership of user_data and destroy is not called. */
 TW_API tw_status tw_hook_create(tw_hook **out, const char *name, const tw_hook_callbacks *callbacks,
                                 void *user_data);

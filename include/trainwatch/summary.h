@@ -107,8 +107,10 @@ TW_API void tw_summary_writer_destroy(tw_summary_writer *writer);
 /* ---------------------------------------------------------------------------------------------- */
 
 /* HistogramProto: bucket i counts the values in [bucket_limit[i-1], bucket_limit[i]) (bucket 0 from
- * -DBL_MAX); a run of empty buckets is written as one. */
+ * -DBL_MAX); a run of empty buckets is written as one. Lent by the reader: struct_size is the
+ * library's (read later members only when TW_STRUCT_HAS says so, trainwatch/common.h). */
 typedef struct tw_histogram {
+  uint32_t struct_size;
   double min;
   double max;
   double num;
@@ -119,6 +121,8 @@ typedef struct tw_histogram {
   const double *bucket;       /* bucket_count entries */
 } tw_histogram;
 
+#define TW_HISTOGRAM_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_histogram, bucket)
+
 /* What a Summary.Value holds. Values are stable. */
 typedef enum tw_summary_value_kind {
   TW_SUMMARY_VALUE_OTHER = 0,     /* an image, audio, tensor, …: not decoded */
@@ -127,12 +131,16 @@ typedef enum tw_summary_value_kind {
   TW_SUMMARY_VALUE_MAX_ENUM_ = 0x7FFFFFFF
 } tw_summary_value_kind;
 
+/* One Summary.Value, lent by the reader like tw_histogram (struct_size is the library's). */
 typedef struct tw_summary_value {
-  const char *tag;
+  uint32_t struct_size;
   int32_t kind;         /* a tw_summary_value_kind */
+  const char *tag;
   float simple_value;   /* TW_SUMMARY_VALUE_SCALAR */
   const tw_histogram *histogram; /* TW_SUMMARY_VALUE_HISTOGRAM, else NULL */
 } tw_summary_value;
+
+#define TW_SUMMARY_VALUE_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_summary_value, histogram)
 
 /* Which member of Event's `what` oneof an event carries. Values are stable. */
 typedef enum tw_event_kind {
@@ -145,8 +153,9 @@ typedef enum tw_event_kind {
   TW_EVENT_KIND_MAX_ENUM_ = 0x7FFFFFFF
 } tw_event_kind;
 
-/* One decoded event. The caller allocates it and sets struct_size (TW_EVENT_INIT or tw_event_init);
- * the reader fills the fields the caller's size covers. Every pointer points into the reader and is
+/* One decoded event: a versioned out-struct (trainwatch/common.h). The caller allocates it and sets
+ * struct_size (TW_EVENT_INIT or tw_event_init); the reader fills the members the caller's size
+ * covers. values is an array of pointers, one per Summary.Value. Every pointer points into the reader and is
  * valid until the next tw_event_reader_next or tw_event_reader_destroy on it. Strings are
  * NUL-terminated copies of the protobuf strings (a string with an embedded NUL appears cut there). */
 typedef struct tw_event {
@@ -156,17 +165,21 @@ typedef struct tw_event {
   int64_t step;
   const char *file_version;     /* TW_EVENT_FILE_VERSION: "brain.Event:2"; otherwise "" */
   size_t value_count;           /* TW_EVENT_SUMMARY: the Summary's values; otherwise 0 */
-  const tw_summary_value *values;
+  const tw_summary_value *const *values; /* value_count pointers */
   int32_t session_log_status;   /* TW_EVENT_SESSION_LOG: a tw_session_log_status; otherwise 0 */
   const char *checkpoint_path;  /* TW_EVENT_SESSION_LOG; otherwise "" */
   const char *message;          /* SessionLog.msg or LogMessage.message; otherwise "" */
   int32_t log_level;            /* TW_EVENT_LOG_MESSAGE: 10 debug … 50 fatal; otherwise 0 */
 } tw_event;
 
+#define TW_EVENT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_event, log_level)
 #define TW_EVENT_INIT {(uint32_t)sizeof(tw_event), 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, 0}
 
-/* Sets *event to TW_EVENT_INIT (for languages that cannot expand the macro). NULL is a no-op. */
-TW_API void tw_event_init(tw_event *event);
+/* Sets *event to TW_EVENT_INIT (compiled into the caller, as tw_tensor_init). NULL is a no-op. */
+static inline void tw_event_init(tw_event *event) {
+  const tw_event init = TW_EVENT_INIT;
+  if (event != NULL) *event = init;
+}
 
 /* Opens an event file (or any TFRecord file of Events) for reading from its first record.
  * Errors: TW_INVALID_ARGUMENT (out or path NULL; `path` is not a regular file — a FIFO, directory or
@@ -177,7 +190,7 @@ TW_API tw_status tw_event_reader_open(tw_event_reader **out, const char *path);
  * Returns TW_OK; TW_OUT_OF_RANGE after the last event (a clean end, *out untouched); TW_DATA_LOSS for a
  * corrupt record (CRC mismatch), a truncated record or bytes that are not an Event — the message names
  * the file and the record's byte offset, and the reader stays at that record; TW_INVALID_ARGUMENT
- * (reader or out NULL, out->struct_size smaller than the first version of tw_event); TW_IO. */
+ * (reader or out NULL, out->struct_size smaller than TW_EVENT_SIZE_V1); TW_IO. */
 TW_API tw_status tw_event_reader_next(tw_event_reader *reader, tw_event *out);
 
 /* Closes the file and frees the reader and every event it handed out. NULL is a no-op. */

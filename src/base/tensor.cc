@@ -3,6 +3,8 @@
 #include <cstring>
 #include <limits>
 
+#include "base/versioned.h"
+
 namespace tw {
 namespace {
 
@@ -53,12 +55,10 @@ size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
 const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
 bool IsFloatDtype(int32_t dtype) { return Info(dtype).is_float; }
 
-Status CheckTensor(const tw_tensor *t, const std::string &what) {
-  if (t == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what.c_str());
-  if (t->struct_size < sizeof(tw_tensor)) {
-    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
-                  what.c_str(), t->struct_size, sizeof(tw_tensor));
-  }
+Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view) {
+  tw_tensor copy = TW_TENSOR_INIT;
+  TW_RETURN_IF_ERROR(ReadVersioned(in, what, &copy));
+  const tw_tensor *t = &copy;
   if (DtypeSize(t->dtype) == 0) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has invalid dtype %d", what.c_str(), t->dtype);
   }
@@ -91,6 +91,7 @@ Status CheckTensor(const tw_tensor *t, const std::string &what) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
                   static_cast<long long>(count));
   }
+  *view = copy;
   return Status();
 }
 
@@ -139,12 +140,14 @@ int64_t TensorRef::element_count() const {
 }
 
 void TensorRef::FillView(tw_tensor *out) const {
-  out->dtype = dtype_;
-  out->name = name_.c_str();
-  out->data = data_;
-  out->ndim = static_cast<int32_t>(shape_.size());
-  out->shape = shape_.empty() ? nullptr : shape_.data();
-  out->strides = has_strides_ ? strides_.data() : nullptr;
+  tw_tensor view = TW_TENSOR_INIT;
+  view.dtype = dtype_;
+  view.name = name_.c_str();
+  view.data = data_;
+  view.ndim = static_cast<int32_t>(shape_.size());
+  view.shape = shape_.empty() ? nullptr : shape_.data();
+  view.strides = has_strides_ ? strides_.data() : nullptr;
+  WriteVersioned(view, out);
 }
 
 void CopyToContiguous(const tw_tensor &t, void *dst) {
@@ -170,13 +173,6 @@ void CopyToContiguous(const tw_tensor &t, void *dst) {
   }
 }
 
-Status CheckOutTensor(const tw_tensor *out, const char *what) {
-  if (out == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what);
-  if (out->struct_size < sizeof(tw_tensor)) {
-    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, expected at least %zu (use TW_TENSOR_INIT)",
-                  what, out->struct_size, sizeof(tw_tensor));
-  }
-  return Status();
-}
+Status CheckOutTensor(const tw_tensor *out, const char *what) { return CheckOutVersioned(out, what); }
 
 }  // namespace tw

@@ -15,12 +15,14 @@ size_t DtypeSize(int32_t dtype);       // 0 if not a tw_dtype
 const char *DtypeName(int32_t dtype);  // "invalid" if not a tw_dtype
 bool IsFloatDtype(int32_t dtype);
 
-// Checks a view for use: non-NULL, struct_size covers every field, known dtype, ndim >= 0, shape
-// present with non-negative extents, element count without overflow, data non-NULL when there are
-// elements. `what` names the argument in the message ("feeds[2]", "variable 'w'").
-Status CheckTensor(const tw_tensor *t, const std::string &what);
+// Reads a caller's view into *view, a whole tw_tensor of this library (members past the caller's
+// struct_size are 0 / NULL; see base/versioned.h), and checks it for use: known dtype, ndim >= 0,
+// shape present with non-negative extents, element count without overflow, data non-NULL when there
+// are elements. `what` names the argument in the message ("feeds[2]", "variable 'w'"). Code after it
+// uses *view, never the caller's struct.
+Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view);
 
-// Element count of a view CheckTensor accepted.
+// Element count of a view ReadTensor accepted.
 int64_t ElementCount(const tw_tensor &t);
 
 // True when strides are NULL or equal to row-major strides.
@@ -44,7 +46,8 @@ class TensorRef {
   size_t byte_size() const { return static_cast<size_t>(element_count()) * DtypeSize(dtype_); }
   void set_data(void *data) { data_ = data; }
 
-  // Fills *out (whose struct_size the caller set) with this view.
+  // Fills *out (whose struct_size the caller set, at least TW_TENSOR_SIZE_V1) with this view, writing
+  // at most struct_size bytes.
   void FillView(tw_tensor *out) const;
 
  private:
@@ -80,7 +83,7 @@ class ReusableList {
   size_t size_ = 0;
 };
 
-// Checks that `out` is a writable view slot: non-NULL with struct_size covering tw_tensor.
+// Checks that `out` is a writable view slot: non-NULL with struct_size of at least TW_TENSOR_SIZE_V1.
 Status CheckOutTensor(const tw_tensor *out, const char *what);
 
 }  // namespace tw

@@ -12,7 +12,7 @@ namespace tw {
 
 class TensorCopy {
  public:
-  // Copies the elements of `t` (a view CheckTensor accepted; strides honoured) into this object,
+  // Copies the elements of `t` (a view ReadTensor accepted; strides honoured) into this object,
   // row-major and packed, under `name`. Reuses the storage when it is large enough.
   void Assign(const tw_tensor &t, const char *name);
 

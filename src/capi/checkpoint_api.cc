@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/tensor.h"
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
@@ -31,15 +32,16 @@ struct tw_checkpoint_variables {
 namespace {
 
 // A caller's view as a named, contiguous TensorRef; `what` names the argument in messages.
-Status ToTensorRef(const tw_tensor *view, const std::string &what, tw::TensorRef *out) {
-  TW_RETURN_IF_ERROR(tw::CheckTensor(view, what));
-  if (view->name == nullptr || view->name[0] == '\0') {
+Status ToTensorRef(const tw_tensor *in, const std::string &what, tw::TensorRef *out) {
+  tw_tensor view;
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, what, &view));
+  if (view.name == nullptr || view.name[0] == '\0') {
     return Status(TW_INVALID_ARGUMENT, what + " has no name");
   }
-  if (!tw::IsContiguous(*view)) {
-    return Status(TW_INVALID_ARGUMENT, what + " ('" + view->name + "') is strided; checkpoints need contiguous data");
+  if (!tw::IsContiguous(view)) {
+    return Status(TW_INVALID_ARGUMENT, what + " ('" + view.name + "') is strided; checkpoints need contiguous data");
   }
-  *out = tw::TensorRef(*view, view->name);
+  *out = tw::TensorRef(view, view.name);
   return Status();
 }
 
@@ -57,10 +59,11 @@ extern "C" {
 tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
-    if (variables == nullptr && n_variables > 0) return Status(TW_INVALID_ARGUMENT, "variables is NULL");
+    tw::VersionedArray<tw_tensor> views;
+    TW_RETURN_IF_ERROR(views.Read(variables, n_variables, "variables"));
     std::vector<tw::TensorRef> refs(n_variables);
     for (size_t i = 0; i < n_variables; ++i) {
-      TW_RETURN_IF_ERROR(ToTensorRef(&variables[i], "variables[" + std::to_string(i) + "]", &refs[i]));
+      TW_RETURN_IF_ERROR(ToTensorRef(&views.data()[i], "variables[" + std::to_string(i) + "]", &refs[i]));
     }
     std::unique_ptr<tw_saver> saver(new tw_saver());
     TW_RETURN_IF_ERROR(ckpt::Saver::Create(std::move(refs), ckpt::SaverOptions(), &saver->saver));
@@ -202,12 +205,12 @@ tw_status tw_checkpoint_variables_at(const tw_checkpoint_variables *list, size_t
       return Errorf(TW_OUT_OF_RANGE, "index %zu is past the %zu tensors", index, list->tensors.size());
     }
     const ckpt::TensorEntry &t = list->tensors[index];
-    out->dtype = t.dtype;
-    out->name = t.name.c_str();
-    out->data = nullptr;
-    out->ndim = static_cast<int32_t>(t.shape.size());
-    out->shape = t.shape.empty() ? nullptr : t.shape.data();
-    out->strides = nullptr;
+    tw_tensor view = TW_TENSOR_INIT;
+    view.dtype = t.dtype;
+    view.name = t.name.c_str();
+    view.ndim = static_cast<int32_t>(t.shape.size());
+    view.shape = t.shape.empty() ? nullptr : t.shape.data();
+    tw::WriteVersioned(view, out);
     return Status();
   });
 }

@@ -26,17 +26,12 @@ tw_status tw_set_error(tw_status status, const char *message) {
 size_t tw_dtype_size(tw_dtype dtype) { return tw::DtypeSize(tw::EnumBits(dtype)); }
 const char *tw_dtype_name(tw_dtype dtype) { return tw::DtypeName(tw::EnumBits(dtype)); }
 
-void tw_tensor_init(tw_tensor *t) {
-  if (t == nullptr) return;
-  const tw_tensor init = TW_TENSOR_INIT;
-  *t = init;
-}
-
 int64_t tw_tensor_element_count(const tw_tensor *t) {
   int64_t count = -1;
   const tw_status status = Guard([&] {
-    TW_RETURN_IF_ERROR(tw::CheckTensor(t, "tensor"));
-    count = tw::ElementCount(*t);
+    tw_tensor view;
+    TW_RETURN_IF_ERROR(tw::ReadTensor(t, "tensor", &view));
+    count = tw::ElementCount(view);
     return tw::Status();
   });
   return status == TW_OK ? count : -1;

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
 #include "hooks/checkpoint_saver_hook.h"
@@ -176,10 +177,12 @@ tw_status tw_final_ops_hook_create(tw_hook **out, tw_step_fn final_step, void *u
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(final_step, "final_step");
-    TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, n_feeds, "feeds"));
+    tw::VersionedArray<tw_tensor> views;
+    TW_RETURN_IF_ERROR(views.Read(feeds, n_feeds, "feeds"));
+    TW_RETURN_IF_ERROR(tw::CheckFeeds(views.data(), n_feeds, "feeds"));
     tw::FinalOpsConfig config;
     config.feeds.resize(n_feeds);
-    for (size_t i = 0; i < n_feeds; ++i) config.feeds[i].Assign(feeds[i], feeds[i].name);
+    for (size_t i = 0; i < n_feeds; ++i) config.feeds[i].Assign(views.data()[i], views.data()[i].name);
     config.final_step = Adopt(final_step, user_data, destroy);
     return tw::NewFinalOpsHook(std::move(config), out);
   });
@@ -283,7 +286,7 @@ tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn,
   return Guard([&] { return tw::SetLogTensorsFn(hook, fn, user_data, destroy); });
 }
 
-tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *values, size_t n_values) {
+tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values, size_t n_values) {
   return Guard([&] { return tw::LogTensorsDefault(hook, values, n_values); });
 }
 

@@ -1,4 +1,5 @@
 // extern "C" shims for hooks and sessions in trainwatch/session.h and trainwatch/hooks.h.
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "session/session.h"
 #include "training/monitored_training_session.h"
@@ -120,7 +121,9 @@ tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_f
                          void *user_data) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
-    return session->Run(feeds, n_feeds, step, user_data, /*with_hooks=*/true);
+    tw::VersionedArray<tw_tensor> views;
+    TW_RETURN_IF_ERROR(views.Read(feeds, n_feeds, "feeds"));
+    return session->Run(views.data(), n_feeds, step, user_data, /*with_hooks=*/true);
   });
 }
 
@@ -128,7 +131,9 @@ tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *fee
                                        tw_step_fn step, void *user_data) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
-    return session->Run(feeds, n_feeds, step, user_data, /*with_hooks=*/false);
+    tw::VersionedArray<tw_tensor> views;
+    TW_RETURN_IF_ERROR(views.Read(feeds, n_feeds, "feeds"));
+    return session->Run(views.data(), n_feeds, step, user_data, /*with_hooks=*/false);
   });
 }
 

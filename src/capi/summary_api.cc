@@ -6,6 +6,7 @@
 
 #include "base/enum_bits.h"
 #include "base/tensor.h"
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
 #include "summary/event_reader.h"
@@ -22,6 +23,7 @@ struct tw_event_reader {
   tw::summary::Event event;
   std::vector<tw_histogram> histograms;
   std::vector<tw_summary_value> values;
+  std::vector<const tw_summary_value *> value_pointers;  // tw_event.values
 };
 
 namespace {
@@ -55,20 +57,24 @@ int32_t ValueKind(tw::summary::SummaryValue::Kind kind) {
   return TW_SUMMARY_VALUE_OTHER;
 }
 
-// Points *out into r's storage of r->event.
+// Points *out (written up to its struct_size) into r's storage of r->event.
 void ExposeEvent(tw_event_reader *r, tw_event *out) {
   const tw::summary::Event &e = r->event;
   r->histograms.assign(e.summary.size(), tw_histogram());
   r->values.assign(e.summary.size(), tw_summary_value());
+  r->value_pointers.resize(e.summary.size());
   for (size_t i = 0; i < e.summary.size(); ++i) {
     const tw::summary::SummaryValue &v = e.summary[i];
     tw_summary_value &value = r->values[i];
+    r->value_pointers[i] = &value;
+    value.struct_size = sizeof(tw_summary_value);
     value.tag = v.tag.c_str();
     value.kind = ValueKind(v.kind);
     value.simple_value = v.simple_value;
     value.histogram = nullptr;
     if (v.kind == tw::summary::SummaryValue::Kind::kHistogram) {
       tw_histogram &h = r->histograms[i];
+      h.struct_size = sizeof(tw_histogram);
       h.min = v.histogram.min;
       h.max = v.histogram.max;
       h.num = v.histogram.num;
@@ -82,16 +88,18 @@ void ExposeEvent(tw_event_reader *r, tw_event *out) {
     }
   }
   const bool is_session_log = e.what == tw::summary::Event::What::kSessionLog;
-  out->kind = EventKind(e.what);
-  out->wall_time = e.wall_time;
-  out->step = e.step;
-  out->file_version = e.file_version.c_str();
-  out->value_count = r->values.size();
-  out->values = r->values.empty() ? nullptr : r->values.data();
-  out->session_log_status = is_session_log ? static_cast<int32_t>(e.session_log.status) : 0;
-  out->checkpoint_path = e.session_log.checkpoint_path.c_str();
-  out->message = is_session_log ? e.session_log.msg.c_str() : e.log_message.message.c_str();
-  out->log_level = e.log_message.level;
+  tw_event event = TW_EVENT_INIT;
+  event.kind = EventKind(e.what);
+  event.wall_time = e.wall_time;
+  event.step = e.step;
+  event.file_version = e.file_version.c_str();
+  event.value_count = r->values.size();
+  event.values = r->values.empty() ? nullptr : r->value_pointers.data();
+  event.session_log_status = is_session_log ? static_cast<int32_t>(e.session_log.status) : 0;
+  event.checkpoint_path = e.session_log.checkpoint_path.c_str();
+  event.message = is_session_log ? e.session_log.msg.c_str() : e.log_message.message.c_str();
+  event.log_level = e.log_message.level;
+  tw::WriteVersioned(event, out);
 }
 
 }  // namespace
@@ -123,8 +131,9 @@ tw_status tw_summary_writer_add_histogram(tw_summary_writer *writer, const char 
   return Guard([&] {
     TW_CHECK_ARG(writer, "writer");
     TW_RETURN_IF_ERROR(CheckTag(tag));
-    TW_RETURN_IF_ERROR(tw::CheckTensor(values, "values"));
-    return writer->writer->AddHistogram(tag, step, *values);
+    tw_tensor view;
+    TW_RETURN_IF_ERROR(tw::ReadTensor(values, "values", &view));
+    return writer->writer->AddHistogram(tag, step, view);
   });
 }
 
@@ -171,12 +180,6 @@ tw_status tw_summary_writer_close(tw_summary_writer *writer) {
 
 void tw_summary_writer_destroy(tw_summary_writer *writer) { delete writer; }
 
-void tw_event_init(tw_event *event) {
-  if (event == nullptr) return;
-  const tw_event init = TW_EVENT_INIT;
-  *event = init;
-}
-
 tw_status tw_event_reader_open(tw_event_reader **out, const char *path) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
@@ -191,11 +194,7 @@ tw_status tw_event_reader_open(tw_event_reader **out, const char *path) {
 tw_status tw_event_reader_next(tw_event_reader *reader, tw_event *out) {
   return Guard([&] {
     TW_CHECK_ARG(reader, "reader");
-    TW_CHECK_ARG(out, "out");
-    if (out->struct_size < sizeof(tw_event)) {
-      return tw::Errorf(TW_INVALID_ARGUMENT, "out has struct_size %u, expected at least %zu (use TW_EVENT_INIT)",
-                        out->struct_size, sizeof(tw_event));
-    }
+    TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
     tw::summary::Event event;
     TW_RETURN_IF_ERROR(reader->reader->Next(&event));
     reader->event = std::move(event);

@@ -1,45 +1,14 @@
 #include "distributed/collective.h"
 
-#include <cstddef>
-#include <cstring>
 #include <memory>
 
+#include "base/versioned.h"
+
 namespace tw {
-namespace {
-
-// The first published table ends after destroy: a caller's struct_size may not be smaller.
-constexpr size_t kSizeV1 = offsetof(tw_collective, destroy) + sizeof(tw_collective::destroy);
-static_assert(kSizeV1 == sizeof(tw_collective), "tw_collective v1 is the whole table today");
-static_assert(offsetof(tw_collective, rank) == 4 && offsetof(tw_collective, world_size) == 8,
-              "tw_collective v1 layout is frozen");
-
-bool AllZero(const unsigned char *bytes, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    if (bytes[i] != 0) return false;
-  }
-  return true;
-}
-
-}  // namespace
 
 Status Collective::Create(const tw_collective *table, void *user_data, std::unique_ptr<Collective> *out) {
-  if (table == nullptr) return Status(TW_INVALID_ARGUMENT, "collective is NULL");
-  const size_t size = table->struct_size;
-  if (size < kSizeV1) {
-    return Errorf(TW_INVALID_ARGUMENT, "collective->struct_size %zu is smaller than tw_collective's first version (%zu)",
-                  size, kSizeV1);
-  }
-  if (size > sizeof(tw_collective) &&
-      !AllZero(reinterpret_cast<const unsigned char *>(table) + sizeof(tw_collective), size - sizeof(tw_collective))) {
-    return Errorf(TW_INVALID_ARGUMENT,
-                  "collective->struct_size %zu is larger than this library's tw_collective (%zu) and the extra "
-                  "slots are set: the program needs a newer trainwatch",
-                  size, sizeof(tw_collective));
-  }
-  tw_collective copy;
-  std::memset(&copy, 0, sizeof copy);
-  std::memcpy(&copy, table, size < sizeof copy ? size : sizeof copy);
-  copy.struct_size = sizeof copy;
+  tw_collective copy = TW_COLLECTIVE_INIT;
+  TW_RETURN_IF_ERROR(ReadVersioned(table, "collective", &copy));
   if (copy.world_size < 1) return Errorf(TW_INVALID_ARGUMENT, "collective->world_size must be >= 1, got %d", copy.world_size);
   if (copy.rank < 0 || copy.rank >= copy.world_size) {
     return Errorf(TW_INVALID_ARGUMENT, "collective->rank %d is outside [0, %d)", copy.rank, copy.world_size);

@@ -4,6 +4,7 @@
 
 #include "base/log.h"
 #include "base/saturating.h"
+#include "base/versioned.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
 #include "hooks/extension_point.h"
@@ -46,12 +47,9 @@ namespace tw {
 Status NewCheckpointListener(const char *name, const tw_checkpoint_listener_callbacks *callbacks, void *user_data,
                              CheckpointListener **out) {
   if (name == nullptr || name[0] == '\0') return Status(TW_INVALID_ARGUMENT, "listener name is NULL or empty");
-  if (callbacks == nullptr) return Status(TW_INVALID_ARGUMENT, "callbacks is NULL");
-  if (callbacks->struct_size != sizeof(tw_checkpoint_listener_callbacks)) {
-    return Errorf(TW_INVALID_ARGUMENT, "callbacks->struct_size is %u, expected %zu", callbacks->struct_size,
-                  sizeof(tw_checkpoint_listener_callbacks));
-  }
-  *out = new CheckpointListener(name, *callbacks, user_data);
+  tw_checkpoint_listener_callbacks table = TW_CHECKPOINT_LISTENER_CALLBACKS_INIT;
+  TW_RETURN_IF_ERROR(ReadVersioned(callbacks, "callbacks", &table));
+  *out = new CheckpointListener(name, table, user_data);
   return Status();
 }
 

@@ -1,5 +1,6 @@
 #include "hooks/feed_fn_hook.h"
 
+#include "base/versioned.h"
 #include "session/run_context.h"
 
 namespace tw {
@@ -20,8 +21,11 @@ class FeedFnHook final : public Hook {
     if (count > 0 && feeds == nullptr) {
       return Errorf(TW_INVALID_ARGUMENT, "FeedFnHook feed_fn: returned %zu feeds but a NULL array", count);
     }
+    VersionedArray<tw_tensor> views;  // the callback's array steps by its elements' struct_size
+    const Status read = views.Read(feeds, count, "feeds");
+    if (!read.ok()) return read.WithPrefix("FeedFnHook feed_fn: ");
     for (size_t i = 0; i < count; ++i) {
-      const Status status = ctx.AddFeed(&feeds[i]);
+      const Status status = ctx.AddFeed(&views.data()[i]);
       if (!status.ok()) return status.WithPrefix("FeedFnHook feed " + std::to_string(i) + ": ");
     }
     return Status();

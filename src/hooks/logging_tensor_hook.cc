@@ -19,6 +19,7 @@ class LoggingTensorHook final : public Hook {
   LoggingTensorHook(LoggingTensorConfig config, std::unique_ptr<Timer> timer)
       : Hook("LoggingTensorHook"), config_(std::move(config)), timer_(std::move(timer)) {
     views_.resize(config_.names.size());
+    for (const tw_tensor &view : views_) view_pointers_.push_back(&view);
     if (config_.at_end) last_values_.resize(config_.names.size());
   }
 
@@ -70,14 +71,16 @@ class LoggingTensorHook final : public Hook {
   // built-in. Values are named by their tags, in print order.
   Status LogValues() {
     for (size_t i = 0; i < views_.size(); ++i) views_[i].name = config_.tags[i].c_str();
-    if (log_fn_.overridden()) return log_fn_.Call(*this, static_cast<Hook *>(this), views_.data(), views_.size());
-    return LogTensors(views_.data(), views_.size());
+    if (log_fn_.overridden()) {
+      return log_fn_.Call(*this, static_cast<Hook *>(this), view_pointers_.data(), view_pointers_.size());
+    }
+    return LogTensors(view_pointers_.data(), view_pointers_.size());
   }
 
   // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
   // the first) — kept with a formatter too, unlike TF. Like TF's, it also moves the timer: a
   // replacement that never calls it leaves the timer untouched, so the hook triggers on every run.
-  Status LogTensors(const tw_tensor *values, size_t n_values) {
+  Status LogTensors(const tw_tensor *const *values, size_t n_values) {
     const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(iter_count_);
     if (!LogEnabled(TW_LOG_INFO)) return Status();
     std::string line;
@@ -86,9 +89,9 @@ class LoggingTensorHook final : public Hook {
     } else {
       for (size_t i = 0; i < n_values; ++i) {
         if (i > 0) line += ", ";
-        line += values[i].name;
+        line += values[i]->name;
         line += " = ";
-        summary::AppendTensorText(values[i], config_.max_elements, &line);
+        summary::AppendTensorText(*values[i], config_.max_elements, &line);
       }
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);
@@ -101,7 +104,7 @@ class LoggingTensorHook final : public Hook {
  private:
   // The formatter sees the values named by their tags, in print order. It writes snprintf-style: when
   // the text does not fit it reports the length needed and is called once more with room for it.
-  Status CallFormatter(const tw_tensor *values, size_t n_values, std::string *line) {
+  Status CallFormatter(const tw_tensor *const *values, size_t n_values, std::string *line) {
     const UserCallback<tw_log_formatter_fn> &formatter = *config_.formatter;
     std::vector<char> buffer(256);
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -129,6 +132,7 @@ class LoggingTensorHook final : public Hook {
   int64_t iter_count_ = 0;
   bool should_trigger_ = false;
   std::vector<tw_tensor> views_;           // this run's values, in print order
+  std::vector<const tw_tensor *> view_pointers_;  // to views_: what the formatter and log function get
   std::vector<TensorCopy> last_values_;    // at_end: the last run's values
   bool have_last_values_ = false;
 };
@@ -141,17 +145,20 @@ Status SetLogTensorsFn(Hook *hook, tw_log_tensors_fn fn, void *user_data, void (
   return logging->log_fn_.Set(*logging, fn, user_data, destroy);
 }
 
-Status LogTensorsDefault(Hook *hook, const tw_tensor *values, size_t n_values) {
+Status LogTensorsDefault(Hook *hook, const tw_tensor *const *values, size_t n_values) {
   LoggingTensorHook *logging = nullptr;
   TW_RETURN_IF_ERROR(HookOfKind(hook, "LoggingTensorHook", &logging));
   TW_RETURN_IF_ERROR(logging->log_fn_.CheckInside(*logging, "tw_logging_tensor_hook_log_tensors"));
   if (n_values > 0 && values == nullptr) return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
+  std::vector<tw_tensor> views(n_values);
+  std::vector<const tw_tensor *> pointers(n_values);
   for (size_t i = 0; i < n_values; ++i) {
     const std::string where = "values[" + std::to_string(i) + "]";
-    TW_RETURN_IF_ERROR(CheckTensor(&values[i], where));
-    if (values[i].name == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s has no name (its tag)", where.c_str());
+    TW_RETURN_IF_ERROR(ReadTensor(values[i], where, &views[i]));
+    if (views[i].name == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s has no name (its tag)", where.c_str());
+    pointers[i] = &views[i];
   }
-  return logging->LogTensors(values, n_values);
+  return logging->LogTensors(pointers.data(), n_values);
 }
 
 Status NewLoggingTensorHook(LoggingTensorConfig config, Hook **out) {

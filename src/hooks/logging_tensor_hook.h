@@ -31,7 +31,7 @@ Status NewLoggingTensorHook(LoggingTensorConfig config, Hook **out);
 // TF's _log_tensors as an extension point: a function that replaces "format and log", and the
 // built-in, callable from inside it (tw_logging_tensor_hook_set_log_fn / _log_tensors).
 Status SetLogTensorsFn(Hook *hook, tw_log_tensors_fn fn, void *user_data, void (*destroy)(void *));
-Status LogTensorsDefault(Hook *hook, const tw_tensor *values, size_t n_values);
+Status LogTensorsDefault(Hook *hook, const tw_tensor *const *values, size_t n_values);
 
 }  // namespace tw
 

@@ -3,10 +3,10 @@
 #include "base/log.h"
 #include "base/saturating.h"
 #include "base/timer.h"
+#include "hooks/event_writer_hook.h"
 #include "hooks/extension_point.h"
 #include "session/run_context.h"
 #include "session/session.h"
-#include "summary/writer_cache.h"
 
 namespace tw {
 namespace {
@@ -14,23 +14,19 @@ namespace {
 constexpr char kSummaryTag[] = "global_step/sec";  // B27: "<global step op name>/sec"
 constexpr int kMaxStallWarnings = 5;               // B29 (NEW): logging.log_first_n(…, 5)
 
-class StepCounterHook final : public Hook {
+class StepCounterHook final : public EventWriterHook {
  public:
   StepCounterHook(StepCounterConfig config, std::unique_ptr<SecondOrStepTimer> timer)
-      : Hook("StepCounterHook"), config_(std::move(config)), timer_(std::move(timer)) {}
+      : EventWriterHook("StepCounterHook", std::move(config.writer), std::move(config.output_dir)),
+        timer_(std::move(timer)) {}
 
   // B27: the given writer, else the shared one of output_dir, else none (log only).
   Status Begin(Session &) override {
     timer_->Reset();
     last_stale_step_.reset();
     stall_warnings_ = 0;
-    writer_ = config_.writer;
-    if (writer_ == nullptr && !config_.output_dir.empty()) {
-      TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.output_dir, &writer_));
-    }
-    return Status();
+    return OpenWriter();
   }
-
 
   Status AfterRun(RunContext &ctx) override {
     const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at
@@ -62,13 +58,6 @@ class StepCounterHook final : public Hook {
     return Status();
   }
 
-  Status End(Session &) override {
-    std::shared_ptr<summary::EventWriter> writer = std::move(writer_);
-    return writer != nullptr ? writer->Flush() : Status();
-  }
-
-  void OnError(Session &, const Status &) override { writer_.reset(); }
-
   // TF's _log_and_record: the user's function when set, else the built-in.
   Status MaybeOverriddenLogAndRecord(int64_t elapsed_steps, double elapsed_secs, int64_t step) {
     if (record_fn_.overridden()) {
@@ -87,9 +76,7 @@ class StepCounterHook final : public Hook {
   ExtensionPoint<tw_step_rate_fn> record_fn_{"log_and_record"};
 
  private:
-  StepCounterConfig config_;
   std::unique_ptr<SecondOrStepTimer> timer_;
-  std::shared_ptr<summary::EventWriter> writer_;  // between begin and end
   std::optional<int64_t> last_stale_step_;
   int stall_warnings_ = 0;
 };

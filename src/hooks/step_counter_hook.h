@@ -14,9 +14,9 @@
 namespace tw {
 
 struct StepCounterConfig {
-  EveryN every;                                   // exactly one
-  std::string output_dir;                         // used when writer is null; empty: log only
-  std::shared_ptr<summary::EventWriter> writer;   // optional
+  EveryN every;                                  // exactly one
+  std::string output_dir;                        // used when writer is null; empty: log only
+  std::shared_ptr<summary::EventWriter> writer;  // optional
 };
 
 // Errors: TW_INVALID_ARGUMENT "exactly one of every_n_steps and every_n_secs should be provided." (B26).

@@ -2,27 +2,27 @@
 
 #include "base/saturating.h"
 #include "base/timer.h"
+#include "hooks/event_writer_hook.h"
 #include "session/run_context.h"
 #include "session/session.h"
 #include "summary/histogram.h"
 #include "summary/tensor_values.h"
-#include "summary/writer_cache.h"
 
 namespace tw {
 namespace {
 
-class SummarySaverHook final : public Hook {
+class SummarySaverHook final : public EventWriterHook {
  public:
   SummarySaverHook(SummarySaverConfig config, std::unique_ptr<SecondOrStepTimer> timer)
-      : Hook("SummarySaverHook"), config_(std::move(config)), timer_(std::move(timer)) {}
+      : EventWriterHook("SummarySaverHook", config.writer, config.output_dir),
+        config_(std::move(config)),
+        timer_(std::move(timer)) {}
 
-  // B37.
+  // B37 (NewSummarySaverHook made sure there is a writer or an output_dir).
   Status Begin(Session &) override {
     timer_->Reset();
     next_step_.reset();
-    writer_ = config_.writer;
-    if (writer_ == nullptr) TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.output_dir, &writer_));
-    return Status();
+    return OpenWriter();
   }
 
   // B38: summaries on the first run and whenever the timer accepts the step this run will end at. The
@@ -47,13 +47,7 @@ class SummarySaverHook final : public Hook {
     return Status();
   }
 
-  // B40: flush, no final summary.
-  Status End(Session &) override {
-    std::shared_ptr<summary::EventWriter> writer = std::move(writer_);
-    return writer != nullptr ? writer->Flush() : Status();
-  }
-
-  void OnError(Session &, const Status &) override { writer_.reset(); }
+  // End: B40, flush, no final summary (EventWriterHook).
 
  private:
   // Every fetched value, as one Summary event (a merged summary op's output).
@@ -81,8 +75,7 @@ class SummarySaverHook final : public Hook {
 
   SummarySaverConfig config_;
   std::unique_ptr<SecondOrStepTimer> timer_;
-  std::shared_ptr<summary::EventWriter> writer_;  // between begin and end
-  std::optional<int64_t> next_step_;              // unknown until the first run
+  std::optional<int64_t> next_step_;  // unknown until the first run
   bool request_summary_ = false;
 };
 

@@ -14,11 +14,11 @@
 namespace tw {
 
 struct SummarySaverConfig {
-  std::vector<std::string> summarize;             // names or patterns; empty: every value ("*")
-  EveryN every;                                   // save_steps / save_secs, exactly one
-  std::string output_dir;                         // used when writer is null
-  std::shared_ptr<summary::EventWriter> writer;   // optional
-  bool histograms = true;                         // values of more than one element
+  std::vector<std::string> summarize;            // names or patterns; empty: every value ("*")
+  EveryN every;                                  // save_steps / save_secs, exactly one
+  std::string output_dir;                        // used when writer is null
+  std::shared_ptr<summary::EventWriter> writer;  // optional
+  bool histograms = true;                        // values of more than one element
 };
 
 // Errors: TW_INVALID_ARGUMENT (the timer's B1 texts, an empty name, "At least one of output_dir or

@@ -1,7 +1,7 @@
 // NaN / ±Inf scanning of tensor views: the counts, the first bad index, and a fast early-exit test.
 //
 // The internal C++ API under tw_scan / tw_has_nonfinite; NanTensorHook and the session's
-// check_numerics option call it directly. Every function takes a view that tw::CheckTensor accepted
+// check_numerics option call it directly. Every function takes a view that tw::ReadTensor accepted
 // (any dtype, contiguous or strided with element strides of any sign, zero-size allowed) and is
 // reentrant: nothing is shared between calls.
 #ifndef TRAINWATCH_NUMERICS_SCAN_H

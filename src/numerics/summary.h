@@ -23,7 +23,7 @@ struct Summary {
   double mean = 0;
 };
 
-// Summarizes a view that tw::CheckTensor accepted; any dtype (integers and bool are all finite; bool
+// Summarizes a view that tw::ReadTensor accepted; any dtype (integers and bool are all finite; bool
 // elements count as 0 or 1), any strides. Reentrant.
 Summary Summarize(const tw_tensor &t);
 

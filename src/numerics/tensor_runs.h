@@ -16,7 +16,7 @@ namespace numerics {
 // to stop the walk.
 using RunVisitor = bool (*)(void *context, const void *data, size_t count, int64_t first_index);
 
-// Calls `visit` on runs covering every element of a view that tw::CheckTensor accepted, in row-major
+// Calls `visit` on runs covering every element of a view that tw::ReadTensor accepted, in row-major
 // order, and returns false if a visit stopped the walk. A contiguous view is one run. Otherwise
 // dimensions that are laid out as one are merged; rows of stride 1 long enough to be worth a kernel
 // call are passed in place, and everything else (short rows, strides other than 1, including negative

@@ -1,13 +1,11 @@
 // Hooks written in C: each virtual forwards to a slot of the caller's table.
 #include <cstring>
 
+#include "base/versioned.h"
 #include "session/hook.h"
 
 namespace tw {
 namespace {
-
-// The first published table: struct_size plus the seven slots.
-constexpr size_t kMinTableSize = sizeof(tw_hook_callbacks);
 
 class CallbackHook final : public Hook {
  public:
@@ -46,23 +44,9 @@ class CallbackHook final : public Hook {
 }  // namespace
 
 Status CopyCallbackTable(const tw_hook_callbacks *callbacks, tw_hook_callbacks *out) {
-  if (callbacks == nullptr) return Status(TW_INVALID_ARGUMENT, "callbacks is NULL");
-  if (callbacks->struct_size < kMinTableSize) {
-    return Errorf(TW_INVALID_ARGUMENT, "callbacks->struct_size is %u, expected %zu (sizeof(tw_hook_callbacks))",
-                  callbacks->struct_size, kMinTableSize);
-  }
-  // A newer caller's table: accept it only if the slots this library does not know are empty.
-  if (callbacks->struct_size > sizeof(tw_hook_callbacks)) {
-    const unsigned char *extra = reinterpret_cast<const unsigned char *>(callbacks) + sizeof(tw_hook_callbacks);
-    for (size_t i = 0; i < callbacks->struct_size - sizeof(tw_hook_callbacks); ++i) {
-      if (extra[i] != 0) {
-        return Errorf(TW_INVALID_ARGUMENT,
-                      "callbacks->struct_size is %u and sets slots this library (%s) does not know",
-                      callbacks->struct_size, TW_VERSION_STRING);
-      }
-    }
-  }
-  std::memcpy(out, callbacks, sizeof(*out));
+  tw_hook_callbacks table = TW_HOOK_CALLBACKS_INIT;
+  TW_RETURN_IF_ERROR(ReadVersioned(callbacks, "callbacks", &table));
+  *out = table;
   return Status();
 }
 

@@ -39,8 +39,9 @@ struct tw_hook {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
 
-  // The open session this hook belongs to, or nullptr: a hook serves one open session at a time.
-  tw::Session *owner = nullptr;
+  // The open session this hook belongs to, or nullptr: a hook serves one open session at a time. Atomic:
+  // a session may be closed on another thread than the one offering the hook to a new session.
+  std::atomic<tw::Session *> owner{nullptr};
 
  protected:
   virtual ~tw_hook() = default;

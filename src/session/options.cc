@@ -227,8 +227,10 @@ Status tw_options::SetRecoverable(tw_status status, bool is_recoverable) {
   return Status();
 }
 
-Status tw_options::AddVariable(const tw_tensor *var) {
-  TW_RETURN_IF_ERROR(tw::CheckTensor(var, "variable"));
+Status tw_options::AddVariable(const tw_tensor *in) {
+  tw_tensor view;
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view));
+  const tw_tensor *var = &view;
   if (var->name == nullptr || var->name[0] == '\0') {
     return Status(TW_INVALID_ARGUMENT, "variable has no name (tw_tensor.name is NULL or empty)");
   }

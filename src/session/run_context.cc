@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "base/versioned.h"
 #include "session/session.h"
 
 namespace tw {
@@ -36,7 +37,8 @@ Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what) {
   }
   for (size_t i = 0; i < feed_count; ++i) {
     const std::string where = std::string(what) + "[" + std::to_string(i) + "]";
-    TW_RETURN_IF_ERROR(CheckTensor(&feeds[i], where));
+    tw_tensor view;
+    TW_RETURN_IF_ERROR(ReadTensor(&feeds[i], where, &view));
     if (!HasName(feeds[i])) return Errorf(TW_INVALID_ARGUMENT, "%s has no name", where.c_str());
     for (size_t j = 0; j < i; ++j) {
       if (std::strcmp(feeds[i].name, feeds[j].name) == 0) {
@@ -83,9 +85,11 @@ Status tw_run_context::RequestFetch(const char *name) {
   return Status();
 }
 
-Status tw_run_context::AddFeed(const tw_tensor *feed) {
+Status tw_run_context::AddFeed(const tw_tensor *in) {
   if (phase != Phase::kBeforeRun) return Status(TW_FAILED_PRECONDITION, "feeds can only be added in before_run");
-  TW_RETURN_IF_ERROR(tw::CheckTensor(feed, "feed"));
+  tw_tensor view;
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "feed", &view));
+  const tw_tensor *feed = &view;
   if (!tw::HasName(*feed)) return Status(TW_INVALID_ARGUMENT, "feed has no name");
   for (const tw::TensorRef &existing : hook_feeds) {
     if (existing.name() == feed->name) {
@@ -170,9 +174,7 @@ Status tw_run_context::OriginalFeedAt(size_t index, tw_tensor *out) const {
   if (index >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the caller's %zu feeds", index, user_feed_count);
   }
-  const uint32_t size = out->struct_size;
-  *out = user_feeds[index];
-  out->struct_size = size;
+  tw::WriteVersioned(user_feeds[index], out);
   return Status();
 }
 
@@ -213,9 +215,7 @@ Status tw_step_context::FeedAt(size_t index, tw_tensor *out) const {
   if (index - hook_feed_count >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the %zu feeds of this run", index, FeedCount());
   }
-  const uint32_t size = out->struct_size;
-  *out = user_feeds[index - hook_feed_count];
-  out->struct_size = size;
+  tw::WriteVersioned(user_feeds[index - hook_feed_count], out);
   return Status();
 }
 
@@ -226,7 +226,7 @@ Status tw_step_context::FindFeed(const char *name, tw_tensor *out) const {
   for (size_t i = 0; i < FeedCount(); ++i) {
     TW_RETURN_IF_ERROR(FeedAt(i, &view));
     if (std::strcmp(view.name, name) == 0) {
-      *out = view;
+      tw::WriteVersioned(view, out);
       return Status();
     }
   }
@@ -247,8 +247,10 @@ const tw::TensorRef *tw_step_context::FindOutput(const std::string &name) const 
   return nullptr;
 }
 
-Status tw_step_context::Publish(const tw_tensor *output, bool copy) {
-  TW_RETURN_IF_ERROR(tw::CheckTensor(output, "output"));
+Status tw_step_context::Publish(const tw_tensor *in, bool copy) {
+  tw_tensor view;
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "output", &view));
+  const tw_tensor *output = &view;
   if (!tw::HasName(*output)) return Status(TW_INVALID_ARGUMENT, "output has no name");
   const std::string name = output->name;
   if (name == "global_step") {

@@ -40,7 +40,7 @@ class Histogram {
 
 // The histogram of every element of a view (any dtype; floats of every width are widened exactly).
 // Like TF's HistogramSummary op, a NaN or infinite element is an error:
-// TW_INVALID_ARGUMENT "Nan in summary histogram for: <tag>". The view must have passed CheckTensor.
+// TW_INVALID_ARGUMENT "Nan in summary histogram for: <tag>". The view must have passed ReadTensor.
 Status HistogramOfTensor(const tw_tensor &t, const std::string &tag, HistogramData *out);
 
 }  // namespace summary

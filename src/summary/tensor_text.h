@@ -11,7 +11,7 @@
 namespace tw {
 namespace summary {
 
-// Appends the text of a view that CheckTensor accepted (any dtype, shape and strides) to *out.
+// Appends the text of a view that ReadTensor accepted (any dtype, shape and strides) to *out.
 // - Floats print as the shortest decimal that reads back as the same value of their own dtype, as
 //   Python's repr does ("0.1", "1e-05", "inf", "nan"); scalars end integral values in ".0", array
 //   elements in "." (numpy's "[1. 2.5]").

@@ -17,7 +17,7 @@ double ElementAsDouble(int32_t dtype, const void *p);
 
 // Calls visit(values, count) on consecutive chunks of the view's elements in row-major order, each
 // converted with ElementAsDouble. Strides (in elements, possibly negative) are honoured. The view
-// must have passed CheckTensor.
+// must have passed ReadTensor.
 void VisitAsDoubles(const tw_tensor &t, const std::function<void(const double *, size_t)> &visit);
 
 }  // namespace summary

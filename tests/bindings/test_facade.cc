@@ -190,6 +190,58 @@ void saver_round_trip_in_place(void **) {
   assert_true(tw::latest_checkpoint(std::string(dir) + "/nothing").empty());
 }
 
+// Every list getter goes through detail::collect: each reads its whole list, in order.
+class ListingHook : public tw::Hook {
+ public:
+  ListingHook() : tw::Hook("listing") {}
+  void before_run(tw::RunContext &ctx) override {
+    ctx.request_fetch("loss");
+    ctx.request_fetch("w");
+    requests = ctx.requests();
+    original_feeds = names_of(ctx.original_feeds());
+  }
+  void after_run(tw::RunContext &ctx) override { results = names_of(ctx.results()); }
+  static std::vector<std::string> names_of(const std::vector<tw::Tensor> &tensors) {
+    std::vector<std::string> names;
+    for (const tw::Tensor &t : tensors) names.push_back(t.name());
+    return names;
+  }
+  std::vector<std::string> requests, original_feeds, results;
+};
+
+void list_getters_read_their_whole_lists(void **) {
+  char dir[] = "/tmp/tw_facade_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  std::vector<float> w = {1, 2}, b = {3};
+  tw::Options options;
+  options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {2}));
+  options.add_variable(tw::Tensor("b", b.data(), TW_FLOAT32, {1}));
+  ListingHook hook;
+  tw::Session session(tw::Session::monitored, &options, {&hook});
+  float x = 1, y = 2;
+  std::vector<std::string> feeds, requested;
+  session.run(
+      [&](tw::StepContext &ctx) {
+        feeds = ListingHook::names_of(ctx.feeds());
+        requested = ctx.requested();
+        publish_loss(ctx);
+      },
+      {tw::Tensor("x", &x, TW_FLOAT32, {}), tw::Tensor("y", &y, TW_FLOAT32, {})});
+  const std::vector<std::string> xy = {"x", "y"}, loss_w = {"loss", "w"}, w_b = {"w", "b"};
+  assert_true(feeds == xy);
+  assert_true(hook.original_feeds == xy);
+  assert_true(requested == loss_w);
+  assert_true(hook.requests == loss_w);
+  assert_true(hook.results == loss_w);
+  assert_true(ListingHook::names_of(session.variables()) == w_b);
+
+  tw::Saver saver({tw::Tensor("w", w.data(), TW_FLOAT32, {2}), tw::Tensor("b", b.data(), TW_FLOAT32, {1})});
+  const std::string first = saver.save(std::string(dir) + "/model.ckpt", 1);
+  const std::string second = saver.save(std::string(dir) + "/model.ckpt", 2);
+  assert_true(saver.last_checkpoints() == std::vector<std::string>({first, second}));
+  assert_int_equal(tw::list_variables(second).size(), 2);
+}
+
 class StopAfterSave : public tw::CheckpointSaverListener {
  public:
   bool after_save(tw::SessionRef &, int64_t step) override { return step == 2; }
@@ -252,7 +304,6 @@ void log_formatter_sees_the_values_B9(void **) {
   assert_int_equal(formatter.formatted.size(), 2);
   assert_string_equal(formatter.formatted[0].c_str(), "loss");
 }
-
 
 // TF's "class NanTensorHookCustom(tf.train.NanTensorHook)" through the facade: after_run overridden,
 // super() optional (B33 kept or skipped); before_run's super returns the built-in's fetch (B31).
@@ -386,6 +437,7 @@ int main() {
       cmocka_unit_test(built_in_hooks_and_options),
       cmocka_unit_test(numerics_and_check_numerics),
       cmocka_unit_test(saver_round_trip_in_place),
+      cmocka_unit_test(list_getters_read_their_whole_lists),
       cmocka_unit_test(listener_can_stop_training),
       cmocka_unit_test(feed_function_feeds_every_run_B44),
       cmocka_unit_test(log_formatter_sees_the_values_B9),

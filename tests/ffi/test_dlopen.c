@@ -139,8 +139,8 @@ static tw_status count_after_run(void *u, tw_run_context *ctx) {
   tw_tensor loss, step;
   char buf[32];
   tw_status st;
-  tw.tensor_init(&loss);
-  tw.tensor_init(&step);
+  tw_tensor_init(&loss);
+  tw_tensor_init(&step);
   if ((st = tw.run_context_get_result(ctx, "loss", &loss)) != TW_OK) return st;
   if ((st = tw.run_context_get_result(ctx, "global_step", &step)) != TW_OK) return st;
   if (loss.dtype != TW_FLOAT32 || step.dtype != TW_INT64) return tw.set_error(TW_INTERNAL, "unexpected dtypes");
@@ -186,7 +186,7 @@ static tw_status train_step(void *u, tw_step_context *ctx) {
   float sum = 0.0f;
   char buf[32];
   tw_status st;
-  tw.tensor_init(&x);
+  tw_tensor_init(&x);
   if ((st = tw.step_context_find_feed(ctx, "x", &x)) != TW_OK) return st;
   trace_add(m->trace, "step global_step=%lld x=%s", (long long)tw.step_context_global_step(ctx),
             number(buf, sizeof(buf), *(const float *)x.data));
@@ -194,7 +194,7 @@ static tw_status train_step(void *u, tw_step_context *ctx) {
     m->w[i] += *(const float *)x.data;
     sum += m->w[i];
   }
-  tw.tensor_init(&loss);
+  tw_tensor_init(&loss);
   loss.name = "loss";
   loss.dtype = TW_FLOAT32;
   loss.data = &sum;
@@ -206,7 +206,7 @@ static tw_options *model_options(model *m, const char *checkpoint_dir) {
   tw_options *opts = NULL;
   tw_tensor var;
   assert_int_equal(tw.options_create(&opts), TW_OK);
-  tw.tensor_init(&var);
+  tw_tensor_init(&var);
   var.name = "w";
   var.dtype = TW_FLOAT32;
   var.data = m->w;
@@ -231,7 +231,7 @@ static tw_status run_with_x(tw_session *session, model *m, float value) {
   static const char *const name = "x";
   tw_tensor x;
   tw_status st;
-  tw.tensor_init(&x);
+  tw_tensor_init(&x);
   x.name = name;
   x.dtype = TW_FLOAT32;
   x.data = &value;

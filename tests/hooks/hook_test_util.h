@@ -167,10 +167,10 @@ static inline int read_events(const char *path, read_value *out, int capacity) {
         memset(&out[n], 0, sizeof(out[n]));
         out[n].kind = event.kind;
         out[n].step = event.step;
-        snprintf(out[n].tag, sizeof(out[n].tag), "%s", event.values[i].tag);
-        out[n].value_kind = event.values[i].kind;
-        out[n].scalar = event.values[i].simple_value;
-        if (event.values[i].histogram != NULL) out[n].histogram_num = event.values[i].histogram->num;
+        snprintf(out[n].tag, sizeof(out[n].tag), "%s", event.values[i]->tag);
+        out[n].value_kind = event.values[i]->kind;
+        out[n].scalar = event.values[i]->simple_value;
+        if (event.values[i]->histogram != NULL) out[n].histogram_num = event.values[i]->histogram->num;
       }
     } else if (n < capacity) {
       memset(&out[n], 0, sizeof(out[n]));

@@ -35,11 +35,11 @@ static void override_destroy(void *u) { ((override_log *)u)->destroyed++; }
 
 /* ---- LoggingTensorHook._log_tensors ---- */
 
-static tw_status my_log_tensors(void *u, tw_hook *hook, const tw_tensor *values, size_t n_values) {
+static tw_status my_log_tensors(void *u, tw_hook *hook, const tw_tensor *const *values, size_t n_values) {
   override_log *o = u;
   if (o->calls < 8 && n_values == 1) {
-    snprintf(o->tags[o->calls], sizeof(o->tags[0]), "%s", values[0].name);
-    o->values[o->calls] = *(const float *)values[0].data;
+    snprintf(o->tags[o->calls], sizeof(o->tags[0]), "%s", values[0]->name);
+    o->values[o->calls] = *(const float *)values[0]->data;
   }
   if (wants_default(o)) o->default_status = tw_logging_tensor_hook_log_tensors(hook, values, n_values);
   o->calls++;
@@ -243,7 +243,8 @@ static void test_extension_points_reject_misuse(void **state) {
   value.name = "loss";
   value.dtype = TW_FLOAT32;
   value.data = &o.values[0];
-  assert_int_equal(tw_logging_tensor_hook_log_tensors(logging, &value, 1), TW_FAILED_PRECONDITION);
+  const tw_tensor *value_list[] = {&value};
+  assert_int_equal(tw_logging_tensor_hook_log_tensors(logging, value_list, 1), TW_FAILED_PRECONDITION);
   assert_int_equal(tw_step_counter_hook_log_and_record(counter, 1, 1.0, 1), TW_FAILED_PRECONDITION);
   assert_int_equal(tw_checkpoint_saver_hook_save(saver, NULL, 1, &stop), TW_INVALID_ARGUMENT);
   /* Replacing destroys the previous user_data; NULL restores the built-in. */

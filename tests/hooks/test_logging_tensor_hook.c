@@ -125,12 +125,13 @@ typedef struct formatter_state {
   tw_status fail;
 } formatter_state;
 
-static tw_status format_values(void *u, const tw_tensor *values, size_t n, char *buffer, size_t size, size_t *length) {
+static tw_status format_values(void *u, const tw_tensor *const *values, size_t n, char *buffer, size_t size,
+                               size_t *length) {
   formatter_state *f = u;
   f->calls++;
   if (f->fail != TW_OK) return tw_set_error(f->fail, "formatter refused");
-  assert_string_equal(values[0].name, "the_loss"); /* tags, not names */
-  int written = snprintf(buffer, size, "loss is %g over %zu values%*s", (double)*(const float *)values[0].data, n,
+  assert_string_equal(values[0]->name, "the_loss"); /* tags, not names */
+  int written = snprintf(buffer, size, "loss is %g over %zu values%*s", (double)*(const float *)values[0]->data, n,
                          f->pad, "");
   *length = (size_t)written;
   return TW_OK;

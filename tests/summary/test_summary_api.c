@@ -109,17 +109,19 @@ static void round_trip_scalars_histogram_session_log(void **state) {
     assert_int_equal(e.kind, TW_EVENT_SUMMARY);
     assert_int_equal(e.step, step);
     assert_int_equal(e.value_count, 1);
-    assert_string_equal(e.values[0].tag, "loss");
-    assert_int_equal(e.values[0].kind, TW_SUMMARY_VALUE_SCALAR);
-    assert_true(e.values[0].simple_value == (float)(0.5 * (double)step));
-    assert_null(e.values[0].histogram);
+    assert_string_equal(e.values[0]->tag, "loss");
+    assert_int_equal(e.values[0]->kind, TW_SUMMARY_VALUE_SCALAR);
+    assert_true(e.values[0]->simple_value == (float)(0.5 * (double)step));
+    assert_null(e.values[0]->histogram);
     assert_true(e.wall_time > 1.6e9);
   }
   assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
   assert_int_equal(e.step, 300);
-  assert_int_equal(e.values[0].kind, TW_SUMMARY_VALUE_HISTOGRAM);
-  const tw_histogram *h = e.values[0].histogram;
+  assert_int_equal(e.values[0]->kind, TW_SUMMARY_VALUE_HISTOGRAM);
+  const tw_histogram *h = e.values[0]->histogram;
   assert_non_null(h);
+  assert_int_equal(e.values[0]->struct_size, sizeof(tw_summary_value)); /* lent: the library's size */
+  assert_int_equal(h->struct_size, sizeof(tw_histogram));
   assert_true(h->min == -1.0 && h->max == 2.0 && h->num == 4.0 && h->sum == 3.0 && h->sum_squares == 9.0);
   double total = 0;
   for (size_t i = 0; i < h->bucket_count; ++i) total += h->bucket[i];
@@ -131,8 +133,8 @@ static void round_trip_scalars_histogram_session_log(void **state) {
   assert_string_equal(e.message, "saved");
   assert_int_equal(tw_event_reader_next(r, &e), TW_OK);
   assert_int_equal(e.step, -5);
-  assert_string_equal(e.values[0].tag, "ext");
-  assert_true(e.values[0].simple_value == 1.0f);
+  assert_string_equal(e.values[0]->tag, "ext");
+  assert_true(e.values[0]->simple_value == 1.0f);
   e.step = 12345;
   assert_int_equal(tw_event_reader_next(r, &e), TW_OUT_OF_RANGE);
   assert_int_equal(e.step, 12345); /* untouched at the end */

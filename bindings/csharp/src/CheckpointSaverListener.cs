@@ -42,9 +42,7 @@ public abstract class CheckpointSaverListener : System.IDisposable {
     }
 
     public override bool ManagedAfterSave(Native.SessionRef session, long globalStep) {
-      return WithSession(session, s => {
-        if (listener.AfterSave(s, globalStep)) RequestStop();
-      });
+      return WithSession(session, s => SetStop(listener.AfterSave(s, globalStep)));
     }
 
     public override bool ManagedEnd(Native.SessionRef session, long globalStep) {

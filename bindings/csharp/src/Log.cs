@@ -23,7 +23,7 @@ public static class Log {
   public static void SetSink(Action<LogLevel, string> write) {
     lock (sinkLock) {
       SinkBridge bridge = write == null ? null : new SinkBridge(write);
-      Native.native.set_managed_log_sink(bridge);
+      Native.native.set_log_sink(bridge == null ? null : bridge.Sink());
       replacedSink = sink;
       sink = bridge;
     }

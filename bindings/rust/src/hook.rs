@@ -13,8 +13,9 @@ use crate::sys;
 /// TF's `SessionRunHook`. Every method has a default that does nothing. Returning `Err` fails the
 /// operation the callback runs in (the session run, creation or close) with that error; a panic is
 /// caught before it reaches C, fails the operation with `Code::CallbackFailed`, and is resumed from
-/// the session call (`Session::run`, …) once the library has returned.
-pub trait SessionRunHook {
+/// the session call (`Session::run`, …) once the library has returned. A hook is `Send`: it runs on
+/// whichever thread runs its session (`Session` is `Send`), and is dropped on the last to let it go.
+pub trait SessionRunHook: Send {
     /// Once per session, before it is created.
     fn begin(&mut self, _session: &SessionRef<'_>) -> Result<()> {
         Ok(())
@@ -43,8 +44,8 @@ pub trait SessionRunHook {
 /// callbacks of a hook made by `Hook::wrap`. Each method gets `inner`, the wrapped hook, whose methods
 /// are TF's `super()`: every default calls it, so an override that calls `inner` keeps the built-in
 /// behaviour and one that does not skips it. An error `inner` returns is the override's to return or
-/// to swallow. Panics are handled as in `SessionRunHook`.
-pub trait HookCallbacks {
+/// to swallow. Panics are handled as in `SessionRunHook`, and, like it, the callbacks are `Send`.
+pub trait HookCallbacks: Send {
     fn begin(&mut self, inner: &Super, session: &SessionRef<'_>) -> Result<()> {
         inner.begin(session)
     }
@@ -183,7 +184,10 @@ unsafe fn hook_of<'a>(user: *mut c_void) -> &'a mut BoxedHook {
 unsafe extern "C" fn begin_trampoline(user: *mut c_void, session: *mut sys::tw_session) -> sys::tw_status {
     guard(|| hook_of(user).begin(&SessionRef::from_raw(session)))
 }
-unsafe extern "C" fn after_create_session_trampoline(user: *mut c_void, session: *mut sys::tw_session) -> sys::tw_status {
+unsafe extern "C" fn after_create_session_trampoline(
+    user: *mut c_void,
+    session: *mut sys::tw_session,
+) -> sys::tw_status {
     guard(|| hook_of(user).after_create_session(&SessionRef::from_raw(session)))
 }
 unsafe extern "C" fn before_run_trampoline(user: *mut c_void, ctx: *mut sys::tw_run_context) -> sys::tw_status {
@@ -282,7 +286,11 @@ impl Hook {
         let mut raw = ptr::null_mut();
         // SAFETY: a valid out-pointer.
         check(unsafe {
-            sys::tw_stop_at_step_hook_create(&mut raw, num_steps.unwrap_or(sys::TW_UNSET), last_step.unwrap_or(sys::TW_UNSET))
+            sys::tw_stop_at_step_hook_create(
+                &mut raw,
+                num_steps.unwrap_or(sys::TW_UNSET),
+                last_step.unwrap_or(sys::TW_UNSET),
+            )
         })?;
         Hook::from_created(raw)
     }
@@ -301,7 +309,8 @@ impl Hook {
     /// async mode come from `opts` (`Opt::SaveCheckpointSteps` / `SaveCheckpointSecs`, …).
     pub fn checkpoint_saver(checkpoint_dir: impl AsRef<Path>, opts: &Options<'_>) -> Result<Hook> {
         let dir = checkpoint_dir.as_ref();
-        let dir = c_string("checkpoint_dir", dir.to_str().ok_or_else(|| Error::invalid("checkpoint_dir is not UTF-8"))?)?;
+        let dir =
+            c_string("checkpoint_dir", dir.to_str().ok_or_else(|| Error::invalid("checkpoint_dir is not UTF-8"))?)?;
         let mut raw = ptr::null_mut();
         // SAFETY: valid pointers; nothing retained but the hook.
         check(unsafe { sys::tw_checkpoint_saver_hook_create(&mut raw, dir.as_ptr(), opts.as_ptr(), ptr::null(), 0) })?;
@@ -309,7 +318,9 @@ impl Hook {
     }
 
     fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
-        NonNull::new(raw).map(|raw| Hook { raw }).ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))
+        NonNull::new(raw)
+            .map(|raw| Hook { raw })
+            .ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))
     }
 
     pub fn name(&self) -> &str {

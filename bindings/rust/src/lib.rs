@@ -38,6 +38,7 @@
 //! ```
 mod error;
 mod hook;
+mod list;
 mod options;
 mod session;
 pub mod sys;
@@ -93,7 +94,8 @@ pub fn set_log_level(level: LogLevel) {
 /// `tf.train.latest_checkpoint(dir)`: the newest checkpoint listed in `dir`'s state file, or `None`.
 pub fn latest_checkpoint(dir: impl AsRef<Path>) -> Result<Option<PathBuf>> {
     let dir = dir.as_ref();
-    let dir = error::c_string("dir", dir.to_str().ok_or_else(|| Error::new(Code::InvalidArgument, "dir is not UTF-8"))?)?;
+    let dir =
+        error::c_string("dir", dir.to_str().ok_or_else(|| Error::new(Code::InvalidArgument, "dir is not UTF-8"))?)?;
     let mut buffer = vec![0 as c_char; 4096];
     loop {
         // SAFETY: the buffer holds buffer.len() bytes.

@@ -178,7 +178,12 @@ impl<'v> Options<'v> {
     /// it through `SessionRef::variable` or `StepContext::variable_mut`.
     pub fn variable<T: Element>(&mut self, name: &str, data: &'v mut [T], shape: &[i64]) -> Result<&mut Self> {
         if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!("variable '{}': shape {:?} does not hold {} elements", name, shape, data.len())));
+            return Err(Error::invalid(format!(
+                "variable '{}': shape {:?} does not hold {} elements",
+                name,
+                shape,
+                data.len()
+            )));
         }
         let c_name = c_string("variable name", name)?;
         let view = sys::tw_tensor {

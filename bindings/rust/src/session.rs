@@ -1,5 +1,4 @@
 //! Sessions and the contexts the library lends to hooks and step functions.
-use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::mem;
 use std::ops::Deref;
@@ -9,6 +8,7 @@ use std::slice;
 
 use crate::error::{c_string, call, call_in_drop, check, guard, Code, Error, Result};
 use crate::hook::Hook;
+use crate::list;
 use crate::options::Options;
 use crate::sys;
 use crate::tensor::{Element, TensorRef, View};
@@ -80,11 +80,22 @@ impl<'a> SessionRef<'a> {
 /// A `MonitoredSession` (recovering from preemption) or `SingularMonitoredSession`. Dropping it
 /// without `close` abandons it: no hook hears `end`. `'v` is the borrow of the variables of the
 /// options it was made from. Derefs to `SessionRef` for the global step, stop and variables.
+///
+/// `Send`: it may move to another thread (and run, close or drop there), as the header's thread rules
+/// allow: one thread at a time. Its hooks' Rust callbacks are `Send` for that reason; the `Hook`
+/// handles stay on their thread, which may drop them or offer them to a new session (refused while
+/// this one holds them).
 #[derive(Debug)]
 pub struct Session<'v> {
     handle: SessionRef<'v>,
     _variables: PhantomData<&'v mut [u8]>,
 }
+
+// SAFETY: the library lets one thread at a time use a session, checked by the library itself; `&mut
+// self` on every state-changing call and the missing `Sync` keep it to one thread here. What the
+// session runs is `Send`: hook callbacks (`SessionRunHook: Send`), the variables (`&'v mut [T]` of
+// plain numbers); step closures run on the calling thread.
+unsafe impl Send for Session<'_> {}
 
 struct StepState<'f, R, F> {
     step: &'f mut F,
@@ -105,7 +116,12 @@ where
     })
 }
 
-type CreateFn = unsafe extern "C" fn(*mut *mut sys::tw_session, *const sys::tw_options, *const *mut sys::tw_hook, usize) -> sys::tw_status;
+type CreateFn = unsafe extern "C" fn(
+    *mut *mut sys::tw_session,
+    *const sys::tw_options,
+    *const *mut sys::tw_hook,
+    usize,
+) -> sys::tw_status;
 
 impl<'v> Session<'v> {
     /// TF's `MonitoredSession`: `begin` on every hook, restore (chief, from `Opt::CheckpointDir`) or
@@ -149,7 +165,13 @@ impl<'v> Session<'v> {
 
     fn run_with<R, F>(
         &mut self,
-        run: unsafe extern "C" fn(*mut sys::tw_session, *const sys::tw_tensor, usize, Option<sys::tw_step_fn>, *mut c_void) -> sys::tw_status,
+        run: unsafe extern "C" fn(
+            *mut sys::tw_session,
+            *const sys::tw_tensor,
+            usize,
+            Option<sys::tw_step_fn>,
+            *mut c_void,
+        ) -> sys::tw_status,
         feeds: &[View<'_>],
         step: &mut F,
     ) -> Result<R>
@@ -160,7 +182,9 @@ impl<'v> Session<'v> {
         let mut state = StepState { step, value: None };
         let user = &mut state as *mut StepState<'_, R, F> as *mut c_void;
         // SAFETY: feeds and state outlive the call; the trampoline matches R and F.
-        call(|| unsafe { run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user) })?;
+        call(|| unsafe {
+            run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user)
+        })?;
         state.value.ok_or_else(|| Error::new(Code::Internal, "the run succeeded without running the step"))
     }
 
@@ -216,17 +240,13 @@ impl<'a> RunContext<'a> {
     /// The names this hook requested so far in this run, in request order: after `inner.before_run`
     /// in a wrapper, what the built-in requested (TF's `SessionRunArgs` of `super().before_run`).
     pub fn requests(&self) -> Result<Vec<String>> {
-        // SAFETY: a live context.
-        let count = unsafe { sys::tw_run_context_request_count(self.raw.as_ptr()) };
-        (0..count)
-            .map(|i| {
-                let mut name = ptr::null();
-                // SAFETY: valid pointers; the string lives until the next request, copied at once.
-                check(unsafe { sys::tw_run_context_request_at(self.raw.as_ptr(), i, &mut name) })?;
-                // SAFETY: a NUL-terminated string from the library.
-                Ok(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+        let ctx = self.raw.as_ptr();
+        // SAFETY: a live context; each string lives until the next request and is copied at once.
+        unsafe {
+            list::collect(sys::tw_run_context_request_count(ctx), |i, name| {
+                sys::tw_run_context_request_at(ctx, i, name)
             })
-            .collect()
+        }
     }
 
     /// In `before_run`: fetch `name` (an output, a variable, "global_step", or a glob pattern) for
@@ -266,17 +286,11 @@ impl<'a> RunContext<'a> {
 
     /// In `after_run`: every resolved value, in request order.
     pub fn results(&self) -> Result<Vec<TensorRef<'_>>> {
-        // SAFETY: a live context.
-        let count = unsafe { sys::tw_run_context_result_count(self.raw.as_ptr()) };
-        (0..count)
-            .map(|i| {
-                let mut view = sys::tw_tensor::init();
-                // SAFETY: valid pointers.
-                check(unsafe { sys::tw_run_context_result_at(self.raw.as_ptr(), i, &mut view) })?;
-                // SAFETY: as in result().
-                Ok(unsafe { TensorRef::from_raw(view) })
-            })
-            .collect()
+        let ctx = self.raw.as_ptr();
+        // SAFETY: a live context; the views are valid until the run returns, so for the borrow of self.
+        unsafe {
+            list::collect(sys::tw_run_context_result_count(ctx), |i, view| sys::tw_run_context_result_at(ctx, i, view))
+        }
     }
 }
 
@@ -306,17 +320,11 @@ impl<'a> StepContext<'a> {
 
     /// Every feed of this run.
     pub fn feeds(&self) -> Result<Vec<TensorRef<'_>>> {
-        // SAFETY: a live context.
-        let count = unsafe { sys::tw_step_context_feed_count(self.raw.as_ptr()) };
-        (0..count)
-            .map(|i| {
-                let mut view = sys::tw_tensor::init();
-                // SAFETY: valid pointers.
-                check(unsafe { sys::tw_step_context_feed_at(self.raw.as_ptr(), i, &mut view) })?;
-                // SAFETY: valid until the step returns.
-                Ok(unsafe { TensorRef::from_raw(view) })
-            })
-            .collect()
+        let ctx = self.raw.as_ptr();
+        // SAFETY: a live context; the views are valid until the step returns.
+        unsafe {
+            list::collect(sys::tw_step_context_feed_count(ctx), |i, view| sys::tw_step_context_feed_at(ctx, i, view))
+        }
     }
 
     /// Whether a hook asked for `name` in this run, so the step can skip computing it otherwise.
@@ -330,16 +338,13 @@ impl<'a> StepContext<'a> {
 
     /// The names and patterns hooks requested in this run.
     pub fn requested(&self) -> Result<Vec<String>> {
-        // SAFETY: a live context.
-        let count = unsafe { sys::tw_step_context_requested_count(self.raw.as_ptr()) };
-        (0..count)
-            .map(|i| {
-                let mut name = ptr::null();
-                // SAFETY: valid pointers; the string is copied at once.
-                check(unsafe { sys::tw_step_context_requested_at(self.raw.as_ptr(), i, &mut name) })?;
-                Ok(unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned())
+        let ctx = self.raw.as_ptr();
+        // SAFETY: a live context; each string is copied at once.
+        unsafe {
+            list::collect(sys::tw_step_context_requested_count(ctx), |i, name| {
+                sys::tw_step_context_requested_at(ctx, i, name)
             })
-            .collect()
+        }
     }
 
     /// Publishes an output for hooks to fetch; the library copies it.

@@ -188,7 +188,8 @@ extern "C" {
     pub fn tw_run_context_request_stop(ctx: *mut tw_run_context) -> tw_status;
     pub fn tw_run_context_stop_requested(ctx: *const tw_run_context) -> c_int;
     pub fn tw_run_context_session(ctx: *mut tw_run_context) -> *mut tw_session;
-    pub fn tw_run_context_get_result(ctx: *const tw_run_context, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_run_context_get_result(ctx: *const tw_run_context, name: *const c_char, out: *mut tw_tensor)
+        -> tw_status;
     pub fn tw_run_context_result_count(ctx: *const tw_run_context) -> usize;
     pub fn tw_run_context_result_at(ctx: *const tw_run_context, index: usize, out: *mut tw_tensor) -> tw_status;
     pub fn tw_run_context_request_count(ctx: *const tw_run_context) -> usize;
@@ -197,10 +198,18 @@ extern "C" {
     // session.h: step context
     pub fn tw_step_context_feed_count(ctx: *const tw_step_context) -> usize;
     pub fn tw_step_context_feed_at(ctx: *const tw_step_context, index: usize, out: *mut tw_tensor) -> tw_status;
-    pub fn tw_step_context_find_feed(ctx: *const tw_step_context, name: *const c_char, out: *mut tw_tensor) -> tw_status;
+    pub fn tw_step_context_find_feed(
+        ctx: *const tw_step_context,
+        name: *const c_char,
+        out: *mut tw_tensor,
+    ) -> tw_status;
     pub fn tw_step_context_is_requested(ctx: *const tw_step_context, name: *const c_char) -> c_int;
     pub fn tw_step_context_requested_count(ctx: *const tw_step_context) -> usize;
-    pub fn tw_step_context_requested_at(ctx: *const tw_step_context, index: usize, out: *mut *const c_char) -> tw_status;
+    pub fn tw_step_context_requested_at(
+        ctx: *const tw_step_context,
+        index: usize,
+        out: *mut *const c_char,
+    ) -> tw_status;
     pub fn tw_step_context_publish_copy(ctx: *mut tw_step_context, output: *const tw_tensor) -> tw_status;
     pub fn tw_step_context_global_step(ctx: *const tw_step_context) -> i64;
     pub fn tw_step_context_set_global_step(ctx: *mut tw_step_context, value: i64) -> tw_status;
@@ -209,7 +218,11 @@ extern "C" {
 
     // hooks.h
     pub fn tw_stop_at_step_hook_create(out: *mut *mut tw_hook, num_steps: i64, last_step: i64) -> tw_status;
-    pub fn tw_nan_tensor_hook_create(out: *mut *mut tw_hook, loss_name: *const c_char, fail_on_nan_loss: c_int) -> tw_status;
+    pub fn tw_nan_tensor_hook_create(
+        out: *mut *mut tw_hook,
+        loss_name: *const c_char,
+        fail_on_nan_loss: c_int,
+    ) -> tw_status;
     pub fn tw_checkpoint_saver_hook_create(
         out: *mut *mut tw_hook,
         checkpoint_dir: *const c_char,

@@ -97,7 +97,8 @@ elements!(i8 => I8, i16 => I16, i32 => I32, i64 => I64, u8 => U8, u16 => U16, u3
 
 pub(crate) fn element_count(shape: &[i64]) -> Result<usize> {
     shape.iter().try_fold(1usize, |n, &extent| {
-        let extent = usize::try_from(extent).map_err(|_| Error::invalid(format!("negative extent in shape {:?}", shape)))?;
+        let extent =
+            usize::try_from(extent).map_err(|_| Error::invalid(format!("negative extent in shape {:?}", shape)))?;
         n.checked_mul(extent).ok_or_else(|| Error::invalid(format!("shape {:?} overflows", shape)))
     })
 }

@@ -1,17 +1,16 @@
 //! The parity scenario (tests/parity/README.md) in Rust: its trace must equal
 //! tests/parity/expected.txt, which every language's binding compares against.
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use trainwatch::{Code, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View};
 
-type Trace = Rc<RefCell<Vec<String>>>;
+type Trace = Arc<Mutex<Vec<String>>>;
 
 fn add(trace: &Trace, line: String) {
-    trace.borrow_mut().push(line);
+    trace.lock().unwrap().push(line);
 }
 
 /// Integral values in decimal, NaN as "nan".
@@ -113,7 +112,7 @@ fn phase_train(dir: &Path) -> trainwatch::Result<Vec<String>> {
     add(&trace, format!("w={}", weights(&w)));
     let latest = trainwatch::latest_checkpoint(dir)?.expect("a checkpoint was saved");
     add(&trace, format!("latest_checkpoint={}", latest.file_name().unwrap().to_string_lossy()));
-    let lines = trace.borrow().clone();
+    let lines = trace.lock().unwrap().clone();
     Ok(lines)
 }
 
@@ -135,7 +134,7 @@ fn phase_nan() -> trainwatch::Result<Vec<String>> {
         add(&trace, format!("close {}", status_name(&closed)));
     }
     add(&trace, format!("w={}", weights(&w)));
-    let lines = trace.borrow().clone();
+    let lines = trace.lock().unwrap().clone();
     Ok(lines)
 }
 
@@ -154,7 +153,7 @@ fn phase_restore(dir: &Path) -> trainwatch::Result<Vec<String>> {
         add(&trace, format!("close {}", status_name(&closed)));
     }
     add(&trace, format!("w={}", weights(&w)));
-    let lines = trace.borrow().clone();
+    let lines = trace.lock().unwrap().clone();
     Ok(lines)
 }
 

@@ -1,19 +1,17 @@
 //! The wrapper's own contract: errors carry the status and message, panics never cross C and are
 //! resumed after the C call, step closures return values, bad input is an error and never a crash,
 //! and hooks and sessions may be dropped in any order.
-use std::cell::{Cell, RefCell};
 use std::fs;
 use std::panic::{self, AssertUnwindSafe};
-use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
 
-use trainwatch::{
-    scan, Code, DType, Error, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View,
-};
+use trainwatch::{scan, Code, DType, Error, Hook, Opt, Options, RunContext, Session, SessionRef, SessionRunHook, View};
 
 /// Records every callback; optionally fails or panics in one of them.
 #[derive(Default)]
 struct Recorder {
-    log: Rc<RefCell<Vec<String>>>,
+    log: Arc<Mutex<Vec<String>>>,
     fail_in: Option<&'static str>,
     panic_in: Option<&'static str>,
     fetch: Option<&'static str>,
@@ -21,7 +19,7 @@ struct Recorder {
 
 impl Recorder {
     fn event(&self, name: &str) -> trainwatch::Result<()> {
-        self.log.borrow_mut().push(name.to_string());
+        self.log.lock().unwrap().push(name.to_string());
         if self.panic_in == Some(name) {
             panic!("{} exploded", name);
         }
@@ -59,14 +57,18 @@ impl SessionRunHook for Recorder {
     }
 }
 
-fn recorder(fail_in: Option<&'static str>, panic_in: Option<&'static str>) -> (Hook, Rc<RefCell<Vec<String>>>) {
-    let log = Rc::new(RefCell::new(Vec::new()));
+fn recorder(fail_in: Option<&'static str>, panic_in: Option<&'static str>) -> (Hook, Arc<Mutex<Vec<String>>>) {
+    let log = Arc::new(Mutex::new(Vec::new()));
     let hook = Hook::new("recorder", Recorder { log: log.clone(), fail_in, panic_in, fetch: None }).unwrap();
     (hook, log)
 }
 
 fn panic_text(payload: Box<dyn std::any::Any + Send>) -> String {
-    payload.downcast_ref::<String>().cloned().or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default()
+    payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
 }
 
 #[test]
@@ -98,7 +100,7 @@ fn step_value_is_returned_and_hooks_run_in_order() {
     assert_eq!(doubled, 7);
     assert_eq!(session.global_step().unwrap(), 1);
     session.close().unwrap();
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "after_run", "end"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "after_run", "end"]);
 }
 
 #[test]
@@ -113,7 +115,7 @@ fn hook_error_fails_the_run_with_its_code_and_message() {
     // The session is failed: no more runs, close skips end.
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::FailedPrecondition);
     session.close().unwrap();
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "on_error TW_INVALID_ARGUMENT"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "after_create_session", "before_run", "on_error TW_INVALID_ARGUMENT"]);
 }
 
 #[test]
@@ -123,7 +125,10 @@ fn hook_panic_is_resumed_after_the_c_call() {
     let payload = panic::catch_unwind(AssertUnwindSafe(|| session.run(&[], |_| Ok(())))).unwrap_err();
     assert_eq!(panic_text(payload), "after_run exploded");
     // The library saw a callback failure and failed the session cleanly.
-    assert_eq!(*log.borrow(), ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]);
+    assert_eq!(
+        *log.lock().unwrap(),
+        ["begin", "after_create_session", "before_run", "after_run", "on_error TW_CALLBACK_FAILED"]
+    );
     let error = session.run(&[], |_| Ok(())).unwrap_err();
     assert_eq!(error.code(), Code::FailedPrecondition);
     session.close().unwrap();
@@ -134,14 +139,16 @@ fn panic_in_begin_is_resumed_from_session_creation() {
     let (hook, log) = recorder(None, Some("begin"));
     let payload = panic::catch_unwind(AssertUnwindSafe(|| Session::monitored(None, &[&hook]))).unwrap_err();
     assert_eq!(panic_text(payload), "begin exploded");
-    assert_eq!(*log.borrow(), ["begin", "on_error TW_CALLBACK_FAILED"]);
+    assert_eq!(*log.lock().unwrap(), ["begin", "on_error TW_CALLBACK_FAILED"]);
 }
 
 #[test]
 fn step_panic_is_resumed_and_the_next_call_is_clean() {
     let mut session = Session::singular(None, &[]).unwrap();
-    let payload = panic::catch_unwind(AssertUnwindSafe(|| session.run(&[], |_| -> trainwatch::Result<()> { panic!("step exploded") })))
-        .unwrap_err();
+    let payload = panic::catch_unwind(AssertUnwindSafe(|| {
+        session.run(&[], |_| -> trainwatch::Result<()> { panic!("step exploded") })
+    }))
+    .unwrap_err();
     assert_eq!(panic_text(payload), "step exploded");
     // Nothing stays pending: the next call reports its own status.
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::FailedPrecondition);
@@ -151,14 +158,16 @@ fn step_panic_is_resumed_and_the_next_call_is_clean() {
 fn out_of_range_and_request_stop_end_cleanly() {
     let (hook, log) = recorder(None, None);
     let mut session = Session::monitored(None, &[&hook]).unwrap();
-    let error = session.run(&[], |_| -> trainwatch::Result<()> { Err(Error::new(Code::OutOfRange, "end of input")) }).unwrap_err();
+    let error = session
+        .run(&[], |_| -> trainwatch::Result<()> { Err(Error::new(Code::OutOfRange, "end of input")) })
+        .unwrap_err();
     assert_eq!(error.code(), Code::OutOfRange);
     assert!(error.code().is_clean_end());
     let error = session.run(&[], |ctx| -> trainwatch::Result<()> { Err(ctx.request_stop()) }).unwrap_err();
     assert_eq!(error.code(), Code::StopIteration);
     assert_eq!(error.message(), "step_fn has requested the iterations to stop.");
     session.close().unwrap();
-    assert_eq!(log.borrow().last().map(String::as_str), Some("end"));
+    assert_eq!(log.lock().unwrap().last().map(String::as_str), Some("end"));
 }
 
 #[test]
@@ -167,7 +176,7 @@ fn feeds_fetches_and_variables_are_zero_copy_views() {
     {
         let mut opts = Options::new().unwrap();
         opts.variable("w", &mut w, &[3]).unwrap();
-        let log = Rc::new(RefCell::new(Vec::new()));
+        let log = Arc::new(Mutex::new(Vec::new()));
         let hook = Hook::new("fetcher", Recorder { log: log.clone(), fetch: Some("w"), ..Default::default() }).unwrap();
         let mut session = Session::singular(Some(&opts), &[&hook]).unwrap();
         let batch = [10i32, 20, 30, 40, 50, 60];
@@ -209,7 +218,10 @@ fn bad_input_is_an_error_never_a_crash() {
     let mut opts = Options::new().unwrap();
     assert_eq!(opts.set_i64(Opt::CheckpointDir, 3).unwrap_err().code(), Code::InvalidArgument);
     assert_eq!(opts.set_f64(Opt::MaxToKeep, 1.5).unwrap_err().code(), Code::InvalidArgument);
-    assert_eq!(Hook::checkpoint_saver("/tmp/x", &opts).unwrap_err().message(), "Either every_secs or every_steps should be provided.");
+    assert_eq!(
+        Hook::checkpoint_saver("/tmp/x", &opts).unwrap_err().message(),
+        "Either every_secs or every_steps should be provided."
+    );
     assert_eq!(opts.variable("global_step", &mut v, &[2]).unwrap_err().code(), Code::InvalidArgument);
     // Inside a run: a wrong dtype, an unknown feed, an unpublished fetch.
     let mut session = Session::singular(None, &[]).unwrap();
@@ -218,7 +230,10 @@ fn bad_input_is_an_error_never_a_crash() {
     let error = session.run(&feeds, |ctx| ctx.feed("x")?.scalar::<f64>()).unwrap_err();
     assert_eq!(error.code(), Code::InvalidArgument);
     assert!(error.message().contains("'x' is float32, not float64"), "{}", error);
-    assert_eq!(Session::singular(None, &[]).unwrap().run(&feeds, |ctx| ctx.feed("y").map(|_| ())).unwrap_err().code(), Code::NotFound);
+    assert_eq!(
+        Session::singular(None, &[]).unwrap().run(&feeds, |ctx| ctx.feed("y").map(|_| ())).unwrap_err().code(),
+        Code::NotFound
+    );
     let fetcher = Hook::new("fetcher", Recorder { fetch: Some("missing"), ..Default::default() }).unwrap();
     let mut session = Session::singular(None, &[&fetcher]).unwrap();
     assert_eq!(session.run(&[], |_| Ok(())).unwrap_err().code(), Code::NotFound);
@@ -229,13 +244,13 @@ fn bad_input_is_an_error_never_a_crash() {
     assert_eq!(Session::singular(None, &[&hook]).unwrap_err().code(), Code::FailedPrecondition);
 }
 
-struct DropCounter(Rc<Cell<u32>>, bool);
+struct DropCounter(Arc<AtomicU32>, bool);
 
 impl SessionRunHook for DropCounter {}
 
 impl Drop for DropCounter {
     fn drop(&mut self) {
-        self.0.set(self.0.get() + 1);
+        self.0.fetch_add(1, Ordering::SeqCst);
         if self.1 {
             panic!("drop exploded");
         }
@@ -244,26 +259,26 @@ impl Drop for DropCounter {
 
 #[test]
 fn hooks_and_sessions_drop_in_any_order_exactly_once() {
-    let drops = Rc::new(Cell::new(0));
+    let drops = Arc::new(AtomicU32::new(0));
     let hook = Hook::new("counted", DropCounter(drops.clone(), false)).unwrap();
     let session = Session::monitored(None, &[&hook]).unwrap();
     drop(hook); // the session still holds it
-    assert_eq!(drops.get(), 0);
+    assert_eq!(drops.load(Ordering::SeqCst), 0);
     drop(session);
-    assert_eq!(drops.get(), 1);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
 
     let hook = Hook::new("counted", DropCounter(drops.clone(), false)).unwrap();
     let mut session = Session::monitored(None, &[&hook]).unwrap();
     session.close().unwrap();
     drop(session);
-    assert_eq!(drops.get(), 1);
+    assert_eq!(drops.load(Ordering::SeqCst), 1);
     drop(hook);
-    assert_eq!(drops.get(), 2);
+    assert_eq!(drops.load(Ordering::SeqCst), 2);
 
     // A hook whose Drop panics: caught in the destroy trampoline, reported, not unwound through C.
     let hook = Hook::new("bad drop", DropCounter(drops.clone(), true)).unwrap();
     drop(hook);
-    assert_eq!(drops.get(), 3);
+    assert_eq!(drops.load(Ordering::SeqCst), 3);
 }
 
 #[test]
@@ -281,7 +296,12 @@ fn options_round_trip_and_latest_checkpoint_of_an_empty_dir() {
     let mut opts = Options::new().unwrap();
     assert_eq!(opts.get_i64(Opt::MaxToKeep).unwrap(), 5);
     assert_eq!(opts.get_str(Opt::CheckpointDir).unwrap(), None);
-    opts.set_i64(Opt::MaxToKeep, 2).unwrap().set_f64(Opt::RecoveryBackoffSecs, 0.5).unwrap().set_str(Opt::CheckpointBasename, "m").unwrap();
+    opts.set_i64(Opt::MaxToKeep, 2)
+        .unwrap()
+        .set_f64(Opt::RecoveryBackoffSecs, 0.5)
+        .unwrap()
+        .set_str(Opt::CheckpointBasename, "m")
+        .unwrap();
     assert_eq!(opts.get_i64(Opt::MaxToKeep).unwrap(), 2);
     assert_eq!(opts.get_f64(Opt::RecoveryBackoffSecs).unwrap(), 0.5);
     assert_eq!(opts.get_str(Opt::CheckpointBasename).unwrap().as_deref(), Some("m"));

@@ -1,8 +1,7 @@
 //! `Hook::wrap`: TF's subclass of a built-in hook (issue 12). A NanTensorHook "subclass" overriding
 //! `after_run`, with and without `super()` (B33 kept or replaced), and `super().before_run` returning
 //! the built-in's fetch (B31).
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 
 use trainwatch::{Code, Hook, HookCallbacks, RunContext, Session, Super};
 
@@ -17,20 +16,20 @@ struct Seen {
 /// `class NanTensorHookCustom(NanTensorHook)` overriding `before_run` (calling super) and `after_run`.
 struct NanTensorHookCustom {
     call_super: bool,
-    seen: Rc<RefCell<Seen>>,
+    seen: Arc<Mutex<Seen>>,
 }
 
 impl HookCallbacks for NanTensorHookCustom {
     fn before_run(&mut self, inner: &Super, ctx: &mut RunContext<'_>) -> trainwatch::Result<()> {
         inner.before_run(ctx)?;
-        self.seen.borrow_mut().requests = ctx.requests()?;
+        self.seen.lock().unwrap().requests = ctx.requests()?;
         Ok(())
     }
     fn after_run(&mut self, inner: &Super, ctx: &mut RunContext<'_>) -> trainwatch::Result<()> {
         let loss = ctx.result("loss")?.scalar::<f32>()?;
         assert_eq!(ctx.session().output("loss")?.scalar::<f32>()?.to_bits(), loss.to_bits());
         {
-            let mut seen = self.seen.borrow_mut();
+            let mut seen = self.seen.lock().unwrap();
             seen.losses.push(loss);
             if loss.is_nan() {
                 seen.custom_actions += 1;
@@ -43,8 +42,8 @@ impl HookCallbacks for NanTensorHookCustom {
     }
 }
 
-fn run_with_nan(call_super: bool) -> (Rc<RefCell<Seen>>, Vec<trainwatch::Result<()>>) {
-    let seen = Rc::new(RefCell::new(Seen::default()));
+fn run_with_nan(call_super: bool) -> (Arc<Mutex<Seen>>, Vec<trainwatch::Result<()>>) {
+    let seen = Arc::new(Mutex::new(Seen::default()));
     let inner = Hook::nan_tensor("loss", true).unwrap();
     let hook = Hook::wrap(&inner, NanTensorHookCustom { call_super, seen: seen.clone() }).unwrap();
     assert_eq!(hook.name(), "NanTensorHook");
@@ -53,7 +52,7 @@ fn run_with_nan(call_super: bool) -> (Rc<RefCell<Seen>>, Vec<trainwatch::Result<
     let losses = [0.5f32, f32::NAN, 0.25];
     let results = losses.iter().map(|&loss| session.run(&[], |ctx| ctx.publish_scalar("loss", loss))).collect();
     // Between runs no output is readable.
-    seen.borrow_mut().output_outside = session.output("loss").err().map(|e| e.code());
+    seen.lock().unwrap().output_outside = session.output("loss").err().map(|e| e.code());
     (seen, results)
 }
 
@@ -66,7 +65,7 @@ fn subclass_calling_super_detects_nan_and_fails_b33() {
     assert!(error.message().contains("NaN loss during training."), "{}", error.message());
     // A failed session refuses later runs.
     assert_eq!(results[2].as_ref().unwrap_err().code(), Code::FailedPrecondition);
-    let seen = seen.borrow();
+    let seen = seen.lock().unwrap();
     assert_eq!(seen.requests, vec!["loss".to_string()]);
     assert_eq!(seen.custom_actions, 1);
 }
@@ -75,7 +74,7 @@ fn subclass_calling_super_detects_nan_and_fails_b33() {
 fn subclass_without_super_runs_its_own_action_only() {
     let (seen, results) = run_with_nan(false);
     assert!(results.iter().all(|r| r.is_ok()));
-    let seen = seen.borrow();
+    let seen = seen.lock().unwrap();
     assert_eq!(seen.losses.len(), 3);
     assert_eq!(seen.custom_actions, 1);
     // Between runs no output is readable.

@@ -2,10 +2,11 @@
 //
 // What SWIG generates here is the assembly's internal layer (namespace TrainWatch.Native, made
 // internal by bindings/csharp/run_swig.py); the public API is hand-written over it
-// (bindings/csharp/src). C# subclasses only the Managed* classes of managed_callbacks.hpp, whose
-// callbacks return false instead of throwing, so no managed exception unwinds through native frames.
+// (bindings/csharp/src). C# subclasses only the Managed* classes, generated from the table in
+// managed_callbacks.py, whose callbacks return false instead of throwing, so no managed exception
+// unwinds through native frames (csharp/managed_error.hpp).
 %{
-#include "csharp/managed_callbacks.hpp"
+#include "managed_callbacks.hpp"
 %}
 
 // std::runtime_error is the facade's business.
@@ -74,163 +75,13 @@ static void tw_csharp_raise_error(tw_status code, const char *message, int64_t t
 }
 
 // ------------------------------------------------------------------------------------------------
-// Callbacks: only the Managed* classes are directors in C#.
+// Callbacks: only the Managed* classes are directors in C#. managed_callbacks.i is generated (in the
+// build directory, on swig's -I path) from the table of callback kinds in managed_callbacks.py: the
+// facade classes' directors off, the Managed* ones on, and the Managed* classes as SWIG sees them.
 // ------------------------------------------------------------------------------------------------
-%feature("director", "0") trainwatch::Hook;
-%feature("director", "0") trainwatch::WrappedHook;
-%feature("director", "0") trainwatch::CheckpointSaverListener;
-%feature("director", "0") trainwatch::StepFunction;
-%feature("director", "0") trainwatch::InitFunction;
-%feature("director", "0") trainwatch::ReadyFunction;
-%feature("director", "0") trainwatch::NanFunction;
-%feature("director", "0") trainwatch::LogSink;
-%feature("director", "0") trainwatch::LogFormatter;
-%feature("director", "0") trainwatch::FeedFunction;
-%feature("director", "0") trainwatch::GlobalStepFunction;
-
-%feature("director") trainwatch::csharp::ManagedHook;
-%feature("director") trainwatch::csharp::ManagedStep;
-%feature("director") trainwatch::csharp::ManagedListener;
-%feature("director") trainwatch::csharp::ManagedNanFunction;
-%feature("director") trainwatch::csharp::ManagedLogSink;
-%feature("director") trainwatch::csharp::ManagedInitFunction;
-%feature("director") trainwatch::csharp::ManagedReadyFunction;
-%feature("director") trainwatch::csharp::ManagedLogFormatter;
-%feature("director") trainwatch::csharp::ManagedFeedFunction;
-%feature("director") trainwatch::csharp::ManagedGlobalStepFunction;
-%feature("director") trainwatch::csharp::ManagedWrappedHook;
-
-// What SWIG sees of managed_callbacks.hpp: the classes without their facade bases (whose virtuals are
-// final there), reaching the facade object through an accessor.
 namespace trainwatch {
-class HookHandle;
-class SessionRef;
-class RunContext;
-class StepContext;
-class StepFunction;
-class CheckpointSaverListener;
-class NanFunction;
-struct NanEvent;
-class Tensor;
-class InitFunction;
-class ReadyFunction;
-class LogFormatter;
-class FeedFunction;
-class GlobalStepFunction;
-class WrappedHook;
 namespace csharp {
 void record_failure(int code, const std::string &message, int64_t ticket);
-
-class ManagedHook {
- public:
-  explicit ManagedHook(const std::string &name);
-  virtual ~ManagedHook();
-  trainwatch::HookHandle *hook();
-  virtual bool managed_begin(trainwatch::SessionRef &session) = 0;
-  virtual bool managed_after_create_session(trainwatch::SessionRef &session) = 0;
-  virtual bool managed_before_run(trainwatch::RunContext &ctx) = 0;
-  virtual bool managed_after_run(trainwatch::RunContext &ctx) = 0;
-  virtual bool managed_end(trainwatch::SessionRef &session) = 0;
-  virtual void managed_on_error(trainwatch::SessionRef &session, int error) = 0;
-};
-
-class ManagedWrappedHook {
- public:
-  ManagedWrappedHook(const trainwatch::HookHandle &inner, int overridden);
-  virtual ~ManagedWrappedHook();
-  trainwatch::HookHandle *hook();
-  trainwatch::WrappedHook *wrapped();
-  void set_stop(bool stop);
-  virtual bool managed_begin(trainwatch::SessionRef &session) = 0;
-  virtual bool managed_after_create_session(trainwatch::SessionRef &session) = 0;
-  virtual bool managed_before_run(trainwatch::RunContext &ctx) = 0;
-  virtual bool managed_after_run(trainwatch::RunContext &ctx) = 0;
-  virtual bool managed_end(trainwatch::SessionRef &session) = 0;
-  virtual void managed_on_error(trainwatch::SessionRef &session, int error) = 0;
-  virtual bool managed_log_tensors(const std::vector<trainwatch::Tensor> &values) = 0;
-  virtual bool managed_log_and_record(int64_t elapsed_steps, double elapsed_time, int64_t global_step) = 0;
-  virtual bool managed_save(trainwatch::SessionRef &session, int64_t step) = 0;
-};
-
-class ManagedStep {
- public:
-  ManagedStep();
-  virtual ~ManagedStep();
-  trainwatch::StepFunction &step();
-  virtual bool managed_run(trainwatch::StepContext &ctx) = 0;
-};
-
-class ManagedListener {
- public:
-  explicit ManagedListener(const std::string &name);
-  virtual ~ManagedListener();
-  trainwatch::CheckpointSaverListener *listener();
-  void request_stop();
-  virtual bool managed_begin() = 0;
-  virtual bool managed_before_save(trainwatch::SessionRef &session, int64_t global_step) = 0;
-  virtual bool managed_after_save(trainwatch::SessionRef &session, int64_t global_step) = 0;
-  virtual bool managed_end(trainwatch::SessionRef &session, int64_t global_step) = 0;
-};
-
-class ManagedNanFunction {
- public:
-  ManagedNanFunction();
-  virtual ~ManagedNanFunction();
-  trainwatch::NanFunction *function();
-  virtual bool managed_on_nan(trainwatch::SessionRef &session, const trainwatch::NanEvent &event) = 0;
-};
-
-class ManagedInitFunction {
- public:
-  ManagedInitFunction();
-  virtual ~ManagedInitFunction();
-  trainwatch::InitFunction *function();
-  virtual bool managed_run(trainwatch::SessionRef &session) = 0;
-};
-
-class ManagedReadyFunction {
- public:
-  ManagedReadyFunction();
-  virtual ~ManagedReadyFunction();
-  trainwatch::ReadyFunction *function();
-  void set_ready(bool ready);
-  virtual bool managed_ready(trainwatch::SessionRef &session) = 0;
-};
-
-class ManagedLogFormatter {
- public:
-  ManagedLogFormatter();
-  virtual ~ManagedLogFormatter();
-  trainwatch::LogFormatter *formatter();
-  void set_text(const std::string &text);
-  virtual bool managed_format(const std::vector<trainwatch::Tensor> &values) = 0;
-};
-
-class ManagedFeedFunction {
- public:
-  ManagedFeedFunction();
-  virtual ~ManagedFeedFunction();
-  trainwatch::FeedFunction *function();
-  void add_feed(const trainwatch::Tensor &feed);
-  virtual bool managed_feeds() = 0;
-};
-
-class ManagedGlobalStepFunction {
- public:
-  ManagedGlobalStepFunction();
-  virtual ~ManagedGlobalStepFunction();
-  trainwatch::GlobalStepFunction *function();
-  void set_global_step(int64_t step);
-  virtual bool managed_global_step(trainwatch::SessionRef &session) = 0;
-};
-
-class ManagedLogSink {
- public:
-  ManagedLogSink();
-  virtual ~ManagedLogSink();
-  virtual void managed_write(int level, const std::string &message) = 0;
-};
-
-void set_managed_log_sink(ManagedLogSink *sink);
 }  // namespace csharp
 }  // namespace trainwatch
+%include "managed_callbacks.i"
