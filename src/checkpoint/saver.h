@@ -158,7 +158,7 @@ class Saver {
   std::set<std::string> cleaned_dirs_;
   std::string last_restored_;  // never evicted by RecoverLastCheckpoints
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
-  WriteBuffers write_buffers_;  // reused from save to save
+  WriteBuffers write_buffers_;                 // reused from save to save
   std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save
 };
 

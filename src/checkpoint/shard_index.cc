@@ -5,10 +5,10 @@
 #include <limits>
 #include <unordered_set>
 
+#include "base/tensor.h"
 #include "checkpoint/path.h"
 #include "checkpoint/wire.h"
 #include "checkpoint/xxhash64.h"
-#include "base/tensor.h"
 
 namespace tw {
 namespace checkpoint {
@@ -99,8 +99,8 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t part_count, Sha
     ShardBox &box = t->boxes[b];
     const std::string where = "box " + std::to_string(b) + ": ";
     if (!in->Get(&box.part)) return bad(where + "truncated");
-    if (box.part >= part_count) return bad(where + "names part " + std::to_string(box.part) + " of " +
-                                           std::to_string(part_count));
+    if (box.part >= part_count)
+      return bad(where + "names part " + std::to_string(box.part) + " of " + std::to_string(part_count));
     box.offset.resize(ndim);
     box.extent.resize(ndim);
     for (uint32_t d = 0; d < ndim; ++d) {
@@ -118,10 +118,12 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t part_count, Sha
 
 Status CheckShardSpec(const ShardSpec &spec, const std::vector<int64_t> &extent, const std::string &variable) {
   if (extent.empty()) {
-    return Status(TW_INVALID_ARGUMENT, "shard '" + variable + "' is a scalar: only tensors of rank >= 1 can be sharded");
+    return Status(TW_INVALID_ARGUMENT,
+                  "shard '" + variable + "' is a scalar: only tensors of rank >= 1 can be sharded");
   }
   if (spec.global_shape.size() != extent.size() || spec.offset.size() != extent.size()) {
-    return Status(TW_INVALID_ARGUMENT, "shard '" + variable + "': global_shape and offset need one entry per dimension");
+    return Status(TW_INVALID_ARGUMENT,
+                  "shard '" + variable + "': global_shape and offset need one entry per dimension");
   }
   for (size_t d = 0; d < extent.size(); ++d) {
     const int64_t global = spec.global_shape[d], offset = spec.offset[d];

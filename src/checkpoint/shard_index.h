@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/format.h"
 #include "base/status.h"
+#include "checkpoint/format.h"
 
 namespace tw {
 namespace checkpoint {
@@ -52,7 +52,7 @@ struct ShardBox {
 struct ShardedTensor {
   std::string name;
   int32_t dtype = 0;
-  std::vector<int64_t> shape;  // global
+  std::vector<int64_t> shape;   // global
   std::vector<ShardBox> boxes;  // tile the global tensor exactly
 };
 

@@ -39,7 +39,8 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
     OpenPart open;
     const Status mapped = MappedFile::Open(file, &open.file);
     if (!mapped.ok()) {
-      return Status(TW_DATA_LOSS, "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + mapped.message());
+      return Status(TW_DATA_LOSS,
+                    "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + mapped.message());
     }
     Footer footer;
     const uint64_t size = open.file->size();
@@ -84,8 +85,8 @@ Status ShardedReader::ReadRows(const ShardedTensor &tensor, int64_t row_begin, i
     TW_RETURN_IF_ERROR(Part(box->part, &reader));
     const TensorEntry *entry = reader->Find(tensor.name);
     if (entry == nullptr || entry->dtype != tensor.dtype || entry->shape != box->extent) {
-      return Status(TW_DATA_LOSS, "part " + reader->path() + " does not hold the box of '" + tensor.name +
-                                      "' its index records");
+      return Status(TW_DATA_LOSS,
+                    "part " + reader->path() + " does not hold the box of '" + tensor.name + "' its index records");
     }
     box_bytes.resize(entry->byte_size());
     TW_RETURN_IF_ERROR(reader->ReadInto({{entry, box_bytes.data()}}));

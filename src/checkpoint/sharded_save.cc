@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/log.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/format.h"
 #include "checkpoint/mapped_file.h"
 #include "checkpoint/path.h"
 #include "checkpoint/xxhash64.h"
-#include "base/log.h"
 
 namespace tw {
 namespace checkpoint {
@@ -89,8 +89,8 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
   const int64_t signature = Signature(declared);
   const int64_t rank = collective.rank();
   // MAX of x and of -x gives the largest and the smallest: one allreduce checks that all agree.
-  std::vector<int64_t> agree = {signature, -signature, box_values, -box_values, chief ? rank : -1,
-                                chief ? -rank : INT64_MIN + 1};
+  std::vector<int64_t> agree = {signature,   -signature,        box_values,
+                                -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1};
   TW_RETURN_IF_ERROR(collective.Allreduce(&agree, TW_REDUCE_MAX, timeout_secs, "agreeing on the sharded variables"));
   if (agree[0] != -agree[1] || agree[2] != -agree[3]) {
     return Status(TW_INVALID_ARGUMENT,
@@ -146,12 +146,14 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
   }
   // Every rank checks the same tiling with the reader's own rules, so all reach the same verdict.
   ShardIndex check;
-  for (uint32_t p = 0; p < agreed.part_count; ++p) check.parts.push_back({PartFileName("layout", p, agreed.part_count), 0, 0});
+  for (uint32_t p = 0; p < agreed.part_count; ++p)
+    check.parts.push_back({PartFileName("layout", p, agreed.part_count), 0, 0});
   check.tensors = agreed.tensors;
   std::string bytes;
   EncodeShardIndex(check, &bytes);
   ShardIndex parsed;
-  const Status tiled = ParseShardIndex(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "layout", &parsed);
+  const Status tiled =
+      ParseShardIndex(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "layout", &parsed);
   if (!tiled.ok()) {
     return Status(TW_INVALID_ARGUMENT, "the ranks' shards do not tile their global tensors: " + tiled.message());
   }
@@ -160,8 +162,8 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
 }
 
 Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
-                              const std::vector<TensorRef> &tensors, const WriteOptions &options,
-                              WriteBuffers *buffers, const std::function<Status()> &record) {
+                              const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,
+                              const std::function<Status()> &record) {
   const Collective &collective = *save.collective;
   const int32_t rank = collective.rank(), world = collective.world_size();
   const std::vector<std::string> parts = PartPaths(checkpoint, save.layout->part_count);
@@ -187,8 +189,8 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   vote[3 * rank] = written.code();
   vote[3 * rank + 1] = static_cast<int64_t>(described.file_size);
   vote[3 * rank + 2] = static_cast<int64_t>(described.index_xxh64);
-  const Status voted = collective.Allreduce(&vote, TW_REDUCE_SUM, save.timeout_secs,
-                                            "voting on the parts of checkpoint " + checkpoint);
+  const Status voted =
+      collective.Allreduce(&vote, TW_REDUCE_SUM, save.timeout_secs, "voting on the parts of checkpoint " + checkpoint);
   auto discard_part = [&] { ::unlink(part_path.c_str()); };
   if (!voted.ok()) {
     discard_part();
@@ -233,8 +235,9 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     discard_part();
     if (save.chief) return committed;
     return Status(static_cast<tw_status>(outcome), "checkpoint " + checkpoint +
-                                                      " was not committed: the chief could not write its index or "
-                                                      "state file (" + tw::StatusName(static_cast<tw_status>(outcome)) + ")");
+                                                       " was not committed: the chief could not write its index or "
+                                                       "state file (" +
+                                                       tw::StatusName(static_cast<tw_status>(outcome)) + ")");
   }
   return Status();
 }

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/shard_index.h"
-#include "checkpoint/writer.h"
 #include "base/status.h"
 #include "base/tensor.h"
+#include "checkpoint/shard_index.h"
+#include "checkpoint/writer.h"
 #include "distributed/collective.h"
 
 namespace tw {
@@ -45,8 +45,8 @@ struct ShardedSave {
   bool chief;
 };
 Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
-                              const std::vector<TensorRef> &tensors, const WriteOptions &options,
-                              WriteBuffers *buffers, const std::function<Status()> &record);
+                              const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,
+                              const std::function<Status()> &record);
 
 // The part files of `checkpoint` for `part_count` parts, in part order.
 std::vector<std::string> PartPaths(const std::string &checkpoint, uint32_t part_count);

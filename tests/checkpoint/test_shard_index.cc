@@ -46,7 +46,8 @@ void ExpectRefused(const ckpt::ShardIndex &index, const char *needle) {
   ckpt::ShardIndex parsed;
   const tw::Status status = Parse(bytes, &parsed);
   assert_int_equal(status.code(), TW_DATA_LOSS);
-  if (std::strstr(status.message().c_str(), needle) == nullptr) fail_msg("'%s' lacks '%s'", status.message().c_str(), needle);
+  if (std::strstr(status.message().c_str(), needle) == nullptr)
+    fail_msg("'%s' lacks '%s'", status.message().c_str(), needle);
 }
 
 void RoundTrip(void **) {

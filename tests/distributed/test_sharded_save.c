@@ -305,7 +305,8 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   for (int rank = 0; rank < kRanks; ++rank) {
     const rank_result *r = &j.results[rank];
     assert_int_equal(r->create, TW_OK);
-    if (r->failed_at_run != 2) fail_msg("rank %d: failed at run %d (%d): %s", rank, r->failed_at_run, r->first_failed_run, r->message);
+    if (r->failed_at_run != 2)
+      fail_msg("rank %d: failed at run %d (%d): %s", rank, r->failed_at_run, r->first_failed_run, r->message);
     assert_int_not_equal(r->first_failed_run, TW_OK);
     /* The failed rank says what failed; the others name it. */
     const char *needle = rank == 2 ? "model.ckpt-2.part-00002-of-00004" : "rank(s) 2 failed";
