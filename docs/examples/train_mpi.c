@@ -18,10 +18,10 @@
 #define SHARD 64
 
 typedef struct replica {
-  float w[FEATURES];     /* the model: y = w . x */
+  float w[FEATURES]; /* the model: y = w . x */
   float x[SHARD][FEATURES], y[SHARD];
   int rank;
-  int spiked;            /* the NaN spike is injected once */
+  int spiked; /* the NaN spike is injected once */
 } replica;
 
 static const float kTrue[FEATURES] = {2.0f, -1.0f, 0.5f, 3.0f};
@@ -110,11 +110,11 @@ int main(int argc, char **argv) {
   tw_hook *hooks[2] = {NULL, NULL};
   tw_options *nan_opts = NULL;
   const char *watch[] = {"loss"};
-  failed = failed || check(tw_stop_at_step_hook_create(&hooks[0], TW_UNSET, last_step), "StopAtStepHook") ||
-           check(tw_options_create(&nan_opts), "options") ||
-           check(tw_options_set_int64(nan_opts, TW_OPT_NAN_ACTION, TW_NAN_ACTION_ROLLBACK), "NaN action") ||
-           check(tw_nan_tensor_hook_create_with_options(&hooks[1], watch, 1, nan_opts, NULL, NULL, NULL),
-                 "NanTensorHook");
+  failed =
+      failed || check(tw_stop_at_step_hook_create(&hooks[0], TW_UNSET, last_step), "StopAtStepHook") ||
+      check(tw_options_create(&nan_opts), "options") ||
+      check(tw_options_set_int64(nan_opts, TW_OPT_NAN_ACTION, TW_NAN_ACTION_ROLLBACK), "NaN action") ||
+      check(tw_nan_tensor_hook_create_with_options(&hooks[1], watch, 1, nan_opts, NULL, NULL, NULL), "NanTensorHook");
   tw_session *session = NULL;
   /* is_chief is left at its default: rank 0 is the chief, and only it checkpoints. */
   failed = failed || check(tw_monitored_training_session_create(&session, opts, hooks, 2, NULL, 0), "session");
@@ -146,8 +146,8 @@ int main(int argc, char **argv) {
   MPI_Allreduce(mine, high, FEATURES + 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   int same = 1;
   for (int j = 0; j <= FEATURES; ++j) same = same && low[j] == high[j];
-  printf("rank %d: %lld runs, global step %lld, w = [%.4f %.4f %.4f %.4f], |w - w*| = %.4f, ranks agree: %s\n",
-         r.rank, (long long)runs, (long long)step, r.w[0], r.w[1], r.w[2], r.w[3], error, same ? "yes" : "NO");
+  printf("rank %d: %lld runs, global step %lld, w = [%.4f %.4f %.4f %.4f], |w - w*| = %.4f, ranks agree: %s\n", r.rank,
+         (long long)runs, (long long)step, r.w[0], r.w[1], r.w[2], r.w[3], error, same ? "yes" : "NO");
   MPI_Finalize();
   return failed || !same || step != last_step || error > 0.05 ? 1 : 0;
 }

@@ -86,6 +86,13 @@ typedef enum tw_reduce_op {
  * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
  * (it is one rank's work, D15). A collective operation that fails ends the call
  * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
+ *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
+ *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
+ *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
+ *      `allreduce_int64` (MAX) carrying the chief's commit outcome. MonitoredTrainingSession therefore
+ *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
+ *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
+ *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {
@@ -119,6 +126,19 @@ static inline void tw_collective_init(tw_collective *collective) {
  * what they had. */
 TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective,
                                                        void *user_data);
+
+/* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
+ * parallelism), next to tw_options_add_variable's replicated variables. var is as for
+ * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name); its shape is the box's
+ * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
+ * where the box starts in it. Every rank registers its own box of the same name, dtype and global
+ * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
+ * "Sharded checkpoints") and restore into any slicing of the same global tensor.
+ * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
+ * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
+ * the dimension), TW_ALREADY_EXISTS (the name is taken). */
+TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
+                                      const int64_t *offset);
 
 #ifdef __cplusplus
 }

@@ -387,7 +387,9 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
  * there is a summary dir and log_step_count_steps > 0; SummarySaverHook (every published value) if
  * there is a summary dir and a summary frequency > 0; CheckpointSaverHook if there is a checkpoint dir
  * and a checkpoint frequency > 0; then `hooks` (T6). The chief restores from the checkpoint dir. A
- * worker runs `hooks` only and waits for readiness (T5). Errors: as tw_monitored_session_create, plus
+ * worker runs `hooks` only and waits for readiness (T5) — except in a job with a collective and sharded
+ * variables (trainwatch/distributed.h), where every rank also runs CheckpointSaverHook, synchronously,
+ * writing its part of each checkpoint. Errors: as tw_monitored_session_create, plus
  * the hooks' constructor errors. */
 TW_NODISCARD TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
                                                                    tw_hook *const *hooks, size_t n_hooks,

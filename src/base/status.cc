@@ -37,6 +37,38 @@ void SetThreadErrorMessage(std::string message) {
 const std::string &ThreadErrorMessage() { return t_error_message; }
 uint64_t ThreadErrorGeneration() { return t_error_generation; }
 
+const char *StatusName(tw_status status) {
+  switch (status) {
+#define TW_STATUS_CASE(code) \
+  case code:                 \
+    return #code;
+    TW_STATUS_CASE(TW_OK)
+    TW_STATUS_CASE(TW_CANCELLED)
+    TW_STATUS_CASE(TW_UNKNOWN)
+    TW_STATUS_CASE(TW_INVALID_ARGUMENT)
+    TW_STATUS_CASE(TW_DEADLINE_EXCEEDED)
+    TW_STATUS_CASE(TW_NOT_FOUND)
+    TW_STATUS_CASE(TW_ALREADY_EXISTS)
+    TW_STATUS_CASE(TW_PERMISSION_DENIED)
+    TW_STATUS_CASE(TW_RESOURCE_EXHAUSTED)
+    TW_STATUS_CASE(TW_FAILED_PRECONDITION)
+    TW_STATUS_CASE(TW_ABORTED)
+    TW_STATUS_CASE(TW_OUT_OF_RANGE)
+    TW_STATUS_CASE(TW_UNIMPLEMENTED)
+    TW_STATUS_CASE(TW_INTERNAL)
+    TW_STATUS_CASE(TW_UNAVAILABLE)
+    TW_STATUS_CASE(TW_DATA_LOSS)
+    TW_STATUS_CASE(TW_UNAUTHENTICATED)
+    TW_STATUS_CASE(TW_NAN_LOSS)
+    TW_STATUS_CASE(TW_IO)
+    TW_STATUS_CASE(TW_STOP_ITERATION)
+    TW_STATUS_CASE(TW_CALLBACK_FAILED)
+#undef TW_STATUS_CASE
+    default:
+      return "TW_UNKNOWN_STATUS";
+  }
+}
+
 Status ErrnoStatus(int err, const std::string &what) {
   const tw_status code = (err == ENOSPC || err == ENOMEM || err == EDQUOT || err == EFBIG)
                              ? TW_RESOURCE_EXHAUSTED

@@ -38,6 +38,9 @@ std::string FormatV(const char *format, va_list args);
 // here; callback hooks read it to learn what a failing callback said through tw_set_error.
 void SetThreadErrorMessage(std::string message);
 const std::string &ThreadErrorMessage();
+
+// "TW_ABORTED" for TW_ABORTED, "TW_UNKNOWN_STATUS" for a value not listed (tw_status_name's text).
+const char *StatusName(tw_status status);
 // Counts SetThreadErrorMessage calls on this thread, so a caller can tell whether a callback stored a
 // message without clearing the user's last one.
 uint64_t ThreadErrorGeneration();
@@ -61,7 +64,7 @@ Status CallUserCallback(const Where &where, Call call) {
   if (code == TW_OK) return Status();
   const std::string prefix = DescribeWhere(where);
   if (ThreadErrorGeneration() != generation) return Status(code, prefix + ThreadErrorMessage());
-  return Status(code, prefix + "returned " + tw_status_name(code));
+  return Status(code, prefix + "returned " + StatusName(code));
 }
 
 // A Status for a failed OS call: code TW_IO (or TW_RESOURCE_EXHAUSTED for ENOSPC/ENOMEM), message

@@ -17,12 +17,12 @@ namespace tw {
 // Per struct: its name in messages, its frozen first size and the initialiser the message points to.
 template <typename T>
 struct Versioned;
-#define TW_VERSIONED_(type, size_v1, init)        \
-  template <>                                     \
-  struct Versioned<type> {                        \
-    static constexpr const char *kName = #type;   \
-    static constexpr size_t kSizeV1 = size_v1;    \
-    static constexpr const char *kInit = #init;   \
+#define TW_VERSIONED_(type, size_v1, init)      \
+  template <>                                   \
+  struct Versioned<type> {                      \
+    static constexpr const char *kName = #type; \
+    static constexpr size_t kSizeV1 = size_v1;  \
+    static constexpr const char *kInit = #init; \
   }
 TW_VERSIONED_(tw_tensor, TW_TENSOR_SIZE_V1, TW_TENSOR_INIT);
 TW_VERSIONED_(tw_hook_callbacks, TW_HOOK_CALLBACKS_SIZE_V1, TW_HOOK_CALLBACKS_INIT);
@@ -38,8 +38,9 @@ TW_VERSIONED_(tw_collective, TW_COLLECTIVE_SIZE_V1, TW_COLLECTIVE_INIT);
 template <typename T>
 Status CheckStructSize(uint32_t struct_size, const std::string &what) {
   if (struct_size < Versioned<T>::kSizeV1) {
-    return Errorf(TW_INVALID_ARGUMENT, "%s has struct_size %u, smaller than the first version of %s (%zu): set it with %s",
-                  what.c_str(), struct_size, Versioned<T>::kName, Versioned<T>::kSizeV1, Versioned<T>::kInit);
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "%s has struct_size %u, smaller than the first version of %s (%zu): set it with %s", what.c_str(),
+                  struct_size, Versioned<T>::kName, Versioned<T>::kSizeV1, Versioned<T>::kInit);
   }
   return Status();
 }

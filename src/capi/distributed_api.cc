@@ -24,4 +24,12 @@ tw_status tw_options_set_collective(tw_options *opts, const tw_collective *colle
   });
 }
 
+tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
+                               const int64_t *offset) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    return opts->AddShard(var, global_shape, offset);
+  });
+}
+
 }  // extern "C"

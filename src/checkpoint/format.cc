@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "base/tensor.h"
+#include "checkpoint/wire.h"
 #include "checkpoint/xxhash64.h"
 
 namespace tw {
@@ -14,38 +15,6 @@ namespace {
 
 constexpr char kHeaderMagic[8] = {'\x89', 'T', 'W', 'C', 'K', 'P', 'T', '\n'};
 constexpr char kFooterMagic[8] = {'T', 'W', 'C', 'K', 'E', 'N', 'D', '\n'};
-
-// Little-endian encoding: the host is little-endian (static_assert in xxhash64.cc), so a memcpy is the
-// encoding.
-template <typename T>
-void Put(std::string *out, T value) {
-  out->append(reinterpret_cast<const char *>(&value), sizeof(value));
-}
-
-// Bounds-checked decoding of untrusted bytes: every read past the end fails, none crashes.
-class Cursor {
- public:
-  Cursor(const uint8_t *bytes, size_t size) : p_(bytes), end_(bytes + size) {}
-
-  template <typename T>
-  bool Get(T *value) {
-    if (remaining() < sizeof(T)) return false;
-    std::memcpy(value, p_, sizeof(T));
-    p_ += sizeof(T);
-    return true;
-  }
-  bool GetString(size_t size, std::string *value) {
-    if (remaining() < size) return false;
-    value->assign(reinterpret_cast<const char *>(p_), size);
-    p_ += size;
-    return true;
-  }
-  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
-
- private:
-  const uint8_t *p_;
-  const uint8_t *end_;
-};
 
 // Smallest encodings, which bound how many entries `remaining` bytes can hold before reserving.
 constexpr size_t kMinTensorBytes = 4 + 4 + 4 + 1 + 4;
@@ -158,10 +127,10 @@ int PlaneCount(Filter filter, int32_t dtype) {
   return filter == Filter::kBytePlanes ? static_cast<int>(DtypeSize(dtype)) : 1;
 }
 
-void AppendHeader(std::string *out) {
+void AppendHeader(std::string *out, uint32_t flags) {
   out->append(kHeaderMagic, sizeof(kHeaderMagic));
   Put<uint32_t>(out, kFormatVersion);
-  Put<uint32_t>(out, 0);  // flags
+  Put<uint32_t>(out, flags);
 }
 
 void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out) {
@@ -195,7 +164,7 @@ void AppendFooter(const Footer &footer, std::string *out) {
   out->append(kFooterMagic, sizeof(kFooterMagic));
 }
 
-Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file) {
+Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags) {
   if (file_size < kHeaderSize + kFooterSize) {
     return Corrupt(file, "file is " + std::to_string(file_size) + " bytes, too short for a checkpoint");
   }
@@ -209,7 +178,13 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
     return Corrupt(file, "format version " + std::to_string(version) + " (this library reads version " +
                              std::to_string(kFormatVersion) + "; corrupt, or written by a newer trainwatch)");
   }
-  if (flags != 0) return Corrupt(file, "unknown header flags " + std::to_string(flags));
+  if (flags != expected_flags) {
+    if (flags == kHeaderFlagShardIndex) return Corrupt(file, "the index of a sharded checkpoint, not a checkpoint file");
+    if (expected_flags == kHeaderFlagShardIndex && flags == 0) {
+      return Corrupt(file, "a single checkpoint file, not the index of a sharded checkpoint");
+    }
+    return Corrupt(file, "unknown header flags " + std::to_string(flags));
+  }
   return Status();
 }
 

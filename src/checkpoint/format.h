@@ -81,13 +81,17 @@ Filter FilterFor(int32_t dtype);
 // Planes a chunk is split into under `filter`.
 int PlaneCount(Filter filter, int32_t dtype);
 
-void AppendHeader(std::string *out);
+// Header flags: 0 for a checkpoint file; kHeaderFlagShardIndex for the index of a sharded checkpoint
+// (shard_index.h), which shares the framing.
+constexpr uint32_t kHeaderFlagShardIndex = 1;
+
+void AppendHeader(std::string *out, uint32_t flags = 0);
 void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out);
 void AppendFooter(const Footer &footer, std::string *out);
 
 // Parsers check everything they can without the chunk bytes and return TW_DATA_LOSS with a message
 // naming `file` (and the tensor, when one is at fault).
-Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file);
+Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags = 0);
 Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
 // `bytes` is the index the footer points at. Checks its checksum, every tensor's metadata (valid dtype,
 // unique non-empty names, sizes that add up) and that the chunks tile [kHeaderSize, index_offset).

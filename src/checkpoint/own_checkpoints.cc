@@ -14,6 +14,7 @@
 #include "base/regular_file.h"
 #include "checkpoint/background_close.h"
 #include "checkpoint/format.h"
+#include "checkpoint/shard_index.h"
 #include "checkpoint/path.h"
 
 namespace tw {
@@ -70,7 +71,8 @@ bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, st
   const ssize_t n = same ? ::pread(fd, header, sizeof(header), 0) : -1;
   ::close(fd);
   if (!same || n != static_cast<ssize_t>(sizeof(header)) ||
-      !ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok()) {
+      (!ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok() &&
+       !ParseHeader(header, static_cast<uint64_t>(opened.st_size), name, kHeaderFlagShardIndex).ok())) {
     *why = "its header is not a trainwatch checkpoint's";
     return false;
   }
@@ -79,8 +81,41 @@ bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, st
 
 }  // namespace
 
+int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index) {
+  const int list_fd = ::dup(dir_fd);
+  DIR *d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
+  if (d == nullptr) {
+    if (list_fd >= 0) ::close(list_fd);
+    return 0;
+  }
+  std::vector<std::string> doomed;
+  while (const struct dirent *entry = ::readdir(d)) {
+    std::string owner;
+    if (!ParsePartFileName(entry->d_name, &owner)) continue;
+    if (!checkpoint_name.empty() && owner != checkpoint_name) continue;
+    struct stat st;
+    if (only_without_index && ::fstatat(dir_fd, owner.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+    doomed.push_back(entry->d_name);
+  }
+  ::closedir(d);
+  int removed = 0;
+  for (const std::string &name : doomed) removed += ::unlinkat(dir_fd, name.c_str(), 0) == 0 ? 1 : 0;
+  return removed;
+}
+
+Status RemoveOrphanParts(const std::string &dir, int *removed) {
+  const DirectoryFd dir_fd(dir);
+  if (dir_fd.get() < 0) return Status();
+  const int n = DeleteParts(dir_fd.get(), "", true);
+  if (removed != nullptr) *removed = n;
+  if (n > 0) Log(TW_LOG_WARNING, "Removed %d part file(s) of uncommitted sharded checkpoints from %s", n, dir.c_str());
+  return Status();
+}
+
 bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   if (basename.empty() || basename[0] == '.' || basename.find('/') != std::string::npos) return false;
+  // "<ckpt>.part-00001-of-00004" ends in a number too, but is a piece of <ckpt>, never a checkpoint.
+  if (ParsePartFileName(basename, nullptr)) return false;
   size_t dash = basename.rfind('-');
   if (dash == std::string::npos) return false;
   // "<prefix>--5": a negative step; the sign's dash belongs to the step.
@@ -104,7 +139,10 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
     // Held across the unlink so that the freeing of its storage happens off this thread.
     const int held = ::openat(dir_fd.get(), Basename(path).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
-    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) return CloseInBackground(held);
+    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) {
+      DeleteParts(dir_fd.get(), Basename(path), false);
+      return CloseInBackground(held);
+    }
     why = std::strerror(errno);
     if (held >= 0) ::close(held);
   }

@@ -30,6 +30,16 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step);
 // already gone is fine.
 void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
 
+// The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
+// "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of
+// `checkpoint_name` ("" : of every checkpoint), only those whose index is absent when
+// `only_without_index`. Returns how many it removed.
+int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index);
+
+// Removes part files whose index does not exist: what a save that failed or was killed before its
+// commit left. Only the holder of the directory's lock may call it, before its job writes new parts.
+Status RemoveOrphanParts(const std::string &dir, int *removed);
+
 struct FoundCheckpoint {
   std::string path;  // JoinPath(dir, name)
   int64_t step;

@@ -1,7 +1,10 @@
 #include "checkpoint/reader.h"
 
+#include <cstring>
+
 #include "checkpoint/codec.h"
 #include "checkpoint/parallel.h"
+#include "checkpoint/sharded_reader.h"
 #include "checkpoint/xxhash64.h"
 
 namespace tw {
@@ -123,6 +126,19 @@ Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, 
 }
 
 Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors) {
+  std::unique_ptr<ShardedReader> sharded;
+  TW_RETURN_IF_ERROR(ShardedReader::Open(path, &sharded));
+  if (sharded != nullptr) {  // whole tensors, as the job declared them; no chunks of their own
+    tensors->clear();
+    for (const ShardedTensor &tensor : sharded->index().tensors) {
+      TensorEntry entry;
+      entry.name = tensor.name;
+      entry.dtype = tensor.dtype;
+      entry.shape = tensor.shape;
+      tensors->push_back(std::move(entry));
+    }
+    return Status();
+  }
   std::unique_ptr<CheckpointReader> reader;
   TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
   *tensors = reader->tensors();
@@ -130,6 +146,21 @@ Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors)
 }
 
 Status LoadVariable(const std::string &path, const TensorRef &destination) {
+  std::unique_ptr<ShardedReader> sharded;
+  TW_RETURN_IF_ERROR(ShardedReader::Open(path, &sharded));
+  if (sharded != nullptr) {  // the whole tensor, assembled from the parts holding its boxes
+    const ShardedTensor *tensor = sharded->Find(destination.name());
+    if (tensor == nullptr) return Status(TW_NOT_FOUND, "Key " + destination.name() + " not found in checkpoint " + path);
+    TensorEntry whole;
+    whole.dtype = tensor->dtype;
+    whole.shape = tensor->shape;
+    TW_RETURN_IF_ERROR(CheckRestorable(whole, destination, path));
+    // Assembled aside: a part failing half-way leaves the destination untouched.
+    std::vector<uint8_t> bytes(destination.byte_size());
+    TW_RETURN_IF_ERROR(sharded->ReadRows(*tensor, 0, tensor->shape.empty() ? 1 : tensor->shape[0], bytes.data()));
+    if (!bytes.empty()) std::memcpy(destination.data(), bytes.data(), bytes.size());
+    return Status();
+  }
   std::unique_ptr<CheckpointReader> reader;
   TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
   const TensorEntry *tensor = reader->Find(destination.name());

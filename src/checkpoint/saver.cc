@@ -114,6 +114,7 @@ Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, cons
 Status Saver::CleanOnce(const std::string &dir) {
   if (cleaned_dirs_.count(dir) != 0) return Status();
   TW_RETURN_IF_ERROR(RemoveStaleTemporaryFiles(dir, nullptr));
+  TW_RETURN_IF_ERROR(RemoveOrphanParts(dir, nullptr));
   cleaned_dirs_.insert(dir);
   return Status();
 }
@@ -135,12 +136,50 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
   TW_RETURN_IF_ERROR(CheckSavePath(prefix, global_step, checkpoint));
   const std::string dir = DirectoryOf(checkpoint);
+  // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
+  // ranks do not save them).
+  if (options_.collective != nullptr && !options_.shards.empty()) return WriteSharded(snapshot, dir, checkpoint, path);
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
+  return RecordOrRemove(dir, checkpoint, path);
+}
+
+Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
+                           std::string *path) {
+  // Every rank reaches the same collective calls whatever fails locally: a rank that returned early
+  // would leave the others waiting in the vote.
+  const Collective &collective = *options_.collective;
+  const double timeout = options_.collective_timeout_secs;
+  Status prepared;
+  if (options_.chief) {
+    prepared = LockDirectory(dir);
+    if (prepared.ok()) prepared = CleanOnce(dir);
+  }
+  std::vector<int64_t> ready = {prepared.code()};
+  TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
+  if (!prepared.ok()) return prepared;
+  if (ready[0] != TW_OK) {
+    return Status(static_cast<tw_status>(ready[0]), "checkpoint " + checkpoint +
+                                                        " not saved: the chief could not prepare the directory");
+  }
+  if (shard_layout_ == nullptr) {
+    auto layout = std::make_unique<ShardLayout>();
+    TW_RETURN_IF_ERROR(AgreeShardLayout(variables_, options_.shards, collective, timeout, options_.chief, layout.get()));
+    shard_layout_ = std::move(layout);
+  }
+  const ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief};
+  std::string recorded_path;
+  TW_RETURN_IF_ERROR(WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), options_.write, &write_buffers_,
+                                            [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); }));
+  *path = checkpoint;
+  return Status();
+}
+
+Status Saver::RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path) {
   const Status recorded = RecordSaved(dir, checkpoint);
   if (!recorded.ok()) {
     // The state file does not name the new file: an orphan no later retention would ever delete. It
@@ -326,8 +365,12 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
 
 Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   const std::string dir = dir_arg.empty() ? "." : dir_arg;
-  TW_RETURN_IF_ERROR(LockDirectory(dir));
-  TW_RETURN_IF_ERROR(CleanOnce(dir));
+  // A job's other ranks only write their parts: the directory, its state file and its cleaning are
+  // the chief's.
+  if (options_.chief) {
+    TW_RETURN_IF_ERROR(LockDirectory(dir));
+    TW_RETURN_IF_ERROR(CleanOnce(dir));
+  }
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
   std::vector<Kept> kept;

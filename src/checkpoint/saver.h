@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,6 +25,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/dir_lock.h"
+#include "checkpoint/sharded_save.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
 #include "checkpoint/writer.h"
@@ -42,6 +44,14 @@ struct SaverOptions {
   std::string latest_filename = kDefaultStateFileName;
   WriteOptions write;
   std::function<double()> clock;  // seconds since the epoch; empty: the wall clock (tests inject one)
+  // A job of many ranks (trainwatch/distributed.h): with a collective and sharded variables, every
+  // rank's saver writes its part of each checkpoint and the chief commits it (sharded_save.h); only the
+  // chief takes the directory's lock, writes the state file and deletes old checkpoints. Without shards
+  // the collective is not used here: the chief saves the replicated variables alone.
+  std::shared_ptr<const Collective> collective;
+  std::map<std::string, ShardSpec> shards;  // variables holding one box of a global tensor
+  bool chief = true;
+  double collective_timeout_secs = 600.0;
 };
 
 // "<prefix>-<step>" (8-digit zero padding when `pad`), or `prefix` for kNoGlobalStep.
@@ -129,6 +139,11 @@ class Saver {
   Status CleanOnce(const std::string &dir);
   // Records a checkpoint just written in the kept list and the state file, applying retention.
   Status RecordSaved(const std::string &dir, const std::string &checkpoint);
+  // RecordSaved, removing the new checkpoint when its state-file update failed; *path on success.
+  Status RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path);
+  // WriteSnapshot in a job of many ranks (sharded_save.h).
+  Status WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
+                      std::string *path);
   Status ReseedFromDirectory(const std::string &dir, const Status &state_damage);
   // Restore with the candidate's verdict: *intact false when the file itself is unusable (cannot be
   // opened or parsed, corrupt, lacks a required variable), true when it is readable and the failure is
@@ -146,7 +161,8 @@ class Saver {
   std::set<std::string> cleaned_dirs_;
   std::string last_restored_;  // never evicted by RecoverLastCheckpoints
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
-  WriteBuffers write_buffers_;  // reused from save to save
+  WriteBuffers write_buffers_;                 // reused from save to save
+  std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save
 };
 
 }  // namespace checkpoint

@@ -32,9 +32,9 @@ class Collective {
   // The same with `what` a callable returning it, called only on failure: the per-run vote builds no text.
   template <typename What>
   Status AllreduceLazily(std::vector<int64_t> *values, tw_reduce_op op, double timeout_secs, const What &what) const {
-    return CallUserCallback([&] { return Where("allreduce", what()); }, [&] {
-      return table_.allreduce_int64(user_data_, values->data(), values->size(), op, timeout_secs);
-    });
+    return CallUserCallback(
+        [&] { return Where("allreduce", what()); },
+        [&] { return table_.allreduce_int64(user_data_, values->data(), values->size(), op, timeout_secs); });
   }
   Status Broadcast(void *data, size_t size, int32_t root, double timeout_secs, const std::string &what) const;
   Status Barrier(double timeout_secs, const std::string &what) const;

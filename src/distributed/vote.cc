@@ -24,8 +24,8 @@ Status ShareMessage(const Collective &collective, double timeout_secs, int64_t v
                     const std::string &what, std::string *out) {
   const int32_t origin = EventRank(value, collective.world_size());
   std::string text = collective.rank() == origin ? mine : std::string();
-  TW_RETURN_IF_ERROR(collective.BroadcastString(&text, origin, timeout_secs, what + ", sharing rank " +
-                                                                                 std::to_string(origin) + "'s message"));
+  TW_RETURN_IF_ERROR(collective.BroadcastString(&text, origin, timeout_secs,
+                                                what + ", sharing rank " + std::to_string(origin) + "'s message"));
   *out = RankPrefix(origin, collective.world_size()) + text;
   return Status();
 }
@@ -85,7 +85,8 @@ Status Read(const Collective &collective, double timeout_secs, const Ballot &bal
 Status CastVote(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::string &what,
                 Verdict *out) {
   std::vector<int64_t> votes;
-  return CastVote(collective, timeout_secs, ballot, [&] { return what; }, &votes, out);
+  return CastVote(
+      collective, timeout_secs, ballot, [&] { return what; }, &votes, out);
 }
 
 Verdict LocalVerdict(const Ballot &ballot) {

@@ -20,7 +20,7 @@ struct Ballot {
   bool preempt = false;   // a preemption signal or tw_session_notify_preemption
   bool rollback = false;  // NanTensorHook asks every rank to roll back
   std::string rollback_reason;
-  Status failure;          // this rank's failure (OK when none); `recoverable` says which kind
+  Status failure;  // this rank's failure (OK when none); `recoverable` says which kind
   bool recoverable = false;
   bool with_step = false;  // at session creation: also compare the global step of every rank
   int64_t step = 0;
@@ -30,12 +30,12 @@ struct Ballot {
 struct Verdict {
   bool stop = false;
   bool preempt = false;
-  int32_t rollback_rank = -1;  // the lowest rank asking for a rollback, -1 for none
+  int32_t rollback_rank = -1;   // the lowest rank asking for a rollback, -1 for none
   std::string rollback_reason;  // that rank's reason, prefixed with its rank
   // The lowest failing rank's status, its message prefixed "rank R of N: " (a failure wins over a
   // recoverable error); OK when no rank failed.
   Status status;
-  bool recoverable = false;  // status is a recoverable error of some rank and no rank failed for good
+  bool recoverable = false;            // status is a recoverable error of some rank and no rank failed for good
   int64_t min_step = 0, max_step = 0;  // with_step only
 };
 

@@ -59,7 +59,7 @@ namespace {
 
 class CheckpointSaverHook final : public Hook {
  public:
-  bool chief_only_in_a_job() const override { return true; }  // D14
+  bool chief_only_in_a_job() const override { return !config_.every_rank; }  // D14
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
         config_(std::move(config)),
@@ -73,7 +73,7 @@ class CheckpointSaverHook final : public Hook {
 
   // B20: the event file of checkpoint_dir, the kept list of that directory, then listeners' begin.
   Status Begin(Session &session) override {
-    TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
+    if (config_.chief) TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
     TW_RETURN_IF_ERROR(session.IdleSaver().RecoverLastCheckpoints(config_.checkpoint_dir));
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->Begin());
     return Status();
@@ -112,7 +112,7 @@ class CheckpointSaverHook final : public Hook {
       TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     }
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->End(session, step));
-    return events_->Flush();
+    return events_ != nullptr ? events_->Flush() : Status();
   }
 
   // A failed run: let a background write finish (never abandon a half-written file), drop its result.
@@ -164,7 +164,9 @@ class CheckpointSaverHook final : public Hook {
     if (!result.status.ok()) {
       return result.status.WithPrefix("saving checkpoint " + std::to_string(result.global_step) + " failed: ");
     }
-    TW_RETURN_IF_ERROR(events_->AddSessionLog(result.global_step, summary::SessionStatus::kCheckpoint, prefix_));
+    if (events_ != nullptr) {
+      TW_RETURN_IF_ERROR(events_->AddSessionLog(result.global_step, summary::SessionStatus::kCheckpoint, prefix_));
+    }
     Log(TW_LOG_INFO, "Calling checkpoint listeners after saving checkpoint %lld...",
         static_cast<long long>(result.global_step));
     for (CheckpointListener *listener : config_.listeners) {
@@ -216,7 +218,9 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
     }
     config->basename = *basename;
   }
-  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0;
+  // A sharded save votes over the collective, which only the session's thread may call: synchronous.
+  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0 && (options.collective == nullptr || options.shards.empty());
+  config->every_rank = options.collective != nullptr && !options.shards.empty();
   config->deferred_listeners = options.Int64(TW_OPT_DEFERRED_CHECKPOINT_LISTENERS) != 0;
   return Status();
 }

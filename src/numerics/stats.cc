@@ -34,8 +34,7 @@ void AccumulateIntegers(const void *data, size_t count, StatsAccumulator *acc) {
   acc->finite_count += static_cast<int64_t>(count);
 }
 
-void AccumulateRunOf(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                    StatsAccumulator *acc) {
+void AccumulateRunOf(int32_t dtype, const void *data, size_t count, int64_t first_index, StatsAccumulator *acc) {
   switch (dtype) {
     case TW_BOOL: return AccumulateIntegers<uint8_t, true>(data, count, acc);
     case TW_INT8: return AccumulateIntegers<int8_t>(data, count, acc);

@@ -34,7 +34,7 @@ class StatsKernel {
   using DF = hn::ScalableTag<Float>;
   using DU = hn::RebindToUnsigned<DF>;  // the element's bits, zero-extended to the float's width
   using DB = hn::Rebind<Bits, DF>;      // the element's bits as stored: as many lanes as DF
-#if HWY_TARGET == HWY_SCALAR  // one lane: nothing to halve
+#if HWY_TARGET == HWY_SCALAR            // one lane: nothing to halve
   using DD = hn::Rebind<double, DF>;
 #else
   using DD = std::conditional_t<sizeof(Float) == 8, DF, hn::Rebind<double, hn::Half<DF>>>;
@@ -72,9 +72,7 @@ class StatsKernel {
     }
   }
 
-  HWY_INLINE VU Magnitude(VU bits) const {
-    return hn::And(bits, hn::Set(du_, static_cast<Wide>(Format::kAbsMask)));
-  }
+  HWY_INLINE VU Magnitude(VU bits) const { return hn::And(bits, hn::Set(du_, static_cast<Wide>(Format::kAbsMask))); }
 
   // The value of finite elements (other lanes are garbage and must be masked by the caller).
   HWY_INLINE VF ToFloat(VU bits) const {
@@ -92,8 +90,8 @@ class StatsKernel {
       const VU sign = hn::ShiftLeft<31 - kValueBits>(hn::Xor(bits, magnitude));
       const VU normal = hn::Add(hn::ShiftLeft<23 - Format::kMantissaBits>(magnitude),
                                 hn::Set(du_, static_cast<Wide>(127 - Format::kBias) << 23));
-      const VU subnormal = hn::BitCast(
-          du_, hn::Mul(hn::ConvertTo(df_, hn::BitCast(di, magnitude)), hn::Set(df_, kSubnormalUnit)));
+      const VU subnormal =
+          hn::BitCast(du_, hn::Mul(hn::ConvertTo(df_, hn::BitCast(di, magnitude)), hn::Set(df_, kSubnormalUnit)));
       const auto is_subnormal = hn::Gt(hn::Set(du_, Wide{1} << Format::kMantissaBits), magnitude);
       return hn::BitCast(df_, hn::Or(hn::IfThenElse(is_subnormal, subnormal, normal), sign));
     }
@@ -164,7 +162,7 @@ class StatsKernel {
   // Elements [begin, end) of the run at p, lane by lane under masks: finite values feed min/max/sum,
   // the others the counts. `index` is p[0]'s index.
   HWY_INLINE void AccumulateExactly(const Bits *HWY_RESTRICT p, size_t begin, size_t end, int64_t index,
-                                   StatsAccumulator *acc) const {
+                                    StatsAccumulator *acc) const {
     const size_t N = hn::Lanes(df_);
     const VF inf = hn::Set(df_, std::numeric_limits<Float>::infinity());
     const VU max_finite = hn::Set(du_, static_cast<Wide>(Format::kMaxFinite));
@@ -201,8 +199,7 @@ class StatsKernel {
   DD dd_;
 };
 
-void StatsRun(int32_t dtype, const void *data, size_t count, int64_t index,
-                  StatsAccumulator *acc) {
+void StatsRun(int32_t dtype, const void *data, size_t count, int64_t index, StatsAccumulator *acc) {
   VisitFloatFormat(dtype, [&](auto format) {
     using Format = decltype(format);
     StatsKernel<Format>().Run(static_cast<const typename Format::Bits *>(data), count, index, acc);
@@ -220,8 +217,7 @@ namespace numerics {
 
 HWY_EXPORT(StatsRun);
 
-void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                  StatsAccumulator *acc) {
+void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index, StatsAccumulator *acc) {
   HWY_DYNAMIC_DISPATCH(StatsRun)(dtype, data, count, first_index, acc);
 }
 

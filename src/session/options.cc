@@ -254,3 +254,19 @@ Status tw_options::AddVariable(const tw_tensor *in) {
   variables.emplace_back(*var, name);
   return Status();
 }
+
+Status tw_options::AddShard(const tw_tensor *in, const int64_t *global_shape, const int64_t *offset) {
+  tw_tensor view;
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view));
+  const tw_tensor *var = &view;
+  if (global_shape == nullptr) return Status(TW_INVALID_ARGUMENT, "global_shape is NULL");
+  if (offset == nullptr) return Status(TW_INVALID_ARGUMENT, "offset is NULL");
+  const size_t ndim = static_cast<size_t>(var->ndim);
+  tw::checkpoint::ShardSpec spec{std::vector<int64_t>(global_shape, global_shape + ndim),
+                                 std::vector<int64_t>(offset, offset + ndim)};
+  const std::vector<int64_t> extent(var->shape, var->shape + ndim);
+  TW_RETURN_IF_ERROR(tw::checkpoint::CheckShardSpec(spec, extent, var->name != nullptr ? var->name : ""));
+  TW_RETURN_IF_ERROR(AddVariable(in));
+  shards[var->name] = std::move(spec);
+  return Status();
+}

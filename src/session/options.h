@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "checkpoint/shard_index.h"
 #include "distributed/collective.h"
 #include "trainwatch/session.h"
 
@@ -59,6 +60,8 @@ struct tw_options {
 
   tw::Status SetRecoverable(tw_status status, bool recoverable);
   tw::Status AddVariable(const tw_tensor *var);
+  // A variable holding one box of a global tensor sharded across ranks (trainwatch/distributed.h).
+  tw::Status AddShard(const tw_tensor *var, const int64_t *global_shape, const int64_t *offset);
 
   std::map<tw_option, int64_t> ints;
   std::map<tw_option, double> doubles;
@@ -66,6 +69,7 @@ struct tw_options {
   std::map<tw_option, tw_option_state> states;  // absent = TW_OPTION_DEFAULT
   std::set<tw_status> recoverable;
   std::vector<tw::TensorRef> variables;
+  std::map<std::string, tw::checkpoint::ShardSpec> shards;  // by variable name; absent: replicated
   std::shared_ptr<tw::UserCallback<tw_init_fn>> init_fn;
   std::shared_ptr<tw::UserCallback<tw_ready_fn>> ready_fn;
   std::shared_ptr<const tw::Collective> collective;  // nullptr: a single process

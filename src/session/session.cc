@@ -136,6 +136,12 @@ Status tw_session::CreateSaver(const tw::Options &options) {
   tw::checkpoint::SaverOptions saver_options;
   saver_options.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
   saver_options.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
+  saver_options.collective = options.collective;
+  saver_options.shards = options.shards;
+  saver_options.chief = options.IsSet(TW_OPT_IS_CHIEF) || options.collective == nullptr
+                            ? options.Int64(TW_OPT_IS_CHIEF) != 0
+                            : options.collective->rank() == 0;
+  saver_options.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
   TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
   async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);
   return Status();
@@ -408,7 +414,7 @@ Status tw_session::CheckOutputs() const {
 // A run failed for good: every hook hears on_error once, end is skipped (docs/ARCHITECTURE.md, decisions).
 void tw_session::Fail(const Status &error) {
   failed_ = true;
-  tw::Log(TW_LOG_ERROR, "Run failed: %s: %s", tw_status_name(error.code()), error.message().c_str());
+  tw::Log(TW_LOG_ERROR, "Run failed: %s: %s", tw::StatusName(error.code()), error.message().c_str());
   for (tw::Hook *hook : hooks_) hook->OnError(*this, error);
 }
 

@@ -4,12 +4,12 @@
 // through EndOfRun too, with the ballot as its own verdict.
 #include <vector>
 
+#include "base/log.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/path.h"
 #include "checkpoint/saver.h"
-#include "base/log.h"
-#include "session/session.h"
 #include "distributed/vote.h"
+#include "session/session.h"
 
 using tw::Errorf;
 using tw::Status;
@@ -42,7 +42,7 @@ Status tw_session::FindChief() {
   const int64_t rank = collective_->rank();
   std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX};
   TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
-                                            "at session creation, finding the chief")));
+                                                      "at session creation, finding the chief")));
   const int64_t highest = chiefs[0];
   const int64_t lowest = -chiefs[1];
   if (highest < 0) {
@@ -94,12 +94,14 @@ Status tw_session::CreateAgreed() {
 Status tw_session::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
                                    const std::string &what, Status *local) {
   const double timeout = collective_timeout_secs_;
-  TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(timeout, what + (is_chief_ ? ", after the chief's restore"
-                                                                     : ", waiting for the chief's restore"))));
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(
+      timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore"))));
   int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
-  TW_RETURN_IF_ERROR(Exchanged(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step")));
+  TW_RETURN_IF_ERROR(
+      Exchanged(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step")));
   std::string text = outcome.ok() ? path : outcome.message();
-  TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
+  TW_RETURN_IF_ERROR(
+      Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
   if (record[0] != TW_OK) {  // the chief's own ballot carries its failure
     if (is_chief_) *local = outcome;
     return Status();
@@ -109,8 +111,8 @@ Status tw_session::ShareChiefState(const Status &outcome, const std::string &pat
   if (!is_chief_) {
     std::string ignored;
     if (restored && !restore_via_broadcast_) {
-      const std::string mine = checkpoint_dir_.empty() ? text : tw::checkpoint::JoinPath(checkpoint_dir_,
-                                                                                          tw::checkpoint::Basename(text));
+      const std::string mine =
+          checkpoint_dir_.empty() ? text : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(text));
       *local = IdleSaver().Restore(mine);
       if (!local->ok()) {
         *local = local->WithPrefix("restoring the chief's checkpoint " + mine + ": ");
@@ -168,15 +170,18 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
       scratch.resize(bytes);
       into = scratch.data();
       if (local->ok()) {
-        *local = variable == nullptr
-                     ? Errorf(TW_INVALID_ARGUMENT, "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' is not "
-                                                   "registered on this rank", name.c_str())
-                     : Errorf(TW_INVALID_ARGUMENT, "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' has %zu "
-                                                   "bytes, %zu here", name.c_str(), bytes, variable->byte_size());
+        *local = variable == nullptr ? Errorf(TW_INVALID_ARGUMENT,
+                                              "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' is not "
+                                              "registered on this rank",
+                                              name.c_str())
+                                     : Errorf(TW_INVALID_ARGUMENT,
+                                              "TW_OPT_RESTORE_VIA_BROADCAST: the chief's variable '%s' has %zu "
+                                              "bytes, %zu here",
+                                              name.c_str(), bytes, variable->byte_size());
       }
     }
-    TW_RETURN_IF_ERROR(Exchanged(
-        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'")));
+    TW_RETURN_IF_ERROR(Exchanged(collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_,
+                                                        what + ", variable '" + name + "'")));
   }
   size_t nonempty = 0;
   for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
@@ -242,7 +247,8 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
     } else {
       const Status restored = IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
       if (!restored.ok()) {
-        outcome = Status(TW_NAN_LOSS, "NaN loss during training. " + reason + "; not rolled back: " + restored.message());
+        outcome =
+            Status(TW_NAN_LOSS, "NaN loss during training. " + reason + "; not rolled back: " + restored.message());
       }
     }
   }
@@ -270,7 +276,8 @@ Status tw_session::SaveForPreemption() {
   tw::checkpoint::Saver &saver = IdleSaver();
   const std::string prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
   const std::vector<std::string> kept = saver.last_checkpoints();
-  if (!kept.empty() && kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
+  if (!kept.empty() &&
+      kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
     return Status();
   }
   std::string written;

@@ -206,7 +206,7 @@ Status CallInnerEnd(Hook *inner, Session &session) {
 // The inner hears the wrapper's error with its message when the code is the one the wrapper heard.
 Status CallInnerOnError(Hook *inner, Session &session, tw_status error) {
   return CallInner(inner, Kind::kOnError, &session, [&](const Frame &frame) {
-    inner->OnError(session, frame.error->code() == error ? *frame.error : Status(error, tw_status_name(error)));
+    inner->OnError(session, frame.error->code() == error ? *frame.error : Status(error, tw::StatusName(error)));
     return Status();
   });
 }

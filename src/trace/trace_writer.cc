@@ -54,8 +54,7 @@ void AppendMicros(double value, std::string *out) {
   *out += text;
 }
 
-void AppendNameMetadata(const char *kind, int64_t pid, const int64_t *tid, const std::string &name,
-                        std::string *out) {
+void AppendNameMetadata(const char *kind, int64_t pid, const int64_t *tid, const std::string &name, std::string *out) {
   *out += "{\"name\":\"";
   *out += kind;
   *out += "\",\"ph\":\"M\",\"pid\":";

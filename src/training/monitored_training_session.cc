@@ -47,6 +47,29 @@ class HookList {
   std::vector<Hook *> made_;
 };
 
+// A job of many ranks with sharded variables: each rank writes its own part of every checkpoint.
+bool SavesOnEveryRank(const Options &options) { return options.collective != nullptr && !options.shards.empty(); }
+
+// CheckpointSaverHook if there is a checkpoint dir and a checkpoint frequency > 0 (T2, T3).
+Status AddCheckpointSaver(const Options &options, bool is_chief, HookList *list) {
+  const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
+  const Frequency checkpoints =
+      ResolveFrequency(options, TW_OPT_CHECKPOINT_EVERY_N_SECS, TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
+  if (checkpoint_dir == nullptr || !checkpoints.any_positive()) return Status();
+  Options hook_options = options;
+  TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_CHECKPOINT_EVERY_N_SECS, *checkpoints.secs)
+                                      : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_SECS));
+  TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, *checkpoints.steps)
+                                       : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_STEPS));
+  CheckpointSaverConfig config;
+  TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
+  config.chief = is_chief;
+  Hook *hook = nullptr;
+  TW_RETURN_IF_ERROR(NewCheckpointSaverHook(std::move(config), &hook));
+  list->Adopt(hook);
+  return Status();
+}
+
 }  // namespace
 
 Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks, size_t hook_count,
@@ -87,20 +110,14 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
       list.Adopt(hook);
     }
-    const Frequency checkpoints =
-        ResolveFrequency(options, TW_OPT_CHECKPOINT_EVERY_N_SECS, TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
-    if (checkpoint_dir != nullptr && checkpoints.any_positive()) {
-      Options hook_options = options;
-      TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_CHECKPOINT_EVERY_N_SECS, *checkpoints.secs)
-                                          : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_SECS));
-      TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, *checkpoints.steps)
-                                           : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_STEPS));
-      CheckpointSaverConfig config;
-      TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
-      Hook *hook = nullptr;
-      TW_RETURN_IF_ERROR(NewCheckpointSaverHook(std::move(config), &hook));
-      list.Adopt(hook);
-    }
+    if (!SavesOnEveryRank(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
+  }
+  // A sharded job's checkpoint needs every rank's part: every rank saves, at the same steps (the
+  // checkpoint frequency is set alike on every rank), or the others would wait in the vote.
+  if (SavesOnEveryRank(options)) {
+    // The saver's rule (session.cc): without TW_OPT_IS_CHIEF, rank 0 is the chief.
+    const bool chief = options.IsSet(TW_OPT_IS_CHIEF) ? is_chief : options.collective->rank() == 0;
+    TW_RETURN_IF_ERROR(AddCheckpointSaver(options, chief, &list));
   }
   list.Add(hooks, hook_count);  // T5: a worker gets the user's hooks only
   return Session::Create(session_options, list.all().data(), list.all().size(), /*recoverable=*/true, out);  // T8

@@ -194,8 +194,7 @@ static void saver_and_listener_at_the_callers_size(void **state) {
   tw_checkpoint_variables *list = NULL;
   assert_int_equal(scratch_dir_create(&dir), 0);
   assert_int_equal(tw_saver_create(&saver, variables, 2), TW_OK);
-  assert_int_equal(tw_saver_save(&path, saver, scratch_dir_join(&dir, "model.ckpt", prefix, sizeof(prefix)), 1),
-                   TW_OK);
+  assert_int_equal(tw_saver_save(&path, saver, scratch_dir_join(&dir, "model.ckpt", prefix, sizeof(prefix)), 1), TW_OK);
   v[2] = 0;
   assert_int_equal(tw_saver_restore(saver, path), TW_OK);
   assert_true(v[2] == 6.0f); /* variables[1] was read with this program's stride */

@@ -87,7 +87,8 @@ static tw_status make_options(const scenario *s, int rank, const tw_collective *
   }
   if (status == TW_OK) status = tw_options_add_variable(o, &w);
   if (status == TW_OK) status = tw_options_set_init_fn(o, init_w, st, NULL);
-  if (status == TW_OK && s->save_steps > 0) status = tw_options_set_int64(o, TW_OPT_CHECKPOINT_EVERY_N_STEPS, s->save_steps);
+  if (status == TW_OK && s->save_steps > 0)
+    status = tw_options_set_int64(o, TW_OPT_CHECKPOINT_EVERY_N_STEPS, s->save_steps);
   if (status == TW_OK) status = tw_options_set_none(o, TW_OPT_SUMMARY_EVERY_N_STEPS);
   if (status == TW_OK) status = tw_options_set_int64(o, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 0);
   if (status == TW_OK) status = tw_options_set_double(o, TW_OPT_RECOVERY_BACKOFF_SECS, 0);
@@ -150,7 +151,7 @@ void scenario_run_rank(const scenario *s, int rank, const tw_collective *collect
   while (!tw_session_should_stop(session)) {
     int64_t step = 0;
     if (tw_session_get_global_step(&step, session) != TW_OK) step = -1;
-    if (step == s->vanish_at[rank]) {  /* gone: no close, no word to the others */
+    if (step == s->vanish_at[rank]) { /* gone: no close, no word to the others */
       out->vanished = 1;
       out->global_step = step;
       if (tw_session_destroy(session) != TW_OK) note_failure(out, TW_INTERNAL);

@@ -134,12 +134,51 @@ static void distributed_options_have_their_defaults_and_bounds(void **state) {
   tw_options_destroy(opts);
 }
 
+/* tw_options_add_shard: the box must lie inside the global tensor; names and views as variables. */
+static void shards_are_checked_against_their_global_tensor(void **state) {
+  (void)state;
+  tw_options *opts = NULL;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  float rows[2 * 3] = {0};
+  int64_t shape[2] = {2, 3};
+  tw_tensor var = TW_TENSOR_INIT;
+  var.name = "w";
+  var.dtype = TW_FLOAT32;
+  var.ndim = 2;
+  var.shape = shape;
+  var.data = rows;
+  const int64_t global[2] = {8, 3};
+  const int64_t at_6[2] = {6, 0};
+  const int64_t at_7[2] = {7, 0};
+  const int64_t negative[2] = {-1, 0};
+  const int64_t narrow[2] = {8, 2};
+  assert_int_equal(tw_options_add_shard(opts, &var, global, at_7), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "shard 'w' dimension 0"));
+  assert_int_equal(tw_options_add_shard(opts, &var, global, negative), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_options_add_shard(opts, &var, narrow, at_6), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "dimension 1"));
+  assert_int_equal(tw_options_add_shard(opts, &var, NULL, at_6), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "global_shape"));
+  assert_int_equal(tw_options_add_shard(opts, &var, global, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_options_add_shard(NULL, &var, global, at_6), TW_INVALID_ARGUMENT);
+  tw_tensor scalar = var;
+  scalar.ndim = 0;
+  scalar.name = "s";
+  assert_int_equal(tw_options_add_shard(opts, &scalar, global, at_6), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "scalar"));
+  assert_int_equal(tw_options_add_shard(opts, &var, global, at_6), TW_OK);
+  assert_int_equal(tw_options_add_shard(opts, &var, global, at_6), TW_ALREADY_EXISTS);
+  assert_int_equal(tw_options_add_variable(opts, &var), TW_ALREADY_EXISTS);
+  tw_options_destroy(opts);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_tables_are_refused_with_a_message),
       cmocka_unit_test(a_grown_table_is_read_up_to_what_the_library_knows),
       cmocka_unit_test(user_data_is_destroyed_once_on_replace_and_on_remove),
       cmocka_unit_test(distributed_options_have_their_defaults_and_bounds),
+      cmocka_unit_test(shards_are_checked_against_their_global_tensor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -218,7 +218,8 @@ static void D9_a_collective_that_fails_gives_a_clear_error_and_loses_nothing(voi
   j.s.at_step_arg = &f;
   job_run(&j);
   assert_int_equal(j.result[1].run, TW_UNAVAILABLE);
-  assert_non_null(strstr(j.result[1].message, "collective allreduce at the end of run 4 (rank 1 of 4): injected fault"));
+  assert_non_null(
+      strstr(j.result[1].message, "collective allreduce at the end of run 4 (rank 1 of 4): injected fault"));
   for (int r = 0; r < kRanks; ++r) {
     if (r == 1) continue;
     assert_int_equal(j.result[r].run, TW_DEADLINE_EXCEEDED);
@@ -426,7 +427,8 @@ static void D14_side_effects_stay_on_the_chief(void **state) {
   h.world = thread_world_create(2);
   assert_non_null(h.world);
   assert_int_equal(thread_world_run(h.world, hook_counts_rank, &h), 0);
-  assert_string_equal(h.names[0], "StepCounterHook SummarySaverHook CheckpointSaverHook LoggingTensorHook StopAtStepHook");
+  assert_string_equal(h.names[0],
+                      "StepCounterHook SummarySaverHook CheckpointSaverHook LoggingTensorHook StopAtStepHook");
   assert_string_equal(h.names[1], "StopAtStepHook");
   thread_world_destroy(h.world);
   char command[128];

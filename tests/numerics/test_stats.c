@@ -155,7 +155,7 @@ static void integer_dtypes(void **state) {
   assert_true(s.min == 0.0 && s.max == 1.0 && s.mean == 0.5);
 
   /* Every integer dtype against the reference, with odd strides. */
-  static const tw_dtype integers[] = {TW_INT8, TW_INT16, TW_INT32, TW_INT64, TW_UINT8,
+  static const tw_dtype integers[] = {TW_INT8,   TW_INT16,  TW_INT32,  TW_INT64, TW_UINT8,
                                       TW_UINT16, TW_UINT32, TW_UINT64, TW_BOOL};
   unsigned char buffer[3000 * 8];
   uint64_t seed = 99;

@@ -80,8 +80,8 @@ tw_status upcall(Body &&body) noexcept {
     body();
   } catch (const PythonError &e) {
     // A status of its own (DeadlineExceededError, …) unless it would read as a clean end of input.
-    const bool own_status = e.code() != TW_CALLBACK_FAILED && e.code() != TW_OUT_OF_RANGE &&
-                            e.code() != TW_STOP_ITERATION;
+    const bool own_status =
+        e.code() != TW_CALLBACK_FAILED && e.code() != TW_OUT_OF_RANGE && e.code() != TW_STOP_ITERATION;
     if (!own_status) detail::pending_exception() = std::current_exception();  // re-raised unchanged
     status = tw_set_error(own_status ? e.code() : TW_CALLBACK_FAILED, e.what());
   } catch (...) {
@@ -108,8 +108,7 @@ struct Owned {
   Owned &operator=(const Owned &) = delete;
 };
 
-inline tw_status allreduce_int64(void *user_data, int64_t *values, size_t count, tw_reduce_op op,
-                                 double timeout_secs) {
+inline tw_status allreduce_int64(void *user_data, int64_t *values, size_t count, tw_reduce_op op, double timeout_secs) {
   auto *bridge = static_cast<Bridge *>(user_data);
   return upcall([&] {
     PyObject *array = bridge->int64_view.view(values, count, NPY_INT64);

@@ -1,0 +1,246 @@
+#include "checkpoint/sharded_save.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/log.h"
+#include "checkpoint/durable_file.h"
+#include "checkpoint/format.h"
+#include "checkpoint/mapped_file.h"
+#include "checkpoint/path.h"
+#include "checkpoint/xxhash64.h"
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+// One variable as this rank declares it.
+struct Declared {
+  const TensorRef *variable;
+  const ShardSpec *spec;  // NULL: replicated
+};
+
+std::vector<Declared> SortedDeclarations(const std::vector<TensorRef> &variables,
+                                         const std::map<std::string, ShardSpec> &shards) {
+  std::vector<Declared> declared;
+  for (const TensorRef &v : variables) {
+    const auto it = shards.find(v.name());
+    declared.push_back({&v, it == shards.end() ? nullptr : &it->second});
+  }
+  std::sort(declared.begin(), declared.end(),
+            [](const Declared &a, const Declared &b) { return a.variable->name() < b.variable->name(); });
+  return declared;
+}
+
+std::vector<int64_t> GlobalShape(const Declared &d) {
+  return d.spec != nullptr ? d.spec->global_shape : d.variable->shape();
+}
+
+// What every rank must declare alike: names, dtypes, which are sharded, global shapes. 62 bits, so that
+// its negation (for a MIN through MAX) cannot overflow.
+int64_t Signature(const std::vector<Declared> &declared) {
+  std::string bytes;
+  for (const Declared &d : declared) {
+    bytes += d.variable->name();
+    bytes.push_back('\0');
+    const int32_t header[2] = {d.variable->dtype(), d.spec != nullptr ? 1 : 0};
+    bytes.append(reinterpret_cast<const char *>(header), sizeof header);
+    for (int64_t e : GlobalShape(d)) bytes.append(reinterpret_cast<const char *>(&e), sizeof e);
+  }
+  return static_cast<int64_t>(Xxh64(bytes.data(), bytes.size()) >> 2);
+}
+
+std::string RankList(const std::vector<int32_t> &ranks) {
+  std::string text;
+  for (int32_t r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
+  return text;
+}
+
+// The part file's size and footer checksum, which pin its whole content in the index.
+Status DescribePart(const std::string &path, ShardPart *part) {
+  std::unique_ptr<MappedFile> file;
+  TW_RETURN_IF_ERROR(MappedFile::Open(path, &file));
+  Footer footer;
+  TW_RETURN_IF_ERROR(ParseHeader(file->data(), file->size(), path));
+  TW_RETURN_IF_ERROR(ParseFooter(file->data() + file->size() - kFooterSize, file->size(), path, &footer));
+  part->file_size = file->size();
+  part->index_xxh64 = footer.index_xxh64;
+  return Status();
+}
+
+}  // namespace
+
+std::vector<std::string> PartPaths(const std::string &checkpoint, uint32_t part_count) {
+  std::vector<std::string> paths;
+  const std::string dir = Dirname(checkpoint), name = Basename(checkpoint);
+  for (uint32_t p = 0; p < part_count; ++p) paths.push_back(JoinPath(dir, PartFileName(name, p, part_count)));
+  return paths;
+}
+
+Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
+                        const Collective &collective, double timeout_secs, bool chief, ShardLayout *layout) {
+  const std::vector<Declared> declared = SortedDeclarations(variables, shards);
+  int64_t box_values = 0;  // offsets and extents of this rank's boxes
+  for (const Declared &d : declared) {
+    if (d.spec != nullptr) box_values += 2 * static_cast<int64_t>(d.spec->offset.size());
+  }
+  const int64_t signature = Signature(declared);
+  const int64_t rank = collective.rank();
+  // MAX of x and of -x gives the largest and the smallest: one allreduce checks that all agree.
+  std::vector<int64_t> agree = {signature,   -signature,        box_values,
+                                -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1};
+  TW_RETURN_IF_ERROR(collective.Allreduce(&agree, TW_REDUCE_MAX, timeout_secs, "agreeing on the sharded variables"));
+  if (agree[0] != -agree[1] || agree[2] != -agree[3]) {
+    return Status(TW_INVALID_ARGUMENT,
+                  "the ranks declare different checkpoint variables (names, dtypes, which are sharded, or global "
+                  "shapes differ): every rank must register the same variables");
+  }
+  if (agree[4] < 0 || agree[4] != -agree[5]) {
+    return Status(TW_INVALID_ARGUMENT, "a sharded checkpoint needs exactly one chief among the ranks");
+  }
+  const uint32_t chief_rank = static_cast<uint32_t>(agree[4]);
+  const int32_t world = collective.world_size();
+  std::vector<int64_t> boxes(static_cast<size_t>(world) * static_cast<size_t>(box_values), 0);
+  int64_t *mine = boxes.data() + rank * box_values;
+  for (const Declared &d : declared) {
+    if (d.spec == nullptr) continue;
+    const std::vector<int64_t> &extent = d.variable->shape();
+    for (size_t k = 0; k < extent.size(); ++k) {
+      *mine++ = d.spec->offset[k];
+      *mine++ = extent[k];
+    }
+  }
+  if (box_values > 0) {
+    TW_RETURN_IF_ERROR(collective.Allreduce(&boxes, TW_REDUCE_SUM, timeout_secs, "gathering the shards' boxes"));
+  }
+  ShardLayout agreed;
+  agreed.part_count = static_cast<uint32_t>(world);
+  size_t position = 0;  // of the current variable's values in a rank's slot
+  for (const Declared &d : declared) {
+    ShardedTensor t;
+    t.name = d.variable->name();
+    t.dtype = d.variable->dtype();
+    t.shape = GlobalShape(d);
+    const size_t ndim = t.shape.size();
+    if (d.spec == nullptr) {
+      uint64_t elements = 1;
+      for (int64_t e : t.shape) elements *= static_cast<uint64_t>(e);
+      if (elements > 0) t.boxes.push_back({chief_rank, std::vector<int64_t>(ndim, 0), t.shape});
+    } else {
+      for (int32_t r = 0; r < world; ++r) {
+        const int64_t *slot = boxes.data() + r * box_values + position;
+        ShardBox box{static_cast<uint32_t>(r), std::vector<int64_t>(ndim), std::vector<int64_t>(ndim)};
+        bool empty = false;
+        for (size_t k = 0; k < ndim; ++k) {
+          box.offset[k] = slot[2 * k];
+          box.extent[k] = slot[2 * k + 1];
+          empty = empty || box.extent[k] == 0;
+        }
+        if (!empty) t.boxes.push_back(std::move(box));
+      }
+      position += 2 * ndim;
+    }
+    agreed.tensors.push_back(std::move(t));
+  }
+  // Every rank checks the same tiling with the reader's own rules, so all reach the same verdict.
+  ShardIndex check;
+  for (uint32_t p = 0; p < agreed.part_count; ++p)
+    check.parts.push_back({PartFileName("layout", p, agreed.part_count), 0, 0});
+  check.tensors = agreed.tensors;
+  std::string bytes;
+  EncodeShardIndex(check, &bytes);
+  ShardIndex parsed;
+  const Status tiled =
+      ParseShardIndex(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), "layout", &parsed);
+  if (!tiled.ok()) {
+    return Status(TW_INVALID_ARGUMENT, "the ranks' shards do not tile their global tensors: " + tiled.message());
+  }
+  *layout = std::move(agreed);
+  return Status();
+}
+
+Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
+                              const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,
+                              const std::function<Status()> &record) {
+  const Collective &collective = *save.collective;
+  const int32_t rank = collective.rank(), world = collective.world_size();
+  const std::vector<std::string> parts = PartPaths(checkpoint, save.layout->part_count);
+  const std::string &part_path = parts[static_cast<size_t>(rank)];
+
+  // 1. This rank's part: every box it holds (replicated variables are the chief's box).
+  std::vector<TensorRef> mine;
+  for (const ShardedTensor &t : save.layout->tensors) {
+    const bool held = std::any_of(t.boxes.begin(), t.boxes.end(),
+                                  [&](const ShardBox &b) { return b.part == static_cast<uint32_t>(rank); });
+    if (!held) continue;
+    for (const TensorRef &ref : tensors) {
+      if (ref.name() == t.name) mine.push_back(ref);
+    }
+  }
+  ShardPart described;
+  Status written = WriteCheckpoint(part_path, mine, options, buffers);
+  if (written.ok()) written = DescribePart(part_path, &described);
+  if (!written.ok()) written = written.WithPrefix("Saving part " + part_path + " failed: ");
+
+  // 2. One vote: every rank's outcome, and its part's size and checksum for the index (rank slots).
+  std::vector<int64_t> vote(3 * static_cast<size_t>(world), 0);
+  vote[3 * rank] = written.code();
+  vote[3 * rank + 1] = static_cast<int64_t>(described.file_size);
+  vote[3 * rank + 2] = static_cast<int64_t>(described.index_xxh64);
+  const Status voted =
+      collective.Allreduce(&vote, TW_REDUCE_SUM, save.timeout_secs, "voting on the parts of checkpoint " + checkpoint);
+  auto discard_part = [&] { ::unlink(part_path.c_str()); };
+  if (!voted.ok()) {
+    discard_part();
+    return voted;
+  }
+  std::vector<int32_t> failed;
+  tw_status first_code = TW_OK;
+  for (int32_t r = 0; r < world; ++r) {
+    if (vote[3 * r] == TW_OK) continue;
+    if (failed.empty()) first_code = static_cast<tw_status>(vote[3 * r]);
+    failed.push_back(r);
+  }
+  if (!failed.empty()) {
+    discard_part();
+    if (!written.ok()) return written;
+    return Status(first_code, "checkpoint " + checkpoint + " was not committed: rank(s) " + RankList(failed) +
+                                  " failed to write their part (" + tw::StatusName(first_code) + ")");
+  }
+
+  // 3. The chief commits: the index, then the state file; every rank learns the outcome.
+  Status committed;
+  if (save.chief) {
+    ShardIndex index;
+    for (int32_t r = 0; r < world; ++r) {
+      index.parts.push_back({Basename(parts[static_cast<size_t>(r)]), static_cast<uint64_t>(vote[3 * r + 1]),
+                             static_cast<uint64_t>(vote[3 * r + 2])});
+    }
+    index.tensors = save.layout->tensors;
+    std::string bytes;
+    EncodeShardIndex(index, &bytes);
+    committed = WriteFileDurably(checkpoint, bytes).WithPrefix("Writing the index of " + checkpoint + " failed: ");
+    if (committed.ok()) committed = record();
+  }
+  int64_t outcome = committed.code();
+  // Only the chief contributes: a MAX is a broadcast from a root the others need not know.
+  std::vector<int64_t> told = {save.chief ? outcome : INT64_MIN};
+  const Status heard = collective.Allreduce(&told, TW_REDUCE_MAX, save.timeout_secs,
+                                            "hearing whether checkpoint " + checkpoint + " was committed");
+  if (!heard.ok()) return heard;
+  outcome = told[0];
+  if (outcome != TW_OK) {
+    discard_part();
+    if (save.chief) return committed;
+    return Status(static_cast<tw_status>(outcome), "checkpoint " + checkpoint +
+                                                       " was not committed: the chief could not write its index or "
+                                                       "state file (" +
+                                                       tw::StatusName(static_cast<tw_status>(outcome)) + ")");
+  }
+  return Status();
+}
+
+}  // namespace checkpoint
+}  // namespace tw

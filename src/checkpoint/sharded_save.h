@@ -1,0 +1,57 @@
+// Saving one checkpoint from many ranks (docs/checkpoint-format.md, "Sharded checkpoints"): every rank
+// writes its part file at the same time, one vote over the job's collective says whether every part is
+// durable, and only then does the chief write the index — the checkpoint exists once the index does.
+// Any rank's failure means nobody commits: the previous checkpoint stays the newest.
+#ifndef TRAINWATCH_CHECKPOINT_SHARDED_SAVE_H
+#define TRAINWATCH_CHECKPOINT_SHARDED_SAVE_H
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "base/tensor.h"
+#include "checkpoint/shard_index.h"
+#include "checkpoint/writer.h"
+#include "distributed/collective.h"
+
+namespace tw {
+namespace checkpoint {
+
+// Which tensor of the job lives where: agreed by every rank once (two small allreduces), then reused by
+// every save. Replicated variables are one whole box in part 0 (the chief's).
+struct ShardLayout {
+  std::vector<ShardedTensor> tensors;  // sorted by name
+  uint32_t part_count = 0;
+};
+
+// `variables` as the saver holds them; `shards` says which are boxes of a global tensor. Every rank
+// must declare the same names, dtypes and global shapes, exactly one rank is `chief` (its part holds
+// the replicated variables), and the boxes must tile every global tensor: TW_INVALID_ARGUMENT naming
+// the difference otherwise (on every rank alike). Collective failures as Collective's.
+Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
+                        const Collective &collective, double timeout_secs, bool chief, ShardLayout *layout);
+
+// Writes this rank's part of the checkpoint at `checkpoint` (its boxes; the chief also the replicated
+// variables) and votes. On a unanimous vote the chief writes the index durably and then runs `record`
+// (the state file and retention); its outcome is broadcast, so every rank returns the same code.
+// `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
+// part is removed, and the message names the rank(s) that failed.
+struct ShardedSave {
+  const ShardLayout *layout;
+  const Collective *collective;
+  double timeout_secs;
+  bool chief;
+};
+Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
+                              const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,
+                              const std::function<Status()> &record);
+
+// The part files of `checkpoint` for `part_count` parts, in part order.
+std::vector<std::string> PartPaths(const std::string &checkpoint, uint32_t part_count);
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_SHARDED_SAVE_H

@@ -1,0 +1,357 @@
+/* Sharded checkpoints written by a job of 4 ranks (threads of thread_world.h), each running
+ * MonitoredTrainingSession (T2: CheckpointSaverHook at creation, every N steps and at end, B21–B23) over
+ * the same checkpoint dir with rows of one [8, 3] float32 tensor (tw_options_add_shard) and a replicated
+ * bias: every rank writes its part, the chief commits the index and the state file; a failed part means
+ * no commit on any rank; retention deletes whole checkpoints. Only the public C API is used. */
+#define _DEFAULT_SOURCE /* mkdtemp */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <trainwatch.h>
+
+#include "thread_world.h"
+
+enum { kRanks = 4, kRows = 8, kCols = 3, kRowsPerRank = kRows / kRanks };
+
+/* What one rank did, checked on the main thread (cmocka asserts must not run on the ranks' threads). */
+typedef struct rank_result {
+  tw_status create;
+  tw_status first_failed_run; /* TW_OK when every run succeeded */
+  int failed_at_run;          /* the run (1-based) that failed, 0 if none */
+  tw_status close;
+  char message[512];
+} rank_result;
+
+typedef struct job {
+  thread_world *world;
+  char dir[256];
+  int64_t save_steps;
+  int64_t max_to_keep;
+  int runs;
+  rank_result results[kRanks];
+} job;
+
+static tw_status no_op_step(void *user_data, tw_step_context *ctx) {
+  (void)user_data;
+  (void)ctx;
+  return TW_OK;
+}
+
+/* The value of row r, column c of the global tensor: every element distinct. */
+static float global_value(int r, int c) { return (float)(r * kCols + c) + 0.25f; }
+
+static void remember_error(rank_result *result) {
+  if (result->message[0] == '\0') snprintf(result->message, sizeof result->message, "%s", tw_last_error_message());
+}
+
+static void run_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  float rows[kRowsPerRank * kCols];
+  for (int r = 0; r < kRowsPerRank; ++r) {
+    for (int c = 0; c < kCols; ++c) rows[r * kCols + c] = global_value(rank * kRowsPerRank + r, c);
+  }
+  float bias[kCols] = {1.5f, -2.5f, 3.5f};
+  int64_t box_shape[2] = {kRowsPerRank, kCols};
+  const int64_t global_shape[2] = {kRows, kCols};
+  const int64_t offset[2] = {rank * kRowsPerRank, 0};
+  int64_t bias_shape[1] = {kCols};
+  tw_tensor w = TW_TENSOR_INIT;
+  w.name = "w";
+  w.dtype = TW_FLOAT32;
+  w.ndim = 2;
+  w.shape = box_shape;
+  w.data = rows;
+  tw_tensor b = TW_TENSOR_INIT;
+  b.name = "bias";
+  b.dtype = TW_FLOAT32;
+  b.ndim = 1;
+  b.shape = bias_shape;
+  b.data = bias;
+
+  tw_options *opts = NULL;
+  tw_collective collective = thread_world_collective(j->world, rank);
+  tw_status s = tw_options_create(&opts);
+  if (s == TW_OK) s = tw_options_set_collective(opts, &collective, thread_world_user_data(j->world, rank));
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_IS_CHIEF, rank == 0);
+  if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, j->max_to_keep);
+  if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
+  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 60.0);
+  if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
+  if (s == TW_OK) s = tw_options_add_variable(opts, &b);
+  tw_session *session = NULL;
+  if (s == TW_OK) s = tw_monitored_training_session_create(&session, opts, NULL, 0, NULL, 0);
+  result->create = s;
+  if (s != TW_OK) remember_error(result);
+  tw_options_destroy(opts);
+  if (session == NULL) return;
+  for (int run = 1; run <= j->runs; ++run) {
+    s = tw_session_run(session, NULL, 0, no_op_step, NULL);
+    if (s != TW_OK) {
+      result->first_failed_run = s;
+      result->failed_at_run = run;
+      remember_error(result);
+      break;
+    }
+  }
+  result->close = tw_session_close(session);
+  if (result->close != TW_OK) remember_error(result);
+  if (tw_session_destroy(session) != TW_OK) remember_error(result);
+}
+
+static void make_job(job *j, const char *name) {
+  memset(j, 0, sizeof *j);
+  const char *tmp = getenv("TMPDIR");
+  snprintf(j->dir, sizeof j->dir, "%s/tw_sharded_%s_XXXXXX", tmp != NULL ? tmp : "/tmp", name);
+  assert_non_null(mkdtemp(j->dir));
+  j->world = thread_world_create(kRanks);
+  assert_non_null(j->world);
+  j->save_steps = 2;
+  j->max_to_keep = 5;
+  j->runs = 3;
+}
+
+static void run_job(job *j) { assert_int_equal(thread_world_run(j->world, run_rank, j), 0); }
+
+static void end_job(job *j) {
+  thread_world_destroy(j->world);
+  char command[320];
+  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
+  assert_int_equal(system(command), 0);
+}
+
+static int exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static void checkpoint_path(char *out, size_t size, const job *j, int64_t step) {
+  snprintf(out, size, "%s/model.ckpt-%lld", j->dir, (long long)step);
+}
+
+static void part_path(char *out, size_t size, const job *j, int64_t step, int part) {
+  snprintf(out, size, "%s/model.ckpt-%lld.part-%05d-of-%05d", j->dir, (long long)step, part, kRanks);
+}
+
+/* The index and every part of `step` exist (or none of them does). */
+static void expect_checkpoint_files(const job *j, int64_t step, int present) {
+  char path[400];
+  checkpoint_path(path, sizeof path, j, step);
+  assert_int_equal(exists(path), present);
+  for (int part = 0; part < kRanks; ++part) {
+    part_path(path, sizeof path, j, step, part);
+    if (exists(path) != present) fail_msg("%s: expected %s", path, present ? "present" : "absent");
+  }
+}
+
+/* Each part is an ordinary checkpoint that verifies and holds its rank's rows of w under the global
+ * name; the chief's part also holds the replicated variables. */
+static void expect_parts_hold_their_rows(const job *j, int64_t step) {
+  char path[400];
+  for (int part = 0; part < kRanks; ++part) {
+    part_path(path, sizeof path, j, step, part);
+    if (tw_checkpoint_verify(path) != TW_OK) fail_msg("%s does not verify: %s", path, tw_last_error_message());
+    float rows[kRowsPerRank * kCols] = {0};
+    int64_t shape[2] = {kRowsPerRank, kCols};
+    tw_tensor dest = TW_TENSOR_INIT;
+    dest.name = "w";
+    dest.dtype = TW_FLOAT32;
+    dest.ndim = 2;
+    dest.shape = shape;
+    dest.data = rows;
+    assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_OK);
+    for (int r = 0; r < kRowsPerRank; ++r) {
+      for (int c = 0; c < kCols; ++c) assert_true(rows[r * kCols + c] == global_value(part * kRowsPerRank + r, c));
+    }
+    float bias[kCols] = {0};
+    int64_t bias_shape[1] = {kCols};
+    tw_tensor bias_dest = TW_TENSOR_INIT;
+    bias_dest.name = "bias";
+    bias_dest.dtype = TW_FLOAT32;
+    bias_dest.ndim = 1;
+    bias_dest.shape = bias_shape;
+    bias_dest.data = bias;
+    const tw_status loaded = tw_checkpoint_load_variable(path, &bias_dest);
+    if (part == 0) {
+      assert_int_equal(loaded, TW_OK);
+      assert_true(bias[0] == 1.5f && bias[1] == -2.5f && bias[2] == 3.5f);
+    } else {
+      assert_int_equal(loaded, TW_NOT_FOUND); /* replicated variables are written once, by the chief */
+    }
+  }
+}
+
+static void expect_latest(const job *j, int64_t step) {
+  char latest[400], expected[400];
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j->dir), TW_OK);
+  checkpoint_path(expected, sizeof expected, j, step);
+  assert_string_equal(latest, expected);
+}
+
+/* The index reads as whole tensors: list_variables gives the global shape, load_variable assembles w
+ * from the 4 parts bit-exact, and verify checks every part. */
+static void expect_index_reads_whole_tensors(const job *j, int64_t step) {
+  char path[400];
+  checkpoint_path(path, sizeof path, j, step);
+  if (tw_checkpoint_verify(path) != TW_OK) fail_msg("%s does not verify: %s", path, tw_last_error_message());
+  tw_checkpoint_variables *list = NULL;
+  assert_int_equal(tw_checkpoint_list_variables(&list, path), TW_OK);
+  int found_w = 0;
+  for (size_t i = 0; i < tw_checkpoint_variables_count(list); ++i) {
+    tw_tensor entry = TW_TENSOR_INIT;
+    assert_int_equal(tw_checkpoint_variables_at(&entry, list, i), TW_OK);
+    if (strcmp(entry.name, "w") != 0) continue;
+    found_w = 1;
+    assert_int_equal(entry.ndim, 2);
+    assert_int_equal(entry.shape[0], kRows);
+    assert_int_equal(entry.shape[1], kCols);
+  }
+  tw_checkpoint_variables_destroy(list);
+  assert_true(found_w);
+  float whole[kRows * kCols] = {0};
+  int64_t shape[2] = {kRows, kCols};
+  tw_tensor dest = TW_TENSOR_INIT;
+  dest.name = "w";
+  dest.dtype = TW_FLOAT32;
+  dest.ndim = 2;
+  dest.shape = shape;
+  dest.data = whole;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_OK);
+  for (int r = 0; r < kRows; ++r) {
+    for (int c = 0; c < kCols; ++c) assert_true(whole[r * kCols + c] == global_value(r, c));
+  }
+  /* A box-shaped destination is not the global tensor: a clear error naming the variable. */
+  shape[0] = kRowsPerRank;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "'w'"));
+}
+
+/* A part changed after the commit no longer matches its index: verify and load refuse it. */
+static void expect_changed_part_refused(const job *j, int64_t step) {
+  char path[400];
+  part_path(path, sizeof path, j, step, 3);
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  assert_int_equal(fputc(0, f), 0); /* one byte longer: the size the index pinned differs */
+  assert_int_equal(fclose(f), 0);
+  checkpoint_path(path, sizeof path, j, step);
+  assert_int_equal(tw_checkpoint_verify(path), TW_DATA_LOSS);
+  assert_non_null(strstr(tw_last_error_message(), "part-00003-of-00004"));
+  float whole[kRows * kCols] = {0};
+  int64_t shape[2] = {kRows, kCols};
+  tw_tensor dest = TW_TENSOR_INIT;
+  dest.name = "w";
+  dest.dtype = TW_FLOAT32;
+  dest.ndim = 2;
+  dest.shape = shape;
+  dest.data = whole;
+  assert_int_equal(tw_checkpoint_load_variable(path, &dest), TW_DATA_LOSS);
+  for (int i = 0; i < kRows * kCols; ++i) assert_true(whole[i] == 0.0f); /* untouched */
+}
+
+static void expect_all_ok(const job *j) {
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const rank_result *r = &j->results[rank];
+    if (r->create != TW_OK || r->first_failed_run != TW_OK || r->close != TW_OK) {
+      fail_msg("rank %d: create %d, run %d failed %d, close %d: %s", rank, r->create, r->failed_at_run,
+               r->first_failed_run, r->close, r->message);
+    }
+  }
+}
+
+/* T2 + B21/B23 on every rank: saves at creation (step 0), at step 2 and at end (step 3); each is one
+ * index plus 4 parts, and the state file names the newest. */
+static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "commit");
+  run_job(&j);
+  expect_all_ok(&j);
+  for (int64_t step = 0; step <= 3; ++step) {
+    if (step == 1) continue;
+    expect_checkpoint_files(&j, step, 1);
+    expect_parts_hold_their_rows(&j, step);
+  }
+  expect_checkpoint_files(&j, 1, 0);
+  expect_latest(&j, 3);
+  expect_index_reads_whole_tensors(&j, 3);
+  expect_changed_part_refused(&j, 3);
+  end_job(&j);
+}
+
+/* A rank whose part cannot be written (a directory stands where its part of step 2 goes): nobody
+ * commits step 2, every rank fails that run with a message naming the rank, the other ranks' parts
+ * are gone and step 0 stays the newest checkpoint. */
+static void a_failed_part_means_no_commit_on_any_rank(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "fail");
+  char blocker[400];
+  part_path(blocker, sizeof blocker, &j, 2, 2);
+  assert_int_equal(mkdir(blocker, 0700), 0);
+  run_job(&j);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const rank_result *r = &j.results[rank];
+    assert_int_equal(r->create, TW_OK);
+    if (r->failed_at_run != 2)
+      fail_msg("rank %d: failed at run %d (%d): %s", rank, r->failed_at_run, r->first_failed_run, r->message);
+    assert_int_not_equal(r->first_failed_run, TW_OK);
+    /* Every rank ends the run with the same failure (D9: the lowest failing rank's message), which
+     * names the rank whose part could not be written. */
+    const char *needle = "rank(s) 2 failed";
+    if (strstr(r->message, needle) == NULL) fail_msg("rank %d's message lacks '%s': %s", rank, needle, r->message);
+  }
+  char path[400];
+  checkpoint_path(path, sizeof path, &j, 2);
+  assert_false(exists(path));
+  for (int part = 0; part < kRanks; ++part) {
+    if (part == 2) continue;
+    part_path(path, sizeof path, &j, 2, part);
+    assert_false(exists(path));
+  }
+  expect_checkpoint_files(&j, 0, 1);
+  expect_parts_hold_their_rows(&j, 0);
+  expect_latest(&j, 0);
+  assert_int_equal(rmdir(blocker), 0);
+  end_job(&j);
+}
+
+/* C-semantics of max_to_keep on a sharded job: the chief deletes whole checkpoints, index and parts. */
+static void max_to_keep_deletes_whole_checkpoints(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "keep");
+  j.save_steps = 1;
+  j.max_to_keep = 2;
+  j.runs = 5;
+  run_job(&j);
+  expect_all_ok(&j);
+  for (int64_t step = 0; step <= 3; ++step) expect_checkpoint_files(&j, step, 0);
+  for (int64_t step = 4; step <= 5; ++step) {
+    expect_checkpoint_files(&j, step, 1);
+    expect_parts_hold_their_rows(&j, step);
+  }
+  expect_latest(&j, 5);
+  end_job(&j);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_rank_writes_its_part_and_the_chief_commits),
+      cmocka_unit_test(a_failed_part_means_no_commit_on_any_rank),
+      cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
