@@ -219,8 +219,8 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
     config->basename = *basename;
   }
   // A sharded save votes over the collective, which only the session's thread may call: synchronous.
-  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0 && (options.collective == nullptr || options.shards.empty());
-  config->every_rank = options.collective != nullptr && !options.shards.empty();
+  config->every_rank = IsShardedJob(options);
+  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0 && !config->every_rank;
   config->deferred_listeners = options.Int64(TW_OPT_DEFERRED_CHECKPOINT_LISTENERS) != 0;
   return Status();
 }

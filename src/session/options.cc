@@ -123,6 +123,8 @@ bool IsChief(const Options &options) {
   return options.Int64(TW_OPT_IS_CHIEF) != 0;
 }
 
+bool IsShardedJob(const Options &options) { return options.collective != nullptr && !options.shards.empty(); }
+
 }  // namespace tw
 
 using tw::Errorf;

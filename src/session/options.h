@@ -83,6 +83,10 @@ const Options &DefaultOptions();
 
 // TW_OPT_IS_CHIEF; left at its default in a job with a collective, rank 0 is the chief (D11).
 bool IsChief(const Options &options);
+
+// A job with a collective and sharded variables: every rank writes its part of each checkpoint, so
+// every rank saves, synchronously (trainwatch/distributed.h, point 6).
+bool IsShardedJob(const Options &options);
 }  // namespace tw
 
 #endif  // TRAINWATCH_SESSION_OPTIONS_H

@@ -138,9 +138,7 @@ Status tw_session::CreateSaver(const tw::Options &options) {
   saver_options.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
   saver_options.collective = options.collective;
   saver_options.shards = options.shards;
-  saver_options.chief = options.IsSet(TW_OPT_IS_CHIEF) || options.collective == nullptr
-                            ? options.Int64(TW_OPT_IS_CHIEF) != 0
-                            : options.collective->rank() == 0;
+  saver_options.chief = tw::IsChief(options);
   saver_options.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
   TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
   async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);

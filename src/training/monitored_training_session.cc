@@ -48,8 +48,6 @@ class HookList {
 };
 
 // A job of many ranks with sharded variables: each rank writes its own part of every checkpoint.
-bool SavesOnEveryRank(const Options &options) { return options.collective != nullptr && !options.shards.empty(); }
-
 // CheckpointSaverHook if there is a checkpoint dir and a checkpoint frequency > 0 (T2, T3).
 Status AddCheckpointSaver(const Options &options, bool is_chief, HookList *list) {
   const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
@@ -110,15 +108,11 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
       TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
       list.Adopt(hook);
     }
-    if (!SavesOnEveryRank(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
+    if (!IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
   }
   // A sharded job's checkpoint needs every rank's part: every rank saves, at the same steps (the
   // checkpoint frequency is set alike on every rank), or the others would wait in the vote.
-  if (SavesOnEveryRank(options)) {
-    // The saver's rule (session.cc): without TW_OPT_IS_CHIEF, rank 0 is the chief.
-    const bool chief = options.IsSet(TW_OPT_IS_CHIEF) ? is_chief : options.collective->rank() == 0;
-    TW_RETURN_IF_ERROR(AddCheckpointSaver(options, chief, &list));
-  }
+  if (IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
   list.Add(hooks, hook_count);  // T5: a worker gets the user's hooks only
   return Session::Create(session_options, list.all().data(), list.all().size(), /*recoverable=*/true, out);  // T8
 }
