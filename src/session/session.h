@@ -94,8 +94,9 @@ struct tw_session {
   template <typename Body>
   tw::Status WithRecovery(Body body);
   tw::Status CreateInner();
-  // Session creation in a job (session_agreement.cc, D1–D3): the chief restores or initializes, every
-  // rank takes the chief's state, the hooks' after_create_session, then a vote.
+  // Session creation in a job (session_agreement.cc, D1–D3, D16): every rank restores by the vote, or
+  // the chief initializes (or restores alone to broadcast, D13) and every rank takes its state; the
+  // hooks' after_create_session, then a vote.
   tw::Status CreateAgreed();
   tw::Status FindChief();
   // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2);
