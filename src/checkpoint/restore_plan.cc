@@ -26,8 +26,8 @@ Status RestorePlan::PlanShard(const TensorRef &variable, const ShardSpec &shard,
                               const std::vector<int64_t> &global_shape, uint64_t *row_begin) {
   if (dtype != variable.dtype() || global_shape != shard.global_shape) {
     return Status(TW_INVALID_ARGUMENT, "variable '" + variable.name() + "' is a shard of " +
-                                           Describe(variable.dtype(), shard.global_shape) + " but checkpoint " +
-                                           path_ + " holds " + Describe(dtype, global_shape));
+                                           Describe(variable.dtype(), shard.global_shape) + " but checkpoint " + path_ +
+                                           " holds " + Describe(dtype, global_shape));
   }
   for (size_t d = 1; d < global_shape.size(); ++d) {
     if (shard.offset[d] != 0 || variable.shape()[d] != global_shape[d]) {
@@ -81,9 +81,8 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
       TW_RETURN_IF_ERROR(planned);
     } else {
       const uint64_t row_bytes = RowBytes(dtype, shape);
-      plan->reads_.Add(plan->file_.get(),
-                       CheckpointReader::Range{entry, row_begin * row_bytes, (row_begin + rows) * row_bytes,
-                                               variable.data()});
+      plan->reads_.Add(plan->file_.get(), CheckpointReader::Range{entry, row_begin * row_bytes,
+                                                                  (row_begin + rows) * row_bytes, variable.data()});
     }
     *intact = false;
   }

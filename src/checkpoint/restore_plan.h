@@ -57,8 +57,8 @@ class RestorePlan {
                    const std::vector<int64_t> &global_shape, uint64_t *row_begin);
 
   std::string path_;
-  std::unique_ptr<CheckpointReader> file_;     // a single-file checkpoint
-  std::unique_ptr<ShardedReader> sharded_;     // or a sharded one
+  std::unique_ptr<CheckpointReader> file_;  // a single-file checkpoint
+  std::unique_ptr<ShardedReader> sharded_;  // or a sharded one
   RangeReads reads_;
 };
 

@@ -118,10 +118,10 @@ Status ShardedReader::PlanRows(const ShardedTensor &tensor, int64_t row_begin, i
     const int64_t first = std::max(row_begin, box_begin);
     const int64_t last = std::min(row_begin + rows, box_begin + box_rows);
     if (first >= last) continue;
-    reads->Add(reader, CheckpointReader::Range{entry, static_cast<uint64_t>(first - box_begin) * row_bytes,
-                                               static_cast<uint64_t>(last - box_begin) * row_bytes,
-                                               static_cast<uint8_t *>(data) +
-                                                   static_cast<uint64_t>(first - row_begin) * row_bytes});
+    reads->Add(reader, CheckpointReader::Range{
+                           entry, static_cast<uint64_t>(first - box_begin) * row_bytes,
+                           static_cast<uint64_t>(last - box_begin) * row_bytes,
+                           static_cast<uint8_t *>(data) + static_cast<uint64_t>(first - row_begin) * row_bytes});
   }
   return Status();
 }

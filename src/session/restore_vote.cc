@@ -55,8 +55,8 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
     if (listing.ok()) listing = saver.RestoreCandidates(checkpoint_dir_, &candidates, &listed);
   }
   int64_t header[2] = {static_cast<int64_t>(listing.code()), static_cast<int64_t>(listed)};
-  TW_RETURN_IF_ERROR(
-      Exchanged(collective_->Broadcast(header, sizeof header, chief_rank_, timeout, what + ", the chief's candidates")));
+  TW_RETURN_IF_ERROR(Exchanged(
+      collective_->Broadcast(header, sizeof header, chief_rank_, timeout, what + ", the chief's candidates")));
   std::string text = listing.ok() ? Join(candidates) : listing.message();
   TW_RETURN_IF_ERROR(Exchanged(
       collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoints to restore")));

@@ -3,6 +3,9 @@
 // read does not notice and a read over it refuses — and a RestorePlan for a shard opens only the parts
 // of a sharded checkpoint that hold its rows. Every read is all or nothing: a refused one leaves the
 // destination untouched.
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -18,9 +21,6 @@
 #include "scratch_dir.h"
 
 extern "C" {
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <cmocka.h>
 }
 

@@ -32,7 +32,7 @@ static const char *const kNames[kVars] = {"w_f8e4m3", "w_f8e5m2", "w_f16", "w_bf
 
 /* Byte i of variable v's global tensor as saved at global step `step`: pseudo-random, different from
  * step to step and from variable to variable, every bit pattern but the top exponent bit, which is
- * cleared so that each value is finite (CheckpointSaverHook refuses to save NaN or Inf, B25). */
+ * cleared so that each value is finite (CheckpointSaverHook saves no NaN or Inf: trainwatch/hooks.h). */
 static uint8_t gen(int v, uint64_t i, int64_t step) {
   uint64_t x = (uint64_t)v * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull + (uint64_t)step * 0x94D049BB133111EBull;
   x ^= x >> 31;
@@ -81,7 +81,8 @@ static void fill(job *j, int rank, int64_t step, uint8_t data[kVars][kMaxBytes],
     const int64_t begin = j->decl.sharded[v] ? first_row(rank, j->ranks) : 0;
     const int64_t end = j->decl.sharded[v] ? first_row(rank + 1, j->ranks) : kRows;
     const size_t bytes = row_bytes(j, v);
-    for (uint64_t i = 0; i < (uint64_t)(end - begin) * bytes; ++i) data[v][i] = gen(v, (uint64_t)begin * bytes + i, step);
+    for (uint64_t i = 0; i < (uint64_t)(end - begin) * bytes; ++i)
+      data[v][i] = gen(v, (uint64_t)begin * bytes + i, step);
   }
   for (int i = 0; i < kBias; ++i) bias[i] = bias_value(i, step);
 }
@@ -242,7 +243,8 @@ static void expect_restored(const job *j, int64_t step) {
     const rank_out *out = &j->out[r];
     if (out->create != TW_OK) fail_msg("rank %d of %d: creation failed: %s", r, j->ranks, out->message);
     assert_int_equal(out->close, TW_OK);
-    if (out->step != step) fail_msg("rank %d of %d restored step %lld, not %lld", r, j->ranks, (long long)out->step, (long long)step);
+    if (out->step != step)
+      fail_msg("rank %d of %d restored step %lld, not %lld", r, j->ranks, (long long)out->step, (long long)step);
     for (int v = 0; v < kVars; ++v) {
       const int64_t begin = j->decl.sharded[v] ? first_row(r, j->ranks) : 0;
       const int64_t end = j->decl.sharded[v] ? first_row(r + 1, j->ranks) : kRows;
