@@ -436,6 +436,19 @@ static void a_missing_part_makes_every_rank_fall_back_together(void **state) {
   remove_dir(dir);
 }
 
+/* D16 with C12: without a state file the chief lists the sharded checkpoints found by name (their
+ * indexes; parts are not checkpoints of their own), and every rank restores the newest. */
+static void sharded_checkpoints_are_found_by_name_without_a_state_file(void **state) {
+  (void)state;
+  char dir[256], state_file[300];
+  make_dir(dir, sizeof dir, "byname");
+  save_job(dir, 4);
+  snprintf(state_file, sizeof state_file, "%s/checkpoint", dir);
+  assert_int_equal(unlink(state_file), 0);
+  expect_resharded(dir, 2, 3);
+  remove_dir(dir);
+}
+
 /* D16: a restore job declaring `decl` over a checkpoint that does not fit it fails on every rank with
  * TW_INVALID_ARGUMENT naming `variable`, and no rank's variable — not even those that fit — is written. */
 static void expect_refused(const char *dir, declaration decl, const char *variable) {
@@ -483,6 +496,7 @@ int main(void) {
       cmocka_unit_test(a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables),
       cmocka_unit_test(a_corrupt_part_makes_every_rank_fall_back_together),
       cmocka_unit_test(a_missing_part_makes_every_rank_fall_back_together),
+      cmocka_unit_test(sharded_checkpoints_are_found_by_name_without_a_state_file),
       cmocka_unit_test(a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
