@@ -52,7 +52,6 @@ class RestorePlan {
 
  private:
   RestorePlan() = default;
-  Status PlanWhole(const TensorRef &variable, const TensorEntry &tensor);
   Status PlanShard(const TensorRef &variable, const ShardSpec &shard, int32_t dtype,
                    const std::vector<int64_t> &global_shape, uint64_t *row_begin);
 
