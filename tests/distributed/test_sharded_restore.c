@@ -56,7 +56,9 @@ typedef struct rank_out {
   tw_status create;
   tw_status close;
   char message[1024];
-  int64_t step; /* right after creation */
+  int64_t step;         /* right after creation */
+  int64_t creations;    /* tw_session_creation_count at the end */
+  int64_t inconsistent; /* runs that began with variables other than gen(their global step) */
   uint8_t data[kVars][kMaxBytes];
   float bias[kBias];
 } rank_out;
@@ -66,6 +68,8 @@ typedef struct job {
   int ranks;
   const char *dir;
   int saves; /* 1: CheckpointSaverHook (creation and end); 0: none */
+  int64_t save_steps;
+  int abort_rank; /* scribbles over its variables and returns TW_ABORTED in the run from step 2; -1: none */
   int runs;
   declaration decl;
   rank_out out[kMaxRanks];
@@ -90,14 +94,30 @@ static void fill(job *j, int rank, int64_t step, uint8_t data[kVars][kMaxBytes],
 typedef struct rank_state {
   job *j;
   int rank;
+  int aborted;
+  int64_t inconsistent;
   uint8_t data[kVars][kMaxBytes];
   float bias[kBias];
 } rank_state;
 
-/* The training step of a save job: the variables become gen(step after this run). */
+/* The training step of a save job: the variables, gen(step) when it begins, become gen(step + 1). */
 static tw_status step_fn(void *user_data, tw_step_context *ctx) {
   rank_state *st = (rank_state *)user_data;
-  fill(st->j, st->rank, tw_step_context_global_step(ctx) + 1, st->data, st->bias);
+  const int64_t step = tw_step_context_global_step(ctx);
+  static uint8_t expected_data[kMaxRanks][kVars][kMaxBytes];
+  float expected_bias[kBias];
+  memcpy(expected_data[st->rank], st->data, sizeof st->data);
+  fill(st->j, st->rank, step, expected_data[st->rank], expected_bias);
+  if (memcmp(expected_data[st->rank], st->data, sizeof st->data) != 0 ||
+      memcmp(expected_bias, st->bias, sizeof expected_bias) != 0) {
+    ++st->inconsistent;
+  }
+  if (st->rank == st->j->abort_rank && step == 2 && !st->aborted) {
+    st->aborted = 1;
+    memset(st->data, 0xEE, sizeof st->data);
+    return TW_ABORTED;
+  }
+  fill(st->j, st->rank, step + 1, st->data, st->bias);
   return TW_OK;
 }
 
@@ -127,7 +147,7 @@ static void run_rank(int rank, void *arg) {
   tw_status s = tw_options_create(&opts);
   if (s == TW_OK) s = tw_options_set_collective(opts, &collective, thread_world_user_data(j->world, rank));
   if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
-  if (s == TW_OK && j->saves) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1000);
+  if (s == TW_OK && j->saves) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
   if (s == TW_OK && !j->saves) s = tw_options_set_none(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS);
   if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
   if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 60.0);
@@ -176,6 +196,8 @@ static void run_rank(int rank, void *arg) {
         break;
       }
     }
+    out->creations = tw_session_creation_count(session);
+    out->inconsistent = st->inconsistent;
     out->close = tw_session_close(session);
     if (out->close != TW_OK) remember_error(out);
     if (tw_session_destroy(session) != TW_OK) remember_error(out);
@@ -202,6 +224,8 @@ static job *new_job(const char *dir, int ranks, int saves, declaration decl) {
   j->dir = dir;
   j->saves = saves;
   j->runs = saves ? 3 : 0;
+  j->save_steps = 1000;
+  j->abort_rank = -1;
   j->decl = decl;
   return j;
 }
@@ -436,6 +460,30 @@ static void a_missing_part_makes_every_rank_fall_back_together(void **state) {
   remove_dir(dir);
 }
 
+/* D8 with D16 in a sharded job: rank 2's step aborts (after scribbling over its rows) in the run from
+ * step 2, after the other ranks' steps moved theirs to gen(3); every rank re-creates its session and
+ * restores its rows of step 2 by the vote, so the retried run begins from gen(2) everywhere. */
+static void a_recovery_restores_every_ranks_rows_of_the_same_checkpoint(void **state) {
+  (void)state;
+  char dir[256];
+  make_dir(dir, sizeof dir, "recover");
+  job *j = new_job(dir, 4, 1, all_sharded());
+  j->save_steps = 2;
+  j->abort_rank = 2;
+  run_job(j);
+  for (int r = 0; r < 4; ++r) {
+    const rank_out *out = &j->out[r];
+    if (out->create != TW_OK || out->close != TW_OK || out->message[0] != '\0') {
+      fail_msg("rank %d: %s", r, out->message);
+    }
+    assert_int_equal(out->creations, 2);
+    if (out->inconsistent != 0) fail_msg("rank %d: %lld runs began from other rows", r, (long long)out->inconsistent);
+  }
+  free_job(j);
+  expect_resharded(dir, 4, 3);
+  remove_dir(dir);
+}
+
 /* D16 with C12: without a state file the chief lists the sharded checkpoints found by name (their
  * indexes; parts are not checkpoints of their own), and every rank restores the newest. */
 static void sharded_checkpoints_are_found_by_name_without_a_state_file(void **state) {
@@ -497,6 +545,7 @@ int main(void) {
       cmocka_unit_test(a_corrupt_part_makes_every_rank_fall_back_together),
       cmocka_unit_test(a_missing_part_makes_every_rank_fall_back_together),
       cmocka_unit_test(sharded_checkpoints_are_found_by_name_without_a_state_file),
+      cmocka_unit_test(a_recovery_restores_every_ranks_rows_of_the_same_checkpoint),
       cmocka_unit_test(a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
