@@ -150,8 +150,8 @@ class CheckpointSaverHook final : public Hook {
     const std::string bad = FirstNonFiniteVariable(session);
     int32_t bad_rank = bad.empty() ? -1 : 0;
     if (config_.every_rank) {  // D17: every rank's part or none, so every rank skips together
-      TW_RETURN_IF_ERROR(session.LowestRankWith(!bad.empty(), "agreeing whether to save checkpoint " +
-                                                                   std::to_string(step), &bad_rank));
+      TW_RETURN_IF_ERROR(session.LowestRankWith(
+          !bad.empty(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
     }
     if (!bad.empty()) {
       Log(TW_LOG_WARNING, "Not saving checkpoint for step %lld: variable '%s' holds NaN or Inf values.",

@@ -175,8 +175,8 @@ struct tw_session {
   std::atomic<bool> preemption_noted_{false};
   bool preempted_ = false;
   bool collective_broken_ = false;
-  bool save_due_ = false;     // NoteSaveDue, for the next vote
-  bool agreed_save_ = false;  // a vote carried a due save: every rank's hook saves next
+  bool save_due_ = false;             // NoteSaveDue, for the next vote
+  bool agreed_save_ = false;          // a vote carried a due save: every rank's hook saves next
   std::vector<int64_t> vote_buffer_;  // reused by every vote: a voted run allocates nothing
 
   int64_t global_step_;

@@ -1,4 +1,4 @@
-// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D12): the start
+// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D17): the start
 // agreement, the vote at the end of a run and what it decides — stop, recover, roll back, fail, or save
 // and stop on preemption — the same on every rank. The preemption watch of a single process goes
 // through EndOfRun too, with the ballot as its own verdict.

@@ -42,11 +42,11 @@ typedef struct job {
   int64_t save_steps;
   int64_t max_to_keep;
   int runs;
-  double chief_secs;   /* > 0: TW_OPT_CHECKPOINT_EVERY_N_SECS, the other ranks' clocks never fire */
-  int nan_rank;        /* this rank's rows hold a NaN after run nan_run (-1: none) ... */
+  double chief_secs;       /* > 0: TW_OPT_CHECKPOINT_EVERY_N_SECS, the other ranks' clocks never fire */
+  int nan_rank;            /* this rank's rows hold a NaN after run nan_run (-1: none) ... */
   int nan_run, finite_run; /* ... until run finite_run */
-  int preempt_run;     /* > 0: rank 1 notes a preemption before this run */
-  int zero_rows;       /* the ranks start with rows of 0 (what a restore must overwrite) */
+  int preempt_run;         /* > 0: rank 1 notes a preemption before this run */
+  int zero_rows;           /* the ranks start with rows of 0 (what a restore must overwrite) */
   rank_result results[kRanks];
 } job;
 
@@ -64,7 +64,8 @@ static tw_status rank_step(void *user_data, tw_step_context *ctx) {
   (void)ctx;
   const step_state *st = (const step_state *)user_data;
   if (st->rank == st->job->nan_rank && st->run == st->job->nan_run) st->rows[1] = (float)NAN;
-  if (st->rank == st->job->nan_rank && st->run == st->job->finite_run) st->rows[1] = global_value(st->rank * kRowsPerRank, 1);
+  if (st->rank == st->job->nan_rank && st->run == st->job->finite_run)
+    st->rows[1] = global_value(st->rank * kRowsPerRank, 1);
   return TW_OK;
 }
 
@@ -78,7 +79,8 @@ static void run_rank(int rank, void *arg) {
   memset(result, 0, sizeof *result);
   float rows[kRowsPerRank * kCols];
   for (int r = 0; r < kRowsPerRank; ++r) {
-    for (int c = 0; c < kCols; ++c) rows[r * kCols + c] = j->zero_rows ? 0.0f : global_value(rank * kRowsPerRank + r, c);
+    for (int c = 0; c < kCols; ++c)
+      rows[r * kCols + c] = j->zero_rows ? 0.0f : global_value(rank * kRowsPerRank + r, c);
   }
   float bias[kCols] = {1.5f, -2.5f, 3.5f};
   int64_t box_shape[2] = {kRowsPerRank, kCols};
