@@ -5,7 +5,7 @@
 #include "checkpoint/codec.h"
 #include "checkpoint/parallel.h"
 #include "checkpoint/sharded_reader.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/checksum.h"
 
 namespace tw {
 namespace checkpoint {
@@ -33,7 +33,9 @@ Status CheckpointReader::OpenMemory(const uint8_t *data, size_t size, const std:
 }
 
 Status CheckpointReader::Parse() {
-  TW_RETURN_IF_ERROR(ParseHeader(data_, size_, path_));
+  uint32_t version = 0;
+  TW_RETURN_IF_ERROR(ParseHeader(data_, size_, path_, 0, &version));
+  hash_ = ChunkHashOf(version);
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(data_ + size_ - kFooterSize, size_, path_, &footer));
   TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_));
@@ -53,7 +55,7 @@ Status CheckpointReader::ChunkError(const TensorEntry &tensor, size_t chunk, con
 }
 
 bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
-  return Xxh64(data_ + chunk.offset, static_cast<size_t>(chunk.stored_size())) == chunk.stored_xxh64;
+  return ChunkChecksum(hash_, data_ + chunk.offset, static_cast<size_t>(chunk.stored_size())) == chunk.stored_checksum;
 }
 
 Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const {
@@ -69,7 +71,7 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     if (!codec) codec.reset(new ChunkCodec());
     // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
     // was crafted).
-    const Status checked = codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter);
+    const Status checked = codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_);
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
   });
 }
@@ -94,7 +96,7 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
-    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter,
+    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
                                          job.destination, RawCheck::kTrusted);
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });

@@ -62,6 +62,7 @@ class CheckpointReader {
   std::unique_ptr<MappedFile> file_;  // NULL for OpenMemory
   const uint8_t *data_ = nullptr;
   uint64_t size_ = 0;
+  ChunkHash hash_ = ChunkHash::kXxh3;  // of the chunk checksums, by the file's format version
   std::vector<TensorEntry> tensors_;
   std::unordered_map<std::string, size_t> by_name_;
 };
