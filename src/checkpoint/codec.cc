@@ -170,6 +170,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   } else {
     chunk->raw_checksum = ChunkChecksum(hash, raw, raw_size);
   }
+  ChunkChecksumStream frames(hash);  // the stored checksum: zstd frames only (checksum.h)
   size_t written = 0;
   for (int p = 0; p < plane_count; ++p) {
     const size_t at = static_cast<size_t>(p) * plane_size;
@@ -186,13 +187,14 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
       if (!ZSTD_isError(n)) {
         entry.codec = Codec::kZstd;
         entry.stored_size = n;
+        frames.Update(out, n);  // while the frame is in cache
         if (planes) std::memcpy(stored + written, out, n);
       }
     }
     if (entry.codec == Codec::kRaw && stored + written != plane) std::memmove(stored + written, plane, plane_size);
     written += static_cast<size_t>(entry.stored_size);
   }
-  chunk->stored_checksum = ChunkChecksum(hash, stored, written);
+  chunk->stored_checksum = frames.Digest();
   *stored_size = written;
   return Status();
 }

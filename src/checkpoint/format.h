@@ -58,7 +58,7 @@ struct Chunk {
   uint64_t offset = 0;           // of the stored bytes in the file
   uint64_t raw_size = 0;         // bytes of the tensor this chunk holds; a multiple of the element size
   uint64_t raw_checksum = 0;     // ChunkHash of those raw bytes (after decoding)
-  uint64_t stored_checksum = 0;  // ChunkHash of the stored bytes (verified before decoding)
+  uint64_t stored_checksum = 0;  // ChunkHash of the stored bytes or their frames (checksum.h), before decoding
   uint8_t plane_count = 0;
   std::array<Plane, kMaxPlanes> planes{};
 

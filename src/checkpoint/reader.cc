@@ -55,7 +55,7 @@ Status CheckpointReader::ChunkError(const TensorEntry &tensor, size_t chunk, con
 }
 
 bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
-  return ChunkChecksum(hash_, data_ + chunk.offset, static_cast<size_t>(chunk.stored_size())) == chunk.stored_checksum;
+  return StoredChecksum(hash_, data_ + chunk.offset, chunk) == chunk.stored_checksum;
 }
 
 Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const {

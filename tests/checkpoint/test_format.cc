@@ -121,22 +121,27 @@ void AssertRoundTrip(std::vector<Owned> &tensors, const ckpt::WriteOptions &opti
   scratch_dir_destroy(&dir);
 }
 
+// `tensors` written as a checkpoint in chunks of `chunk_bytes`, as bytes.
+std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/small";
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : tensors) refs.push_back(t.ref());
+  ckpt::WriteOptions options;
+  options.chunk_bytes = chunk_bytes;
+  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
+  std::vector<uint8_t> bytes = ReadAll(path);
+  scratch_dir_destroy(&dir);
+  return bytes;
+}
+
 // A small checkpoint of several dtypes for the corruption tests, as bytes.
 std::vector<uint8_t> SmallCheckpoint(std::vector<Owned> *tensors) {
   *tensors = {MakeTensor("weights", TW_FLOAT32, {4, 8}, 1), MakeTensor("bias", TW_BFLOAT16, {6}, 2),
               MakeTensor("step", TW_INT64, {}, 3), MakeTensor("mask", TW_BOOL, {5}, 4),
               MakeTensor("empty", TW_FLOAT16, {0, 3}, 5)};
-  scratch_dir dir;
-  assert_int_equal(scratch_dir_create(&dir), 0);
-  const std::string path = std::string(dir.path) + "/small";
-  std::vector<tw::TensorRef> refs;
-  for (Owned &t : *tensors) refs.push_back(t.ref());
-  ckpt::WriteOptions options;
-  options.chunk_bytes = 64;  // several chunks per tensor
-  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
-  std::vector<uint8_t> bytes = ReadAll(path);
-  scratch_dir_destroy(&dir);
-  return bytes;
+  return CheckpointBytes(*tensors, 64);  // several chunks per tensor
 }
 
 // Opens, verifies and reads everything from `bytes`; returns the first failure. Destinations that a
@@ -387,25 +392,39 @@ static void version_1_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors);
 }
 
-// New files are version 2: every chunk checksum is XXH3-64, of the raw bytes and of the stored bytes.
+// New files are version 2: every chunk checksum is XXH3-64, of the raw bytes and of the stored zstd
+// frames (the raw planes are covered by the raw checksum), and every bit flip is still detected — in
+// frames, in raw planes, anywhere.
 static void new_files_are_version_2_with_xxh3_checksums(void **state) {
   (void)state;
-  std::vector<Owned> tensors;
-  const std::vector<uint8_t> file = SmallCheckpoint(&tensors);
+  std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
   assert_int_equal(VersionOf(file), 2);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
-  size_t chunks = 0;
+  size_t chunks = 0, zstd_planes = 0;
   for (const Owned &t : tensors) {
     uint64_t begin = 0;
     for (const ckpt::Chunk &chunk : reader->Find(t.name)->chunks) {
       assert_true(chunk.raw_checksum == ckpt::Xxh3(t.bytes.data() + begin, chunk.raw_size));
-      assert_true(chunk.stored_checksum == ckpt::Xxh3(file.data() + chunk.offset, chunk.stored_size()));
+      std::vector<uint8_t> frames;
+      uint64_t at = chunk.offset;
+      for (int p = 0; p < chunk.plane_count; ++p) {
+        if (chunk.planes[p].codec == ckpt::Codec::kZstd) {
+          frames.insert(frames.end(), file.begin() + static_cast<ptrdiff_t>(at),
+                        file.begin() + static_cast<ptrdiff_t>(at + chunk.planes[p].stored_size));
+          ++zstd_planes;
+        }
+        at += chunk.planes[p].stored_size;
+      }
+      assert_true(chunk.stored_checksum == ckpt::Xxh3(frames.data(), frames.size()));
       begin += chunk.raw_size;
       ++chunks;
     }
   }
-  assert_int_equal(chunks, 5);  // weights: two of 64 bytes; bias, step, mask: one each; empty: none
+  assert_int_equal(chunks, 16);      // as in data/v1.ckpt
+  assert_int_equal(zstd_planes, 11);  // weights 2, bias 1, zeros 8
+  AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
   for (uint32_t version : {0u, 3u, 0x01000000u}) {
     std::vector<uint8_t> other = file;

@@ -52,7 +52,7 @@ void Craft(const std::string &path,
   assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors).ok());
   craft(&tensors, &file);
   for (ckpt::TensorEntry &t : tensors) {
-    for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c.stored_size());
+    for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
   }
   std::string tail;
   ckpt::AppendIndex(tensors, &tail);
