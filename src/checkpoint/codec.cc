@@ -199,21 +199,33 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   return Status();
 }
 
-// Zstd planes decompress into `zstd_out` (plane p at p·plane_size), or, for a chunk of one zstd plane,
-// straight into `raw`; raw planes are used where they lie in `stored`. Every frame must carry exactly
-// its plane's size. Sets planes[p] to where plane p's bytes are.
+size_t ChunkCodec::ZstdPlaneBytes(const Chunk &chunk) {
+  size_t planes = 0;
+  for (int p = 0; p < chunk.plane_count; ++p) planes += chunk.planes[p].codec == Codec::kZstd;
+  return planes * static_cast<size_t>(chunk.raw_size / chunk.plane_count);
+}
+
+// Zstd planes decompress into `zstd_out` (the k-th zstd plane at k·plane_size) when given, else into
+// the scratch buffer (plane p at p·plane_size) or, for a chunk of one zstd plane, straight into `raw`;
+// with `kept`, they were decoded (and proven) before and are used from there. Raw planes are used
+// where they lie in `stored`. Every frame must carry exactly its plane's size. Sets planes[p] to where
+// plane p's bytes are.
 Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw,
-                          const uint8_t **planes) {
+                          const uint8_t **planes, uint8_t *zstd_out, const uint8_t *kept) {
+  size_t zstd_planes = 0;
   for (int p = 0; p < chunk.plane_count; ++p) {
     const Plane &entry = chunk.planes[p];
     const size_t size = static_cast<size_t>(entry.stored_size);
     if (entry.codec == Codec::kRaw) {
       planes[p] = stored;
+    } else if (kept != nullptr) {
+      planes[p] = kept + zstd_planes++ * plane_size;
     } else {
       if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
-      uint8_t *plane = chunk.plane_count == 1 && raw != nullptr
-                           ? raw
-                           : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;
+      uint8_t *plane = zstd_out != nullptr                     ? zstd_out + zstd_planes++ * plane_size
+                       : chunk.plane_count == 1 && raw != nullptr ? raw
+                                                                  : Scratch(static_cast<size_t>(chunk.raw_size)) +
+                                                                        static_cast<size_t>(p) * plane_size;
       if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
         return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
       }
@@ -230,11 +242,11 @@ Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plan
 }
 
 Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
-                          uint8_t *raw, RawCheck check) {
+                          uint8_t *raw, RawCheck check, const uint8_t *kept) {
   const size_t raw_size = static_cast<size_t>(chunk.raw_size);
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
-  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes));
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes, nullptr, kept));
   if (filter == Filter::kBytePlanes) {
     JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw);
   } else if (planes[0] != raw) {
@@ -246,11 +258,12 @@ Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dty
   return Status();
 }
 
-Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash) {
+Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+                         uint8_t *keep) {
   const size_t raw_size = static_cast<size_t>(chunk.raw_size);
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
-  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes));
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes, keep, nullptr));
   uint64_t raw_checksum;
   if (filter == Filter::kBytePlanes) {
     // Joined a tile at a time into a buffer that stays in L1 and hashed as it goes: the whole chunk

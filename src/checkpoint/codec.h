@@ -45,11 +45,17 @@ class ChunkCodec {
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
   // with a short reason on failure; raw may then be partly written.
+  // `kept`: the chunk's zstd planes as a Check with `keep` decoded them (then only raw planes are read
+  // from `stored`), instead of decoding them again.
   Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
-                uint8_t *raw, RawCheck check = RawCheck::kVerify);
+                uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr);
   // Proves that the stored bytes decode (every zstd frame, to its plane's exact size) and match the raw
-  // checksum, writing only the codec's own scratch: Decode's checks without a destination.
-  Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash);
+  // checksum, writing only the codec's own scratch: Decode's checks without a destination. With `keep`
+  // (ZstdPlaneBytes(chunk) bytes), the decoded zstd planes are left there for Decode.
+  Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+               uint8_t *keep = nullptr);
+  // Bytes of `chunk`'s zstd planes once decoded.
+  static size_t ZstdPlaneBytes(const Chunk &chunk);
 
  private:
   // Raw bytes are split (Encode) or joined (Check) and hashed a tile at a time, so that the hash reads
@@ -57,7 +63,8 @@ class ChunkCodec {
   static constexpr size_t kTileBytes = 16 << 10;
 
   uint8_t *Scratch(size_t size);
-  Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes);
+  Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes,
+                uint8_t *zstd_out, const uint8_t *kept);
 
   int zstd_level_;
   ZSTD_CCtx *cctx_ = nullptr;        // for unfiltered chunks

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "checkpoint/codec.h"
+#include "checkpoint/kept_planes.h"
 #include "checkpoint/parallel.h"
 #include "checkpoint/sharded_reader.h"
 #include "checkpoint/checksum.h"
@@ -58,7 +59,7 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
   return StoredChecksum(hash_, data_ + chunk.offset, chunk) == chunk.stored_checksum;
 }
 
-Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const {
+Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const {
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
@@ -71,12 +72,15 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     if (!codec) codec.reset(new ChunkCodec());
     // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
     // was crafted).
-    const Status checked = codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_);
+    const size_t zstd_bytes = ChunkCodec::ZstdPlaneBytes(chunk);
+    uint8_t *kept = keep != nullptr && zstd_bytes != 0 ? keep->Reserve(j, zstd_bytes) : nullptr;
+    const Status checked =
+        codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
   });
 }
 
-Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads) const {
+Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads, size_t keep_budget) const {
   std::vector<ChunkJob> jobs;
   for (const Target &target : targets) {
     uint8_t *destination = static_cast<uint8_t *>(target.data);
@@ -88,7 +92,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
   // Pass 1 proves every chunk (stored checksum, frames, sizes, raw checksum) without writing a
   // destination byte; pass 2 decodes again, into the destinations. Decoding twice keeps memory bounded
   // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
-  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads));
+  KeptPlanes kept(jobs.size(), keep_budget);
+  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads, &kept));
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
@@ -97,7 +102,7 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
     const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
-                                         job.destination, RawCheck::kTrusted);
+                                         job.destination, RawCheck::kTrusted, kept.Find(j));
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }
@@ -107,7 +112,7 @@ Status CheckpointReader::Verify(int threads) const {
   for (const TensorEntry &tensor : tensors_) {
     for (size_t c = 0; c < tensor.chunks.size(); ++c) jobs.push_back(ChunkJob{&tensor, c, nullptr});
   }
-  return CheckChunks(jobs, threads);
+  return CheckChunks(jobs, threads, nullptr);
 }
 
 namespace {

@@ -14,6 +14,7 @@
 #include "checkpoint/checksum.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/format.h"
+#include "checkpoint/kept_planes.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/writer.h"
 #include "checkpoint/xxhash64.h"
@@ -330,6 +331,38 @@ static void round_trip_tensor_larger_than_a_chunk(void **state) {
   AssertRoundTrip(tensors, options);
 }
 
+// A restore keeps the zstd planes its checking pass decoded for its writing pass, within a budget:
+// chunks kept, chunks decoded again and a mix of both read the same bytes.
+static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w32", TW_FLOAT32, {3, 1000}, 21), MakeTensor("w16", TW_BFLOAT16, {5000}, 22),
+                                Owned{"zeros", TW_INT32, {2000}, std::vector<uint8_t>(8000, 0)}};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 2048);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "kept", &reader).ok());
+  size_t zstd_bytes = 0;
+  for (const ckpt::TensorEntry &t : reader->tensors()) {
+    for (const ckpt::Chunk &c : t.chunks) zstd_bytes += ckpt::ChunkCodec::ZstdPlaneBytes(c);
+  }
+  assert_int_equal(zstd_bytes, 3000 + 5000 + 8000);  // exponent planes of w32 and w16; all of zeros
+  for (size_t budget : {size_t{0}, size_t{1000}, zstd_bytes / 2, zstd_bytes, ckpt::KeptPlanes::kDefaultBudget}) {
+    for (int threads : {1, 2}) {
+      std::vector<std::vector<uint8_t>> restored;
+      std::vector<ckpt::CheckpointReader::Target> targets;
+      for (const Owned &t : tensors) restored.emplace_back(t.bytes.size(), 0xA5);
+      for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+      assert_true(reader->ReadInto(targets, threads, budget).ok());
+      for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
+    }
+  }
+  ckpt::KeptPlanes kept(3, 100);
+  assert_non_null(kept.Reserve(0, 60));
+  assert_null(kept.Reserve(1, 50));  // over the budget: decoded again
+  assert_non_null(kept.Reserve(2, 40));
+  assert_null(kept.Find(1));
+  assert_non_null(kept.Find(2));
+}
+
 static void planes_that_do_not_compress_are_stored_raw(void **state) {
   (void)state;
   scratch_dir dir;
@@ -482,6 +515,7 @@ int main(void) {
       cmocka_unit_test(byte_planes_split_and_join),
       cmocka_unit_test(round_trip_every_dtype_and_shape),
       cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
+      cmocka_unit_test(kept_planes_within_any_budget_read_the_same_bytes),
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
       cmocka_unit_test(every_bit_flip_is_detected),
       cmocka_unit_test(version_1_files_still_load_and_verify),
