@@ -1,42 +1,52 @@
-// The zstd planes a restore's checking pass decodes, kept for its writing pass so that they are not
-// decoded twice (reader.h: ReadInto proves every chunk before it writes any). Bounded by a byte budget:
-// a chunk whose planes do not fit is decoded again in the writing pass, as without this store.
+// The zstd planes a restore's proving pass decodes, kept for its writing pass so that they are not
+// decoded twice (reader.h: a restore proves every chunk before it writes any). Bounded by a byte
+// budget: a chunk whose planes do not fit is decoded again in the writing pass, as without this store.
+// Keyed by the chunk's index entry, so one store serves the reads of several files.
 #ifndef TRAINWATCH_CHECKPOINT_KEPT_PLANES_H
 #define TRAINWATCH_CHECKPOINT_KEPT_PLANES_H
 
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <vector>
+#include <mutex>
+#include <unordered_map>
+
+#include "checkpoint/format.h"
 
 namespace tw {
 namespace checkpoint {
 
 class KeptPlanes {
  public:
-  // Restoring 256 MiB of float32 keeps 64 MiB (its exponent planes), of bfloat16 128 MiB of bf16 64 MiB.
+  // A quarter of a float32 model's bytes, half of a bfloat16 one's: ~1 GiB of float32 is covered.
   static constexpr size_t kDefaultBudget = 256u << 20;
 
-  // For the chunks 0 … count-1 of one read.
-  KeptPlanes(size_t count, size_t budget) : kept_(count), left_(budget) {}
+  explicit KeptPlanes(size_t budget = kDefaultBudget) : left_(budget) {}
 
-  // Memory for chunk `index`'s decoded zstd planes (`size` bytes), or NULL when the budget is spent.
-  // Thread-safe for distinct indices.
-  uint8_t *Reserve(size_t index, size_t size) {
-    size_t left = left_.load(std::memory_order_relaxed);
-    do {
-      if (size > left) return nullptr;
-    } while (!left_.compare_exchange_weak(left, left - size, std::memory_order_relaxed));
-    kept_[index].reset(new uint8_t[size]);
-    return kept_[index].get();
+  // Memory for `chunk`'s decoded zstd planes (`size` bytes), or NULL when the budget is spent or the
+  // chunk already has some (a tensor read twice: the first read keeps its planes). Thread-safe.
+  uint8_t *Reserve(const Chunk *chunk, size_t size) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (size > left_ || !kept_.emplace(chunk, nullptr).second) return nullptr;
+      left_ -= size;
+    }
+    std::unique_ptr<uint8_t[]> planes(new uint8_t[size]);  // on bad_alloc the chunk stays without
+    uint8_t *at = planes.get();
+    std::lock_guard<std::mutex> lock(mutex_);
+    kept_[chunk] = std::move(planes);
+    return at;
   }
-  // What Reserve gave chunk `index` (filled by then), or NULL.
-  const uint8_t *Find(size_t index) const { return kept_[index].get(); }
+  // What Reserve gave `chunk` (filled by then), or NULL. Not concurrently with Reserve.
+  const uint8_t *Find(const Chunk *chunk) const {
+    const auto it = kept_.find(chunk);
+    return it == kept_.end() ? nullptr : it->second.get();
+  }
 
  private:
-  std::vector<std::unique_ptr<uint8_t[]>> kept_;
-  std::atomic<size_t> left_;
+  std::mutex mutex_;
+  std::unordered_map<const Chunk *, std::unique_ptr<uint8_t[]>> kept_;
+  size_t left_;
 };
 
 }  // namespace checkpoint

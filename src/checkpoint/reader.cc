@@ -73,7 +73,7 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
     // was crafted).
     const size_t zstd_bytes = ChunkCodec::ZstdPlaneBytes(chunk);
-    uint8_t *kept = keep != nullptr && zstd_bytes != 0 ? keep->Reserve(j, zstd_bytes) : nullptr;
+    uint8_t *kept = keep != nullptr && zstd_bytes != 0 ? keep->Reserve(&chunk, zstd_bytes) : nullptr;
     const Status checked =
         codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
@@ -92,7 +92,7 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
   // Pass 1 proves every chunk (stored checksum, frames, sizes, raw checksum) without writing a
   // destination byte; pass 2 decodes again, into the destinations. Decoding twice keeps memory bounded
   // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
-  KeptPlanes kept(jobs.size(), keep_budget);
+  KeptPlanes kept(keep_budget);
   TW_RETURN_IF_ERROR(CheckChunks(jobs, threads, &kept));
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
@@ -102,7 +102,7 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
     const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
-                                         job.destination, RawCheck::kTrusted, kept.Find(j));
+                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk));
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }

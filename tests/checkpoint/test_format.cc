@@ -355,12 +355,15 @@ static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
       for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
     }
   }
-  ckpt::KeptPlanes kept(3, 100);
-  assert_non_null(kept.Reserve(0, 60));
-  assert_null(kept.Reserve(1, 50));  // over the budget: decoded again
-  assert_non_null(kept.Reserve(2, 40));
-  assert_null(kept.Find(1));
-  assert_non_null(kept.Find(2));
+  const ckpt::Chunk chunks[3];
+  ckpt::KeptPlanes kept(100);
+  assert_non_null(kept.Reserve(&chunks[0], 60));
+  assert_null(kept.Reserve(&chunks[1], 50));  // over the budget: decoded again
+  assert_null(kept.Reserve(&chunks[0], 10));  // already kept
+  assert_non_null(kept.Reserve(&chunks[2], 40));
+  assert_non_null(kept.Find(&chunks[0]));
+  assert_null(kept.Find(&chunks[1]));
+  assert_non_null(kept.Find(&chunks[2]));
 }
 
 static void planes_that_do_not_compress_are_stored_raw(void **state) {
