@@ -355,6 +355,10 @@ static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
       for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
     }
   }
+  // One tensor into two buffers in one read: its chunks are kept once and both buffers filled.
+  std::vector<uint8_t> first(tensors[0].bytes.size()), second(tensors[0].bytes.size());
+  assert_true(reader->ReadInto({{reader->Find("w32"), first.data()}, {reader->Find("w32"), second.data()}}, 2).ok());
+  assert_true(first == tensors[0].bytes && second == tensors[0].bytes);
   const ckpt::Chunk chunks[3];
   ckpt::KeptPlanes kept(100);
   assert_non_null(kept.Reserve(&chunks[0], 60));
