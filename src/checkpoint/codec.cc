@@ -222,10 +222,10 @@ Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plan
       planes[p] = kept + zstd_planes++ * plane_size;
     } else {
       if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
-      uint8_t *plane = zstd_out != nullptr                     ? zstd_out + zstd_planes++ * plane_size
-                       : chunk.plane_count == 1 && raw != nullptr ? raw
-                                                                  : Scratch(static_cast<size_t>(chunk.raw_size)) +
-                                                                        static_cast<size_t>(p) * plane_size;
+      uint8_t *plane = zstd_out != nullptr ? zstd_out + zstd_planes++ * plane_size
+                       : chunk.plane_count == 1 && raw != nullptr
+                           ? raw
+                           : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;
       if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
         return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
       }

@@ -40,8 +40,8 @@ class CheckpointReader {
   // first (stored checksum, zstd frames and their sizes, raw checksum after decoding, as Verify), and
   // only then written, in parallel, into the buffers. The decoded zstd planes of the proof are kept
   // for the writing pass up to KeptPlanes::kDefaultBudget bytes (a quarter of a float32 model's bytes,
-  // half of a bfloat16 one's); chunks beyond it are decoded again. Never a second copy of the tensors. TW_DATA_LOSS names the file, tensor and chunk; the buffers are then
-  // untouched.
+  // half of a bfloat16 one's); chunks beyond it are decoded again. Never a second copy of the tensors. TW_DATA_LOSS
+  // names the file, tensor and chunk; the buffers are then untouched.
   Status ReadInto(const std::vector<Target> &targets, int threads = 0,
                   size_t keep_budget = KeptPlanes::kDefaultBudget) const;
 

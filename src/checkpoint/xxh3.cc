@@ -41,15 +41,15 @@ struct Implementation {
 #endif
 // One instance of xxHash's long-input loop and of its streaming update per instruction set, as
 // xxh_x86dispatch.c builds them.
-#define TW_XXH3_LOOP(name, target)                                                                         \
-  target XXH64_hash_t LongHash_##name(const void *input, size_t len, XXH64_hash_t, const xxh_u8 *secret,   \
-                                      size_t secret_size) {                                                \
-    return XXH3_hashLong_64b_internal(input, len, secret, secret_size, XXH3_accumulate_512_##name,         \
-                                      XXH3_scrambleAcc_##name);                                            \
-  }                                                                                                        \
-  target XXH_errorcode Update_##name(XXH3_state_t *state, const void *input, size_t len) {                 \
-    return XXH3_update(state, static_cast<const xxh_u8 *>(input), len, XXH3_accumulate_512_##name,         \
-                       XXH3_scrambleAcc_##name);                                                           \
+#define TW_XXH3_LOOP(name, target)                                                                       \
+  target XXH64_hash_t LongHash_##name(const void *input, size_t len, XXH64_hash_t, const xxh_u8 *secret, \
+                                      size_t secret_size) {                                              \
+    return XXH3_hashLong_64b_internal(input, len, secret, secret_size, XXH3_accumulate_512_##name,       \
+                                      XXH3_scrambleAcc_##name);                                          \
+  }                                                                                                      \
+  target XXH_errorcode Update_##name(XXH3_state_t *state, const void *input, size_t len) {               \
+    return XXH3_update(state, static_cast<const xxh_u8 *>(input), len, XXH3_accumulate_512_##name,       \
+                       XXH3_scrambleAcc_##name);                                                         \
   }
 TW_XXH3_LOOP(sse2, )
 TW_XXH3_LOOP(avx2, XXH_TARGET_AVX2)
@@ -73,7 +73,9 @@ bool Runs(Xxh3Loop loop) {
 }
 
 const Implementation &Best() {
-  static const Implementation &best = Runs(Xxh3Loop::kAvx512) ? kLoops[3] : Runs(Xxh3Loop::kAvx2) ? kLoops[2] : kLoops[1];
+  static const Implementation &best = Runs(Xxh3Loop::kAvx512) ? kLoops[3]
+                                      : Runs(Xxh3Loop::kAvx2) ? kLoops[2]
+                                                              : kLoops[1];
   return best;
 }
 #else

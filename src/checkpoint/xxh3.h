@@ -14,7 +14,7 @@ namespace checkpoint {
 // Which loop hashes long inputs. Every loop gives the same hash; kBest is the widest this CPU runs.
 // Outside x86-64 every value means xxHash's portable code.
 enum class Xxh3Loop { kBest, kSse2, kAvx2, kAvx512 };
-bool Xxh3LoopRuns(Xxh3Loop loop);  // whether this CPU runs it (for tests of every loop)
+bool Xxh3LoopRuns(Xxh3Loop loop);         // whether this CPU runs it (for tests of every loop)
 const char *Xxh3LoopName(Xxh3Loop loop);  // kBest: the name of the loop it chose
 
 // `loop` must run on this CPU.

@@ -37,9 +37,8 @@ std::vector<uint8_t> RandomBytes(size_t size, uint32_t seed) {
 // Every length class of XXH3: 0, 1–3, 4–8, 9–16, 17–128, 129–240, then stripes (64 bytes), blocks
 // (1 KiB) and a partial last stripe, up to a chunk-sized input.
 const std::vector<size_t> &Sizes() {
-  static const std::vector<size_t> sizes = {0,    1,    3,    4,    8,    9,     16,    17,     128,    129,
-                                            240,  241,  255,  256,  1023, 1024,  1025,  4095,   16384,  100000,
-                                            (1u << 20) + 7};
+  static const std::vector<size_t> sizes = {0,   1,   3,   4,    8,    9,    16,   17,    128,    129,           240,
+                                            241, 255, 256, 1023, 1024, 1025, 4095, 16384, 100000, (1u << 20) + 7};
   return sizes;
 }
 
