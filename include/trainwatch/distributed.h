@@ -57,12 +57,13 @@ typedef enum tw_reduce_op {
  * ("collective allreduce at the end of run 12 (rank 1 of 4): …"). Any non-OK status is handled the
  * same way. A callback must not call back into the session.
  *
- * Where a session calls the collective (every rank, in this order; docs/tf-semantics.md D1–D14). "A
+ * Where a session calls the collective (every rank, in this order; docs/tf-semantics.md D1–D17). "A
  * string from R" is two broadcasts from rank R: its length as one int64 (8 bytes), then its bytes (none
- * when empty). "A vote" is one allreduce_int64 (MAX) of 5 int64 — stop requested, preemption noted,
- * rollback requested, recoverable error, other failure; an event slot holds (world_size - rank) << 32 |
- * status code, so MAX picks the lowest rank — followed, only when some rank failed, must recover or
- * asks for a rollback, by a string from the lowest such rank (its message).
+ * when empty). "A vote" is one allreduce_int64 (MAX) of 6 int64 — stop requested, preemption noted,
+ * rollback requested, recoverable error, other failure, a save due by the chief's clock (D17); an
+ * event slot holds (world_size - rank) << 32 | status code, so MAX picks the lowest rank — followed,
+ * only when some rank failed, must recover or asks for a rollback, by a string from the lowest such
+ * rank (its message).
  *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
  *      a. once per session, one allreduce_int64 (MAX) of 2 int64 that finds the chief (D1);
  *      b. the restore vote (D16): one `broadcast` from the chief of 2 int64 (its outcome as a
@@ -77,7 +78,7 @@ typedef enum tw_reduce_op {
  *         there is no restore vote: the chief restores (or initializes) as a single process does while
  *         every other rank waits in `barrier`, the same broadcasts follow, then a string from the chief
  *         (its variables' names and byte sizes) and one `broadcast` per variable of non-zero size
- *         (D13). Then after_create_session on every hook, and a vote of 7 int64 (the 5 above, then
+ *         (D13). Then after_create_session on every hook, and a vote of 8 int64 (the 6 above, then
  *         global_step and -global_step, so every rank learns the highest and lowest step, D3).
  *   2. The end of every run (or of every TW_OPT_VOTE_EVERY_N_RUNS-th run, and at once of a run that
  *      failed, must recover or ended the input): a vote, so that after run k every rank goes on to run
@@ -85,7 +86,7 @@ typedef enum tw_reduce_op {
  *   3. Recovery (a recoverable status on any rank, agreed through 2): every rank re-creates its
  *      session, which repeats 1b (D8).
  *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): 1b's exchanges,
- *      without initializing, then a vote of 7 int64 as at the end of 1b (D7).
+ *      without initializing, then a vote of 8 int64 as at the end of 1b (D7).
  *   5. tw_session_close, after end on every hook: one `barrier`, so that no rank tears down while
  *      another still waits; skipped by a session that failed (D12).
  * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
@@ -98,6 +99,11 @@ typedef enum tw_reduce_op {
  *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
  *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
  *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
+ *      Each save of CheckpointSaverHook first makes one allreduce_int64 (MAX) of 1 int64 naming the
+ *      lowest rank whose variables hold NaN or Inf, and every rank skips that save together (D17); with
+ *      TW_OPT_CHECKPOINT_EVERY_N_SECS only the chief's clock counts, carried by the vote of 2 (D17).
+ *      The preemption save (D10) is one of these saves, on every rank, after a string from the chief
+ *      (the checkpoint prefix, empty for no save).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {

@@ -6,8 +6,9 @@ namespace tw {
 namespace {
 
 // The slots of the vote vector; the last two only at creation and rollback.
-constexpr size_t kStop = 0, kPreempt = 1, kRollback = 2, kRecoverable = 3, kFailure = 4, kStep = 5, kNegStep = 6;
-constexpr size_t kSlots = 5, kSlotsWithStep = 7;
+constexpr size_t kStop = 0, kPreempt = 1, kRollback = 2, kRecoverable = 3, kFailure = 4, kSave = 5, kStep = 6,
+                 kNegStep = 7;
+constexpr size_t kSlots = 6, kSlotsWithStep = 8;
 
 int64_t Event(int32_t rank, int32_t world_size, tw_status code) {
   return (static_cast<int64_t>(world_size - rank) << 32) | static_cast<int64_t>(static_cast<uint32_t>(code));
@@ -41,6 +42,7 @@ void Fill(const Collective &collective, const Ballot &ballot, std::vector<int64_
   votes.assign(ballot.with_step ? kSlotsWithStep : kSlots, 0);
   votes[kStop] = ballot.stop ? 1 : 0;
   votes[kPreempt] = ballot.preempt ? 1 : 0;
+  votes[kSave] = ballot.save ? 1 : 0;
   votes[kRollback] = ballot.rollback ? Event(rank, world, TW_OK) : 0;
   if (!ballot.failure.ok()) {
     votes[ballot.recoverable ? kRecoverable : kFailure] = Event(rank, world, ballot.failure.code());
@@ -61,6 +63,7 @@ Status Read(const Collective &collective, double timeout_secs, const Ballot &bal
   Verdict verdict;
   verdict.stop = votes[kStop] != 0;
   verdict.preempt = votes[kPreempt] != 0;
+  verdict.save = votes[kSave] != 0;
   const int64_t failed = votes[kFailure] != 0 ? votes[kFailure] : votes[kRecoverable];
   if (failed != 0) {
     std::string message;
@@ -93,6 +96,7 @@ Verdict LocalVerdict(const Ballot &ballot) {
   Verdict verdict;
   verdict.stop = ballot.stop;
   verdict.preempt = ballot.preempt;
+  verdict.save = ballot.save;
   verdict.status = ballot.failure;
   verdict.recoverable = ballot.recoverable;
   if (ballot.rollback) {

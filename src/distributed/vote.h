@@ -19,6 +19,7 @@ struct Ballot {
   bool stop = false;      // a stop request, a clean end of input, the Coordinator's request_stop
   bool preempt = false;   // a preemption signal or tw_session_notify_preemption
   bool rollback = false;  // NanTensorHook asks every rank to roll back
+  bool save = false;      // the chief's time-triggered checkpoint is due (D17)
   std::string rollback_reason;
   Status failure;  // this rank's failure (OK when none); `recoverable` says which kind
   bool recoverable = false;
@@ -30,6 +31,7 @@ struct Ballot {
 struct Verdict {
   bool stop = false;
   bool preempt = false;
+  bool save = false;
   int32_t rollback_rank = -1;   // the lowest rank asking for a rollback, -1 for none
   std::string rollback_reason;  // that rank's reason, prefixed with its rank
   // The lowest failing rank's status, its message prefixed "rank R of N: " (a failure wins over a

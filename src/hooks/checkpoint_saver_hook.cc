@@ -93,7 +93,16 @@ class CheckpointSaverHook final : public Hook {
     Session &session = *ctx.session;
     bool stop = false;
     if (config_.async && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
-    if (config_.timer->ShouldTriggerForStep(NextStep(session.run_global_step()))) {
+    if (config_.every_rank && config_.timer->every_secs()) {
+      // D17: clocks differ between ranks; the chief's says when, and the vote tells every rank.
+      const int64_t step = session.global_step();
+      if (session.TakeAgreedSave()) {
+        config_.timer->UpdateLastTriggeredStep(step);
+        TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, &stop));
+      } else if (session.is_chief() && config_.timer->ShouldTriggerForStep(step)) {
+        session.NoteSaveDue();
+      }
+    } else if (config_.timer->ShouldTriggerForStep(NextStep(session.run_global_step()))) {
       const int64_t step = session.global_step();
       if (config_.timer->ShouldTriggerForStep(step)) {
         config_.timer->UpdateLastTriggeredStep(step);
@@ -139,9 +148,19 @@ class CheckpointSaverHook final : public Hook {
     Log(TW_LOG_INFO, "Calling checkpoint listeners before saving checkpoint %lld...", static_cast<long long>(step));
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->BeforeSave(session, step));
     const std::string bad = FirstNonFiniteVariable(session);
+    int32_t bad_rank = bad.empty() ? -1 : 0;
+    if (config_.every_rank) {  // D17: every rank's part or none, so every rank skips together
+      TW_RETURN_IF_ERROR(session.LowestRankWith(
+          !bad.empty(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
+    }
     if (!bad.empty()) {
       Log(TW_LOG_WARNING, "Not saving checkpoint for step %lld: variable '%s' holds NaN or Inf values.",
           static_cast<long long>(step), bad.c_str());
+      return Status();
+    }
+    if (bad_rank >= 0) {
+      Log(TW_LOG_WARNING, "Not saving checkpoint for step %lld: a variable of rank %d holds NaN or Inf values.",
+          static_cast<long long>(step), bad_rank);
       return Status();
     }
     Log(TW_LOG_INFO, "Saving checkpoints for %lld into %s.", static_cast<long long>(step), prefix_.c_str());

@@ -108,6 +108,7 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
     collective_timeout_secs_ = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
     vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
     restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
+    sharded_job_ = tw::IsShardedJob(options);
   }
   if (collective_ != nullptr && (!is_chief_ || !restore_via_broadcast_)) {
     // Initializes when the chief did (D2); every rank restores by the vote (D16).

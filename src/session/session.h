@@ -58,6 +58,17 @@ struct tw_session {
   // NanTensorHook with TW_NAN_ACTION_ROLLBACK in a job: the rollback is carried by the vote and made
   // by every rank together (D7), instead of by this rank alone.
   void RequestAgreedRollback(std::string reason);
+  // A sharded job's saves, decided alike on every rank (D17). LowestRankWith: one allreduce every rank
+  // makes at the same point; *rank is the lowest rank whose `flag` is set, -1 for none.
+  tw::Status LowestRankWith(bool flag, const std::string &what, int32_t *rank);
+  // The chief's clock says a time-triggered save is due: the next vote carries it to every rank, whose
+  // hooks then save in their next after_run (TakeAgreedSave).
+  void NoteSaveDue() { save_due_ = true; }
+  bool TakeAgreedSave() {
+    const bool due = agreed_save_;
+    agreed_save_ = false;
+    return due;
+  }
   // tw_session_notify_preemption: noted now, acted on at the end of the run in progress (D10); any thread.
   void NotifyPreemption() { preemption_noted_.store(true, std::memory_order_relaxed); }
   // The session stopped because of a preemption (a signal or NotifyPreemption) and saved (D10).
@@ -152,6 +163,7 @@ struct tw_session {
   double collective_timeout_secs_ = -1;
   int64_t vote_every_n_runs_ = 1;
   bool restore_via_broadcast_ = false;
+  bool sharded_job_ = false;  // tw::IsShardedJob: every rank writes its part of each save (D17)
   int32_t chief_rank_ = 0;
   int64_t run_count_ = 0;         // top-level runs, for messages
   int64_t runs_since_vote_ = 0;
@@ -163,6 +175,8 @@ struct tw_session {
   std::atomic<bool> preemption_noted_{false};
   bool preempted_ = false;
   bool collective_broken_ = false;
+  bool save_due_ = false;             // NoteSaveDue, for the next vote
+  bool agreed_save_ = false;          // a vote carried a due save: every rank's hook saves next
   std::vector<int64_t> vote_buffer_;  // reused by every vote: a voted run allocates nothing
 
   int64_t global_step_;

@@ -1,4 +1,4 @@
-// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D12): the start
+// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D17): the start
 // agreement, the vote at the end of a run and what it decides — stop, recover, roll back, fail, or save
 // and stop on preemption — the same on every rank. The preemption watch of a single process goes
 // through EndOfRun too, with the ballot as its own verdict.
@@ -215,6 +215,7 @@ Status tw_session::EndOfRun(Status status) {
   ballot.preempt = PreemptionNoted();
   ballot.rollback = rollback_requested_;
   ballot.rollback_reason = rollback_reason_;
+  ballot.save = save_due_;
   if (!status.ok() && !clean_end) {
     ballot.failure = status;
     ballot.recoverable = recoverable_ && IsRecoverable(status);
@@ -235,6 +236,8 @@ Status tw_session::EndOfRun(Status status) {
         *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict)));
     stop_pending_ = false;
     stop_requested_ = false;
+    save_due_ = false;
+    agreed_save_ = verdict.save;  // D17: every rank's hook saves in its next after_run
   }
   rollback_requested_ = false;
   rollback_reason_.clear();
@@ -290,19 +293,44 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
 }
 
 // D10: the chief saves at the step every rank stopped at (replicated variables: the others hold the
-// same values and write nothing); a checkpoint already saved at this step is not written twice.
+// same values and write nothing); a checkpoint already saved at this step is not written twice. In a
+// sharded job (D17) every rank writes its part of that save: the chief's decision and prefix reach
+// every rank by one broadcast, so all take part in the save's collective calls or none does.
 Status tw_session::SaveForPreemption() {
+  const bool sharded = sharded_job_;
   tw::Log(TW_LOG_WARNING, "Preemption noted: stopping at global step %lld%s", static_cast<long long>(global_step_),
-          is_chief_ && !checkpoint_dir_.empty() ? " after saving a checkpoint" : "");
-  if (!is_chief_ || checkpoint_dir_.empty()) return Status();
+          (is_chief_ || sharded) && !checkpoint_dir_.empty() ? " after saving a checkpoint" : "");
+  if (!sharded && (!is_chief_ || checkpoint_dir_.empty())) return Status();
   tw::checkpoint::Saver &saver = IdleSaver();
-  const std::string prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
-  const std::vector<std::string> kept = saver.last_checkpoints();
-  if (!kept.empty() &&
-      kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
-    return Status();
+  std::string prefix;  // "" : no save
+  if (is_chief_ && !checkpoint_dir_.empty()) {
+    prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
+    const std::vector<std::string> kept = saver.last_checkpoints();
+    if (!kept.empty() &&
+        kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
+      prefix.clear();
+    }
   }
+  if (sharded) {
+    TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(&prefix, chief_rank_, collective_timeout_secs_,
+                                                              RunLabel() + ", the chief's preemption checkpoint")));
+    // A rank with its own TW_OPT_CHECKPOINT_DIR writes there (ranks may mount it at different places).
+    if (!is_chief_ && !prefix.empty() && !checkpoint_dir_.empty()) {
+      prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
+    }
+  }
+  if (prefix.empty()) return Status();
   std::string written;
   const Status saved = saver.Save(prefix, global_step_, &written);
   return saved.ok() ? saved : saved.WithPrefix("saving the preemption checkpoint: ");
+}
+
+// D17: one MAX allreduce of (world_size - rank) for a set flag: the lowest such rank wins.
+Status tw_session::LowestRankWith(bool flag, const std::string &what, int32_t *rank) {
+  const int32_t world = collective_->world_size();
+  std::vector<int64_t> value = {flag ? world - collective_->rank() : 0};
+  TW_RETURN_IF_ERROR(
+      Exchanged(collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel())));
+  *rank = value[0] == 0 ? -1 : world - static_cast<int32_t>(value[0]);
+  return Status();
 }

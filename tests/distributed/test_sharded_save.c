@@ -2,8 +2,11 @@
  * MonitoredTrainingSession (T2: CheckpointSaverHook at creation, every N steps and at end, B21–B23) over
  * the same checkpoint dir with rows of one [8, 3] float32 tensor (tw_options_add_shard) and a replicated
  * bias: every rank writes its part, the chief commits the index and the state file; a failed part means
- * no commit on any rank; retention deletes whole checkpoints. Only the public C API is used. */
+ * no commit on any rank; retention deletes whole checkpoints. Every save decision is the same on every
+ * rank (D17): a NaN in one rank's rows skips the save on all, the chief's clock triggers every rank's
+ * save, and the preemption save (D10) is written by every rank. Only the public C API is used. */
 #define _DEFAULT_SOURCE /* mkdtemp */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +30,9 @@ typedef struct rank_result {
   tw_status first_failed_run; /* TW_OK when every run succeeded */
   int failed_at_run;          /* the run (1-based) that failed, 0 if none */
   tw_status close;
+  int64_t created_step; /* the global step after creation (what it restored) */
+  int rows_restored;    /* after creation, the rank's rows hold global_value */
+  int preempted;
   char message[512];
 } rank_result;
 
@@ -36,17 +42,32 @@ typedef struct job {
   int64_t save_steps;
   int64_t max_to_keep;
   int runs;
+  double chief_secs;       /* > 0: TW_OPT_CHECKPOINT_EVERY_N_SECS, the other ranks' clocks never fire */
+  int nan_rank;            /* this rank's rows hold a NaN after run nan_run (-1: none) ... */
+  int nan_run, finite_run; /* ... until run finite_run */
+  int preempt_run;         /* > 0: rank 1 notes a preemption before this run */
+  int zero_rows;           /* the ranks start with rows of 0 (what a restore must overwrite) */
   rank_result results[kRanks];
 } job;
 
-static tw_status no_op_step(void *user_data, tw_step_context *ctx) {
-  (void)user_data;
-  (void)ctx;
-  return TW_OK;
-}
-
 /* The value of row r, column c of the global tensor: every element distinct. */
 static float global_value(int r, int c) { return (float)(r * kCols + c) + 0.25f; }
+
+/* One rank's run: its rows and which run this is, for the NaN case. */
+typedef struct step_state {
+  const struct job *job;
+  int rank, run;
+  float *rows;
+} step_state;
+
+static tw_status rank_step(void *user_data, tw_step_context *ctx) {
+  (void)ctx;
+  const step_state *st = (const step_state *)user_data;
+  if (st->rank == st->job->nan_rank && st->run == st->job->nan_run) st->rows[1] = (float)NAN;
+  if (st->rank == st->job->nan_rank && st->run == st->job->finite_run)
+    st->rows[1] = global_value(st->rank * kRowsPerRank, 1);
+  return TW_OK;
+}
 
 static void remember_error(rank_result *result) {
   if (result->message[0] == '\0') snprintf(result->message, sizeof result->message, "%s", tw_last_error_message());
@@ -58,7 +79,8 @@ static void run_rank(int rank, void *arg) {
   memset(result, 0, sizeof *result);
   float rows[kRowsPerRank * kCols];
   for (int r = 0; r < kRowsPerRank; ++r) {
-    for (int c = 0; c < kCols; ++c) rows[r * kCols + c] = global_value(rank * kRowsPerRank + r, c);
+    for (int c = 0; c < kCols; ++c)
+      rows[r * kCols + c] = j->zero_rows ? 0.0f : global_value(rank * kRowsPerRank + r, c);
   }
   float bias[kCols] = {1.5f, -2.5f, 3.5f};
   int64_t box_shape[2] = {kRowsPerRank, kCols};
@@ -84,10 +106,15 @@ static void run_rank(int rank, void *arg) {
   if (s == TW_OK) s = tw_options_set_collective(opts, &collective, thread_world_user_data(j->world, rank));
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_IS_CHIEF, rank == 0);
   if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
-  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
+  if (s == TW_OK && j->chief_secs > 0) {
+    s = tw_options_set_double(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS, rank == 0 ? j->chief_secs : 1e9);
+  } else if (s == TW_OK) {
+    s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
+  }
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, j->max_to_keep);
   if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 60.0);
+  /* Long enough for any honest exchange; a rank left waiting (a save decided alone) fails the job. */
+  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 30.0);
   if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
   if (s == TW_OK) s = tw_options_add_variable(opts, &b);
   tw_session *session = NULL;
@@ -96,8 +123,18 @@ static void run_rank(int rank, void *arg) {
   if (s != TW_OK) remember_error(result);
   tw_options_destroy(opts);
   if (session == NULL) return;
-  for (int run = 1; run <= j->runs; ++run) {
-    s = tw_session_run(session, NULL, 0, no_op_step, NULL);
+  if (tw_session_get_global_step(&result->created_step, session) != TW_OK) remember_error(result);
+  result->rows_restored = 1;
+  for (int r = 0; r < kRowsPerRank; ++r) {
+    for (int c = 0; c < kCols; ++c) {
+      if (rows[r * kCols + c] != global_value(rank * kRowsPerRank + r, c)) result->rows_restored = 0;
+    }
+  }
+  step_state st = {j, rank, 0, rows};
+  for (int run = 1; run <= j->runs && !tw_session_should_stop(session); ++run) {
+    if (run == j->preempt_run && rank == 1 && tw_session_notify_preemption(session) != TW_OK) remember_error(result);
+    st.run = run;
+    s = tw_session_run(session, NULL, 0, rank_step, &st);
     if (s != TW_OK) {
       result->first_failed_run = s;
       result->failed_at_run = run;
@@ -106,6 +143,7 @@ static void run_rank(int rank, void *arg) {
     }
   }
   result->close = tw_session_close(session);
+  if (tw_session_preempted(&result->preempted, session) != TW_OK) remember_error(result);
   if (result->close != TW_OK) remember_error(result);
   if (tw_session_destroy(session) != TW_OK) remember_error(result);
 }
@@ -120,6 +158,7 @@ static void make_job(job *j, const char *name) {
   j->save_steps = 2;
   j->max_to_keep = 5;
   j->runs = 3;
+  j->nan_rank = -1;
 }
 
 static void run_job(job *j) { assert_int_equal(thread_world_run(j->world, run_rank, j), 0); }
@@ -347,11 +386,95 @@ static void max_to_keep_deletes_whole_checkpoints(void **state) {
   end_job(&j);
 }
 
+/* D17 (B24's NaN check): rank 2's rows hold a NaN at step 2 only. Every rank skips that save — no part
+ * of step 2 on any rank, no rank waits for another — step 0 stays the newest until the finite save of
+ * step 4 commits. Deciding alone, rank 2 would skip while the others wait in the save's exchanges. */
+static void a_nan_on_one_rank_skips_the_save_on_every_rank(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "nan");
+  j.nan_rank = 2;
+  j.nan_run = 2;
+  j.finite_run = 3;
+  j.runs = 2; /* the end's save of step 2 is skipped as well */
+  run_job(&j);
+  expect_all_ok(&j);
+  expect_checkpoint_files(&j, 2, 0);
+  expect_checkpoint_files(&j, 0, 1);
+  expect_latest(&j, 0);
+  end_job(&j);
+
+  make_job(&j, "nan_then_finite");
+  j.nan_rank = 2;
+  j.nan_run = 2;
+  j.finite_run = 3;
+  j.runs = 4;
+  run_job(&j);
+  expect_all_ok(&j);
+  expect_checkpoint_files(&j, 2, 0);
+  expect_checkpoint_files(&j, 4, 1);
+  expect_parts_hold_their_rows(&j, 4);
+  expect_latest(&j, 4);
+  end_job(&j);
+}
+
+/* D17 (B22 with every_n_secs): only the chief's clock fires (the others' never would); the vote after
+ * the run in which it fired makes every rank save in the next run. Fires after runs 1 and 3: saves of
+ * steps 2 and 4 on every rank, besides creation's step 0 — none of steps 1 and 3. */
+static void the_chiefs_clock_triggers_every_ranks_save(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "secs");
+  j.chief_secs = 1e-9; /* due at every run but the one that saved */
+  j.runs = 4;
+  run_job(&j);
+  expect_all_ok(&j);
+  for (int64_t step = 0; step <= 4; ++step) expect_checkpoint_files(&j, step, step % 2 == 0);
+  expect_parts_hold_their_rows(&j, 4);
+  expect_latest(&j, 4);
+  end_job(&j);
+}
+
+/* D10 + D17: a preemption noted by rank 1 before run 3 stops every rank at step 3, and every rank
+ * writes its part of that step's checkpoint (no CheckpointSaverHook: the preemption save is the only
+ * save), the chief commits; a new job of 4 ranks restores it on every rank (D16), rows bit-exact. */
+static void the_preemption_save_of_a_sharded_job_is_every_ranks(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "preempt");
+  j.save_steps = 0; /* MTS adds no CheckpointSaverHook */
+  j.preempt_run = 3;
+  j.runs = 10;
+  run_job(&j);
+  expect_all_ok(&j);
+  for (int rank = 0; rank < kRanks; ++rank) assert_int_equal(j.results[rank].preempted, 1);
+  expect_checkpoint_files(&j, 3, 1);
+  expect_parts_hold_their_rows(&j, 3);
+  expect_latest(&j, 3);
+
+  thread_world_destroy(j.world);
+  j.world = thread_world_create(kRanks);
+  assert_non_null(j.world);
+  j.preempt_run = 0;
+  j.runs = 0;
+  j.zero_rows = 1;
+  run_job(&j);
+  expect_all_ok(&j);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    assert_int_equal(j.results[rank].created_step, 3);
+    assert_true(j.results[rank].rows_restored);
+  }
+  end_job(&j);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_rank_writes_its_part_and_the_chief_commits),
       cmocka_unit_test(a_failed_part_means_no_commit_on_any_rank),
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
+      cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
+      cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
+      cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
