@@ -103,5 +103,53 @@ def scenario_saver_save(collective, rank, workdir, report):
     report["path"] = saver.save(str(workdir / "model.ckpt"), global_step=7)
 
 
+# Checkpoints the restore scenarios read, relative to the directory every job of a test shares: written
+# by 4 ranks (saver_save), by 2 and by 1 (save), and by one process's plain Saver (the 1-part case).
+SOURCES = {"4": "saver_save/model.ckpt-7", "2": "save/world2/model.ckpt-2", "1": "save/world1/model.ckpt-1",
+           "plain": "plain/model.ckpt-0"}
+
+
+def zeroed(rank, world_size):
+    """This rank's Shards (and bias) over zeros: what a restore must fill."""
+    return shards(rank, world_size, {name: np.zeros_like(bits) for name, bits in global_tensors().items()})
+
+
+def bits_of(variables):
+    """name → hex of the registered bytes, for the report."""
+    return {name: to_bits(value.tensor if isinstance(value, tw.Shard) else value).tobytes().hex()
+            for name, value in variables.items()}
+
+
+def scenario_save(collective, rank, workdir, report):
+    """This job's slicing of the global tensors saved at step world_size (tw.Saver, every rank)."""
+    directory = workdir / f"world{collective.world_size}"
+    directory.mkdir(exist_ok=True)
+    saver = tw.Saver(shards(rank, collective.world_size), collective=collective, collective_timeout_secs=TIMEOUT_SECS)
+    report["path"] = saver.save(str(directory / "model.ckpt"), global_step=collective.world_size)
+
+
+def scenario_restore(collective, rank, workdir, report):
+    """Every checkpoint of SOURCES written so far, restored into this job's slicing with tw.Saver."""
+    report["restored"] = {}
+    for source, relative in SOURCES.items():
+        path = workdir.parent / relative
+        if not path.exists():
+            continue
+        variables = zeroed(rank, collective.world_size)
+        tw.Saver(variables, collective=collective, collective_timeout_secs=TIMEOUT_SECS).restore(str(path))
+        report["restored"][source] = bits_of(variables)
+
+
+def scenario_fallback(collective, rank, workdir, report):
+    """MonitoredTrainingSession restores workdir.parent/fallback, whose newest checkpoint has a corrupted
+    part: every rank must restore the previous one (D16)."""
+    variables = zeroed(rank, collective.world_size)
+    with tw.MonitoredTrainingSession(checkpoint_dir=str(workdir.parent / "fallback"), variables=variables,
+                                     save_summaries_steps=None, log_step_count_steps=None, save_checkpoint_secs=None,
+                                     collective=collective, collective_timeout_secs=TIMEOUT_SECS) as sess:
+        report["global_step"] = int(sess.run("global_step"))
+        report["restored"] = bits_of(variables)
+
+
 if __name__ == "__main__":
     main(sys.argv[1:], globals())

@@ -1,8 +1,11 @@
 """Sharded checkpoints from Python (issue 15): tw.Shard variables in one process (registration, zero copy,
-bad input) and in jobs of 4 Gloo ranks (sharded_ranks.py): every rank saves its rows of numpy float32,
+bad input) and in jobs of Gloo ranks (sharded_ranks.py): 4 ranks save their rows of numpy float32,
 float64, float16 and torch bfloat16 and float32 tensors, and the whole tensors read back —
 tw.load_variable, tw.list_variables and trainwatch-ckpt export-safetensors — equal the global tensors
-bit for bit (T2: CheckpointSaverHook saves at creation, every N steps and at the end, B21–B23)."""
+bit for bit (T2: CheckpointSaverHook saves at creation, every N steps and at the end, B21–B23). Then
+jobs of 2, 1 and 4 ranks restore checkpoints written by 4, 2, 1 ranks and by one plain Saver into their
+own slicing, bit-exact, and a corrupted part makes every rank fall back to the previous checkpoint
+together (D16)."""
 import json
 import pathlib
 import shutil
@@ -14,7 +17,8 @@ import pytest
 import trainwatch as tw
 
 from distributed_world import run_gloo
-from sharded_ranks import BIAS, SPECS, TRAIN_STEPS, as_library_tensor, global_tensors, to_bits
+from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, global_tensors, rows_of,
+                           to_bits, zeroed)
 
 torch = pytest.importorskip("torch")
 torch_distributed = pytest.importorskip("torch.distributed")
@@ -181,3 +185,77 @@ def test_a_changed_or_truncated_part_is_refused_by_verify_and_load(saved, tmp_pa
         if change == "truncate":  # every read of the part is pinned by its size in the index
             with pytest.raises(tw.DataLossError, match="part-00002-of-00004"):
                 tw.load_variable(path, "w32")
+
+
+# ---------------------------------------------------------------------------------------------- resharding
+
+
+def corrupt(path):
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x40
+    path.write_bytes(bytes(data))
+
+
+@pytest.fixture(scope="module")
+def resharded(saved):
+    """Jobs of 2, 1 and 4 ranks restoring every checkpoint of sharded_ranks.SOURCES written before them
+    (the 2- and 1-rank jobs then save their own slicing), and the 4-rank one also restoring a directory
+    whose newest checkpoint has a corrupted part."""
+    root = saved[0]
+    plain = root / "plain"
+    plain.mkdir()
+    whole = {name: as_library_tensor(name, bits) for name, bits in global_tensors().items()}
+    tw.Saver({**whole, "bias": BIAS.copy()}).save(str(plain / "model.ckpt"), global_step=0)
+    shutil.copytree(root / "session_save" / "ckpt", root / "fallback")
+    corrupt(root / "fallback" / f"model.ckpt-{TRAIN_STEPS}.part-00002-of-00004")
+    return {world: run_gloo(scenarios, root, world_size=world, script=SCRIPT)
+            for world, scenarios in ((2, ["restore", "save"]), (1, ["restore", "save"]), (4, ["restore", "fallback"]))}
+
+
+def assert_rows(restored, rank, world, expected, what):
+    begin, end = rows_of(rank, world)
+    for name, bits in expected.items():
+        actual = bytes.fromhex(restored[name])
+        assert actual == np.ascontiguousarray(bits[begin:end]).tobytes(), f"{what}: {name} on rank {rank} of {world}"
+    assert bytes.fromhex(restored["bias"]) == BIAS.tobytes(), f"{what}: bias on rank {rank} of {world}"
+
+
+@pytest.mark.parametrize("written, world", [("4", 2), ("4", 1), ("2", 4), ("1", 4), ("4", 4), ("2", 1),
+                                            ("plain", 2), ("plain", 4)])
+def test_restore_into_another_number_of_ranks_is_bit_exact(resharded, written, world):
+    expected = global_tensors()
+    reports = resharded[world]["restore"]
+    assert sorted(reports) == list(range(world))
+    for rank, report in reports.items():
+        assert report["error"] is None, report["traceback"]
+        assert written in report["restored"], f"{written} not restored by {world} ranks"
+        assert_rows(report["restored"][written], rank, world, expected, f"{written} → {world}")
+
+
+def test_the_smaller_jobs_saved_their_own_slicing(resharded):
+    for world in (2, 1):
+        for report in resharded[world]["save"].values():
+            assert report["error"] is None, report["traceback"]
+        path = resharded[world]["save"][0]["path"]
+        assert path.endswith(SOURCES[str(world)])
+        for name, bits in global_tensors().items():
+            assert_bit_exact(tw.load_variable(path, name), bits, f"{name} written by {world}")
+
+
+def test_a_corrupted_part_makes_every_rank_fall_back_together_D16(resharded):
+    reports = resharded[4]["fallback"]
+    expected = trained(2)  # the checkpoint before the corrupted model.ckpt-3
+    for rank, report in reports.items():
+        assert report["error"] is None, report["traceback"]
+        assert report["global_step"] == 2, f"rank {rank} restored step {report['global_step']}"
+        assert_rows(report["restored"], rank, 4, expected, "fallback")
+
+
+def test_a_shard_that_does_not_fit_is_refused_naming_it_and_left_untouched(saved):
+    path = str(saved[0] / "saver_save" / "model.ckpt-7")
+    variables = zeroed(0, 2)
+    variables["w32"] = tw.Shard(np.zeros((4, 3), np.float32), (16, 3), 0)  # another global shape
+    before = bits_of(variables)
+    with pytest.raises(tw.InvalidArgumentError, match="'w32'"):
+        tw.Saver(variables).restore(path)
+    assert bits_of(variables) == before  # all or nothing
