@@ -36,15 +36,20 @@ class Saver:
     every rank passes its ``collective``: every rank then calls ``save`` with the same path and step at
     the same point, writes its part, and the chief commits the checkpoint once every part is durable
     (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
-    the chief saves (rank 0 unless ``is_chief`` says otherwise)."""
+    the chief saves (rank 0 unless ``is_chief`` says otherwise). ``restore`` writes each Shard with its
+    own rows of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
+    any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
+    does, so that every rank falls back to the same older checkpoint together."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
                  collective=None, collective_timeout_secs=600.0, is_chief=None):
         if not isinstance(variables, dict):
             raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.variables = dict(variables)
-        self._unsaveable_shards = [n for n, v in self.variables.items() if isinstance(v, shard.Shard)
-                                   and collective is None]
+        # Shards without the job's collective can be restored (their rows) but not saved: one process
+        # holds only part of their tensors.
+        self._unsaveable_shards = [] if collective is not None else [
+            name for name, value in self.variables.items() if isinstance(value, shard.Shard)]
         if collective is None and is_chief is None and not self._unsaveable_shards:
             self._held = shard.register(self.variables)
             self._saver = native.Saver(self._held.tensors())

@@ -62,7 +62,3 @@ def register(variables, options=None):
             else:
                 options.add_variable(tensor)
     return held
-
-
-def has_shards(variables):
-    return any(isinstance(value, Shard) for value in variables.values())
