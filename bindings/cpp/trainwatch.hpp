@@ -687,6 +687,18 @@ class Options {
     const tw_tensor t = variable.c_tensor();
     detail::call([&] { return tw_options_add_variable(options_, &t); });
   }
+  // A variable holding one box of a sharded global tensor (tw_options_add_shard): global_shape and
+  // offset have one entry per dimension of the variable.
+  void add_shard(const Tensor &variable, const std::vector<int64_t> &global_shape, const std::vector<int64_t> &offset) {
+    const tw_tensor t = variable.c_tensor();
+    const size_t ndim = static_cast<size_t>(t.ndim);
+    if (global_shape.size() != ndim || offset.size() != ndim) {
+      throw Error(TW_INVALID_ARGUMENT, "shard '" + variable.name() + "' has " + std::to_string(ndim) +
+                                           " dimensions but global_shape has " + std::to_string(global_shape.size()) +
+                                           " and offset " + std::to_string(offset.size()));
+    }
+    detail::call([&] { return tw_options_add_shard(options_, &t, global_shape.data(), offset.data()); });
+  }
   void set_init_fn(InitFunction *fn) {
     detail::call([&] {
       return tw_options_set_init_fn(options_, fn == nullptr ? nullptr : &init_trampoline, fn, nullptr);
@@ -1296,6 +1308,11 @@ class Saver {
   explicit Saver(const std::vector<Tensor> &variables) {
     const std::vector<tw_tensor> views = detail::c_tensors(variables);
     detail::call([&] { return tw_saver_create(&saver_, views.data(), views.size()); });
+  }
+  // One rank's saver in a job (tw_saver_create_from_options): the variables, shards, collective and
+  // retention of `options`; the variables' data is borrowed while the saver lives.
+  explicit Saver(const Options &options) {
+    detail::call([&] { return tw_saver_create_from_options(&saver_, options.handle()); });
   }
   Saver(const Saver &) = delete;
   Saver &operator=(const Saver &) = delete;

@@ -56,6 +56,8 @@
 %copyctor trainwatch::SessionRef;
 #if !defined(SWIGPYTHON)
 %ignore trainwatch::SummaryWriter::add_summary;  // serialized bytes: only python.i maps them
+// A saver borrowing the options' variables: only the Python package keeps them alive with the saver.
+%ignore trainwatch::Saver::Saver(const Options &);
 #endif
 
 %template(TensorVector) std::vector<trainwatch::Tensor>;

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trainwatch/checkpoint.h"
 #include "trainwatch/common.h"
 #include "trainwatch/session.h"
 
@@ -150,6 +151,18 @@ TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const 
  * the dimension), TW_ALREADY_EXISTS (the name is taken). */
 TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
                                       const int64_t *offset);
+
+/* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
+ * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
+ * data borrowed as by tw_saver_create), with its collective, TW_OPT_IS_CHIEF (D11),
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP and TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS (read now:
+ * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
+ * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
+ * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
+ * variables or without a collective the collective is not used: it is tw_saver_create's saver over the
+ * variables, and only the chief should save (as a session does).
+ * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED. */
+TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 // extern "C" shims for trainwatch/checkpoint.h.
 #include "trainwatch/checkpoint.h"
+#include "trainwatch/distributed.h"
 
 #include <cstring>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "checkpoint/saver.h"
 #include "checkpoint/sharded_reader.h"
 #include "checkpoint/state_file.h"
+#include "session/options.h"
 
 using tw::Errorf;
 using tw::Status;
@@ -67,6 +69,18 @@ tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_v
     }
     std::unique_ptr<tw_saver> saver(new tw_saver());
     TW_RETURN_IF_ERROR(ckpt::Saver::Create(std::move(refs), ckpt::SaverOptions(), &saver->saver));
+    *out = saver.release();
+    return Status();
+  });
+}
+
+// Declared in trainwatch/distributed.h: a saver as a session created from `opts` holds one.
+tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts) {
+  return Guard([&] {
+    TW_CHECK_ARG(out, "out");
+    TW_CHECK_ARG(opts, "opts");
+    std::unique_ptr<tw_saver> saver(new tw_saver());
+    TW_RETURN_IF_ERROR(ckpt::Saver::Create(opts->variables, tw::SaverOptionsOf(*opts), &saver->saver));
     *out = saver.release();
     return Status();
   });

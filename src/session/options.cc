@@ -125,6 +125,17 @@ bool IsChief(const Options &options) {
 
 bool IsShardedJob(const Options &options) { return options.collective != nullptr && !options.shards.empty(); }
 
+checkpoint::SaverOptions SaverOptionsOf(const Options &options) {
+  checkpoint::SaverOptions saver;
+  saver.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
+  saver.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
+  saver.collective = options.collective;
+  saver.shards = options.shards;
+  saver.chief = IsChief(options);
+  saver.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
+  return saver;
+}
+
 }  // namespace tw
 
 using tw::Errorf;

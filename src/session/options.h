@@ -11,6 +11,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "checkpoint/saver.h"
 #include "checkpoint/shard_index.h"
 #include "distributed/collective.h"
 #include "trainwatch/session.h"
@@ -87,6 +88,10 @@ bool IsChief(const Options &options);
 // A job with a collective and sharded variables: every rank writes its part of each checkpoint, so
 // every rank saves, synchronously (trainwatch/distributed.h, point 6).
 bool IsShardedJob(const Options &options);
+
+// What a saver of a session created from `options` follows: retention, the collective, the shards, the
+// chief, the collective's timeout (the session's own saver and tw_saver_create_from_options).
+checkpoint::SaverOptions SaverOptionsOf(const Options &options);
 }  // namespace tw
 
 #endif  // TRAINWATCH_SESSION_OPTIONS_H

@@ -135,14 +135,7 @@ Status tw_session::CreateSaver(const tw::Options &options) {
   step.dtype = TW_INT64;
   step.data = &global_step_;
   saved.emplace_back(step, "global_step");
-  tw::checkpoint::SaverOptions saver_options;
-  saver_options.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
-  saver_options.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
-  saver_options.collective = options.collective;
-  saver_options.shards = options.shards;
-  saver_options.chief = tw::IsChief(options);
-  saver_options.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
-  TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
+  TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), tw::SaverOptionsOf(options), &saver_));
   async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);
   return Status();
 }

@@ -2,9 +2,10 @@
  * MonitoredTrainingSession (T2: CheckpointSaverHook at creation, every N steps and at end, B21–B23) over
  * the same checkpoint dir with rows of one [8, 3] float32 tensor (tw_options_add_shard) and a replicated
  * bias: every rank writes its part, the chief commits the index and the state file; a failed part means
- * no commit on any rank; retention deletes whole checkpoints. Every save decision is the same on every
- * rank (D17): a NaN in one rank's rows skips the save on all, the chief's clock triggers every rank's
- * save, and the preemption save (D10) is written by every rank. Only the public C API is used. */
+ * no commit on any rank; retention deletes whole checkpoints; standalone savers created from the ranks'
+ * options (tw_saver_create_from_options) commit alike. Every save decision is the same on every rank
+ * (D17): a NaN in one rank's rows skips the save on all, the chief's clock triggers every rank's save,
+ * and the preemption save (D10) is written by every rank. Only the public C API is used. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <math.h>
 #include <setjmp.h>
@@ -73,16 +74,20 @@ static void remember_error(rank_result *result) {
   if (result->message[0] == '\0') snprintf(result->message, sizeof result->message, "%s", tw_last_error_message());
 }
 
-static void run_rank(int rank, void *arg) {
-  job *j = (job *)arg;
-  rank_result *result = &j->results[rank];
-  memset(result, 0, sizeof *result);
+/* A rank's variables: its rows of w (a shard) and the replicated bias. */
+typedef struct rank_state {
   float rows[kRowsPerRank * kCols];
+  float bias[kCols];
+} rank_state;
+
+/* The options of `rank`: the job's collective, the shard of w, the bias, and the checkpoint settings. */
+static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **out) {
   for (int r = 0; r < kRowsPerRank; ++r) {
     for (int c = 0; c < kCols; ++c)
-      rows[r * kCols + c] = j->zero_rows ? 0.0f : global_value(rank * kRowsPerRank + r, c);
+      state->rows[r * kCols + c] = j->zero_rows ? 0.0f : global_value(rank * kRowsPerRank + r, c);
   }
-  float bias[kCols] = {1.5f, -2.5f, 3.5f};
+  const float bias[kCols] = {1.5f, -2.5f, 3.5f};
+  memcpy(state->bias, bias, sizeof bias);
   int64_t box_shape[2] = {kRowsPerRank, kCols};
   const int64_t global_shape[2] = {kRows, kCols};
   const int64_t offset[2] = {rank * kRowsPerRank, 0};
@@ -92,13 +97,13 @@ static void run_rank(int rank, void *arg) {
   w.dtype = TW_FLOAT32;
   w.ndim = 2;
   w.shape = box_shape;
-  w.data = rows;
+  w.data = state->rows;
   tw_tensor b = TW_TENSOR_INIT;
   b.name = "bias";
   b.dtype = TW_FLOAT32;
   b.ndim = 1;
   b.shape = bias_shape;
-  b.data = bias;
+  b.data = state->bias;
 
   tw_options *opts = NULL;
   tw_collective collective = thread_world_collective(j->world, rank);
@@ -117,6 +122,21 @@ static void run_rank(int rank, void *arg) {
   if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 30.0);
   if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
   if (s == TW_OK) s = tw_options_add_variable(opts, &b);
+  if (s != TW_OK) {
+    tw_options_destroy(opts);
+    opts = NULL;
+  }
+  *out = opts;
+  return s;
+}
+
+static void run_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  rank_state state;
+  tw_options *opts = NULL;
+  tw_status s = rank_options(j, rank, &state, &opts);
   tw_session *session = NULL;
   if (s == TW_OK) s = tw_monitored_training_session_create(&session, opts, NULL, 0, NULL, 0);
   result->create = s;
@@ -127,10 +147,10 @@ static void run_rank(int rank, void *arg) {
   result->rows_restored = 1;
   for (int r = 0; r < kRowsPerRank; ++r) {
     for (int c = 0; c < kCols; ++c) {
-      if (rows[r * kCols + c] != global_value(rank * kRowsPerRank + r, c)) result->rows_restored = 0;
+      if (state.rows[r * kCols + c] != global_value(rank * kRowsPerRank + r, c)) result->rows_restored = 0;
     }
   }
-  step_state st = {j, rank, 0, rows};
+  step_state st = {j, rank, 0, state.rows};
   for (int run = 1; run <= j->runs && !tw_session_should_stop(session); ++run) {
     if (run == j->preempt_run && rank == 1 && tw_session_notify_preemption(session) != TW_OK) remember_error(result);
     st.run = run;
@@ -146,6 +166,36 @@ static void run_rank(int rank, void *arg) {
   if (tw_session_preempted(&result->preempted, session) != TW_OK) remember_error(result);
   if (result->close != TW_OK) remember_error(result);
   if (tw_session_destroy(session) != TW_OK) remember_error(result);
+}
+
+/* The same rank saving through a standalone saver (tw_saver_create_from_options) at step 5. */
+static void save_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  rank_state state;
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  tw_status s = rank_options(j, rank, &state, &opts);
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts); /* the saver keeps what it needs */
+  result->create = s;
+  if (s != TW_OK) {
+    remember_error(result);
+    return;
+  }
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  const char *path = NULL;
+  s = tw_saver_save(&path, saver, prefix, 5);
+  if (s != TW_OK) {
+    result->first_failed_run = s;
+    result->failed_at_run = 1;
+    remember_error(result);
+  } else {
+    snprintf(result->message, sizeof result->message, "%s", path);
+  }
+  tw_saver_destroy(saver);
 }
 
 static void make_job(job *j, const char *name) {
@@ -333,6 +383,36 @@ static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
 /* A rank whose part cannot be written (a directory stands where its part of step 2 goes): nobody
  * commits step 2, every rank fails that run with a message naming the rank, the other ranks' parts
  * are gone and step 0 stays the newest checkpoint. */
+/* Standalone savers of the 4 ranks, created from each rank's options, commit one sharded checkpoint as
+ * the sessions do: 4 parts and the index, listed in the state file, readable whole. */
+static void savers_from_options_commit_one_sharded_checkpoint(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "saver");
+  assert_int_equal(thread_world_run(j.world, save_rank, &j), 0);
+  expect_all_ok(&j);
+  char expected[400];
+  checkpoint_path(expected, sizeof expected, &j, 5);
+  for (int rank = 0; rank < kRanks; ++rank) assert_string_equal(j.results[rank].message, expected);
+  expect_checkpoint_files(&j, 5, 1);
+  expect_parts_hold_their_rows(&j, 5);
+  expect_latest(&j, 5);
+  expect_index_reads_whole_tensors(&j, 5);
+  end_job(&j);
+}
+
+static void saver_from_options_checks_its_arguments(void **state) {
+  (void)state;
+  tw_options *opts = NULL;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(tw_saver_create_from_options(NULL, opts), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "out"));
+  tw_saver *saver = NULL;
+  assert_int_equal(tw_saver_create_from_options(&saver, NULL), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "opts"));
+  tw_options_destroy(opts);
+}
+
 static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   (void)state;
   job j;
@@ -471,6 +551,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_rank_writes_its_part_and_the_chief_commits),
       cmocka_unit_test(a_failed_part_means_no_commit_on_any_rank),
+      cmocka_unit_test(savers_from_options_commit_one_sharded_checkpoint),
+      cmocka_unit_test(saver_from_options_checks_its_arguments),
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),

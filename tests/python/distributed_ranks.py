@@ -170,7 +170,10 @@ def torch_collective(rank, world_size, port):
     return TorchCollective()
 
 
-def main(argv):
+def main(argv, scenarios=None):
+    """Runs the named scenarios: functions scenario_NAME of `scenarios` (a module's globals(); this one's
+    by default)."""
+    scenarios = globals() if scenarios is None else scenarios
     names, rank, world_size, port, workdir = argv
     faulthandler.register(signal.SIGUSR2, all_threads=True)  # the harness's stack dump of a hung rank
     workdir = pathlib.Path(workdir)
@@ -186,7 +189,7 @@ def main(argv):
         report = {"rank": rank, "steps": [], "creations": [], "error": None, "message": None,
                   "started": time.monotonic()}
         try:
-            globals()["scenario_" + name](collective, rank, scenario_dir, report)
+            scenarios["scenario_" + name](collective, rank, scenario_dir, report)
         except Exception as error:  # what the scenario is about: reported, judged by the test
             report["error"] = type(error).__name__
             report["message"] = str(error)

@@ -61,10 +61,11 @@ def _fail_hung(what, procs):
     pytest.fail(f"{what} did not end within {JOB_LIMIT_SECS} s: a hang\n" + "\n".join(outputs))
 
 
-def run_gloo(scenarios, workdir, world_size=4, missing_ok=()):
-    """Runs `scenarios` one after the other in one job over torch.distributed/Gloo."""
+def run_gloo(scenarios, workdir, world_size=4, missing_ok=(), script=RANKS_SCRIPT):
+    """Runs `scenarios` (of `script`, which calls distributed_ranks.main) one after the other in one job
+    over torch.distributed/Gloo."""
     port = free_port()
-    procs = [subprocess.Popen([PYTHON, str(RANKS_SCRIPT), ",".join(scenarios), str(rank), str(world_size),
+    procs = [subprocess.Popen([PYTHON, str(script), ",".join(scenarios), str(rank), str(world_size),
                                str(port), str(workdir)], env=_env(), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT)
              for rank in range(world_size)]

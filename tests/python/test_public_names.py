@@ -9,7 +9,7 @@ CLASSES = ["MonitoredTrainingSession", "LoggingTensorHook", "StepCounterHook", "
            "FinalOpsHook", "GlobalStepWaiterHook", "ProfilerHook", "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "MonitoredSession",
            "SingularMonitoredSession", "ChiefSessionCreator", "WorkerSessionCreator", "Scaffold",
            "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook",
-           "SecondOrStepTimer", "Saver", "StepContext"]
+           "SecondOrStepTimer", "Saver", "Shard", "StepContext"]
 FUNCTIONS = ["summary_iterator", "latest_checkpoint", "list_variables", "load_variable", "check_numerics",
              "scan", "tensor_stats", "bfloat16_to_float32"]
 ERRORS = ["OpError", "OutOfRangeError", "AbortedError", "UnavailableError", "InvalidArgumentError",

@@ -39,6 +39,7 @@ from .monitored_session import (USE_DEFAULT, ChiefSessionCreator, MonitoredSessi
 from ._raw_session import Coordinator, RawSession
 from ._step import StepContext
 from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stats
+from .shard import Shard
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from . import summary
 from .summary import Event, summary_iterator
@@ -55,7 +56,7 @@ __all__ = [
     "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook", "SecondOrStepTimer",
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",
-    "Saver", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
+    "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
     "bfloat16_to_float32",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",

@@ -7,17 +7,10 @@ import os
 
 import numpy as np
 
-from . import native
-from .errors import NotFoundError
+from . import native, shard
+from .distributed import _configure as _configure_distributed
+from .errors import InvalidArgumentError, NotFoundError
 from .tensors import NUMPY_DTYPES, borrow
-
-
-def _variable_set(variables):
-    if not isinstance(variables, dict):
-        raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
-    held = native.TensorSet()
-    held.add_dict(variables, True, "variable")
-    return held
 
 
 def _path(value, what):
@@ -37,12 +30,36 @@ class Saver:
     From its first save into a directory until it is garbage collected, the saver holds that
     directory's lock (``.trainwatch.lock``): another saver or a chief session writing there meanwhile
     raises ``FailedPreconditionError``. Only its own checkpoints are ever deleted, whatever the state
-    file lists."""
+    file lists.
 
-    def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False):
+    In a job of many ranks (trainwatch.distributed), ``variables`` may hold trainwatch.Shard values and
+    every rank passes its ``collective``: every rank then calls ``save`` with the same path and step at
+    the same point, writes its part, and the chief commits the checkpoint once every part is durable
+    (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
+    the chief saves (rank 0 unless ``is_chief`` says otherwise). ``restore`` writes each Shard with its
+    own rows of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
+    any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
+    does, so that every rank falls back to the same older checkpoint together."""
+
+    def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
+                 collective=None, collective_timeout_secs=600.0, is_chief=None):
+        if not isinstance(variables, dict):
+            raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.variables = dict(variables)
-        self._held = _variable_set(self.variables)
-        self._saver = native.Saver(self._held.tensors())
+        # Shards without the job's collective can be restored (their rows) but not saved: one process
+        # holds only part of their tensors.
+        self._unsaveable_shards = [] if collective is not None else [
+            name for name, value in self.variables.items() if isinstance(value, shard.Shard)]
+        if collective is None and is_chief is None and not self._unsaveable_shards:
+            self._held = shard.register(self.variables)
+            self._saver = native.Saver(self._held.tensors())
+        else:
+            options = native.Options()
+            if is_chief is not None:
+                options.set_int64(native.TW_OPT_IS_CHIEF, int(bool(is_chief)))
+            self._held = shard.register(self.variables, options)
+            _configure_distributed(options, collective, collective_timeout_secs, 1, False, False)
+            self._saver = native.Saver(options)
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
         self._saver.set_pad_step_number(pad_step_number)
@@ -53,6 +70,9 @@ class Saver:
         """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
+        if self._unsaveable_shards:
+            raise InvalidArgumentError(f"variables {self._unsaveable_shards} are Shards: saving them needs the job's "
+                                       "collective (Saver(..., collective=...)), every rank writing its part")
         self._held.check_unchanged()
         return self._saver.save(_path(save_path, "save_path"), step) or None
 

@@ -10,7 +10,7 @@ StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigg
 TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
 nothing to act on.
 """
-from . import native
+from . import native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
@@ -23,8 +23,8 @@ from .session_run_hook import SessionRunHook
 
 
 class Scaffold:
-    """What a chief needs to build the model state: ``variables`` (name → array, registered zero copy
-    for checkpoints and fetches), ``init_fn(scaffold, session)`` called when nothing was restored, and
+    """What a chief needs to build the model state: ``variables`` (name → array or trainwatch.Shard,
+    registered zero copy for checkpoints and fetches), ``init_fn(scaffold, session)`` called when nothing was restored, and
     an optional ``saver`` (a trainwatch.Saver) whose variables and retention the session adopts."""
 
     def __init__(self, init_fn=None, variables=None, saver=None):
@@ -71,10 +71,7 @@ class _SessionCreator:
         """Native options for ``owner``'s session; what they borrow is kept alive by ``owner``."""
         options = native.Options()
         options.set_int64(native.TW_OPT_IS_CHIEF, int(self._is_chief))
-        variables = native.TensorSet()
-        variables.add_dict(self.scaffold.variables, True, "variable")
-        for tensor in variables.tensors():
-            options.add_variable(tensor)
+        variables = shard.register(self.scaffold.variables, options)
         owner._keep_alive(variables)
         owner._registered = variables
         if self.retention is not None:
@@ -151,7 +148,7 @@ class _MonitoredSession:
         self._coordinator = None
         self._held = []
         self._registered = None  # the variables' TensorSet, checked before every use
-        self._variables = dict(session_creator.scaffold.variables)
+        self._variables = shard.arrays(session_creator.scaffold.variables)
         self._runner = StepRunner(self)
         self._current_step_fn = None
         self._current_feed_dict = None
@@ -383,7 +380,8 @@ class MonitoredTrainingSession(MonitoredSession):
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
     SummarySaverHook (every published value) writing to ``summary_dir`` (default: checkpoint_dir), a
     CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
-    chief and runs ``hooks`` only. ``variables`` (name → array) are what checkpoints hold; retention is
+    chief and runs ``hooks`` only. ``variables`` (name → array, or trainwatch.Shard: this rank's slice
+    of a sharded tensor; with a collective every rank then saves its part) are what checkpoints hold; retention is
     ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief holds ``checkpoint_dir``'s lock until
     it is closed: a second chief of the same directory (another process or session) raises
     ``FailedPreconditionError`` at creation. A damaged or missing state file is repaired from the
