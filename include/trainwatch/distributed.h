@@ -64,7 +64,9 @@ typedef enum tw_reduce_op {
  * status code, so MAX picks the lowest rank — followed, only when some rank failed, must recover or
  * asks for a rollback, by a string from the lowest such rank (its message).
  *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
- *      a. once per session, one allreduce_int64 (MAX) of 2 int64 that finds the chief (D1);
+ *      a. once per session, one allreduce_int64 (MAX) of 3 int64 that finds the chief and carries any
+ *         rank's failed begin as an event slot (D1); only when a begin failed, a string from the lowest
+ *         such rank (its message), and creation fails on every rank with that status;
  *      b. the chief restores (or initializes) as a single process does while every other rank waits
  *         in `barrier`; then one `broadcast` from the chief of 3 int64 (its outcome as a tw_status,
  *         its global_step, whether it restored a checkpoint) and a string from the chief (the

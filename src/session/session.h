@@ -97,7 +97,8 @@ struct tw_session {
   // Session creation in a job (session_agreement.cc, D1–D3): the chief restores or initializes, every
   // rank takes the chief's state, the hooks' after_create_session, then a vote.
   tw::Status CreateAgreed();
-  tw::Status FindChief();
+  // D1, after begin on every hook: finds the chief and shares any rank's failed begin (`begun`).
+  tw::Status FindChief(const tw::Status &begun);
   // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2).
   tw::Status ShareChiefState(const tw::Status &outcome, const std::string &path, bool initialize_if_none,
                              const std::string &what, tw::Status *local);
