@@ -91,7 +91,8 @@ typedef enum tw_reduce_op {
  *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
  *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
  *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
- *      `allreduce_int64` (MAX) carrying the chief's commit outcome. MonitoredTrainingSession therefore
+ *      `allreduce_int64` (MAX) carrying the chief's commit outcome — or, when a rank could not write its
+ *      part, instead a string from the lowest such rank (its message, which every rank's error quotes). MonitoredTrainingSession therefore
  *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
  *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
  *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
