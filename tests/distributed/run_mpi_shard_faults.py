@@ -248,7 +248,7 @@ for victim in (2, 0):
 # with ENOSPC, the save fails on every rank naming them, and step 1 restores.
 directory = tempfile.mkdtemp(prefix="tw_shard_tmpfs_")
 script = ('mount -t tmpfs -o size=640k tmpfs "$1" || exit 97; shift; dir=$1; shift; '
-          '"$@" enospc "$dir" -1 0; echo "=== restore"; "$@" restore "$dir"; echo "=== files"; ls -a "$dir"')
+          '"$@" enospc "$dir" -1 0; echo "=== restore"; "$@" restore "$dir"; ls -a "$dir" | sed "s/^/file: /"')
 try:
     done = subprocess.run(["unshare", "-rm", "sh", "-c", script, "sh", directory, directory] + MPIRUN,
                           capture_output=True, text=True, timeout=240)
@@ -260,14 +260,14 @@ name = ("a full disk (a 640 KiB tmpfs) during the save of step 2: every rank fai
 if code == 97:
     results.append((True, name + " # SKIP no tmpfs can be mounted here (unshare -rm)", out))
 else:
-    saving, rest = (out.split("=== restore", 1) + [""])[:2]
-    restoring, files = (rest.split("=== files", 1) + [""])[:2]
+    saving, restoring = (out.split("=== restore", 1) + [""])[:2]
     saved, restored = Ranks(saving), Ranks(restoring)
+    files = re.findall(r"^file: (.*)$", out, re.M)
     failed = [saved.phase(r, "B") for r in range(RANKS)]
     check(name, all(saved.phase(r, "A")[0] == "TW_OK" for r in range(RANKS)) and
           all(st == "TW_RESOURCE_EXHAUSTED" and "failed to write their part" in m and "No space left on device" in m
               for st, _, m in failed) and
-          not any(n.startswith("model.ckpt-2") or ".tw-tmp-" in n for n in files.split()) and
+          not any(n.startswith("model.ckpt-2") or ".tw-tmp-" in n for n in files) and "model.ckpt-1" in files and
           restored.created() == 1 and restored.verified(), out)
 shutil.rmtree(directory, ignore_errors=True)
 
