@@ -154,7 +154,7 @@ static tw_status make_options(model *m, const char *dir, int save, const tw_coll
   if (s == TW_OK) s = tw_options_set_none(o, TW_OPT_SUMMARY_EVERY_N_STEPS);
   if (s == TW_OK) s = tw_options_set_int64(o, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 0);
   if (s == TW_OK) s = tw_options_set_int64(o, TW_OPT_CATCH_PREEMPTION_SIGNALS, 0);
-  if (s == TW_OK) s = tw_options_set_double(o, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 20);
+  if (s == TW_OK) s = tw_options_set_double(o, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 60);
   if (s == TW_OK) s = tw_options_set_collective(o, table, user_data);
   if (s != TW_OK) {
     tw_options_destroy(o);
