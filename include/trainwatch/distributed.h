@@ -67,22 +67,27 @@ typedef enum tw_reduce_op {
  *      a. once per session, one allreduce_int64 (MAX) of 3 int64 that finds the chief and carries any
  *         rank's failed begin as an event slot (D1); only when a begin failed, a string from the lowest
  *         such rank (its message), and creation fails on every rank with that status;
- *      b. the chief restores (or initializes) as a single process does while every other rank waits
- *         in `barrier`; then one `broadcast` from the chief of 3 int64 (its outcome as a tw_status,
+ *      b. the restore vote (D16): one `broadcast` from the chief of 2 int64 (its outcome as a
+ *         tw_status, how many of its candidates its state file lists) and a string from the chief (its
+ *         candidate checkpoints, one path per line, newest first; or its error message); then, for
+ *         each candidate in turn until one is restored or refused, a vote (each rank first proves, without
+ *         writing, every byte it would read of it). Then the chief initializes if nothing was restored,
+ *         every rank meets in `barrier`, and one `broadcast` from the chief of 3 int64 (its outcome,
  *         its global_step, whether it restored a checkpoint) and a string from the chief (the
- *         checkpoint's path, or its error message). Every other rank restores that checkpoint (D2) or
- *         initializes as the chief did; with TW_OPT_RESTORE_VIA_BROADCAST a string from the chief (its
- *         variables' names and byte sizes) and one `broadcast` per variable of non-zero size follow
- *         instead (D13). Then after_create_session on every hook, and a vote of 7 int64 (the 5 above,
- *         then global_step and -global_step, so every rank learns the highest and lowest step, D3).
+ *         checkpoint's path, or its error message) follow; every other rank checks it restored the
+ *         chief's step (D2, D3) or initializes as the chief did. With TW_OPT_RESTORE_VIA_BROADCAST
+ *         there is no restore vote: the chief restores (or initializes) as a single process does while
+ *         every other rank waits in `barrier`, the same broadcasts follow, then a string from the chief
+ *         (its variables' names and byte sizes) and one `broadcast` per variable of non-zero size
+ *         (D13). Then after_create_session on every hook, and a vote of 7 int64 (the 5 above, then
+ *         global_step and -global_step, so every rank learns the highest and lowest step, D3).
  *   2. The end of every run (or of every TW_OPT_VOTE_EVERY_N_RUNS-th run, and at once of a run that
  *      failed, must recover or ended the input): a vote, so that after run k every rank goes on to run
  *      k+1 or none does (D4–D10).
  *   3. Recovery (a recoverable status on any rank, agreed through 2): every rank re-creates its
  *      session, which repeats 1b (D8).
- *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): 1b's barrier,
- *      broadcasts and restore, to the chief's newest checkpoint and without initializing, then a vote
- *      of 7 int64 as at the end of 1b (D7).
+ *   4. A rollback of NanTensorHook with TW_NAN_ACTION_ROLLBACK (agreed through 2): 1b's exchanges,
+ *      without initializing, then a vote of 7 int64 as at the end of 1b (D7).
  *   5. tw_session_close, after end on every hook: one `barrier`, so that no rank tears down while
  *      another still waits; skipped by a session that failed (D12).
  * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
@@ -92,10 +97,11 @@ typedef enum tw_reduce_op {
  *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
  *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
  *      `allreduce_int64` (MAX) carrying the chief's commit outcome — or, when a rank could not write its
- *      part, instead a string from the lowest such rank (its message, which every rank's error quotes). MonitoredTrainingSession therefore
- *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
- *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
- *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
+ *      part, instead a string from the lowest such rank (its message, which every rank's error quotes).
+ *      MonitoredTrainingSession therefore adds CheckpointSaverHook on every rank of such a job (not only
+ *      the chief's), and its saves are synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background
+ *      write would call the collective from another thread. Every rank must save at the same steps (the
+ *      same checkpoint frequency).
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {

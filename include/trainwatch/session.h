@@ -58,7 +58,9 @@ typedef enum tw_option {
   /* string, default unset. Where the chief restores from: the newest intact checkpoint its state file
    * lists, else (state file missing or damaged) the newest found by name, whose step a checkpoint
    * without global_step gives by its "-<step>" name. A chief holds the directory's advisory lock
-   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not. */
+   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.
+   * In a job with a collective every rank restores with the chief, by a vote on the newest checkpoint
+   * that every rank can read (docs/tf-semantics.md D16), reading it in its own TW_OPT_CHECKPOINT_DIR. */
   TW_OPT_CHECKPOINT_DIR = 2,
   /* int64, default 10, -1 = unlimited (TF's behaviour). How many recoveries one run, or session
    * creation, may go through before the recoverable status is returned to the caller. */

@@ -45,6 +45,23 @@ class CheckpointReader {
   // Decodes every chunk and checks both checksums, keeping nothing (what `trainwatch-ckpt verify` does).
   Status Verify(int threads = 0) const;
 
+  // Part of a tensor: raw bytes [begin, end) of `tensor` (from tensors()) go to `data` (end - begin
+  // bytes). Only the chunks overlapping the range are read (reader_ranges.cc): a rank restoring its
+  // rows of a shard decodes no more than the chunks holding them.
+  struct Range {
+    const TensorEntry *tensor;
+    uint64_t begin;
+    uint64_t end;
+    void *data;
+  };
+  // ReadInto's two passes for ranges, apart, so that many files can be proven before any is written
+  // (an all-or-nothing restore from a sharded checkpoint, restore_plan.h): ProveRanges checks every
+  // chunk the ranges overlap as ReadInto's first pass does and writes nothing; FillRanges then decodes
+  // them into the ranges' buffers, trusting that proof. TW_DATA_LOSS as ReadInto; TW_INVALID_ARGUMENT
+  // for a range outside its tensor.
+  Status ProveRanges(const std::vector<Range> &ranges, int threads = 0) const;
+  Status FillRanges(const std::vector<Range> &ranges, int threads = 0) const;
+
  private:
   CheckpointReader() = default;
   Status Parse();

@@ -17,6 +17,7 @@
 #include "checkpoint/own_checkpoints.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
+#include "checkpoint/restore_plan.h"
 
 namespace tw {
 namespace checkpoint {
@@ -138,7 +139,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   const std::string dir = DirectoryOf(checkpoint);
   // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
   // ranks do not save them).
-  if (options_.collective != nullptr && !options_.shards.empty()) return WriteSharded(snapshot, dir, checkpoint, path);
+  if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path);
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
   WriteOptions write = options_.write;
@@ -272,8 +273,6 @@ Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string
                           const std::vector<std::string> &optional, std::vector<std::string> *missing,
                           bool *intact) {
   *intact = false;
-  std::unique_ptr<CheckpointReader> reader;
-  TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));
   std::vector<const TensorRef *> selected;
   if (names.empty()) {
     for (const TensorRef &v : variables_) selected.push_back(&v);
@@ -290,31 +289,39 @@ Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string
       if (seen.insert(name).second) selected.push_back(it->second);
     }
   }
-  std::vector<CheckpointReader::Target> targets;
-  if (missing != nullptr) missing->clear();
-  for (const TensorRef *v : selected) {
-    const TensorEntry *tensor = reader->Find(v->name());
-    if (tensor == nullptr) {
-      if (missing != nullptr && std::find(optional.begin(), optional.end(), v->name()) != optional.end()) {
-        missing->push_back(v->name());
-        continue;
-      }
-      return Status(TW_NOT_FOUND, "Key " + v->name() + " not found in checkpoint " + path);
-    }
-    *intact = true;  // a readable checkpoint holding this variable: a mismatch is the caller's to fix
-    TW_RETURN_IF_ERROR(CheckRestorable(*tensor, *v, path));
-    *intact = false;
-    targets.push_back(CheckpointReader::Target{tensor, v->data()});
-  }
-  const Status read = reader->ReadInto(targets, options_.write.threads);
-  *intact = read.ok();
-  if (read.ok()) last_restored_ = path;
-  return read;
+  std::unique_ptr<RestorePlan> plan;
+  TW_RETURN_IF_ERROR(PlanRestore(path, selected, optional, missing, intact, &plan));
+  return FinishRestore(*plan);
 }
 
-Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional,
-                                std::vector<std::string> *missing) {
-  const std::string state_path = JoinPath(dir, options_.latest_filename);
+Status Saver::PlanRestore(const std::string &path, const std::vector<const TensorRef *> &selected,
+                          const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
+                          std::unique_ptr<RestorePlan> *plan) {
+  std::vector<RestoreTarget> targets;
+  for (const TensorRef *v : selected) {
+    const auto shard = options_.shards.find(v->name());
+    targets.push_back({v, sharded() && shard != options_.shards.end() ? &shard->second : nullptr});
+  }
+  TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, intact, plan));
+  const Status proven = (*plan)->Prove(options_.write.threads);
+  *intact = proven.ok();
+  return proven;
+}
+
+Status Saver::PrepareRestore(const std::string &path, const std::vector<std::string> &optional,
+                             std::vector<std::string> *missing, bool *intact, std::unique_ptr<RestorePlan> *plan) {
+  std::vector<const TensorRef *> selected;
+  for (const TensorRef &v : variables_) selected.push_back(&v);
+  return PlanRestore(path, selected, optional, missing, intact, plan);
+}
+
+Status Saver::FinishRestore(const RestorePlan &plan) {
+  TW_RETURN_IF_ERROR(plan.Fill(options_.write.threads));
+  last_restored_ = plan.path();
+  return Status();
+}
+
+std::vector<std::string> Saver::ListedCandidates(const std::string &dir) {
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir, options_.latest_filename, &state);
   std::vector<std::string> candidates;
@@ -325,8 +332,26 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
     }
   } else if (loaded.code() != TW_NOT_FOUND) {
     Log(TW_LOG_WARNING, "Checkpoint state file %s is damaged (%s): looking for checkpoints by name",
-        state_path.c_str(), loaded.message().c_str());
+        JoinPath(dir, options_.latest_filename).c_str(), loaded.message().c_str());
   }
+  return candidates;
+}
+
+Status Saver::RestoreCandidates(const std::string &dir, std::vector<std::string> *candidates, size_t *listed) {
+  *candidates = ListedCandidates(dir);
+  *listed = candidates->size();
+  std::vector<FoundCheckpoint> found;
+  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+  for (const FoundCheckpoint &f : found) {
+    if (std::find(candidates->begin(), candidates->end(), f.path) == candidates->end()) candidates->push_back(f.path);
+  }
+  return Status();
+}
+
+Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional,
+                                std::vector<std::string> *missing) {
+  const std::string state_path = JoinPath(dir, options_.latest_filename);
+  std::vector<std::string> candidates = ListedCandidates(dir);
   // The state file is a hint: after its entries come the saver's own checkpoints found in the
   // directory by name, newest step first (scanned only when needed), so a lost or damaged state file
   // never costs a checkpoint.

@@ -33,6 +33,8 @@
 namespace tw {
 namespace checkpoint {
 
+class RestorePlan;
+
 // global_step value meaning "none": the prefix is the checkpoint's path as-is (C1). TW_UNSET's value.
 constexpr int64_t kNoGlobalStep = INT64_MIN;
 
@@ -88,11 +90,26 @@ class Saver {
                        int threads = 0);
 
   // Restores the named variables (all when `names` is empty) from the checkpoint at `path`, all or
-  // nothing: every name, dtype, shape and checksum is checked before the first byte is written.
+  // nothing: every name, dtype, shape and checksum is checked before the first byte is written. The
+  // checkpoint may be sharded (its index and parts): a variable the options declare a shard (in a job
+  // with a collective, as saves do) reads only its rows, whatever slicing wrote it; any other reads its
+  // whole tensor (restore_plan.h).
   // Errors: TW_NOT_FOUND (file; "Key <name> not found in checkpoint <path>"; a name that is not a
   // variable of this saver), TW_INVALID_ARGUMENT (dtype/shape mismatch naming the variable),
   // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO.
   Status Restore(const std::string &path, const std::vector<std::string> &names = {});
+
+  // The halves of a restore that the ranks of a job agree on between them (session_agreement.cc, D16):
+  // PrepareRestore opens the checkpoint at `path` as RestoreFrom does, checks every variable and
+  // proves every byte this rank would read (only its rows of a shard), writing nothing; *intact and
+  // the errors as RestoreFrom's. FinishRestore then writes the variables.
+  Status PrepareRestore(const std::string &path, const std::vector<std::string> &optional,
+                        std::vector<std::string> *missing, bool *intact, std::unique_ptr<RestorePlan> *plan);
+  Status FinishRestore(const RestorePlan &plan);
+  // What RestoreNewestGood tries, in its order (the state file's entries, newest first, then the
+  // saver's own checkpoints found in `dir` by name); *listed: how many come from the state file.
+  // Errors: those of scanning `dir`.
+  Status RestoreCandidates(const std::string &dir, std::vector<std::string> *candidates, size_t *listed);
 
   // Restores from the newest intact checkpoint of `dir`: those its state file lists (newest first),
   // then the saver's own checkpoints found in `dir` by name (own_checkpoints.h; newest step first), so a
@@ -150,6 +167,15 @@ class Saver {
   // the caller's (a variable that does not fit, an unknown name).
   Status RestoreFrom(const std::string &path, const std::vector<std::string> &names,
                      const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact);
+  // Opens and proves `path` for the selected variables (RestoreFrom's first half).
+  Status PlanRestore(const std::string &path, const std::vector<const TensorRef *> &selected,
+                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
+                     std::unique_ptr<RestorePlan> *plan);
+  // The state file's entries, newest first (RestoreNewestGood's first candidates); a damaged state
+  // file is logged and lists none.
+  std::vector<std::string> ListedCandidates(const std::string &dir);
+  // Saves and restores by shard: a collective and shards (WriteSnapshot's condition).
+  bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }
   // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
   // preserved. The saver's own list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);

@@ -1,7 +1,6 @@
 #include "checkpoint/sharded_reader.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 #include "base/tensor.h"
@@ -9,6 +8,26 @@
 
 namespace tw {
 namespace checkpoint {
+
+void RangeReads::Add(const CheckpointReader *reader, const CheckpointReader::Range &range) {
+  for (auto &file : files_) {
+    if (file.first == reader) {
+      file.second.push_back(range);
+      return;
+    }
+  }
+  files_.emplace_back(reader, std::vector<CheckpointReader::Range>{range});
+}
+
+Status RangeReads::Prove(int threads) const {
+  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads));
+  return Status();
+}
+
+Status RangeReads::Fill(int threads) const {
+  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->FillRanges(file.second, threads));
+  return Status();
+}
 
 Status ShardedReader::Open(const std::string &path, std::unique_ptr<ShardedReader> *out) {
   out->reset();
@@ -58,21 +77,27 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
 }
 
 Status ShardedReader::ReadRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data) {
+  RangeReads reads;
+  TW_RETURN_IF_ERROR(PlanRows(tensor, row_begin, rows, data, &reads));
+  TW_RETURN_IF_ERROR(reads.Prove());
+  return reads.Fill();
+}
+
+Status ShardedReader::PlanRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data,
+                               RangeReads *reads) {
   const std::vector<int64_t> &shape = tensor.shape;
   const int64_t total_rows = shape.empty() ? 1 : shape[0];
-  if (row_begin < 0 || rows < 0 || row_begin + rows > total_rows) {
+  if (row_begin < 0 || rows < 0 || row_begin > total_rows || rows > total_rows - row_begin) {
     return Status(TW_INVALID_ARGUMENT, "rows out of range of '" + tensor.name + "'");
   }
-  int64_t row_elements = 1;
-  for (size_t d = 1; d < shape.size(); ++d) row_elements *= shape[d];
-  const size_t row_bytes = static_cast<size_t>(row_elements) * DtypeSize(tensor.dtype);
+  if (rows == 0) return Status();
+  uint64_t row_bytes = DtypeSize(tensor.dtype);
+  for (size_t d = 1; d < shape.size(); ++d) row_bytes *= static_cast<uint64_t>(shape[d]);
   std::vector<int64_t> offset(shape.size(), 0), extent = shape;
   if (!shape.empty()) {
     offset[0] = row_begin;
     extent[0] = rows;
   }
-  if (rows == 0) return Status();
-  std::vector<uint8_t> box_bytes;
   for (const ShardBox *box : BoxesIntersecting(tensor, offset, extent)) {
     for (size_t d = 1; d < shape.size(); ++d) {
       if (box->offset[d] != 0 || box->extent[d] != shape[d]) {
@@ -88,16 +113,15 @@ Status ShardedReader::ReadRows(const ShardedTensor &tensor, int64_t row_begin, i
       return Status(TW_DATA_LOSS,
                     "part " + reader->path() + " does not hold the box of '" + tensor.name + "' its index records");
     }
-    box_bytes.resize(entry->byte_size());
-    TW_RETURN_IF_ERROR(reader->ReadInto({{entry, box_bytes.data()}}));
     const int64_t box_begin = shape.empty() ? 0 : box->offset[0];
     const int64_t box_rows = shape.empty() ? 1 : box->extent[0];
     const int64_t first = std::max(row_begin, box_begin);
     const int64_t last = std::min(row_begin + rows, box_begin + box_rows);
     if (first >= last) continue;
-    std::memcpy(static_cast<uint8_t *>(data) + static_cast<size_t>(first - row_begin) * row_bytes,
-                box_bytes.data() + static_cast<size_t>(first - box_begin) * row_bytes,
-                static_cast<size_t>(last - first) * row_bytes);
+    reads->Add(reader, CheckpointReader::Range{
+                           entry, static_cast<uint64_t>(first - box_begin) * row_bytes,
+                           static_cast<uint64_t>(last - box_begin) * row_bytes,
+                           static_cast<uint8_t *>(data) + static_cast<uint64_t>(first - row_begin) * row_bytes});
   }
   return Status();
 }

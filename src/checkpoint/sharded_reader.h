@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "base/status.h"
 #include "checkpoint/mapped_file.h"
@@ -15,6 +17,18 @@
 
 namespace tw {
 namespace checkpoint {
+
+// Byte ranges of tensors in one or more checkpoint files (the parts of a sharded checkpoint, or a
+// single file), read all or nothing: every chunk of every file is proven before any byte is written.
+class RangeReads {
+ public:
+  void Add(const CheckpointReader *reader, const CheckpointReader::Range &range);
+  Status Prove(int threads = 0) const;  // CheckpointReader::ProveRanges of every file
+  Status Fill(int threads = 0) const;   // then FillRanges
+
+ private:
+  std::vector<std::pair<const CheckpointReader *, std::vector<CheckpointReader::Range>>> files_;  // in first use order
+};
 
 class ShardedReader {
  public:
@@ -26,9 +40,13 @@ class ShardedReader {
   const ShardedTensor *Find(const std::string &name) const;  // NULL when absent
 
   // Copies rows [row_begin, row_begin + rows) of `tensor` (along its first dimension; a scalar is one
-  // row) into `data`, in C order, from the parts that hold them. Boxes other than whole first-dimension
-  // slices: TW_UNIMPLEMENTED. A part missing or not the one the index pinned: TW_DATA_LOSS naming it.
+  // row) into `data`, in C order, from the parts that hold them, all or nothing, decoding only the
+  // chunks that hold those rows. Boxes other than whole first-dimension slices: TW_UNIMPLEMENTED. A
+  // part missing or not the one the index pinned: TW_DATA_LOSS naming it.
   Status ReadRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data);
+  // ReadRows without reading: opens (and pins) the parts holding those rows and adds their byte ranges
+  // to `reads`, which must not outlive this reader.
+  Status PlanRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data, RangeReads *reads);
 
   // Every part pinned and every chunk of it checked (CheckpointReader::Verify).
   Status Verify();

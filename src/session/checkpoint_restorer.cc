@@ -27,18 +27,7 @@ class CheckpointRestorer final : public Restorer {
       return saver.RecoverLastCheckpoints(dir_);  // still clears temporary files a crash left behind
     }
     TW_RETURN_IF_ERROR(status);
-    if (std::find(missing.begin(), missing.end(), "global_step") != missing.end()) {
-      // A standalone Saver's checkpoint: its name carries the step ("<prefix>-<step>").
-      int64_t step = 0;
-      if (checkpoint::ParseCheckpointName(checkpoint::Basename(path), &step)) {
-        session.set_global_step(step);
-        Log(TW_LOG_INFO, "Checkpoint %s holds no global_step: global step %lld taken from its name", path.c_str(),
-            static_cast<long long>(step));
-      } else {
-        Log(TW_LOG_WARNING, "Checkpoint %s holds no global_step and its name carries none: global step stays %lld",
-            path.c_str(), static_cast<long long>(session.global_step()));
-      }
-    }
+    TakeStepFromName(session, path, missing);
     Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
         static_cast<long long>(session.global_step()));
     TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(dir_));
@@ -51,6 +40,20 @@ class CheckpointRestorer final : public Restorer {
 };
 
 }  // namespace
+
+void TakeStepFromName(Session &session, const std::string &path, const std::vector<std::string> &missing) {
+  if (std::find(missing.begin(), missing.end(), "global_step") == missing.end()) return;
+  // A standalone Saver's checkpoint: its name carries the step ("<prefix>-<step>").
+  int64_t step = 0;
+  if (checkpoint::ParseCheckpointName(checkpoint::Basename(path), &step)) {
+    session.set_global_step(step);
+    Log(TW_LOG_INFO, "Checkpoint %s holds no global_step: global step %lld taken from its name", path.c_str(),
+        static_cast<long long>(step));
+  } else {
+    Log(TW_LOG_WARNING, "Checkpoint %s holds no global_step and its name carries none: global step stays %lld",
+        path.c_str(), static_cast<long long>(session.global_step()));
+  }
+}
 
 std::unique_ptr<Restorer> NewCheckpointRestorer(std::string checkpoint_dir) {
   return std::make_unique<CheckpointRestorer>(std::move(checkpoint_dir));

@@ -9,12 +9,17 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "session/session_creator.h"
 
 namespace tw {
 
 std::unique_ptr<Restorer> NewCheckpointRestorer(std::string checkpoint_dir);
+
+// After restoring `path`: when `missing` lists global_step (a standalone Saver's checkpoint), the
+// session's step is taken from the "-<step>" of the checkpoint's name.
+void TakeStepFromName(Session &session, const std::string &path, const std::vector<std::string> &missing);
 
 }  // namespace tw
 

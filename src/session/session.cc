@@ -109,8 +109,9 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
     vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
     restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
   }
-  if (collective_ != nullptr && !is_chief_) {
-    creator_ = tw::NewChiefSessionCreator(options, nullptr);  // initializes when the chief did (D2)
+  if (collective_ != nullptr && (!is_chief_ || !restore_via_broadcast_)) {
+    // Initializes when the chief did (D2); every rank restores by the vote (D16).
+    creator_ = tw::NewChiefSessionCreator(options, nullptr);
   } else if (!is_chief_) {
     creator_ = tw::NewWorkerSessionCreator(options);
   } else {
@@ -154,6 +155,11 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   TW_RETURN_IF_ERROR(session->CreateSaver(options));
   TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
   if (session->watch_preemption_) TW_RETURN_IF_ERROR(tw::PreemptionSignals::Acquire(&session->preemption_signals_));
+  if (session->restore_via_broadcast_ && tw::IsShardedJob(options)) {
+    return Status(TW_INVALID_ARGUMENT,
+                  "TW_OPT_RESTORE_VIA_BROADCAST cannot restore sharded variables (each rank holds other rows of "
+                  "them): every rank of a sharded job reads its own rows (D16)");
+  }
 
   // H6: begin on every hook before the session exists. In a job every rank learns whether any rank's
   // begin failed (the chief's directory lock, for one), so none is left waiting for it (D1).

@@ -94,15 +94,23 @@ struct tw_session {
   template <typename Body>
   tw::Status WithRecovery(Body body);
   tw::Status CreateInner();
-  // Session creation in a job (session_agreement.cc, D1–D3): the chief restores or initializes, every
-  // rank takes the chief's state, the hooks' after_create_session, then a vote.
+  // Session creation in a job (session_agreement.cc, D1–D3, D16): every rank restores by the vote, or
+  // the chief initializes (or restores alone to broadcast, D13) and every rank takes its state; the
+  // hooks' after_create_session, then a vote.
   tw::Status CreateAgreed();
   // D1, after begin on every hook: finds the chief and shares any rank's failed begin (`begun`).
   tw::Status FindChief(const tw::Status &begun);
-  // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2).
+  // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2);
+  // a rank that restored by the vote (D16) checks it holds the chief's step. *local starts as this
+  // rank's `outcome`.
   tw::Status ShareChiefState(const tw::Status &outcome, const std::string &path, bool initialize_if_none,
                              const std::string &what, tw::Status *local);
   tw::Status BroadcastVariables(const std::string &what, tw::Status *local);
+  // D16 (restore_vote.cc): every rank restores the newest of the chief's checkpoints that every rank
+  // can read, or none. *path: this rank's path of it ("" when none); *outcome: this rank's failure (the
+  // chief's listing, a write), for D2's exchange; *agreed: a failure every rank shares (a listed
+  // checkpoint that does not fit some rank's variables). A collective failure is returned.
+  tw::Status RestoreByVote(const std::string &what, std::string *path, tw::Status *outcome, tw::Status *agreed);
   // The end of a run with a collective or preemption watch (D4–D10): the vote and what it decided.
   tw::Status EndOfRun(tw::Status status);
   tw::Status RollBackAgreed(const std::string &reason, const std::string &what);

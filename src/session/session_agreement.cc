@@ -71,13 +71,30 @@ Status tw_session::FindChief(const Status &begun) {
   return Status();
 }
 
-// D1–D3: the chief restores or initializes, every rank takes its state, after_create_session on every
-// hook, then a vote that also compares the global steps.
+// D1–D3, D16: every rank restores the newest checkpoint all can read (or the chief alone, to broadcast
+// it: D13), or all initialize; after_create_session on every hook, then a vote that also compares the
+// global steps.
 Status tw_session::CreateAgreed() {
   const std::string what = "at session creation " + std::to_string(creation_count_);
   Status outcome;
   std::string path;
-  if (is_chief_) outcome = creator_->CreateSession(*this, &path);
+  if (restore_via_broadcast_) {
+    if (is_chief_) outcome = creator_->CreateSession(*this, &path);
+  } else {
+    Status agreed;
+    TW_RETURN_IF_ERROR(RestoreByVote(what, &path, &outcome, &agreed));
+    if (!agreed.ok()) return agreed;
+    if (is_chief_ && outcome.ok()) {
+      if (!path.empty()) {
+        tw::Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
+                static_cast<long long>(global_step_));
+      }
+      // The kept list and retention clock from the state file; stale temporary files and parts go.
+      if (!checkpoint_dir_.empty()) outcome = IdleSaver().RecoverLastCheckpoints(checkpoint_dir_);
+      std::string ignored;  // the chief's creator only initializes here
+      if (outcome.ok() && path.empty()) outcome = creator_->CreateSession(*this, &ignored);
+    }
+  }
   Status local;
   TW_RETURN_IF_ERROR(ShareChiefState(outcome, path, /*initialize_if_none=*/true, what, &local));
   if (local.ok()) {
@@ -101,13 +118,15 @@ Status tw_session::CreateAgreed() {
   return Status();
 }
 
-// D2: barrier while the chief restores, its outcome and path to every rank, then every other rank
-// restores the same checkpoint (by name, in its own TW_OPT_CHECKPOINT_DIR when it has one, so ranks
-// may mount the directory at different places), initializes as the chief did, or receives the bytes.
-// A collective failure is returned; what went wrong on this rank goes to *local, for the vote.
+// D2: barrier, the chief's outcome, step and path to every rank; every other rank then checks it
+// restored the chief's step (it restored with the chief by the vote, D16: by name, in its own
+// TW_OPT_CHECKPOINT_DIR when it has one, so ranks may mount the directory at different places),
+// initializes as the chief did, or receives the bytes (D13). A collective failure is returned; what
+// went wrong on this rank goes to *local, for the vote.
 Status tw_session::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
                                    const std::string &what, Status *local) {
   const double timeout = collective_timeout_secs_;
+  *local = outcome;
   TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(
       timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore"))));
   int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
@@ -116,21 +135,15 @@ Status tw_session::ShareChiefState(const Status &outcome, const std::string &pat
   std::string text = outcome.ok() ? path : outcome.message();
   TW_RETURN_IF_ERROR(
       Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
-  if (record[0] != TW_OK) {  // the chief's own ballot carries its failure
-    if (is_chief_) *local = outcome;
-    return Status();
-  }
+  if (record[0] != TW_OK) return Status();  // the chief's own ballot carries its failure
   const int64_t chief_step = record[1];
   const bool restored = record[2] != 0;
-  if (!is_chief_) {
+  if (!is_chief_ && local->ok()) {
     std::string ignored;
     if (restored && !restore_via_broadcast_) {
       const std::string mine =
           checkpoint_dir_.empty() ? text : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(text));
-      *local = IdleSaver().Restore(mine);
-      if (!local->ok()) {
-        *local = local->WithPrefix("restoring the chief's checkpoint " + mine + ": ");
-      } else if (global_step_ != chief_step) {
+      if (global_step_ != chief_step) {
         *local = Errorf(TW_FAILED_PRECONDITION,
                         "restored global step %lld from %s, but the chief restored global step %lld from %s: the "
                         "ranks do not see the same checkpoint",
@@ -254,16 +267,25 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   const std::string rolling = what + ", rolling back";
   Status outcome;
   std::string path;
-  if (is_chief_) {
-    if (checkpoint_dir_.empty()) {
-      outcome = Status(TW_NAN_LOSS, "NaN loss during training. " + reason +
-                                        "; not rolled back: the chief has no TW_OPT_CHECKPOINT_DIR");
-    } else {
-      const Status restored = IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
-      if (!restored.ok()) {
-        outcome =
-            Status(TW_NAN_LOSS, "NaN loss during training. " + reason + "; not rolled back: " + restored.message());
-      }
+  const std::string not_rolled_back = "NaN loss during training. " + reason + "; not rolled back: ";
+  const std::string no_dir = "the chief has no TW_OPT_CHECKPOINT_DIR";
+  if (restore_via_broadcast_) {
+    if (is_chief_) {
+      const Status restored = checkpoint_dir_.empty()
+                                  ? Status(TW_NOT_FOUND, no_dir)
+                                  : IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
+      if (!restored.ok()) outcome = Status(TW_NAN_LOSS, not_rolled_back + restored.message());
+    }
+  } else {
+    Status agreed;
+    TW_RETURN_IF_ERROR(RestoreByVote(rolling, &path, &outcome, &agreed));
+    if (!agreed.ok()) return agreed;
+    if (is_chief_ && outcome.ok() && path.empty()) {
+      const std::string state_file = tw::checkpoint::JoinPath(checkpoint_dir_, IdleSaver().options().latest_filename);
+      outcome = Status(TW_NAN_LOSS, not_rolled_back + (checkpoint_dir_.empty()
+                                                           ? no_dir
+                                                           : "no checkpoint that every rank can read is listed in " +
+                                                                 state_file + " or found in " + checkpoint_dir_));
     }
   }
   Status local;

@@ -1,0 +1,105 @@
+// D16: the ranks of a job restore the newest checkpoint that every one of them can read, together. The
+// chief lists the candidates (its state file's entries, then its checkpoints found by name); every rank
+// prepares each in turn — opens it, checks its variables and proves every byte it would read (only its
+// own rows of a shard) — and one vote says whether all could. Only then does any rank write a variable,
+// so a checkpoint that one rank cannot read (a corrupt or missing part) leaves no rank with its state:
+// all fall back to the next older one together.
+#include <memory>
+#include <vector>
+
+#include "base/log.h"
+#include "checkpoint/path.h"
+#include "checkpoint/restore_plan.h"
+#include "checkpoint/saver.h"
+#include "distributed/vote.h"
+#include "session/checkpoint_restorer.h"
+#include "session/session.h"
+
+using tw::Status;
+
+namespace {
+
+std::string Join(const std::vector<std::string> &lines) {
+  std::string text;
+  for (const std::string &line : lines) text += line + '\n';
+  return text;
+}
+
+std::vector<std::string> Split(const std::string &text) {
+  std::vector<std::string> lines;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t end = text.find('\n', begin);
+    if (end == std::string::npos) break;
+    lines.push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+Status tw_session::RestoreByVote(const std::string &what, std::string *path, Status *outcome, Status *agreed) {
+  path->clear();
+  *outcome = Status();
+  *agreed = Status();
+  const double timeout = collective_timeout_secs_;
+  tw::checkpoint::Saver &saver = IdleSaver();
+  // 1. The chief's candidates, newest first, to every rank: 2 int64 (its outcome, how many the state
+  // file lists), then a string (the paths, or its error).
+  Status listing;
+  std::vector<std::string> candidates;
+  size_t listed = 0;
+  if (is_chief_ && !checkpoint_dir_.empty()) {
+    // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
+    listing = saver.LockDirectory(checkpoint_dir_);
+    if (listing.ok()) listing = saver.RestoreCandidates(checkpoint_dir_, &candidates, &listed);
+  }
+  int64_t header[2] = {static_cast<int64_t>(listing.code()), static_cast<int64_t>(listed)};
+  TW_RETURN_IF_ERROR(Exchanged(
+      collective_->Broadcast(header, sizeof header, chief_rank_, timeout, what + ", the chief's candidates")));
+  std::string text = listing.ok() ? Join(candidates) : listing.message();
+  TW_RETURN_IF_ERROR(Exchanged(
+      collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoints to restore")));
+  if (header[0] != TW_OK) {  // the chief's outcome carries its failure to every rank (D2)
+    if (is_chief_) *outcome = listing;
+    return Status();
+  }
+  candidates = Split(text);
+  listed = static_cast<size_t>(header[1]);
+
+  // 2. One vote per candidate, until every rank can restore one: a rank that cannot read it (damaged,
+  // missing, incomplete) asks to skip it — a recoverable ballot — and a listed checkpoint that does not
+  // fit a rank's variables (dtype, global shape) fails every rank, as a single process fails.
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    // Ranks may mount the directory at different places: each reads the chief's file name in its own
+    // TW_OPT_CHECKPOINT_DIR, or the chief's path when it has none.
+    const std::string mine = checkpoint_dir_.empty()
+                                 ? candidates[i]
+                                 : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(candidates[i]));
+    std::unique_ptr<tw::checkpoint::RestorePlan> plan;
+    std::vector<std::string> missing;
+    bool intact = false;
+    const Status prepared = saver.PrepareRestore(mine, {"global_step"}, &missing, &intact, &plan);
+    tw::Ballot ballot;
+    if (!prepared.ok()) ballot.failure = prepared.WithPrefix("restoring " + mine + ": ");
+    // One found by name that does not fit may belong to another model sharing the directory.
+    ballot.recoverable = !prepared.ok() && (!intact || i >= listed);
+    tw::Verdict verdict;
+    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, timeout, ballot, what + ", voting on " + mine, &verdict)));
+    if (verdict.status.ok()) {
+      // Proven on every rank: the variables are written only now. Only a file changed in place since
+      // could fail here; the creation vote carries it.
+      *outcome = saver.FinishRestore(*plan);
+      if (!outcome->ok()) return Status();
+      tw::TakeStepFromName(*this, mine, missing);
+      *path = mine;
+      return Status();
+    }
+    if (!verdict.recoverable) {
+      *agreed = verdict.status;
+      return Status();
+    }
+    tw::Log(TW_LOG_WARNING, "Skipping checkpoint %s on every rank: %s", mine.c_str(), verdict.status.message().c_str());
+  }
+  return Status();
+}

@@ -1,0 +1,209 @@
+// Reading parts of tensors (issue 15, item 3; docs/tf-semantics.md D16): CheckpointReader's byte ranges
+// decode only the chunks they overlap — shown by corrupting a chunk outside the range, which a range
+// read does not notice and a read over it refuses — and a RestorePlan for a shard opens only the parts
+// of a sharded checkpoint that hold its rows. Every read is all or nothing: a refused one leaves the
+// destination untouched.
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checkpoint/format.h"
+#include "checkpoint/reader.h"
+#include "checkpoint/restore_plan.h"
+#include "checkpoint/shard_index.h"
+#include "checkpoint/writer.h"
+#include "scratch_dir.h"
+
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+constexpr int64_t kRows = 64, kCols = 16;  // float32: 64 bytes a row
+constexpr uint64_t kRowBytes = kCols * 4;
+constexpr uint64_t kChunkBytes = 8 * kRowBytes;  // 8 chunks of 8 rows
+
+std::vector<uint8_t> Bytes(size_t count, uint32_t seed) {
+  std::vector<uint8_t> bytes(count);
+  uint32_t x = seed * 2654435761u + 1;
+  for (size_t i = 0; i < count; ++i) {
+    x = x * 1664525u + 1013904223u;
+    bytes[i] = static_cast<uint8_t>(x >> 24);
+    if (i % 4 == 3) bytes[i] &= 0x3F;  // a finite float's top byte
+  }
+  return bytes;
+}
+
+tw::TensorRef Ref(const char *name, std::vector<int64_t> *shape, void *data) {
+  tw_tensor t = TW_TENSOR_INIT;
+  t.dtype = TW_FLOAT32;
+  t.ndim = static_cast<int32_t>(shape->size());
+  t.shape = shape->data();
+  t.data = data;
+  return tw::TensorRef(t, name);
+}
+
+void Write(const std::string &path, const char *name, std::vector<int64_t> shape, std::vector<uint8_t> *data) {
+  ckpt::WriteOptions options;
+  options.chunk_bytes = kChunkBytes;
+  assert_true(ckpt::WriteCheckpoint(path, {Ref(name, &shape, data->data())}, options).ok());
+}
+
+void FlipByte(const std::string &path, uint64_t offset) {
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  file.seekg(static_cast<std::streamoff>(offset));
+  char byte = 0;
+  file.read(&byte, 1);
+  file.seekp(static_cast<std::streamoff>(offset));
+  byte = static_cast<char>(byte ^ 0x10);
+  file.write(&byte, 1);
+}
+
+// Rows [first, last) of the tensor through ProveRanges and FillRanges.
+tw::Status ReadRows(const ckpt::CheckpointReader &reader, int64_t first, int64_t last, std::vector<uint8_t> *out) {
+  const ckpt::CheckpointReader::Range range{reader.Find("t"), static_cast<uint64_t>(first) * kRowBytes,
+                                            static_cast<uint64_t>(last) * kRowBytes, out->data()};
+  TW_RETURN_IF_ERROR(reader.ProveRanges({range}));
+  return reader.FillRanges({range});
+}
+
+void RangesReadExactlyTheirBytes(void **) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/ranges";
+  std::vector<uint8_t> data = Bytes(kRows * kRowBytes, 1);
+  Write(path, "t", {kRows, kCols}, &data);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+  assert_int_equal(reader->Find("t")->chunks.size(), 8);
+  // Inside one chunk, across chunk boundaries, exactly chunks, the whole tensor, nothing.
+  const int64_t cases[][2] = {{1, 3}, {5, 30}, {8, 16}, {0, kRows}, {63, 64}, {12, 12}};
+  for (const auto &rows : cases) {
+    const size_t bytes = static_cast<size_t>(rows[1] - rows[0]) * kRowBytes;
+    std::vector<uint8_t> out(bytes + 1, 0xA5);
+    assert_true(ReadRows(*reader, rows[0], rows[1], &out).ok());
+    assert_memory_equal(out.data(), data.data() + rows[0] * kRowBytes, bytes);
+    assert_int_equal(out[bytes], 0xA5);  // not a byte more
+  }
+  std::vector<uint8_t> out(kRowBytes);
+  const ckpt::CheckpointReader::Range outside{reader->Find("t"), kRows * kRowBytes - 1, kRows * kRowBytes + 1,
+                                              out.data()};
+  assert_int_equal(reader->ProveRanges({outside}).code(), TW_INVALID_ARGUMENT);
+  scratch_dir_destroy(&dir);
+}
+
+void OnlyTheOverlappingChunksAreRead(void **) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/corrupt";
+  std::vector<uint8_t> data = Bytes(kRows * kRowBytes, 2);
+  Write(path, "t", {kRows, kCols}, &data);
+  uint64_t chunk7 = 0;
+  {
+    std::unique_ptr<ckpt::CheckpointReader> reader;
+    assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+    chunk7 = reader->Find("t")->chunks[7].offset;
+  }
+  FlipByte(path, chunk7);  // rows 56..63
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+  std::vector<uint8_t> out(56 * kRowBytes, 0xA5);
+  assert_true(ReadRows(*reader, 3, 56, &out).ok());  // chunks 0..6: the damage is not read
+  assert_memory_equal(out.data(), data.data() + 3 * kRowBytes, 53 * kRowBytes);
+  std::fill(out.begin(), out.end(), 0xA5);
+  const tw::Status refused = ReadRows(*reader, 50, 60, &out);
+  assert_int_equal(refused.code(), TW_DATA_LOSS);
+  assert_non_null(std::strstr(refused.message().c_str(), "chunk 7 of 8"));
+  for (uint8_t byte : out) assert_int_equal(byte, 0xA5);  // proven first: nothing written
+  scratch_dir_destroy(&dir);
+}
+
+// A sharded checkpoint of a [16, 16] float32 tensor "t" in two parts of 8 rows each.
+std::string WriteSharded(const std::string &dir, std::vector<uint8_t> *global) {
+  const std::string index_path = dir + "/model.ckpt-1";
+  *global = Bytes(16 * kRowBytes, 3);
+  ckpt::ShardIndex index;
+  ckpt::ShardedTensor tensor;
+  tensor.name = "t";
+  tensor.dtype = TW_FLOAT32;
+  tensor.shape = {16, kCols};
+  for (uint32_t part = 0; part < 2; ++part) {
+    const std::string name = ckpt::PartFileName("model.ckpt-1", part, 2);
+    std::vector<uint8_t> rows(global->begin() + part * 8 * kRowBytes, global->begin() + (part + 1) * 8 * kRowBytes);
+    Write(dir + "/" + name, "t", {8, kCols}, &rows);
+    std::ifstream in(dir + "/" + name, std::ios::binary);
+    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ckpt::Footer footer;
+    assert_true(ckpt::ParseFooter(bytes.data() + bytes.size() - ckpt::kFooterSize, bytes.size(), name, &footer).ok());
+    index.parts.push_back({name, bytes.size(), footer.index_xxh64});
+    tensor.boxes.push_back({part, {static_cast<int64_t>(part) * 8, 0}, {8, kCols}});
+  }
+  index.tensors.push_back(tensor);
+  std::string encoded;
+  ckpt::EncodeShardIndex(index, &encoded);
+  std::ofstream(index_path, std::ios::binary).write(encoded.data(), static_cast<std::streamsize>(encoded.size()));
+  return index_path;
+}
+
+// Rows [first, first + count) of "t" restored as a shard through a RestorePlan.
+tw::Status RestoreShard(const std::string &path, int64_t first, int64_t count, std::vector<uint8_t> *out,
+                        bool *intact) {
+  std::vector<int64_t> shape = {count, kCols};
+  const tw::TensorRef variable = Ref("t", &shape, out->data());
+  ckpt::ShardSpec spec{{16, kCols}, {first, 0}};
+  std::unique_ptr<ckpt::RestorePlan> plan;
+  TW_RETURN_IF_ERROR(ckpt::RestorePlan::Open(path, {{&variable, &spec}}, {}, nullptr, intact, &plan));
+  TW_RETURN_IF_ERROR(plan->Prove());
+  return plan->Fill();
+}
+
+void AShardReadsOnlyThePartsHoldingItsRows(void **) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  std::vector<uint8_t> global;
+  const std::string path = WriteSharded(dir.path, &global);
+  std::vector<uint8_t> out(6 * kRowBytes, 0xA5);
+  bool intact = false;
+  assert_true(RestoreShard(path, 5, 6, &out, &intact).ok());  // across both parts
+  assert_memory_equal(out.data(), global.data() + 5 * kRowBytes, 6 * kRowBytes);
+  assert_int_equal(::unlink((path + ".part-00001-of-00002").c_str()), 0);
+  std::fill(out.begin(), out.end(), 0xA5);
+  assert_true(RestoreShard(path, 1, 6, &out, &intact).ok());  // part 0 only: part 1 is never opened
+  assert_memory_equal(out.data(), global.data() + 1 * kRowBytes, 6 * kRowBytes);
+  std::fill(out.begin(), out.end(), 0xA5);
+  const tw::Status refused = RestoreShard(path, 4, 6, &out, &intact);
+  assert_int_equal(refused.code(), TW_DATA_LOSS);
+  assert_false(intact);  // a damaged checkpoint: a restore falls back to an older one
+  assert_non_null(std::strstr(refused.message().c_str(), "part-00001-of-00002"));
+  for (uint8_t byte : out) assert_int_equal(byte, 0xA5);
+  // Another global shape: the caller's error, naming the variable.
+  std::vector<int64_t> shape = {6, kCols};
+  const tw::TensorRef variable = Ref("t", &shape, out.data());
+  ckpt::ShardSpec taller{{17, kCols}, {0, 0}};
+  std::unique_ptr<ckpt::RestorePlan> plan;
+  const tw::Status mismatch = ckpt::RestorePlan::Open(path, {{&variable, &taller}}, {}, nullptr, &intact, &plan);
+  assert_int_equal(mismatch.code(), TW_INVALID_ARGUMENT);
+  assert_true(intact);
+  assert_non_null(std::strstr(mismatch.message().c_str(), "'t'"));
+  scratch_dir_destroy(&dir);
+}
+
+}  // namespace
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(RangesReadExactlyTheirBytes),
+      cmocka_unit_test(OnlyTheOverlappingChunksAreRead),
+      cmocka_unit_test(AShardReadsOnlyThePartsHoldingItsRows),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
