@@ -9,7 +9,7 @@
 #include <new>
 
 #include "base/tensor.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/checksum.h"
 
 namespace tw {
 namespace checkpoint {
@@ -20,6 +20,15 @@ template <size_t kSize>
 void SplitFixed(const uint8_t *elements, size_t count, uint8_t *planes) {
   for (size_t i = 0; i < count; ++i) {
     for (size_t k = 0; k < kSize; ++k) planes[k * count + i] = elements[i * kSize + k];
+  }
+}
+
+template <size_t kSize>
+void SplitFixed(const uint8_t *__restrict elements, size_t count, uint8_t *const *planes) {
+  uint8_t *__restrict plane[kSize];
+  for (size_t k = 0; k < kSize; ++k) plane[k] = planes[k];
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t k = 0; k < kSize; ++k) plane[k][i] = elements[i * kSize + k];
   }
 }
 
@@ -87,6 +96,16 @@ void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size,
   }
 }
 
+void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes) {
+  if (count == 0) return;
+  switch (element_size) {
+    case 2: return SplitFixed<2>(elements, count, planes);
+    case 4: return SplitFixed<4>(elements, count, planes);
+    case 8: return SplitFixed<8>(elements, count, planes);
+    default: std::memcpy(planes[0], elements, count * element_size);
+  }
+}
+
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements) {
   const uint8_t *pointers[kMaxPlanes];
   for (size_t k = 0; k < element_size && k < kMaxPlanes; ++k) pointers[k] = planes + k * count;
@@ -128,14 +147,30 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   ZSTD_CCtx *&cctx = planes ? plane_cctx_ : cctx_;
   if (cctx == nullptr) cctx = NewCompressor(zstd_level_, planes);
 
-  chunk->raw_xxh64 = Xxh64(raw, raw_size);
+  const ChunkHash hash = ChunkHashOf(kFormatVersion);
   chunk->plane_count = static_cast<uint8_t>(plane_count);
   // Byte planes are split straight into `stored`, plane p at p·plane_size, so planes stored raw (the
   // mantissa planes: most of the bytes) are never copied again. A plane that compresses is coded into
   // the scratch buffer and its frame copied down to where the stored bytes have reached; raw planes
   // after it move down (memmove) to follow. Writes never pass the end of the plane being handled, so
   // later planes are intact when their turn comes. Unfiltered chunks compress from `raw` directly.
-  if (planes) SplitBytePlanes(raw, plane_size, static_cast<size_t>(plane_count), stored);
+  if (planes) {
+    // Hashed and split a tile at a time: the raw bytes come from memory once, for both.
+    const size_t element_size = static_cast<size_t>(plane_count);
+    const size_t tile = kTileBytes / element_size;  // elements per tile
+    ChunkChecksumStream raw_checksum(hash);
+    for (size_t at = 0; at < plane_size; at += tile) {
+      const size_t count = std::min(tile, plane_size - at);
+      uint8_t *to[kMaxPlanes];
+      for (size_t k = 0; k < element_size; ++k) to[k] = stored + k * plane_size + at;
+      raw_checksum.Update(raw + at * element_size, count * element_size);
+      SplitBytePlanes(raw + at * element_size, count, element_size, to);
+    }
+    chunk->raw_checksum = raw_checksum.Digest();
+  } else {
+    chunk->raw_checksum = ChunkChecksum(hash, raw, raw_size);
+  }
+  ChunkChecksumStream frames(hash);  // the stored checksum: zstd frames only (checksum.h)
   size_t written = 0;
   for (int p = 0; p < plane_count; ++p) {
     const size_t at = static_cast<size_t>(p) * plane_size;
@@ -152,30 +187,43 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
       if (!ZSTD_isError(n)) {
         entry.codec = Codec::kZstd;
         entry.stored_size = n;
+        frames.Update(out, n);  // while the frame is in cache
         if (planes) std::memcpy(stored + written, out, n);
       }
     }
     if (entry.codec == Codec::kRaw && stored + written != plane) std::memmove(stored + written, plane, plane_size);
     written += static_cast<size_t>(entry.stored_size);
   }
-  chunk->stored_xxh64 = Xxh64(stored, written);
+  chunk->stored_checksum = frames.Digest();
   *stored_size = written;
   return Status();
 }
 
-// Zstd planes decompress into `zstd_out` (plane p at p·plane_size), or, for a chunk of one zstd plane,
-// straight into `raw`; raw planes are used where they lie in `stored`. Every frame must carry exactly
-// its plane's size. Sets planes[p] to where plane p's bytes are.
+size_t ChunkCodec::ZstdPlaneBytes(const Chunk &chunk) {
+  size_t planes = 0;
+  for (int p = 0; p < chunk.plane_count; ++p) planes += chunk.planes[p].codec == Codec::kZstd;
+  return planes * static_cast<size_t>(chunk.raw_size / chunk.plane_count);
+}
+
+// Zstd planes decompress into `zstd_out` (the k-th zstd plane at k·plane_size) when given, else into
+// the scratch buffer (plane p at p·plane_size) or, for a chunk of one zstd plane, straight into `raw`;
+// with `kept`, they were decoded (and proven) before and are used from there. Raw planes are used
+// where they lie in `stored`. Every frame must carry exactly its plane's size. Sets planes[p] to where
+// plane p's bytes are.
 Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw,
-                          const uint8_t **planes) {
+                          const uint8_t **planes, uint8_t *zstd_out, const uint8_t *kept) {
+  size_t zstd_planes = 0;
   for (int p = 0; p < chunk.plane_count; ++p) {
     const Plane &entry = chunk.planes[p];
     const size_t size = static_cast<size_t>(entry.stored_size);
     if (entry.codec == Codec::kRaw) {
       planes[p] = stored;
+    } else if (kept != nullptr) {
+      planes[p] = kept + zstd_planes++ * plane_size;
     } else {
       if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
-      uint8_t *plane = chunk.plane_count == 1 && raw != nullptr
+      uint8_t *plane = zstd_out != nullptr ? zstd_out + zstd_planes++ * plane_size
+                       : chunk.plane_count == 1 && raw != nullptr
                            ? raw
                            : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;
       if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
@@ -193,47 +241,48 @@ Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plan
   return Status();
 }
 
-Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw,
-                          RawCheck check) {
+Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+                          uint8_t *raw, RawCheck check, const uint8_t *kept) {
   const size_t raw_size = static_cast<size_t>(chunk.raw_size);
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
-  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes));
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes, nullptr, kept));
   if (filter == Filter::kBytePlanes) {
     JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw);
   } else if (planes[0] != raw) {
     std::memcpy(raw, planes[0], raw_size);
   }
-  if (check == RawCheck::kVerify && Xxh64(raw, raw_size) != chunk.raw_xxh64) {
+  if (check == RawCheck::kVerify && ChunkChecksum(hash, raw, raw_size) != chunk.raw_checksum) {
     return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
   }
   return Status();
 }
 
-Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter) {
+Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+                         uint8_t *keep) {
   const size_t raw_size = static_cast<size_t>(chunk.raw_size);
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
-  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes));
-  uint64_t raw_xxh64;
+  TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes, keep, nullptr));
+  uint64_t raw_checksum;
   if (filter == Filter::kBytePlanes) {
     // Joined a tile at a time into a buffer that stays in L1 and hashed as it goes: the whole chunk
     // joined first would stream megabytes through memory twice for bytes that are then thrown away.
     const size_t element_size = static_cast<size_t>(chunk.plane_count);
-    const size_t tile = sizeof(tile_) / element_size;  // elements per tile
-    Xxh64Stream hash;
+    const size_t tile = kTileBytes / element_size;  // elements per tile
+    ChunkChecksumStream stream(hash);
     for (size_t at = 0; at < plane_size; at += tile) {
       const size_t count = std::min(tile, plane_size - at);
       const uint8_t *from[kMaxPlanes];
       for (size_t k = 0; k < element_size; ++k) from[k] = planes[k] + at;
       JoinBytePlanes(from, count, element_size, tile_);
-      hash.Update(tile_, count * element_size);
+      stream.Update(tile_, count * element_size);
     }
-    raw_xxh64 = hash.Digest();
+    raw_checksum = stream.Digest();
   } else {
-    raw_xxh64 = Xxh64(planes[0], raw_size);  // an unfiltered chunk is its one plane
+    raw_checksum = ChunkChecksum(hash, planes[0], raw_size);  // an unfiltered chunk is its one plane
   }
-  if (raw_xxh64 != chunk.raw_xxh64) return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
+  if (raw_checksum != chunk.raw_checksum) return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
   return Status();
 }
 

@@ -20,6 +20,7 @@ namespace checkpoint {
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *planes);
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements);
 // The same with plane k at planes[k] (element_size pointers).
+void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes);
 void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements);
 
 // Whether Decode checks the raw checksum: kTrusted only for a chunk whose stored bytes a Check has
@@ -35,24 +36,35 @@ class ChunkCodec {
   ChunkCodec(const ChunkCodec &) = delete;
   ChunkCodec &operator=(const ChunkCodec &) = delete;
 
-  // Encodes raw[0, chunk->raw_size) of a tensor of `dtype` under `filter`: fills chunk's planes and
-  // checksums and writes the stored bytes to `stored`, which must hold chunk->raw_size bytes (a chunk
-  // never grows: a plane that would is stored raw). Sets *stored_size.
+  // Encodes raw[0, chunk->raw_size) of a tensor of `dtype` under `filter` for a file of kFormatVersion:
+  // fills chunk's planes and checksums and writes the stored bytes to `stored`, which must hold
+  // chunk->raw_size bytes (a chunk never grows: a plane that would is stored raw). Sets *stored_size.
   Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
                 size_t *stored_size);
 
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
-  // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum. TW_DATA_LOSS with a short reason on
-  // failure; raw may then be partly written.
-  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, uint8_t *raw,
-                RawCheck check = RawCheck::kVerify);
+  // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
+  // with a short reason on failure; raw may then be partly written.
+  // `kept`: the chunk's zstd planes as a Check with `keep` decoded them (then only raw planes are read
+  // from `stored`), instead of decoding them again.
+  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+                uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr);
   // Proves that the stored bytes decode (every zstd frame, to its plane's exact size) and match the raw
-  // checksum, writing only the codec's own scratch: Decode's checks without a destination.
-  Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter);
+  // checksum, writing only the codec's own scratch: Decode's checks without a destination. With `keep`
+  // (ZstdPlaneBytes(chunk) bytes), the decoded zstd planes are left there for Decode.
+  Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
+               uint8_t *keep = nullptr);
+  // Bytes of `chunk`'s zstd planes once decoded.
+  static size_t ZstdPlaneBytes(const Chunk &chunk);
 
  private:
+  // Raw bytes are split (Encode) or joined (Check) and hashed a tile at a time, so that the hash reads
+  // them from L1 instead of streaming the chunk through memory once more.
+  static constexpr size_t kTileBytes = 16 << 10;
+
   uint8_t *Scratch(size_t size);
-  Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes);
+  Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes,
+                uint8_t *zstd_out, const uint8_t *kept);
 
   int zstd_level_;
   ZSTD_CCtx *cctx_ = nullptr;        // for unfiltered chunks
@@ -60,7 +72,7 @@ class ChunkCodec {
   ZSTD_DCtx *dctx_ = nullptr;
   std::unique_ptr<uint8_t[]> scratch_;  // decompressed planes
   size_t scratch_size_ = 0;
-  alignas(64) uint8_t tile_[16 << 10];  // Check's joined raw bytes, one tile at a time
+  alignas(64) uint8_t tile_[kTileBytes];  // Check's joined raw bytes, one tile at a time
 };
 
 }  // namespace checkpoint

@@ -62,8 +62,8 @@ Status ParseTensor(Cursor *in, const std::string &file, TensorEntry *t) {
   for (uint32_t c = 0; c < chunk_count; ++c) {
     Chunk &chunk = t->chunks[c];
     const std::string where = "chunk " + std::to_string(c) + ": ";
-    if (!in->Get(&chunk.offset) || !in->Get(&chunk.raw_size) || !in->Get(&chunk.raw_xxh64) ||
-        !in->Get(&chunk.stored_xxh64) || !in->Get(&chunk.plane_count)) {
+    if (!in->Get(&chunk.offset) || !in->Get(&chunk.raw_size) || !in->Get(&chunk.raw_checksum) ||
+        !in->Get(&chunk.stored_checksum) || !in->Get(&chunk.plane_count)) {
       return bad(where + "truncated entry");
     }
     if (chunk.raw_size == 0 || chunk.raw_size > kMaxChunkBytes || chunk.raw_size % element_size != 0 ||
@@ -123,6 +123,10 @@ Filter FilterFor(int32_t dtype) {
   return IsFloatDtype(dtype) && DtypeSize(dtype) > 1 ? Filter::kBytePlanes : Filter::kNone;
 }
 
+ChunkHash ChunkHashOf(uint32_t format_version) {
+  return format_version == 1 ? ChunkHash::kXxh64 : ChunkHash::kXxh3;
+}
+
 int PlaneCount(Filter filter, int32_t dtype) {
   return filter == Filter::kBytePlanes ? static_cast<int>(DtypeSize(dtype)) : 1;
 }
@@ -146,8 +150,8 @@ void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out) {
     for (const Chunk &c : t.chunks) {
       Put<uint64_t>(out, c.offset);
       Put<uint64_t>(out, c.raw_size);
-      Put<uint64_t>(out, c.raw_xxh64);
-      Put<uint64_t>(out, c.stored_xxh64);
+      Put<uint64_t>(out, c.raw_checksum);
+      Put<uint64_t>(out, c.stored_checksum);
       Put<uint8_t>(out, c.plane_count);
       for (int p = 0; p < c.plane_count; ++p) {
         Put<uint8_t>(out, static_cast<uint8_t>(c.planes[p].codec));
@@ -164,7 +168,8 @@ void AppendFooter(const Footer &footer, std::string *out) {
   out->append(kFooterMagic, sizeof(kFooterMagic));
 }
 
-Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags) {
+Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags,
+                   uint32_t *version_out) {
   if (file_size < kHeaderSize + kFooterSize) {
     return Corrupt(file, "file is " + std::to_string(file_size) + " bytes, too short for a checkpoint");
   }
@@ -174,9 +179,10 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
   uint32_t version = 0, flags = 0;
   std::memcpy(&version, bytes + 8, 4);
   std::memcpy(&flags, bytes + 12, 4);
-  if (version != kFormatVersion) {
-    return Corrupt(file, "format version " + std::to_string(version) + " (this library reads version " +
-                             std::to_string(kFormatVersion) + "; corrupt, or written by a newer trainwatch)");
+  if (version < kOldestFormatVersion || version > kFormatVersion) {
+    return Corrupt(file, "format version " + std::to_string(version) + " (this library reads versions " +
+                             std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) +
+                             "; corrupt, or written by a newer trainwatch)");
   }
   if (flags != expected_flags) {
     if (flags == kHeaderFlagShardIndex) return Corrupt(file, "the index of a sharded checkpoint, not a checkpoint file");
@@ -185,6 +191,7 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
     }
     return Corrupt(file, "unknown header flags " + std::to_string(flags));
   }
+  if (version_out != nullptr) *version_out = version;
   return Status();
 }
 

@@ -1,6 +1,6 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version, u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (2; 1 is still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
 //   index    every tensor's name, dtype, shape, filter and chunk list (offsets, sizes, codecs, checksums)
 //   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index, magic "TWCKEND\n"
@@ -22,7 +22,8 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 1;
+constexpr uint32_t kFormatVersion = 2;        // what the writer produces
+constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
 constexpr int kMaxRank = 1024;                     // dimensions per tensor
@@ -48,11 +49,16 @@ struct Plane {
   uint64_t stored_size = 0;
 };
 
+// The hash of the chunk checksums, decided by the file's format version: XXH64 in version 1, XXH3-64
+// from version 2 (checksum.h). The footer's index checksum is XXH64 in every version.
+enum class ChunkHash : uint8_t { kXxh64, kXxh3 };
+ChunkHash ChunkHashOf(uint32_t format_version);
+
 struct Chunk {
-  uint64_t offset = 0;        // of the stored bytes in the file
-  uint64_t raw_size = 0;      // bytes of the tensor this chunk holds; a multiple of the element size
-  uint64_t raw_xxh64 = 0;     // checksum of those raw bytes (after decoding)
-  uint64_t stored_xxh64 = 0;  // checksum of the stored bytes (verified before decoding)
+  uint64_t offset = 0;           // of the stored bytes in the file
+  uint64_t raw_size = 0;         // bytes of the tensor this chunk holds; a multiple of the element size
+  uint64_t raw_checksum = 0;     // ChunkHash of those raw bytes (after decoding)
+  uint64_t stored_checksum = 0;  // ChunkHash of the stored bytes or their frames (checksum.h), before decoding
   uint8_t plane_count = 0;
   std::array<Plane, kMaxPlanes> planes{};
 
@@ -90,8 +96,10 @@ void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out);
 void AppendFooter(const Footer &footer, std::string *out);
 
 // Parsers check everything they can without the chunk bytes and return TW_DATA_LOSS with a message
-// naming `file` (and the tensor, when one is at fault).
-Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags = 0);
+// naming `file` (and the tensor, when one is at fault). ParseHeader accepts every version a reader
+// reads and sets *version (when given) to the file's.
+Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags = 0,
+                   uint32_t *version = nullptr);
 Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
 // `bytes` is the index the footer points at. Checks its checksum, every tensor's metadata (valid dtype,
 // unique non-empty names, sizes that add up) and that the chunks tile [kHeaderSize, index_offset).

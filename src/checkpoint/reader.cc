@@ -3,9 +3,10 @@
 #include <cstring>
 
 #include "checkpoint/codec.h"
+#include "checkpoint/kept_planes.h"
 #include "checkpoint/parallel.h"
 #include "checkpoint/sharded_reader.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/checksum.h"
 
 namespace tw {
 namespace checkpoint {
@@ -33,7 +34,9 @@ Status CheckpointReader::OpenMemory(const uint8_t *data, size_t size, const std:
 }
 
 Status CheckpointReader::Parse() {
-  TW_RETURN_IF_ERROR(ParseHeader(data_, size_, path_));
+  uint32_t version = 0;
+  TW_RETURN_IF_ERROR(ParseHeader(data_, size_, path_, 0, &version));
+  hash_ = ChunkHashOf(version);
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(data_ + size_ - kFooterSize, size_, path_, &footer));
   TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_));
@@ -53,10 +56,10 @@ Status CheckpointReader::ChunkError(const TensorEntry &tensor, size_t chunk, con
 }
 
 bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
-  return Xxh64(data_ + chunk.offset, static_cast<size_t>(chunk.stored_size())) == chunk.stored_xxh64;
+  return StoredChecksum(hash_, data_ + chunk.offset, chunk) == chunk.stored_checksum;
 }
 
-Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const {
+Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const {
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
@@ -69,12 +72,15 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     if (!codec) codec.reset(new ChunkCodec());
     // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
     // was crafted).
-    const Status checked = codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter);
+    const size_t zstd_bytes = ChunkCodec::ZstdPlaneBytes(chunk);
+    uint8_t *kept = keep != nullptr && zstd_bytes != 0 ? keep->Reserve(&chunk, zstd_bytes) : nullptr;
+    const Status checked =
+        codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
   });
 }
 
-Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads) const {
+Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads, size_t keep_budget) const {
   std::vector<ChunkJob> jobs;
   for (const Target &target : targets) {
     uint8_t *destination = static_cast<uint8_t *>(target.data);
@@ -86,7 +92,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
   // Pass 1 proves every chunk (stored checksum, frames, sizes, raw checksum) without writing a
   // destination byte; pass 2 decodes again, into the destinations. Decoding twice keeps memory bounded
   // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
-  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads));
+  KeptPlanes kept(keep_budget);
+  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads, &kept));
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
@@ -94,8 +101,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
-    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter,
-                                         job.destination, RawCheck::kTrusted);
+    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
+                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk));
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }
@@ -105,7 +112,7 @@ Status CheckpointReader::Verify(int threads) const {
   for (const TensorEntry &tensor : tensors_) {
     for (size_t c = 0; c < tensor.chunks.size(); ++c) jobs.push_back(ChunkJob{&tensor, c, nullptr});
   }
-  return CheckChunks(jobs, threads);
+  return CheckChunks(jobs, threads, nullptr);
 }
 
 namespace {

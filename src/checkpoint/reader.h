@@ -12,6 +12,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/format.h"
+#include "checkpoint/kept_planes.h"
 #include "checkpoint/mapped_file.h"
 
 namespace tw {
@@ -37,10 +38,12 @@ class CheckpointReader {
   };
   // Reads each target's tensor into its buffer, all or nothing: every chunk of every target is proven
   // first (stored checksum, zstd frames and their sizes, raw checksum after decoding, as Verify), and
-  // only then decoded again, in parallel, into the buffers. The proof costs a second decode, not a
-  // second copy of the tensors. TW_DATA_LOSS names the file, tensor and chunk; the buffers are then
-  // untouched.
-  Status ReadInto(const std::vector<Target> &targets, int threads = 0) const;
+  // only then written, in parallel, into the buffers. The decoded zstd planes of the proof are kept
+  // for the writing pass up to KeptPlanes::kDefaultBudget bytes (a quarter of a float32 model's bytes,
+  // half of a bfloat16 one's); chunks beyond it are decoded again. Never a second copy of the tensors. TW_DATA_LOSS
+  // names the file, tensor and chunk; the buffers are then untouched.
+  Status ReadInto(const std::vector<Target> &targets, int threads = 0,
+                  size_t keep_budget = KeptPlanes::kDefaultBudget) const;
 
   // Decodes every chunk and checks both checksums, keeping nothing (what `trainwatch-ckpt verify` does).
   Status Verify(int threads = 0) const;
@@ -59,8 +62,10 @@ class CheckpointReader {
   // chunk the ranges overlap as ReadInto's first pass does and writes nothing; FillRanges then decodes
   // them into the ranges' buffers, trusting that proof. TW_DATA_LOSS as ReadInto; TW_INVALID_ARGUMENT
   // for a range outside its tensor.
-  Status ProveRanges(const std::vector<Range> &ranges, int threads = 0) const;
-  Status FillRanges(const std::vector<Range> &ranges, int threads = 0) const;
+  // With `keep`, ProveRanges leaves the zstd planes it decoded there, and FillRanges given them as
+  // `kept` does not decode them again (ReadInto does this within one call).
+  Status ProveRanges(const std::vector<Range> &ranges, int threads = 0, KeptPlanes *keep = nullptr) const;
+  Status FillRanges(const std::vector<Range> &ranges, int threads = 0, const KeptPlanes *kept = nullptr) const;
 
  private:
   CheckpointReader() = default;
@@ -70,8 +75,9 @@ class CheckpointReader {
     size_t chunk;
     uint8_t *destination;  // where the chunk's raw bytes go (ReadInto's write pass)
   };
-  // Checks the stored checksum of each job's chunk, then that it decodes to its raw checksum.
-  Status CheckChunks(const std::vector<ChunkJob> &jobs, int threads) const;
+  // Checks the stored checksum of each job's chunk, then that it decodes to its raw checksum; with
+  // `keep`, leaves the decoded zstd planes there (as its budget allows) for the writing pass.
+  Status CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const;
   Status ChunkError(const TensorEntry &tensor, size_t chunk, const Status &cause) const;
   bool StoredChecksumMatches(const Chunk &chunk) const;
 
@@ -79,6 +85,7 @@ class CheckpointReader {
   std::unique_ptr<MappedFile> file_;  // NULL for OpenMemory
   const uint8_t *data_ = nullptr;
   uint64_t size_ = 0;
+  ChunkHash hash_ = ChunkHash::kXxh3;  // of the chunk checksums, by the file's format version
   std::vector<TensorEntry> tensors_;
   std::unordered_map<std::string, size_t> by_name_;
 };

@@ -38,16 +38,16 @@ Status ChunksOf(const std::vector<CheckpointReader::Range> &ranges, const std::s
 
 }  // namespace
 
-Status CheckpointReader::ProveRanges(const std::vector<Range> &ranges, int threads) const {
+Status CheckpointReader::ProveRanges(const std::vector<Range> &ranges, int threads, KeptPlanes *keep) const {
   std::vector<RangeChunk> chunks;
   TW_RETURN_IF_ERROR(ChunksOf(ranges, path_, &chunks));
   std::vector<ChunkJob> jobs;
   jobs.reserve(chunks.size());
   for (const RangeChunk &c : chunks) jobs.push_back(ChunkJob{c.range->tensor, c.chunk, nullptr});
-  return CheckChunks(jobs, threads);
+  return CheckChunks(jobs, threads, keep);
 }
 
-Status CheckpointReader::FillRanges(const std::vector<Range> &ranges, int threads) const {
+Status CheckpointReader::FillRanges(const std::vector<Range> &ranges, int threads, const KeptPlanes *kept) const {
   std::vector<RangeChunk> chunks;
   TW_RETURN_IF_ERROR(ChunksOf(ranges, path_, &chunks));
   const size_t workers = static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount());
@@ -71,8 +71,8 @@ Status CheckpointReader::FillRanges(const std::vector<Range> &ranges, int thread
     }
     if (file_) file_->Prefault(chunk.offset, chunk.stored_size());
     // Only a file changed in place since ProveRanges (never done to a checkpoint) could fail here.
-    const Status decoded =
-        codec->Decode(data_ + chunk.offset, chunk, tensor.dtype, tensor.filter, raw, RawCheck::kTrusted);
+    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, tensor.dtype, tensor.filter, hash_, raw,
+                                         RawCheck::kTrusted, kept != nullptr ? kept->Find(&chunk) : nullptr);
     if (!decoded.ok()) return ChunkError(tensor, job.chunk, decoded);
     if (!whole) std::memcpy(destination, raw + (first - job.start), static_cast<size_t>(last - first));
     return Status();

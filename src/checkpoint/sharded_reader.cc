@@ -20,12 +20,12 @@ void RangeReads::Add(const CheckpointReader *reader, const CheckpointReader::Ran
 }
 
 Status RangeReads::Prove(int threads) const {
-  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads));
+  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads, &kept_));
   return Status();
 }
 
 Status RangeReads::Fill(int threads) const {
-  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->FillRanges(file.second, threads));
+  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->FillRanges(file.second, threads, &kept_));
   return Status();
 }
 

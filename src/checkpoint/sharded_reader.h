@@ -28,6 +28,7 @@ class RangeReads {
 
  private:
   std::vector<std::pair<const CheckpointReader *, std::vector<CheckpointReader::Range>>> files_;  // in first use order
+  mutable KeptPlanes kept_;  // the zstd planes Prove decoded, for Fill (one budget for every file)
 };
 
 class ShardedReader {

@@ -11,8 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checksum.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/format.h"
+#include "checkpoint/kept_planes.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/writer.h"
 #include "checkpoint/xxhash64.h"
@@ -120,22 +122,27 @@ void AssertRoundTrip(std::vector<Owned> &tensors, const ckpt::WriteOptions &opti
   scratch_dir_destroy(&dir);
 }
 
+// `tensors` written as a checkpoint in chunks of `chunk_bytes`, as bytes.
+std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/small";
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : tensors) refs.push_back(t.ref());
+  ckpt::WriteOptions options;
+  options.chunk_bytes = chunk_bytes;
+  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
+  std::vector<uint8_t> bytes = ReadAll(path);
+  scratch_dir_destroy(&dir);
+  return bytes;
+}
+
 // A small checkpoint of several dtypes for the corruption tests, as bytes.
 std::vector<uint8_t> SmallCheckpoint(std::vector<Owned> *tensors) {
   *tensors = {MakeTensor("weights", TW_FLOAT32, {4, 8}, 1), MakeTensor("bias", TW_BFLOAT16, {6}, 2),
               MakeTensor("step", TW_INT64, {}, 3), MakeTensor("mask", TW_BOOL, {5}, 4),
               MakeTensor("empty", TW_FLOAT16, {0, 3}, 5)};
-  scratch_dir dir;
-  assert_int_equal(scratch_dir_create(&dir), 0);
-  const std::string path = std::string(dir.path) + "/small";
-  std::vector<tw::TensorRef> refs;
-  for (Owned &t : *tensors) refs.push_back(t.ref());
-  ckpt::WriteOptions options;
-  options.chunk_bytes = 64;  // several chunks per tensor
-  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
-  std::vector<uint8_t> bytes = ReadAll(path);
-  scratch_dir_destroy(&dir);
-  return bytes;
+  return CheckpointBytes(*tensors, 64);  // several chunks per tensor
 }
 
 // Opens, verifies and reads everything from `bytes`; returns the first failure. Destinations that a
@@ -162,6 +169,76 @@ tw::Status OpenVerifyRead(const std::vector<uint8_t> &bytes, const std::vector<O
   }
   TW_RETURN_IF_ERROR(read);
   return reader->Verify(2);
+}
+
+// Flips every bit of `good` in turn: each read fails with TW_DATA_LOSS naming the file (and the tensor,
+// for a flip in chunk data), and leaves the destinations untouched.
+void AssertEveryBitFlipIsDetected(const std::vector<uint8_t> &good, const std::vector<Owned> &tensors) {
+  bool untouched = true;
+  assert_true(OpenVerifyRead(good, tensors, &untouched).ok());
+  uint64_t index_offset = 0;
+  std::memcpy(&index_offset, good.data() + good.size() - ckpt::kFooterSize, 8);
+  size_t flips = 0;
+  for (size_t i = 0; i < good.size(); ++i) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<uint8_t> bad = good;
+      bad[i] ^= static_cast<uint8_t>(1u << bit);
+      const tw::Status status = OpenVerifyRead(bad, tensors, &untouched);
+      assert_int_equal(status.code(), TW_DATA_LOSS);  // never OK, never a wrong tensor (TW_INTERNAL)
+      assert_true(untouched);                          // nothing half-written
+      if (i >= ckpt::kHeaderSize && i < index_offset) {
+        assert_non_null(std::strstr(status.message().c_str(), "tensor '"));  // names the tensor
+      }
+      assert_non_null(std::strstr(status.message().c_str(), "small"));  // names the file
+      ++flips;
+    }
+  }
+  assert_int_equal(flips, good.size() * 8);
+}
+
+// The tensors of data/v1.ckpt, from integer arithmetic only. The file was written by trainwatch before
+// format version 2 (commit 5886c54, WriteOptions::chunk_bytes 512) and is kept as it was: version 1
+// files in the field must stay readable. It has zstd and raw planes, unfiltered zstd and raw chunks,
+// a scalar and an empty tensor.
+std::vector<Owned> Version1Tensors() {
+  auto hash = [](uint32_t i) {
+    i *= 0x9E3779B1u, i ^= i >> 15, i *= 0x85EBCA77u, i ^= i >> 13;
+    return i;
+  };
+  std::vector<Owned> t;
+  auto put = [&t](auto value) {
+    const auto *p = reinterpret_cast<const uint8_t *>(&value);
+    t.back().bytes.insert(t.back().bytes.end(), p, p + sizeof(value));
+  };
+  t.push_back({"weights", TW_FLOAT32, {8, 32}, {}});
+  for (uint32_t i = 0; i < 256; ++i) {
+    const uint32_t h = hash(i);
+    put((h & 0x80000000u) | ((120u + (h >> 27) % 4) << 23) | (h & 0x7FFFFFu));
+  }
+  t.push_back({"bias", TW_BFLOAT16, {300}, {}});
+  for (uint32_t i = 0; i < 300; ++i) {
+    const uint32_t h = hash(i + 1000);
+    put(static_cast<uint16_t>(((h >> 16) & 0x8000u) | ((120u + h % 4) << 7) | ((h >> 8) & 0x7Fu)));
+  }
+  t.push_back({"step", TW_INT64, {}, {}});
+  put(int64_t{123456789});
+  t.push_back({"mask", TW_BOOL, {5}, {}});
+  for (uint32_t i = 0; i < 5; ++i) put(static_cast<uint8_t>(hash(i) & 1));
+  t.push_back({"zeros", TW_INT32, {1000}, std::vector<uint8_t>(4000, 0)});
+  t.push_back({"noise", TW_INT32, {64}, {}});
+  for (uint32_t i = 0; i < 64; ++i) put(hash(i + 2000));
+  t.push_back({"empty", TW_FLOAT16, {0, 3}, {}});
+  t.push_back({"f64", TW_FLOAT64, {20}, {}});
+  for (uint32_t i = 0; i < 20; ++i) put((uint64_t{0x3F8} << 52) | (uint64_t{hash(i)} << 20));
+  return t;
+}
+
+const std::string kVersion1File = TW_CHECKPOINT_TEST_DATA "/v1.ckpt";
+
+uint32_t VersionOf(const std::vector<uint8_t> &file) {
+  uint32_t version = 0;
+  assert_true(ckpt::ParseHeader(file.data(), file.size(), "file", 0, &version).ok());
+  return version;
 }
 
 }  // namespace
@@ -254,6 +331,45 @@ static void round_trip_tensor_larger_than_a_chunk(void **state) {
   AssertRoundTrip(tensors, options);
 }
 
+// A restore keeps the zstd planes its checking pass decoded for its writing pass, within a budget:
+// chunks kept, chunks decoded again and a mix of both read the same bytes.
+static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w32", TW_FLOAT32, {3, 1000}, 21), MakeTensor("w16", TW_BFLOAT16, {5000}, 22),
+                                Owned{"zeros", TW_INT32, {2000}, std::vector<uint8_t>(8000, 0)}};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 2048);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "kept", &reader).ok());
+  size_t zstd_bytes = 0;
+  for (const ckpt::TensorEntry &t : reader->tensors()) {
+    for (const ckpt::Chunk &c : t.chunks) zstd_bytes += ckpt::ChunkCodec::ZstdPlaneBytes(c);
+  }
+  assert_int_equal(zstd_bytes, 3000 + 5000 + 8000);  // exponent planes of w32 and w16; all of zeros
+  for (size_t budget : {size_t{0}, size_t{1000}, zstd_bytes / 2, zstd_bytes, ckpt::KeptPlanes::kDefaultBudget}) {
+    for (int threads : {1, 2}) {
+      std::vector<std::vector<uint8_t>> restored;
+      std::vector<ckpt::CheckpointReader::Target> targets;
+      for (const Owned &t : tensors) restored.emplace_back(t.bytes.size(), 0xA5);
+      for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+      assert_true(reader->ReadInto(targets, threads, budget).ok());
+      for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
+    }
+  }
+  // One tensor into two buffers in one read: its chunks are kept once and both buffers filled.
+  std::vector<uint8_t> first(tensors[0].bytes.size()), second(tensors[0].bytes.size());
+  assert_true(reader->ReadInto({{reader->Find("w32"), first.data()}, {reader->Find("w32"), second.data()}}, 2).ok());
+  assert_true(first == tensors[0].bytes && second == tensors[0].bytes);
+  const ckpt::Chunk chunks[3];
+  ckpt::KeptPlanes kept(100);
+  assert_non_null(kept.Reserve(&chunks[0], 60));
+  assert_null(kept.Reserve(&chunks[1], 50));  // over the budget: decoded again
+  assert_null(kept.Reserve(&chunks[0], 10));  // already kept
+  assert_non_null(kept.Reserve(&chunks[2], 40));
+  assert_non_null(kept.Find(&chunks[0]));
+  assert_null(kept.Find(&chunks[1]));
+  assert_non_null(kept.Find(&chunks[2]));
+}
+
 static void planes_that_do_not_compress_are_stored_raw(void **state) {
   (void)state;
   scratch_dir dir;
@@ -289,28 +405,74 @@ static void every_bit_flip_is_detected(void **state) {
   (void)state;
   std::vector<Owned> tensors;
   const std::vector<uint8_t> good = SmallCheckpoint(&tensors);
-  bool untouched = true;
-  assert_true(OpenVerifyRead(good, tensors, &untouched).ok());
+  AssertEveryBitFlipIsDetected(good, tensors);
+}
+
+// Files of format version 1 (XXH64 chunk checksums) load and verify, through a mapped file and from
+// memory, and every bit flip in one is still detected.
+static void version_1_files_still_load_and_verify(void **state) {
+  (void)state;
+  const std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = ReadAll(kVersion1File);
+  assert_int_equal(file.size(), 2998);
+  assert_int_equal(VersionOf(file), 1);
   std::unique_ptr<ckpt::CheckpointReader> reader;
-  assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "small", &reader).ok());
-  uint64_t index_offset = 0;
-  std::memcpy(&index_offset, good.data() + good.size() - ckpt::kFooterSize, 8);
-  size_t flips = 0;
-  for (size_t i = 0; i < good.size(); ++i) {
-    for (int bit = 0; bit < 8; ++bit) {
-      std::vector<uint8_t> bad = good;
-      bad[i] ^= static_cast<uint8_t>(1u << bit);
-      const tw::Status status = OpenVerifyRead(bad, tensors, &untouched);
-      assert_int_equal(status.code(), TW_DATA_LOSS);  // never OK, never a wrong tensor (TW_INTERNAL)
-      assert_true(untouched);                          // nothing half-written
-      if (i >= ckpt::kHeaderSize && i < index_offset) {
-        assert_non_null(std::strstr(status.message().c_str(), "tensor '"));  // names the tensor
+  assert_true(ckpt::CheckpointReader::Open(kVersion1File, &reader).ok());
+  assert_true(reader->Verify().ok());
+  assert_int_equal(reader->tensors().size(), tensors.size());
+  for (const Owned &t : tensors) {
+    std::vector<uint8_t> restored(t.bytes.size(), 0xA5);
+    assert_true(reader->ReadInto({{reader->Find(t.name), restored.data()}}).ok());
+    assert_true(restored == t.bytes);
+  }
+  Owned weights = tensors[0];
+  std::fill(weights.bytes.begin(), weights.bytes.end(), 0);
+  assert_true(ckpt::LoadVariable(kVersion1File, weights.ref()).ok());
+  assert_true(weights.bytes == tensors[0].bytes);
+  AssertEveryBitFlipIsDetected(file, tensors);
+}
+
+// New files are version 2: every chunk checksum is XXH3-64, of the raw bytes and of the stored zstd
+// frames (the raw planes are covered by the raw checksum), and every bit flip is still detected — in
+// frames, in raw planes, anywhere.
+static void new_files_are_version_2_with_xxh3_checksums(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
+  assert_int_equal(VersionOf(file), 2);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  size_t chunks = 0, zstd_planes = 0;
+  for (const Owned &t : tensors) {
+    uint64_t begin = 0;
+    for (const ckpt::Chunk &chunk : reader->Find(t.name)->chunks) {
+      assert_true(chunk.raw_checksum == ckpt::Xxh3(t.bytes.data() + begin, chunk.raw_size));
+      std::vector<uint8_t> frames;
+      uint64_t at = chunk.offset;
+      for (int p = 0; p < chunk.plane_count; ++p) {
+        if (chunk.planes[p].codec == ckpt::Codec::kZstd) {
+          frames.insert(frames.end(), file.begin() + static_cast<ptrdiff_t>(at),
+                        file.begin() + static_cast<ptrdiff_t>(at + chunk.planes[p].stored_size));
+          ++zstd_planes;
+        }
+        at += chunk.planes[p].stored_size;
       }
-      assert_non_null(std::strstr(status.message().c_str(), "small"));  // names the file
-      ++flips;
+      assert_true(chunk.stored_checksum == ckpt::Xxh3(frames.data(), frames.size()));
+      begin += chunk.raw_size;
+      ++chunks;
     }
   }
-  assert_int_equal(flips, good.size() * 8);
+  assert_int_equal(chunks, 16);      // as in data/v1.ckpt
+  assert_int_equal(zstd_planes, 11);  // weights 2, bias 1, zeros 8
+  AssertEveryBitFlipIsDetected(file, tensors);
+  // Versions this library does not read are refused, naming the version.
+  for (uint32_t version : {0u, 3u, 0x01000000u}) {
+    std::vector<uint8_t> other = file;
+    std::memcpy(other.data() + 8, &version, 4);
+    const tw::Status status = ckpt::CheckpointReader::OpenMemory(other.data(), other.size(), "small", &reader);
+    assert_int_equal(status.code(), TW_DATA_LOSS);
+    assert_non_null(std::strstr(status.message().c_str(), ("format version " + std::to_string(version)).c_str()));
+  }
 }
 
 static void every_truncation_is_detected(void **state) {
@@ -360,8 +522,11 @@ int main(void) {
       cmocka_unit_test(byte_planes_split_and_join),
       cmocka_unit_test(round_trip_every_dtype_and_shape),
       cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
+      cmocka_unit_test(kept_planes_within_any_budget_read_the_same_bytes),
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
       cmocka_unit_test(every_bit_flip_is_detected),
+      cmocka_unit_test(version_1_files_still_load_and_verify),
+      cmocka_unit_test(new_files_are_version_2_with_xxh3_checksums),
       cmocka_unit_test(every_truncation_is_detected),
       cmocka_unit_test(random_bytes_never_crash),
       cmocka_unit_test(missing_file_is_not_found),

@@ -16,7 +16,7 @@
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/writer.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/checksum.h"
 #include "scratch_dir.h"
 
 extern "C" {
@@ -41,7 +41,7 @@ void WriteFile(const std::string &path, const std::vector<uint8_t> &bytes) {
 }
 
 // Parses the checkpoint at `path`, lets `craft` change chunk bytes (in `file`) and index fields, then
-// makes every checksum but the raw ones match again: each chunk's stored_xxh64 is recomputed from
+// makes every checksum but the raw ones match again: each chunk's stored_checksum is recomputed from
 // its bytes, the index re-encoded and the footer's index checksum recomputed.
 void Craft(const std::string &path,
            const std::function<void(std::vector<ckpt::TensorEntry> *, std::vector<uint8_t> *file)> &craft) {
@@ -52,7 +52,7 @@ void Craft(const std::string &path,
   assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors).ok());
   craft(&tensors, &file);
   for (ckpt::TensorEntry &t : tensors) {
-    for (ckpt::Chunk &c : t.chunks) c.stored_xxh64 = ckpt::Xxh64(file.data() + c.offset, c.stored_size());
+    for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
   }
   std::string tail;
   ckpt::AppendIndex(tensors, &tail);
@@ -194,7 +194,7 @@ static void raw_checksum_mismatch_in_the_second_tensor(void **state) {
   const std::string path = f.Save();
   Craft(path, [](std::vector<ckpt::TensorEntry> *tensors, std::vector<uint8_t> *file) {
     (void)file;
-    Named(tensors, "b").chunks[2].raw_xxh64 ^= 1;  // frames decode; the bytes are not the ones saved
+    Named(tensors, "b").chunks[2].raw_checksum ^= 1;  // frames decode; the bytes are not the ones saved
   });
   f.ExpectRestoreChangesNothing(path, TW_DATA_LOSS, "tensor 'b' chunk 2 of 4: checksum mismatch after decoding");
 }
@@ -241,7 +241,7 @@ static void load_variable_is_all_or_nothing_across_chunks(void **state) {
   const std::string path = f.Save();
   Craft(path, [](std::vector<ckpt::TensorEntry> *tensors, std::vector<uint8_t> *file) {
     (void)file;
-    Named(tensors, "b").chunks.back().raw_xxh64 ^= 1;
+    Named(tensors, "b").chunks.back().raw_checksum ^= 1;
   });
   const std::vector<uint8_t> before = f.model.Bytes();
   const tw::Status status = ckpt::LoadVariable(path, f.model.refs()[1]);

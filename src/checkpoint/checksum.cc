@@ -1,0 +1,22 @@
+#include "checkpoint/checksum.h"
+
+namespace tw {
+namespace checkpoint {
+
+uint64_t ChunkChecksum(ChunkHash hash, const void *data, size_t size) {
+  return hash == ChunkHash::kXxh3 ? Xxh3(data, size) : Xxh64(data, size);
+}
+
+uint64_t StoredChecksum(ChunkHash hash, const uint8_t *stored, const Chunk &chunk) {
+  if (hash == ChunkHash::kXxh64) return Xxh64(stored, static_cast<size_t>(chunk.stored_size()));
+  ChunkChecksumStream frames(hash);
+  for (int p = 0; p < chunk.plane_count; ++p) {
+    const size_t size = static_cast<size_t>(chunk.planes[p].stored_size);
+    if (chunk.planes[p].codec == Codec::kZstd) frames.Update(stored, size);
+    stored += size;
+  }
+  return frames.Digest();
+}
+
+}  // namespace checkpoint
+}  // namespace tw

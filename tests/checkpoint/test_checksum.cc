@@ -1,0 +1,112 @@
+// The chunk checksums (white-box): XXH3-64 — every SIMD loop this CPU runs, one-shot and streamed —
+// against libxxhash's own build of it, and the hash each format version uses (format.h).
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <xxhash.h>  // the reference: the library's separately compiled XXH3_64bits
+
+#include "checkpoint/checksum.h"
+#include "checkpoint/format.h"
+#include "checkpoint/xxh3.h"
+#include "checkpoint/xxhash64.h"
+
+// cmocka last: its macros clash with the C++ standard headers.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+constexpr ckpt::Xxh3Loop kLoops[] = {ckpt::Xxh3Loop::kBest, ckpt::Xxh3Loop::kSse2, ckpt::Xxh3Loop::kAvx2,
+                                     ckpt::Xxh3Loop::kAvx512};
+
+std::vector<uint8_t> RandomBytes(size_t size, uint32_t seed) {
+  std::vector<uint8_t> data(size);
+  std::mt19937 rng(seed);
+  for (uint8_t &b : data) b = static_cast<uint8_t>(rng());
+  return data;
+}
+
+// Every length class of XXH3: 0, 1–3, 4–8, 9–16, 17–128, 129–240, then stripes (64 bytes), blocks
+// (1 KiB) and a partial last stripe, up to a chunk-sized input.
+const std::vector<size_t> &Sizes() {
+  static const std::vector<size_t> sizes = {0,   1,   3,   4,    8,    9,    16,   17,    128,    129,           240,
+                                            241, 255, 256, 1023, 1024, 1025, 4095, 16384, 100000, (1u << 20) + 7};
+  return sizes;
+}
+
+}  // namespace
+
+static void xxh3_matches_libxxhash_with_every_loop(void **state) {
+  (void)state;
+  assert_true(ckpt::Xxh3("", 0) == 0x2D06800538D394C2ULL);  // XXH3_64bits of no input (xxHash's tests)
+  const std::vector<uint8_t> data = RandomBytes((1u << 20) + 64, 5);
+  int loops = 0;
+  for (ckpt::Xxh3Loop loop : kLoops) {
+    if (!ckpt::Xxh3LoopRuns(loop)) continue;
+    ++loops;
+    for (size_t size : Sizes()) {
+      for (size_t misalign : {0, 1, 7}) {  // the loops load unaligned
+        const uint8_t *at = data.data() + misalign;
+        if (ckpt::Xxh3(at, size, loop) != XXH3_64bits(at, size)) {
+          fail_msg("loop %s, %zu bytes at +%zu", ckpt::Xxh3LoopName(loop), size, misalign);
+        }
+      }
+    }
+  }
+  assert_true(loops >= 2);  // the best one and SSE2 at least, on x86-64
+  assert_non_null(std::strstr("sse2 avx2 avx512 portable", ckpt::Xxh3LoopName(ckpt::Xxh3Loop::kBest)));
+}
+
+// The writer hashes the tiles it splits and a reader the tiles it joins: any split into pieces must
+// give the one-shot hash.
+static void xxh3_stream_matches_one_shot(void **state) {
+  (void)state;
+  const std::vector<uint8_t> data = RandomBytes(70000, 11);
+  for (ckpt::Xxh3Loop loop : kLoops) {
+    if (!ckpt::Xxh3LoopRuns(loop)) continue;
+    for (size_t size : {0, 5, 240, 241, 1024, 1025, 69999}) {
+      for (size_t piece : {1, 63, 64, 256, 4096, 16384}) {
+        ckpt::Xxh3Stream stream(loop);
+        for (size_t at = 0; at < size; at += piece) stream.Update(data.data() + at, std::min(piece, size - at));
+        if (stream.Digest() != XXH3_64bits(data.data(), size)) {
+          fail_msg("loop %s, %zu bytes in pieces of %zu", ckpt::Xxh3LoopName(loop), size, piece);
+        }
+      }
+    }
+  }
+}
+
+static void chunk_checksums_follow_the_format_version(void **state) {
+  (void)state;
+  assert_int_equal(ckpt::ChunkHashOf(1), ckpt::ChunkHash::kXxh64);
+  assert_int_equal(ckpt::ChunkHashOf(2), ckpt::ChunkHash::kXxh3);
+  assert_int_equal(ckpt::ChunkHashOf(ckpt::kFormatVersion), ckpt::ChunkHash::kXxh3);
+  const std::vector<uint8_t> data = RandomBytes(5000, 3);
+  for (size_t size : {0, 31, 32, 4999}) {
+    assert_true(ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh64, data.data(), size) == ckpt::Xxh64(data.data(), size));
+    assert_true(ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh3, data.data(), size) == XXH3_64bits(data.data(), size));
+    for (ckpt::ChunkHash hash : {ckpt::ChunkHash::kXxh64, ckpt::ChunkHash::kXxh3}) {
+      ckpt::ChunkChecksumStream stream(hash);
+      for (size_t at = 0; at < size; at += 1000) stream.Update(data.data() + at, std::min<size_t>(1000, size - at));
+      assert_true(stream.Digest() == ckpt::ChunkChecksum(hash, data.data(), size));
+    }
+  }
+  assert_true(ckpt::Xxh3(data.data(), 100) != ckpt::Xxh64(data.data(), 100));  // the versions differ
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(xxh3_matches_libxxhash_with_every_loop),
+      cmocka_unit_test(xxh3_stream_matches_one_shot),
+      cmocka_unit_test(chunk_checksums_follow_the_format_version),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
