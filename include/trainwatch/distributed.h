@@ -66,7 +66,9 @@ typedef enum tw_reduce_op {
  * only when some rank failed, must recover or asks for a rollback, by a string from the lowest such
  * rank (its message).
  *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
- *      a. once per session, one allreduce_int64 (MAX) of 2 int64 that finds the chief (D1);
+ *      a. once per session, one allreduce_int64 (MAX) of 3 int64 that finds the chief and carries any
+ *         rank's failed begin as an event slot (D1); only when a begin failed, a string from the lowest
+ *         such rank (its message), and creation fails on every rank with that status;
  *      b. the restore vote (D16): one `broadcast` from the chief of 2 int64 (its outcome as a
  *         tw_status, how many of its candidates its state file lists) and a string from the chief (its
  *         candidate checkpoints, one path per line, newest first; or its error message); then, for
@@ -96,10 +98,12 @@ typedef enum tw_reduce_op {
  *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
  *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
  *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
- *      `allreduce_int64` (MAX) carrying the chief's commit outcome. MonitoredTrainingSession therefore
- *      adds CheckpointSaverHook on every rank of such a job (not only the chief's), and its saves are
- *      synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background write would call the collective
- *      from another thread. Every rank must save at the same steps (the same checkpoint frequency).
+ *      `allreduce_int64` (MAX) carrying the chief's commit outcome — or, when a rank could not write its
+ *      part, instead a string from the lowest such rank (its message, which every rank's error quotes).
+ *      MonitoredTrainingSession therefore adds CheckpointSaverHook on every rank of such a job (not only
+ *      the chief's), and its saves are synchronous whatever TW_OPT_ASYNC_CHECKPOINT says: a background
+ *      write would call the collective from another thread. Every rank must save at the same steps (the
+ *      same checkpoint frequency).
  *      Each save of CheckpointSaverHook first makes one allreduce_int64 (MAX) of 1 int64 naming the
  *      lowest rank whose variables hold NaN or Inf, and every rank skips that save together (D17); with
  *      TW_OPT_CHECKPOINT_EVERY_N_SECS only the chief's clock counts, carried by the vote of 2 (D17).

@@ -205,9 +205,15 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   }
   if (!failed.empty()) {
     discard_part();
-    if (!written.ok()) return written;
+    // Only the failing rank knows why (a full disk, a permission): its message goes to every rank, so
+    // that whichever rank's error the job reports carries the cause. One broadcast, on this path only.
+    std::string cause = rank == failed[0] ? written.message() : std::string();
+    TW_RETURN_IF_ERROR(collective.BroadcastString(
+        &cause, failed[0], save.timeout_secs,
+        "sharing why rank " + std::to_string(failed[0]) + " could not write its part of checkpoint " + checkpoint));
     return Status(first_code, "checkpoint " + checkpoint + " was not committed: rank(s) " + RankList(failed) +
-                                  " failed to write their part (" + tw::StatusName(first_code) + ")");
+                                  " failed to write their part (" + tw::StatusName(first_code) + "); rank " +
+                                  std::to_string(failed[0]) + ": " + cause);
   }
 
   // 3. The chief commits: the index, then the state file; every rank learns the outcome.

@@ -37,7 +37,7 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
 // variables) and votes. On a unanimous vote the chief writes the index durably and then runs `record`
 // (the state file and retention); its outcome is broadcast, so every rank returns the same code.
 // `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
-// part is removed, and the message names the rank(s) that failed.
+// part is removed, and the message names the rank(s) that failed and quotes the first one's own error.
 struct ShardedSave {
   const ShardLayout *layout;
   const Collective *collective;

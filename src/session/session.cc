@@ -154,15 +154,19 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
                   "TW_OPT_RESTORE_VIA_BROADCAST cannot restore sharded variables (each rank holds other rows of "
                   "them): every rank of a sharded job reads its own rows (D16)");
   }
-  if (session->collective_ != nullptr) TW_RETURN_IF_ERROR(session->FindChief());
 
-  // H6: begin on every hook before the session exists.
-  for (size_t i = 0; i < session->hooks_.size(); ++i) {
-    const Status status = session->hooks_[i]->Begin(*session);
-    if (!status.ok()) {
-      for (size_t j = 0; j <= i; ++j) session->hooks_[j]->OnError(*session, status);
-      return status;
-    }
+  // H6: begin on every hook before the session exists. In a job every rank learns whether any rank's
+  // begin failed (the chief's directory lock, for one), so none is left waiting for it (D1).
+  Status begun;
+  size_t begun_hooks = 0;
+  while (begun.ok() && begun_hooks < session->hooks_.size()) begun = session->hooks_[begun_hooks++]->Begin(*session);
+  if (session->collective_ != nullptr) {
+    const Status agreed = session->FindChief(begun);
+    if (!agreed.ok()) begun = agreed;
+  }
+  if (!begun.ok()) {
+    for (size_t j = 0; j < begun_hooks; ++j) session->hooks_[j]->OnError(*session, begun);
+    return begun;
   }
   const Status status = session->WithRecovery([] { return Status(); });
   if (!status.ok()) {

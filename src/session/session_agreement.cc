@@ -37,10 +37,15 @@ void tw_session::RequestAgreedRollback(std::string reason) {
   rollback_reason_ = std::move(reason);
 }
 
-// D1: exactly one chief, found once per session (TW_OPT_IS_CHIEF may name any rank).
-Status tw_session::FindChief() {
+// D1: exactly one chief, found once per session (TW_OPT_IS_CHIEF may name any rank), in the same
+// allreduce as any rank's failed begin: a slot holding (world_size - rank) << 32 | status code, as the
+// vote's event slots do, so MAX picks the lowest failing rank, whose message every rank then receives.
+Status tw_session::FindChief(const Status &begun) {
   const int64_t rank = collective_->rank();
-  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX};
+  const int32_t world = collective_->world_size();
+  const int64_t failed =
+      begun.ok() ? 0 : (static_cast<int64_t>(world - rank) << 32) | static_cast<uint32_t>(begun.code());
+  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX, failed};
   TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
                                                       "at session creation, finding the chief")));
   const int64_t highest = chiefs[0];
@@ -52,6 +57,15 @@ Status tw_session::FindChief() {
   if (lowest != highest) {
     return Errorf(TW_INVALID_ARGUMENT, "ranks %lld and %lld are both chief (TW_OPT_IS_CHIEF): exactly one must be",
                   static_cast<long long>(lowest), static_cast<long long>(highest));
+  }
+  if (chiefs[2] != 0) {
+    const int32_t origin = world - static_cast<int32_t>(chiefs[2] >> 32);
+    std::string text = rank == origin ? begun.message() : std::string();
+    TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(
+        &text, origin, collective_timeout_secs_,
+        "at session creation, sharing rank " + std::to_string(origin) + "'s failed begin")));
+    return Errorf(static_cast<tw_status>(static_cast<uint32_t>(chiefs[2] & 0xFFFFFFFF)), "rank %d of %d: %s", origin,
+                  world, text.c_str());
   }
   chief_rank_ = static_cast<int32_t>(highest);
   return Status();

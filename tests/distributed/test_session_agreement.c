@@ -317,6 +317,35 @@ static void D3_mismatched_restored_steps_fail_every_rank_clearly(void **state) {
   job_done(&j);
 }
 
+/* D1: a begin that fails on one rank fails creation on every rank with its message, instead of leaving
+ * the others waiting for the chief's restore: here the chief's CheckpointSaverHook cannot take the
+ * directory's lock, which another writer (a tw_saver of this process) holds — two jobs in one directory. */
+static void D1_a_failed_begin_on_the_chief_fails_creation_on_every_rank(void **state) {
+  (void)state;
+  job j;
+  job_init(&j);
+  j.s.timeout_secs = 5; /* a rank left waiting fails the test quickly */
+  float w = 1;
+  tw_tensor var = TW_TENSOR_INIT;
+  var.dtype = TW_FLOAT32, var.name = "w", var.data = &w;
+  tw_saver *holder = NULL;
+  assert_int_equal(tw_saver_create(&holder, &var, 1), TW_OK);
+  char prefix[96];
+  snprintf(prefix, sizeof prefix, "%s/other.ckpt", j.dir);
+  const char *written = NULL;
+  assert_int_equal(tw_saver_save(&written, holder, prefix, 1), TW_OK); /* takes the directory's lock */
+  job_run(&j);
+  for (int r = 0; r < kRanks; ++r) {
+    if (j.result[r].create != TW_FAILED_PRECONDITION ||
+        strstr(j.result[r].message, "rank 0 of 4: checkpoint directory") == NULL ||
+        strstr(j.result[r].message, "is in use") == NULL) {
+      fail_msg("rank %d: create %d: %s", r, j.result[r].create, j.result[r].message);
+    }
+  }
+  tw_saver_destroy(holder);
+  job_done(&j);
+}
+
 static void D11_rank_0_is_the_chief_unless_the_option_says_otherwise(void **state) {
   (void)state;
   thread_world *world = thread_world_create(2);
@@ -453,6 +482,7 @@ int main(void) {
       cmocka_unit_test(D10_a_caught_sigterm_saves_and_stops_a_single_process),
       cmocka_unit_test(D10_close_restores_the_previous_signal_handlers),
       cmocka_unit_test(D3_mismatched_restored_steps_fail_every_rank_clearly),
+      cmocka_unit_test(D1_a_failed_begin_on_the_chief_fails_creation_on_every_rank),
       cmocka_unit_test(D11_rank_0_is_the_chief_unless_the_option_says_otherwise),
       cmocka_unit_test(D11_two_chiefs_are_refused_on_every_rank),
       cmocka_unit_test(D14_side_effects_stay_on_the_chief),
