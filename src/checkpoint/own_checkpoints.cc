@@ -14,8 +14,8 @@
 #include "base/regular_file.h"
 #include "checkpoint/background_close.h"
 #include "checkpoint/format.h"
-#include "checkpoint/shard_index.h"
 #include "checkpoint/path.h"
+#include "checkpoint/shard_index.h"
 
 namespace tw {
 namespace checkpoint {
@@ -37,13 +37,10 @@ class DirectoryFd {
   int fd_;
 };
 
-// The proof for the entry `name` of the open directory `dir_fd`; `listed` (may be NULL) must then be
-// that same file. *st receives the entry's lstat.
-bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
-  if (!ParseCheckpointName(name, nullptr)) {
-    *why = "not a checkpoint name the saver produces (\"<prefix>-<step>\" inside the directory)";
-    return false;
-  }
+// The proof that the entry `name` of the open directory `dir_fd` is a file the saver wrote (a regular
+// file with a checkpoint's or an index's header), whatever its name; `listed` (may be NULL) must then
+// be that same file. *st receives the entry's lstat.
+bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
   if (::fstatat(dir_fd, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
     *why = listed != nullptr ? "the path leads outside the checkpoint directory"
                              : std::string("cannot be examined (") + std::strerror(errno) + ")";
@@ -79,6 +76,15 @@ bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, st
   return true;
 }
 
+// ProveOwnFile for a checkpoint, whose name is also one the saver produces.
+bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
+  if (!ParseCheckpointName(name, nullptr)) {
+    *why = "not a checkpoint name the saver produces (\"<prefix>-<step>\" inside the directory)";
+    return false;
+  }
+  return ProveOwnFile(dir_fd, name, listed, st, why);
+}
+
 }  // namespace
 
 int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index) {
@@ -95,6 +101,12 @@ int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_withou
     if (!checkpoint_name.empty() && owner != checkpoint_name) continue;
     struct stat st;
     if (only_without_index && ::fstatat(dir_fd, owner.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
+    std::string why;  // a file that only borrows a part's name is not ours to delete
+    if (!ProveOwnFile(dir_fd, entry->d_name, nullptr, &st, &why)) {
+      Log(TW_LOG_WARNING, "Not deleting %s (named like a part of checkpoint %s): %s", entry->d_name, owner.c_str(),
+          why.c_str());
+      continue;
+    }
     doomed.push_back(entry->d_name);
   }
   ::closedir(d);
@@ -146,8 +158,8 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
     why = std::strerror(errno);
     if (held >= 0) ::close(held);
   }
-  Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(),
-      dir.c_str(), why.c_str());
+  Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(), dir.c_str(),
+      why.c_str());
 }
 
 Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {
@@ -171,8 +183,8 @@ Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *
     struct stat st;
     std::string why;
     if (!ProveOwn(dir_fd.get(), name, nullptr, &st, &why)) continue;
-    found->push_back(FoundCheckpoint{JoinPath(dir, name), step,
-                                     static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9});
+    found->push_back(
+        FoundCheckpoint{JoinPath(dir, name), step, static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9});
   }
   ::closedir(d);
   std::sort(found->begin(), found->end(), [](const FoundCheckpoint &a, const FoundCheckpoint &b) {

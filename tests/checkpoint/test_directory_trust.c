@@ -14,7 +14,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
-#include <cmocka.h>
+
+#include <cmocka.h> /* after the headers it needs */
 #include <trainwatch.h>
 
 static float g_w[4];
@@ -141,7 +142,7 @@ static void crafted_state_file_never_deletes_outside_the_directory(void **state)
 
   saver = make_saver(1);
   assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir), TW_OK); /* trims to 1: 7 evictions */
-  save(saver, prefix, 10);                                               /* evicts model.ckpt-9 */
+  save(saver, prefix, 10);                                                /* evicts model.ckpt-9 */
   tw_saver_destroy(saver);
 
   assert_true(exists(victim));
@@ -216,7 +217,7 @@ static void damaged_state_file_is_only_a_hint(void **state) {
   snprintf(path, sizeof(path), "%s-5", prefix);
   assert_int_equal(mkfifo(path, 0666), 0);
   scratch_dir_join(&d, "checkpoint", path, sizeof(path));
-  {  /* newest first: an over-long name, a device, a FIFO, a directory, then model.ckpt-3 */
+  { /* newest first: an over-long name, a device, a FIFO, a directory, then model.ckpt-3 */
     static char text[16384];
     char long_name[5001];
     memset(long_name, 'a', sizeof(long_name) - 1);
@@ -379,6 +380,44 @@ static void failed_state_update_leaves_no_orphan(void **state) {
   scratch_dir_destroy(&d);
 }
 
+/* Issue 15 with item 1's rule: the cleaning of parts left by an uncommitted sharded save deletes only
+ * files the saver wrote. A real orphan part (a checkpoint file under a part's name, no index) goes; a
+ * text file, a FIFO and a directory that merely carry a part's name stay, with a warning naming them. */
+static void only_own_orphan_parts_are_cleaned(void **state) {
+  scratch_dir d;
+  char prefix[600], real[700], orphan[700], text[700], fifo[700], dir[700];
+  tw_saver *saver = make_saver(5), *cleaner;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&d), 0);
+  scratch_dir_join(&d, "model.ckpt", prefix, sizeof(prefix));
+  save(saver, prefix, 1);
+  tw_saver_destroy(saver); /* one writer per directory: the next saver's first save cleans it */
+  scratch_dir_join(&d, "model.ckpt-1", real, sizeof(real));
+  scratch_dir_join(&d, "model.ckpt-9.part-00000-of-00002", orphan, sizeof(orphan));
+  scratch_dir_join(&d, "model.ckpt-9.part-00001-of-00002", text, sizeof(text));
+  scratch_dir_join(&d, "notes.part-00000-of-00001", fifo, sizeof(fifo));
+  scratch_dir_join(&d, "data.part-00000-of-00003", dir, sizeof(dir));
+  copy_file(real, orphan);
+  write_text(text, "the user's own notes\n");
+  assert_int_equal(mkfifo(fifo, 0666), 0);
+  assert_int_equal(mkdir(dir, 0777), 0);
+
+  cleaner = make_saver(5);
+  save(cleaner, prefix, 2);
+  assert_false(exists(orphan));
+  assert_true(exists(text));
+  assert_true(exists(fifo));
+  assert_true(exists(dir));
+  assert_non_null(strstr(g_warnings, "Not deleting model.ckpt-9.part-00001-of-00002"));
+  assert_non_null(strstr(g_warnings, "its header is not a trainwatch checkpoint's"));
+  assert_non_null(strstr(g_warnings, "is a FIFO (named pipe), not a regular file"));
+  assert_non_null(strstr(g_warnings, "Not deleting data.part-00000-of-00003"));
+  assert_true(exists(real));
+  rmdir(dir);
+  tw_saver_destroy(cleaner);
+  scratch_dir_destroy(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(crafted_state_file_never_deletes_outside_the_directory, setup, teardown),
@@ -386,6 +425,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(special_files_are_refused_at_once, setup, teardown),
       cmocka_unit_test_setup_teardown(second_writer_of_a_directory_is_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_state_update_leaves_no_orphan, setup, teardown),
+      cmocka_unit_test_setup_teardown(only_own_orphan_parts_are_cleaned, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
