@@ -87,7 +87,8 @@ bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, st
 
 }  // namespace
 
-int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index) {
+int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index,
+                const std::vector<std::string> &keep) {
   const int list_fd = ::dup(dir_fd);
   DIR *d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
   if (d == nullptr) {
@@ -99,6 +100,7 @@ int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_withou
     std::string owner;
     if (!ParsePartFileName(entry->d_name, &owner)) continue;
     if (!checkpoint_name.empty() && owner != checkpoint_name) continue;
+    if (std::find(keep.begin(), keep.end(), entry->d_name) != keep.end()) continue;
     struct stat st;
     if (only_without_index && ::fstatat(dir_fd, owner.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) continue;
     std::string why;  // a file that only borrows a part's name is not ours to delete
@@ -122,6 +124,14 @@ Status RemoveOrphanParts(const std::string &dir, int *removed) {
   if (removed != nullptr) *removed = n;
   if (n > 0) Log(TW_LOG_WARNING, "Removed %d part file(s) of uncommitted sharded checkpoints from %s", n, dir.c_str());
   return Status();
+}
+
+void RemoveReplacedParts(const std::string &index_path, const std::vector<std::string> &parts) {
+  const std::string dir = Dirname(index_path);
+  const DirectoryFd dir_fd(dir);
+  if (dir_fd.get() < 0) return;
+  const int n = DeleteParts(dir_fd.get(), Basename(index_path), false, parts);
+  if (n > 0) Log(TW_LOG_INFO, "Removed %d part file(s) of an earlier save of %s", n, index_path.c_str());
 }
 
 bool ParseCheckpointName(const std::string &basename, int64_t *step) {

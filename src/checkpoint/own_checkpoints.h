@@ -33,12 +33,19 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
 // The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of
 // `checkpoint_name` ("" : of every checkpoint), only those whose index is absent when
-// `only_without_index`. Returns how many it removed.
-int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index);
+// `only_without_index`, never those named in `keep`, never a file the saver did not write (a warning
+// names it). Returns how many it removed.
+int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index,
+                const std::vector<std::string> &keep = {});
 
 // Removes part files whose index does not exist: what a save that failed or was killed before its
 // commit left. Only the holder of the directory's lock may call it, before its job writes new parts.
 Status RemoveOrphanParts(const std::string &dir, int *removed);
+
+// After the index at `index_path` was committed listing `parts` (bare names): removes the parts of an
+// earlier save of the same name that it replaced with another number of parts (4 ranks re-saving a
+// step 2 ranks had saved), which its presence would otherwise keep from RemoveOrphanParts forever.
+void RemoveReplacedParts(const std::string &index_path, const std::vector<std::string> &parts);
 
 struct FoundCheckpoint {
   std::string path;  // JoinPath(dir, name)

@@ -9,6 +9,7 @@
 #include "checkpoint/durable_file.h"
 #include "checkpoint/format.h"
 #include "checkpoint/mapped_file.h"
+#include "checkpoint/own_checkpoints.h"
 #include "checkpoint/path.h"
 #include "checkpoint/xxhash64.h"
 
@@ -244,6 +245,11 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
                                                        " was not committed: the chief could not write its index or "
                                                        "state file (" +
                                                        tw::StatusName(static_cast<tw_status>(outcome)) + ")");
+  }
+  if (save.chief) {
+    std::vector<std::string> listed;
+    for (const std::string &part : parts) listed.push_back(Basename(part));
+    RemoveReplacedParts(checkpoint, listed);
   }
   return Status();
 }

@@ -535,6 +535,34 @@ static void a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing
   remove_dir(dir);
 }
 
+static int exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+/* A job of 2 ranks restores the 4 ranks' step 3 and saves step 3 again at creation (B21) with 2 parts:
+ * the 4 parts of the replaced save are removed with the commit (no index keeps them alive), the parts
+ * of step 0 (still listed) stay, and the newest checkpoint restores into 4 ranks (D16). */
+static void a_resave_with_fewer_parts_removes_the_replaced_parts(void **state) {
+  (void)state;
+  char dir[256], path[400];
+  make_dir(dir, sizeof dir, "resave");
+  save_job(dir, 4);
+  save_job(dir, 2);
+  for (int part = 0; part < 4; ++part) {
+    part_path(path, sizeof path, dir, 3, part, 4);
+    if (exists(path)) fail_msg("%s of the replaced save is still there", path);
+    part_path(path, sizeof path, dir, 0, part, 4);
+    assert_true(exists(path));
+  }
+  for (int part = 0; part < 2; ++part) {
+    part_path(path, sizeof path, dir, 3, part, 2);
+    assert_true(exists(path));
+  }
+  expect_resharded(dir, 4, 6);
+  remove_dir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shards_of_every_float_dtype_round_trip_on_4_ranks),
@@ -547,6 +575,7 @@ int main(void) {
       cmocka_unit_test(sharded_checkpoints_are_found_by_name_without_a_state_file),
       cmocka_unit_test(a_recovery_restores_every_ranks_rows_of_the_same_checkpoint),
       cmocka_unit_test(a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing),
+      cmocka_unit_test(a_resave_with_fewer_parts_removes_the_replaced_parts),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
