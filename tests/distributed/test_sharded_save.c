@@ -350,6 +350,12 @@ static void expect_changed_part_refused(const job *j, int64_t step) {
   for (int i = 0; i < kRows * kCols; ++i) assert_true(whole[i] == 0.0f); /* untouched */
 }
 
+/* Step `step` is committed: its index and every part exist, and each part holds its rank's rows. */
+static void expect_committed(const job *j, int64_t step) {
+  expect_checkpoint_files(j, step, 1);
+  expect_parts_hold_their_rows(j, step);
+}
+
 static void expect_all_ok(const job *j) {
   for (int rank = 0; rank < kRanks; ++rank) {
     const rank_result *r = &j->results[rank];
@@ -370,8 +376,7 @@ static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
   expect_all_ok(&j);
   for (int64_t step = 0; step <= 3; ++step) {
     if (step == 1) continue;
-    expect_checkpoint_files(&j, step, 1);
-    expect_parts_hold_their_rows(&j, step);
+    expect_committed(&j, step);
   }
   expect_checkpoint_files(&j, 1, 0);
   expect_latest(&j, 3);
@@ -380,9 +385,6 @@ static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
   end_job(&j);
 }
 
-/* A rank whose part cannot be written (a directory stands where its part of step 2 goes): nobody
- * commits step 2, every rank fails that run with a message naming the rank, the other ranks' parts
- * are gone and step 0 stays the newest checkpoint. */
 /* Standalone savers of the 4 ranks, created from each rank's options, commit one sharded checkpoint as
  * the sessions do: 4 parts and the index, listed in the state file, readable whole. */
 static void savers_from_options_commit_one_sharded_checkpoint(void **state) {
@@ -394,8 +396,7 @@ static void savers_from_options_commit_one_sharded_checkpoint(void **state) {
   char expected[400];
   checkpoint_path(expected, sizeof expected, &j, 5);
   for (int rank = 0; rank < kRanks; ++rank) assert_string_equal(j.results[rank].message, expected);
-  expect_checkpoint_files(&j, 5, 1);
-  expect_parts_hold_their_rows(&j, 5);
+  expect_committed(&j, 5);
   expect_latest(&j, 5);
   expect_index_reads_whole_tensors(&j, 5);
   end_job(&j);
@@ -413,6 +414,9 @@ static void saver_from_options_checks_its_arguments(void **state) {
   tw_options_destroy(opts);
 }
 
+/* A rank whose part cannot be written (a directory stands where its part of step 2 goes): nobody
+ * commits step 2, every rank fails that run with a message naming the rank, the other ranks' parts
+ * are gone and step 0 stays the newest checkpoint. */
 static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   (void)state;
   job j;
@@ -443,8 +447,7 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
     part_path(path, sizeof path, &j, 2, part);
     assert_false(exists(path));
   }
-  expect_checkpoint_files(&j, 0, 1);
-  expect_parts_hold_their_rows(&j, 0);
+  expect_committed(&j, 0);
   expect_latest(&j, 0);
   assert_int_equal(rmdir(blocker), 0);
   end_job(&j);
@@ -462,8 +465,7 @@ static void max_to_keep_deletes_whole_checkpoints(void **state) {
   expect_all_ok(&j);
   for (int64_t step = 0; step <= 3; ++step) expect_checkpoint_files(&j, step, 0);
   for (int64_t step = 4; step <= 5; ++step) {
-    expect_checkpoint_files(&j, step, 1);
-    expect_parts_hold_their_rows(&j, step);
+    expect_committed(&j, step);
   }
   expect_latest(&j, 5);
   end_job(&j);
@@ -495,8 +497,7 @@ static void a_nan_on_one_rank_skips_the_save_on_every_rank(void **state) {
   run_job(&j);
   expect_all_ok(&j);
   expect_checkpoint_files(&j, 2, 0);
-  expect_checkpoint_files(&j, 4, 1);
-  expect_parts_hold_their_rows(&j, 4);
+  expect_committed(&j, 4);
   expect_latest(&j, 4);
   end_job(&j);
 }
@@ -531,8 +532,7 @@ static void the_preemption_save_of_a_sharded_job_is_every_ranks(void **state) {
   run_job(&j);
   expect_all_ok(&j);
   for (int rank = 0; rank < kRanks; ++rank) assert_int_equal(j.results[rank].preempted, 1);
-  expect_checkpoint_files(&j, 3, 1);
-  expect_parts_hold_their_rows(&j, 3);
+  expect_committed(&j, 3);
   expect_latest(&j, 3);
 
   thread_world_destroy(j.world);
