@@ -16,6 +16,7 @@
 #include "checkpoint/format.h"
 #include "checkpoint/path.h"
 #include "checkpoint/shard_index.h"
+#include "checkpoint/state_file.h"
 
 namespace tw {
 namespace checkpoint {
@@ -153,9 +154,9 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;  // already gone
+  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
@@ -163,13 +164,105 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
     const int held = ::openat(dir_fd.get(), Basename(path).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
     if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) {
       DeleteParts(dir_fd.get(), Basename(path), false);
-      return CloseInBackground(held);
+      CloseInBackground(held);
+      return true;
     }
     why = std::strerror(errno);
     if (held >= 0) ::close(held);
   }
   Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(), dir.c_str(),
       why.c_str());
+  return false;
+}
+
+namespace {
+
+// The checkpoint name the note `note` of the open directory names: false when there is no note; a note
+// that is not a regular file is not the saver's (a WARNING, and it stays).
+bool ReadSavingNote(int dir_fd, const std::string &note, std::string *name) {
+  const int fd = ::openat(dir_fd, note.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 && errno == ENOENT) return false;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    if (fd < 0 && ::fstatat(dir_fd, note.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) st.st_mode = 0;
+    Log(TW_LOG_WARNING, "Ignoring %s in the checkpoint directory: %s", note.c_str(),
+        st.st_mode != 0 && !S_ISREG(st.st_mode) ? FileTypeName(st.st_mode) : std::strerror(err));
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  char text[512];
+  const ssize_t n = ::pread(fd, text, sizeof(text), 0);
+  ::close(fd);
+  name->assign(text, n > 0 ? static_cast<size_t>(n) : 0);
+  if (!name->empty() && name->back() == '\n') name->pop_back();
+  return true;
+}
+
+// Whether `st` is the file `path` names (without following a final symbolic link).
+bool SameFile(const std::string &path, const struct stat &st) {
+  struct stat other;
+  return !path.empty() && ::lstat(path.c_str(), &other) == 0 && other.st_dev == st.st_dev &&
+         other.st_ino == st.st_ino;
+}
+
+}  // namespace
+
+std::string SavingNoteName(const std::string &latest_filename) { return "." + latest_filename + ".tw-saving"; }
+
+void NoteSaving(const std::string &checkpoint, const std::string &latest_filename) {
+  const std::string name = Basename(checkpoint);
+  if (!ParseCheckpointName(name, nullptr)) return;  // retention never deletes such a name: nothing to settle
+  const std::string note = SavingNoteName(latest_filename);
+  const DirectoryFd dir_fd(Dirname(checkpoint));
+  // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the note neither redirects nor blocks.
+  const int fd = dir_fd.get() < 0 ? -1
+                                  : ::openat(dir_fd.get(), note.c_str(),
+                                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
+  struct stat st;
+  const std::string text = name + "\n";
+  const bool written = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    Log(TW_LOG_WARNING, "Cannot note the save of %s in %s (%s): if it is cut short before the state file lists it, "
+        "it stays unlisted", checkpoint.c_str(), note.c_str(), std::strerror(err));
+  }
+}
+
+void ForgetSaving(const std::string &dir, const std::string &latest_filename) {
+  const DirectoryFd dir_fd(dir);
+  struct stat st;
+  const std::string note = SavingNoteName(latest_filename);
+  if (dir_fd.get() >= 0 && ::fstatat(dir_fd.get(), note.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(st.st_mode)) {
+    ::unlinkat(dir_fd.get(), note.c_str(), 0);
+  }
+}
+
+void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
+                      bool remove_unlisted) {
+  const DirectoryFd dir_fd(dir);
+  std::string name;
+  if (dir_fd.get() < 0 || !ReadSavingNote(dir_fd.get(), SavingNoteName(latest_filename), &name)) return;
+  struct stat noted;
+  // A note naming anything but a checkpoint name (cut short while written) settles nothing.
+  if (ParseCheckpointName(name, nullptr) && ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) == 0) {
+    CheckpointState state;
+    if (!LoadCheckpointState(dir, latest_filename, &state).ok()) return;
+    bool listed = SameFile(state.model_checkpoint_path, noted);
+    for (const std::string &path : state.all_model_checkpoint_paths) listed = listed || SameFile(path, noted);
+    if (!listed && !SameFile(keep, noted)) {
+      if (!remove_unlisted) return;
+      const std::string path = JoinPath(dir, name);
+      if (DeleteOwnCheckpoint(dir, path)) {
+        Log(TW_LOG_WARNING, "Removed checkpoint %s: a save cut short after writing it never listed it in %s", path.c_str(),
+            JoinPath(dir, latest_filename).c_str());
+      }
+    }
+  }
+  ForgetSaving(dir, latest_filename);
 }
 
 Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {

@@ -27,8 +27,31 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step);
 // Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
 // by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
 // symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
-// already gone is fine.
-void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+// already gone is fine. Returns whether it deleted the file.
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+
+// A save cut short after its checkpoint became complete (renamed into place, or its index written) and
+// before the state file listed it — the process killed, the machine down — leaves a complete checkpoint
+// nothing lists, which retention (it walks the state file's list) would never delete. So the holder of
+// the directory's lock notes the name of each checkpoint before writing it, in the hidden file
+// "<dir>/.<latest_filename>.tw-saving", and drops the note once the state file lists it
+// (docs/checkpoint-format.md, "A save cut short"). The note is written without fsync: a power cut may
+// lose it, which leaves the checkpoint as TF would (C14), never deletes one.
+std::string SavingNoteName(const std::string &latest_filename);
+// Notes that `checkpoint` (a path) is about to be written; a name the saver does not produce (no step)
+// is not noted. A note that cannot be written is a WARNING, not a failed save.
+void NoteSaving(const std::string &checkpoint, const std::string &latest_filename);
+// The state file lists the noted checkpoint: the note goes.
+void ForgetSaving(const std::string &dir, const std::string &latest_filename);
+// Settles the note of an earlier save into `dir`, judged by its state file: a noted checkpoint the state
+// file lists, or that does not exist, needs nothing; one that exists unlisted is removed when
+// `remove_unlisted` (by DeleteOwnCheckpoint: only a file the saver wrote, an index with its parts) —
+// unless it is `keep` (the checkpoint the saver restored from; may be empty) — and otherwise stays
+// noted. A missing or damaged state file proves nothing: the note and its checkpoint stay (a restore
+// finds it by name and recovery lists it). A note that is not a regular file stays, with a WARNING.
+// Only the holder of the directory's lock may call it, with no save of its own in flight.
+void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
+                      bool remove_unlisted);
 
 // The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of
