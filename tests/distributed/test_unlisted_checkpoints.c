@@ -273,9 +273,41 @@ static void a_file_the_saver_did_not_write_stays(void **state) {
   }
 }
 
+/* When no listed checkpoint is intact, the restore falls back to the checkpoints found by name and takes
+ * the unlisted one: the job resumes from it, so the next save keeps it. */
+static void the_checkpoint_restored_from_stays(void **state) {
+  (void)state;
+  char dir[400], path[600];
+  make_dir(dir, sizeof dir, "restored");
+  saver_settings s = {5, 0, 3};
+  save_steps(dir, &s, 1, 2);
+  run_killed(dir, "rename:state:before:1", save_in_child, &s);
+  for (int64_t step = 1; step <= 2; ++step) { /* every listed checkpoint cut short */
+    ckpt(path, sizeof path, dir, "model.ckpt", step);
+    assert_int_equal(truncate(path, 40), 0);
+  }
+  int64_t restored = 0;
+  assert_int_equal(restore_recover_save(dir, &s, 4, &restored), TW_OK);
+  assert_int_equal(restored, 3);
+  ckpt(path, sizeof path, dir, "model.ckpt", 3);
+  assert_true(exists(path));
+  assert_int_equal(tw_checkpoint_verify(path), TW_OK);
+  assert_null(strstr(g_warnings, "Removed checkpoint"));
+  remove_dir(dir);
+}
+
+/* The next process, as a standalone saver that restores nothing (so no checkpoint is protected as the
+ * one restored): recovers the kept list, then saves `step`. */
+static tw_status recover_save(const char *dir, const saver_settings *s, int64_t step) {
+  tw_saver *saver = make_saver(s);
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir), TW_OK);
+  const tw_status saved = save(saver, dir, step);
+  tw_saver_destroy(saver);
+  return saved;
+}
+
 /* Killed once the state file lists the new checkpoint (after its rename), or while re-saving a listed
- * step (after the checkpoint's rename, before the state file's): the checkpoint is listed, so it stays
- * and restores. */
+ * step (after the checkpoint's rename, before the state file's): the checkpoint is listed, so it stays. */
 static void a_listed_checkpoint_stays(void **state) {
   (void)state;
   char dir[400], path[600];
@@ -283,19 +315,19 @@ static void a_listed_checkpoint_stays(void **state) {
   saver_settings s = {5, 0, 3};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:after:1", save_in_child, &s);
-  int64_t restored = 0;
-  assert_int_equal(restore_recover_save(dir, &s, 4, &restored), TW_OK);
-  assert_int_equal(restored, 3);
+  expect_latest(dir, 3);
+  assert_int_equal(recover_save(dir, &s, 4), TW_OK);
   ckpt(path, sizeof path, dir, "model.ckpt", 3);
   assert_true(exists(path));
 
   s.step = 4; /* a re-save of the listed newest */
   run_killed(dir, "rename:index:after:1", save_in_child, &s);
-  assert_int_equal(restore_recover_save(dir, &s, 5, &restored), TW_OK);
-  assert_int_equal(restored, 4);
+  expect_latest(dir, 4);
+  assert_int_equal(recover_save(dir, &s, 5), TW_OK);
   for (int64_t step = 1; step <= 5; ++step) {
     ckpt(path, sizeof path, dir, "model.ckpt", step);
     assert_true(exists(path));
+    assert_int_equal(tw_checkpoint_verify(path), TW_OK);
   }
   assert_null(strstr(g_warnings, "Removed checkpoint"));
   remove_dir(dir);
@@ -437,6 +469,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(checkpoints_kept_for_good_stay, setup, teardown),
       cmocka_unit_test_setup_teardown(a_file_the_saver_did_not_write_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(a_listed_checkpoint_stays, setup, teardown),
+      cmocka_unit_test_setup_teardown(the_checkpoint_restored_from_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(sharded_checkpoint_left_unlisted_goes_at_the_next_save, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
