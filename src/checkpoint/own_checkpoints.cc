@@ -177,9 +177,11 @@ bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
 
 namespace {
 
-// The checkpoint name the note `note` of the open directory names: false when there is no note; a note
-// that is not a regular file is not the saver's (a WARNING, and it stays).
-bool ReadSavingNote(int dir_fd, const std::string &note, std::string *name) {
+constexpr size_t kMaxNoteBytes = 64 * 1024;  // a save notes its checkpoint and the ones it evicts
+
+// The names the note `note` of the open directory lists: false when there is no note; a note that is
+// not a regular file is not the saver's (a WARNING, and it stays).
+bool ReadNote(int dir_fd, const std::string &note, std::vector<std::string> *names) {
   const int fd = ::openat(dir_fd, note.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   struct stat st;
   if (fd < 0 && errno == ENOENT) return false;
@@ -191,12 +193,44 @@ bool ReadSavingNote(int dir_fd, const std::string &note, std::string *name) {
     if (fd >= 0) ::close(fd);
     return false;
   }
-  char text[512];
-  const ssize_t n = ::pread(fd, text, sizeof(text), 0);
+  std::string text(kMaxNoteBytes, '\0');
+  const ssize_t n = ::pread(fd, &text[0], text.size(), 0);
   ::close(fd);
-  name->assign(text, n > 0 ? static_cast<size_t>(n) : 0);
-  if (!name->empty() && name->back() == '\n') name->pop_back();
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  names->clear();
+  for (size_t begin = 0; begin < text.size();) {
+    size_t end = text.find('\n', begin);
+    if (end == std::string::npos) end = text.size();  // cut short while written: checked by name below
+    names->push_back(text.substr(begin, end - begin));
+    begin = end + 1;
+  }
   return true;
+}
+
+// Writes `names` to the note of the open directory, appending or replacing it; an empty replacement
+// removes it. A note that cannot be written is a WARNING: a save cut short may then stay unlisted.
+void WriteNote(int dir_fd, const std::string &note, const std::vector<std::string> &names, bool append) {
+  if (names.empty()) {
+    struct stat st;
+    if (!append && ::fstatat(dir_fd, note.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+      ::unlinkat(dir_fd, note.c_str(), 0);
+    }
+    return;
+  }
+  std::string text;
+  for (const std::string &name : names) text += name + "\n";
+  // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the note neither redirects nor blocks.
+  const int fd = ::openat(dir_fd, note.c_str(),
+                          O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_TRUNC), 0644);
+  struct stat st;
+  const bool written = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    Log(TW_LOG_WARNING, "Cannot write %s in the checkpoint directory (%s): a save cut short may leave %s unlisted",
+        note.c_str(), std::strerror(err), names.front().c_str());
+  }
 }
 
 // Whether `st` is the file `path` names (without following a final symbolic link).
@@ -213,56 +247,57 @@ std::string SavingNoteName(const std::string &latest_filename) { return "." + la
 void NoteSaving(const std::string &checkpoint, const std::string &latest_filename) {
   const std::string name = Basename(checkpoint);
   if (!ParseCheckpointName(name, nullptr)) return;  // retention never deletes such a name: nothing to settle
-  const std::string note = SavingNoteName(latest_filename);
   const DirectoryFd dir_fd(Dirname(checkpoint));
-  // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the note neither redirects nor blocks.
-  const int fd = dir_fd.get() < 0 ? -1
-                                  : ::openat(dir_fd.get(), note.c_str(),
-                                             O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
-  struct stat st;
-  const std::string text = name + "\n";
-  const bool written = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  const int err = errno;
-  if (fd >= 0) ::close(fd);
-  if (!written) {
-    Log(TW_LOG_WARNING, "Cannot note the save of %s in %s (%s): if it is cut short before the state file lists it, "
-        "it stays unlisted", checkpoint.c_str(), note.c_str(), std::strerror(err));
-  }
+  if (dir_fd.get() >= 0) WriteNote(dir_fd.get(), SavingNoteName(latest_filename), {name}, true);
 }
 
-void ForgetSaving(const std::string &dir, const std::string &latest_filename) {
+void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths) {
   const DirectoryFd dir_fd(dir);
-  struct stat st;
-  const std::string note = SavingNoteName(latest_filename);
-  if (dir_fd.get() >= 0 && ::fstatat(dir_fd.get(), note.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-      S_ISREG(st.st_mode)) {
-    ::unlinkat(dir_fd.get(), note.c_str(), 0);
+  if (dir_fd.get() < 0) return;
+  std::vector<std::string> names;
+  for (const std::string &path : paths) {
+    // Only the entry of `dir` that is the very file `path` names: what DeleteOwnCheckpoint would delete.
+    const std::string name = Basename(path);
+    struct stat st;
+    if (ParseCheckpointName(name, nullptr) && ::fstatat(dir_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        SameFile(path, st)) {
+      names.push_back(name);
+    }
   }
+  WriteNote(dir_fd.get(), SavingNoteName(latest_filename), names, true);
 }
 
 void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
                       bool remove_unlisted) {
   const DirectoryFd dir_fd(dir);
-  std::string name;
-  if (dir_fd.get() < 0 || !ReadSavingNote(dir_fd.get(), SavingNoteName(latest_filename), &name)) return;
-  struct stat noted;
-  // A note naming anything but a checkpoint name (cut short while written) settles nothing.
-  if (ParseCheckpointName(name, nullptr) && ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) == 0) {
-    CheckpointState state;
-    if (!LoadCheckpointState(dir, latest_filename, &state).ok()) return;
-    bool listed = SameFile(state.model_checkpoint_path, noted);
+  const std::string note = SavingNoteName(latest_filename);
+  std::vector<std::string> names;
+  if (dir_fd.get() < 0 || !ReadNote(dir_fd.get(), note, &names)) return;
+  CheckpointState state;
+  bool loaded = false;  // read only when a noted checkpoint exists
+  std::vector<std::string> pending;
+  for (const std::string &name : names) {
+    struct stat noted;
+    // A line that is not a checkpoint name (cut short while written) and a checkpoint gone settle nothing.
+    if (!ParseCheckpointName(name, nullptr) || ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
+    }
+    if (!loaded && !LoadCheckpointState(dir, latest_filename, &state).ok()) return;
+    loaded = true;
+    bool listed = SameFile(keep, noted) || SameFile(state.model_checkpoint_path, noted);
     for (const std::string &path : state.all_model_checkpoint_paths) listed = listed || SameFile(path, noted);
-    if (!listed && !SameFile(keep, noted)) {
-      if (!remove_unlisted) return;
-      const std::string path = JoinPath(dir, name);
-      if (DeleteOwnCheckpoint(dir, path)) {
-        Log(TW_LOG_WARNING, "Removed checkpoint %s: a save cut short after writing it never listed it in %s", path.c_str(),
-            JoinPath(dir, latest_filename).c_str());
-      }
+    if (listed) continue;
+    if (!remove_unlisted) {
+      pending.push_back(name);
+      continue;
+    }
+    const std::string path = JoinPath(dir, name);
+    if (DeleteOwnCheckpoint(dir, path)) {
+      Log(TW_LOG_WARNING, "Removed checkpoint %s: a save cut short left it unlisted in %s", path.c_str(),
+          JoinPath(dir, latest_filename).c_str());
     }
   }
-  ForgetSaving(dir, latest_filename);
+  if (pending != names) WriteNote(dir_fd.get(), note, pending, false);
 }
 
 Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {

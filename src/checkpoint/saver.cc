@@ -198,7 +198,6 @@ Status Saver::RecordOrRemove(const std::string &dir, const std::string &checkpoi
     }
     return recorded;
   }
-  ForgetSaving(dir, options_.latest_filename);
   *path = checkpoint;
   return Status();
 }
@@ -238,6 +237,8 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
       doomed.push_back(e.path);
     }
   }
+  // Cut short between the state file and the deletions, the next save deletes them (own_checkpoints.h).
+  if (options_.chief) NoteDoomed(dir, options_.latest_filename, doomed);
   if (!kept.empty()) {
     CheckpointState state;
     state.model_checkpoint_path = StatePath(kept.back().path);
@@ -256,6 +257,7 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
   for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
+  if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
   return Status();
 }
 

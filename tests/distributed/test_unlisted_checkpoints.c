@@ -2,7 +2,8 @@
  * a child process is SIGKILLed there (fault_points.h), leaving a complete checkpoint the state file does
  * not list — a single-process checkpoint renamed into place, or a sharded one's index and every part.
  * The restore still takes the state file's newest (C8; in a job of 4 thread ranks, the restore vote,
- * D16), and the next save into the directory removes the unlisted checkpoint. Only what the saver wrote
+ * D16), and the next save into the directory removes the unlisted checkpoint — as it deletes one that a
+ * save cut short after its state file evicted it (C9) left behind. Only what the saver wrote
  * goes: a file, FIFO or directory left in its place stays with a warning; a checkpoint of another prefix
  * or one kept by keep_checkpoint_every_n_hours (C10) stays; a checkpoint the state file lists stays. */
 #define _DEFAULT_SOURCE /* mkdtemp, mkfifo */
@@ -141,9 +142,11 @@ static void save_steps(const char *dir, const saver_settings *s, int64_t first, 
   tw_saver_destroy(saver);
 }
 
+/* A process that recovers the kept list, as a session does, then saves s->step. */
 static void save_in_child(const char *dir, void *arg) {
   const saver_settings *s = arg;
   tw_saver *saver = make_saver(s);
+  if (tw_saver_recover_last_checkpoints(saver, dir) != TW_OK) _exit(5);
   save(saver, dir, s->step);
   tw_saver_destroy(saver);
 }
@@ -155,6 +158,16 @@ static tw_status restore_recover_save(const char *dir, const saver_settings *s, 
   g_step = -1;
   assert_int_equal(tw_saver_restore_newest_good(NULL, saver, dir), TW_OK);
   *restored = g_step;
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir), TW_OK);
+  const tw_status saved = save(saver, dir, step);
+  tw_saver_destroy(saver);
+  return saved;
+}
+
+/* The next process, as a standalone saver that restores nothing (so no checkpoint is protected as the
+ * one restored): recovers the kept list, then saves `step`. */
+static tw_status recover_save(const char *dir, const saver_settings *s, int64_t step) {
+  tw_saver *saver = make_saver(s);
   assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir), TW_OK);
   const tw_status saved = save(saver, dir, step);
   tw_saver_destroy(saver);
@@ -226,10 +239,33 @@ static void checkpoints_kept_for_good_stay(void **state) {
   int64_t restored = 0;
   assert_int_equal(restore_recover_save(dir, &s, 4, &restored), TW_OK); /* evicts 2: kept for good */
   assert_int_equal(restored, 2);
-  for (int64_t step = 1; step <= 4; ++step) {
+  /* Cut short after the state file of step 5 dropped 4, which it keeps for good: 4 stays as well. */
+  s.step = 5;
+  run_killed(dir, "rename:state:after:1", save_in_child, &s);
+  assert_int_equal(restore_recover_save(dir, &s, 6, &restored), TW_OK);
+  assert_int_equal(restored, 5);
+  for (int64_t step = 1; step <= 6; ++step) {
     ckpt(path, sizeof path, dir, "model.ckpt", step);
     if (exists(path) != (step != 3)) fail_msg("%s: expected %s", path, step != 3 ? "present" : "absent");
   }
+  expect_latest(dir, 6);
+  remove_dir(dir);
+}
+
+/* C9/C10: cut short after the state file dropped the checkpoint max_to_keep evicts and before deleting
+ * it (the save of 3 evicts 1): the next save deletes it, as the cut-short one would have. */
+static void an_evicted_checkpoint_left_behind_goes_at_the_next_save(void **state) {
+  (void)state;
+  char dir[400], path[600];
+  make_dir(dir, sizeof dir, "evicted");
+  saver_settings s = {2, 0, 3};
+  save_steps(dir, &s, 1, 2);
+  run_killed(dir, "rename:state:after:1", save_in_child, &s);
+  ckpt(path, sizeof path, dir, "model.ckpt", 1);
+  assert_true(exists(path)); /* listed nowhere: the state file names 2 and 3 */
+  assert_int_equal(recover_save(dir, &s, 4), TW_OK);
+  const char *left[] = {"checkpoint", "model.ckpt-3", "model.ckpt-4"};
+  expect_only(dir, left, 3);
   expect_latest(dir, 4);
   remove_dir(dir);
 }
@@ -294,16 +330,6 @@ static void the_checkpoint_restored_from_stays(void **state) {
   assert_int_equal(tw_checkpoint_verify(path), TW_OK);
   assert_null(strstr(g_warnings, "Removed checkpoint"));
   remove_dir(dir);
-}
-
-/* The next process, as a standalone saver that restores nothing (so no checkpoint is protected as the
- * one restored): recovers the kept list, then saves `step`. */
-static tw_status recover_save(const char *dir, const saver_settings *s, int64_t step) {
-  tw_saver *saver = make_saver(s);
-  assert_int_equal(tw_saver_recover_last_checkpoints(saver, dir), TW_OK);
-  const tw_status saved = save(saver, dir, step);
-  tw_saver_destroy(saver);
-  return saved;
 }
 
 /* Killed once the state file lists the new checkpoint (after its rename), or while re-saving a listed
@@ -467,6 +493,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(single_checkpoint_left_unlisted_goes_at_the_next_save, setup, teardown),
       cmocka_unit_test_setup_teardown(checkpoints_kept_for_good_stay, setup, teardown),
+      cmocka_unit_test_setup_teardown(an_evicted_checkpoint_left_behind_goes_at_the_next_save, setup, teardown),
       cmocka_unit_test_setup_teardown(a_file_the_saver_did_not_write_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(a_listed_checkpoint_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(the_checkpoint_restored_from_stays, setup, teardown),
