@@ -252,6 +252,26 @@ static void checkpoints_kept_for_good_stay(void **state) {
   remove_dir(dir);
 }
 
+/* C10/C12 with a lowered max_to_keep: cut short before the state file of step 4 (which evicts 1), the
+ * next process keeps 1 listed until its recovery trims the list to 1 checkpoint and keeps 1 and 2 for
+ * good: they stay, and only the unlisted 4 goes at its first save. */
+static void a_checkpoint_kept_for_good_at_recovery_stays(void **state) {
+  (void)state;
+  char dir[400], path[600];
+  make_dir(dir, sizeof dir, "trimmed");
+  saver_settings s = {3, 0, 4};
+  save_steps(dir, &s, 1, 3);
+  run_killed(dir, "rename:state:before:1", save_in_child, &s);
+  const saver_settings lowered = {1, 1e-12, 0};
+  assert_int_equal(recover_save(dir, &lowered, 5), TW_OK);
+  for (int64_t step = 1; step <= 5; ++step) {
+    ckpt(path, sizeof path, dir, "model.ckpt", step);
+    if (exists(path) != (step != 4)) fail_msg("%s: expected %s", path, step != 4 ? "present" : "absent");
+  }
+  expect_latest(dir, 5);
+  remove_dir(dir);
+}
+
 /* C9/C10: cut short after the state file dropped the checkpoint max_to_keep evicts and before deleting
  * it (the save of 3 evicts 1): the next save deletes it, as the cut-short one would have. */
 static void an_evicted_checkpoint_left_behind_goes_at_the_next_save(void **state) {
@@ -494,6 +514,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(single_checkpoint_left_unlisted_goes_at_the_next_save, setup, teardown),
       cmocka_unit_test_setup_teardown(checkpoints_kept_for_good_stay, setup, teardown),
       cmocka_unit_test_setup_teardown(an_evicted_checkpoint_left_behind_goes_at_the_next_save, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_checkpoint_kept_for_good_at_recovery_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(a_file_the_saver_did_not_write_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(a_listed_checkpoint_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(the_checkpoint_restored_from_stays, setup, teardown),
