@@ -198,11 +198,10 @@ bool ReadNote(int dir_fd, const std::string &note, std::vector<std::string> *nam
   ::close(fd);
   text.resize(n > 0 ? static_cast<size_t>(n) : 0);
   names->clear();
-  for (size_t begin = 0; begin < text.size();) {
-    size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();  // cut short while written: checked by name below
+  // Whole lines only: a line cut short while written could name another checkpoint ("model.ckpt-1" of
+  // "model.ckpt-12").
+  for (size_t begin = 0, end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
     names->push_back(text.substr(begin, end - begin));
-    begin = end + 1;
   }
   return true;
 }
@@ -252,6 +251,7 @@ void NoteSaving(const std::string &checkpoint, const std::string &latest_filenam
 }
 
 void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths) {
+  if (paths.empty()) return;
   const DirectoryFd dir_fd(dir);
   if (dir_fd.get() < 0) return;
   std::vector<std::string> names;
@@ -278,7 +278,7 @@ void SettleSavingNote(const std::string &dir, const std::string &latest_filename
   std::vector<std::string> pending;
   for (const std::string &name : names) {
     struct stat noted;
-    // A line that is not a checkpoint name (cut short while written) and a checkpoint gone settle nothing.
+    // A line that is not a checkpoint name and a checkpoint gone settle nothing.
     if (!ParseCheckpointName(name, nullptr) || ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) != 0) {
       continue;
     }
