@@ -219,8 +219,9 @@ void WriteNote(int dir_fd, const std::string &note, const std::vector<std::strin
   std::string text;
   for (const std::string &name : names) text += name + "\n";
   // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the note neither redirects nor blocks.
-  const int fd = ::openat(dir_fd, note.c_str(),
-                          O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_TRUNC), 0644);
+  const int fd =
+      ::openat(dir_fd, note.c_str(),
+               O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_TRUNC), 0644);
   struct stat st;
   const bool written = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
                        ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
@@ -235,8 +236,7 @@ void WriteNote(int dir_fd, const std::string &note, const std::vector<std::strin
 // Whether `st` is the file `path` names (without following a final symbolic link).
 bool SameFile(const std::string &path, const struct stat &st) {
   struct stat other;
-  return !path.empty() && ::lstat(path.c_str(), &other) == 0 && other.st_dev == st.st_dev &&
-         other.st_ino == st.st_ino;
+  return !path.empty() && ::lstat(path.c_str(), &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino;
 }
 
 }  // namespace
@@ -279,7 +279,8 @@ void SettleSavingNote(const std::string &dir, const std::string &latest_filename
   for (const std::string &name : names) {
     struct stat noted;
     // A line that is not a checkpoint name and a checkpoint gone settle nothing.
-    if (!ParseCheckpointName(name, nullptr) || ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (!ParseCheckpointName(name, nullptr) ||
+        ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) != 0) {
       continue;
     }
     if (!loaded && !LoadCheckpointState(dir, latest_filename, &state).ok()) return;

@@ -95,7 +95,8 @@ static void run_killed(const char *dir, const char *point, void (*body)(const ch
   }
   int status = 0;
   assert_int_equal(waitpid(child, &status, 0), child);
-  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) fail_msg("the child did not die at %s (status %d)", point, status);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+    fail_msg("the child did not die at %s (status %d)", point, status);
 }
 
 /* --- A single-process saver ------------------------------------------------------------------------ */
