@@ -4,11 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
-#include <string>
-#include <atomic>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>

@@ -15,7 +15,7 @@ every rank / wall time:
   saver.restore it ends with the values in the live tensors). Repeated in one process, torch.load gets
   its tensors' memory back from the allocator: tensors up to 32 MiB (every bfloat16 one here) come from
   glibc's heap without a page fault after the first run, larger ones are mapped afresh each time — a
-  restore at a job's start pays the faults (run with MALLOC_MMAP_THRESHOLD_=131072 to measure that);
+  restore at a job's start pays the faults (run with MALLOC_MMAP_THRESHOLD_=1048576 to measure that);
 - size: the checkpoint's files (index + parts) / raw bytes, and torch's files / raw bytes;
 - scaling: the save time of 1, 2 and 4 ranks holding the same total state (4 × 64 MiB) between them.
 Each line prints the anchor, trainwatch and their ratio, with rank 0's CPU time (all its threads) of

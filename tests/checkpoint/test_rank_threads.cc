@@ -22,15 +22,15 @@ namespace ckpt = tw::checkpoint;
 namespace {
 
 void SharesOfTheCores(void **) {
-  assert_int_equal(ckpt::ThreadsPerRank(2, 2, 4), 1);   // bench_sharded: 4 ranks on 2 cores, 1 thread each
+  assert_int_equal(ckpt::ThreadsPerRank(2, 2, 4), 1);  // bench_sharded: 4 ranks on 2 cores, 1 thread each
   assert_int_equal(ckpt::ThreadsPerRank(2, 2, 2), 1);
-  assert_int_equal(ckpt::ThreadsPerRank(2, 2, 1), 2);   // alone: every core
-  assert_int_equal(ckpt::ThreadsPerRank(8, 8, 3), 2);   // rounded down, no core shared by two ranks' threads
+  assert_int_equal(ckpt::ThreadsPerRank(2, 2, 1), 2);  // alone: every core
+  assert_int_equal(ckpt::ThreadsPerRank(8, 8, 3), 2);  // rounded down, no core shared by two ranks' threads
   assert_int_equal(ckpt::ThreadsPerRank(16, 16, 4), 4);
-  assert_int_equal(ckpt::ThreadsPerRank(2, 8, 4), 2);   // pinned by the launcher to 2 of 8: both kept
-  assert_int_equal(ckpt::ThreadsPerRank(1, 8, 2), 1);   // pinned to one core: never more
-  assert_int_equal(ckpt::ThreadsPerRank(4, 2, 1), 4);   // a machine count below the affinity's: the affinity
-  assert_int_equal(ckpt::ThreadsPerRank(0, 0, 0), 1);   // nothing known: one thread
+  assert_int_equal(ckpt::ThreadsPerRank(2, 8, 4), 2);       // pinned by the launcher to 2 of 8: both kept
+  assert_int_equal(ckpt::ThreadsPerRank(1, 8, 2), 1);       // pinned to one core: never more
+  assert_int_equal(ckpt::ThreadsPerRank(4, 2, 1), 4);       // a machine count below the affinity's: the affinity
+  assert_int_equal(ckpt::ThreadsPerRank(0, 0, 0), 1);       // nothing known: one thread
   assert_int_equal(ckpt::ThreadsPerRank(256, 256, 1), 64);  // DefaultThreadCount's cap
 }
 
