@@ -12,79 +12,98 @@ namespace tw {
 namespace checkpoint {
 namespace {
 
-// Four tables, so that a run of one byte value does not serialize on one counter.
+// Eight tables, so that runs of one byte value do not serialize on one counter.
 void CountBytes(const uint8_t *in, size_t size, uint32_t count[256]) {
-  uint32_t c[4][256] = {};
+  uint32_t c[8][256] = {};
   size_t i = 0;
-  for (; i + 8 <= size; i += 8) {
-    uint64_t w;
-    std::memcpy(&w, in + i, 8);
-    ++c[0][w & 0xFF], ++c[1][(w >> 8) & 0xFF], ++c[2][(w >> 16) & 0xFF], ++c[3][(w >> 24) & 0xFF];
-    ++c[0][(w >> 32) & 0xFF], ++c[1][(w >> 40) & 0xFF], ++c[2][(w >> 48) & 0xFF], ++c[3][w >> 56];
+  for (; i + 16 <= size; i += 16) {
+    uint64_t a, b;
+    std::memcpy(&a, in + i, 8);
+    std::memcpy(&b, in + i + 8, 8);
+    for (int k = 0; k < 8; ++k) ++c[k][(a >> (8 * k)) & 0xFF];
+    for (int k = 0; k < 8; ++k) ++c[k][(b >> (8 * k)) & 0xFF];
   }
   for (; i < size; ++i) ++c[0][in[i]];
-  for (int s = 0; s < 256; ++s) count[s] = c[0][s] + c[1][s] + c[2][s] + c[3][s];
+  for (int s = 0; s < 256; ++s) {
+    uint32_t total = 0;
+    for (int k = 0; k < 8; ++k) total += c[k][s];
+    count[s] = total;
+  }
 }
 
-// Up to 64 bits not yet stored; bits 0 … bits-1 of `buffer` are the next ones of the stream.
-struct BitWriter {
+struct Code {
+  uint32_t bits[256];   // the code, bit-reversed (huffman_table.h)
+  uint8_t length[256];  // 0 for a symbol without a code
+};
+
+constexpr int kPutsPerFlush = 5;  // at most 7 bits pending before a run of puts: 7 + 5 × 11 <= 64
+static_assert(7 + kPutsPerFlush * kHuffmanMaxBits <= 64, "a flush's codes must fit the bit buffer");
+
+// One stream: bits 0 … bits-1 of `buffer` are the next ones not yet stored.
+struct Stream {
+  const uint8_t *in, *in_end;  // this stream's bytes of the plane
   uint64_t buffer = 0;
   unsigned bits = 0;
-  uint8_t *out = nullptr;
-  uint8_t *end = nullptr;  // of this stream
+  uint8_t *out, *out_end;  // this stream's bytes of the coded plane
 
-  // entry: code in bits 0–15, its length above. At most 7 bits are pending before a run of
-  // kPutsPerFlush codes, so 7 + 5 × 11 bits fit the buffer.
-  void Put(uint32_t entry) {
-    buffer |= static_cast<uint64_t>(entry & 0xFFFF) << bits;
-    bits += entry >> 16;
-  }
-  // Stores the whole bytes pending with one 8-byte store: needs out + 8 <= end.
-  void Flush() {
+  bool FastStepFits() const { return in_end - in >= kPutsPerFlush && out_end - out >= 8; }
+  // kPutsPerFlush codes, then the whole bytes pending stored with one 8-byte store (in bounds:
+  // FastStepFits; the bytes past the last whole one are stored again by the next step).
+  __attribute__((always_inline)) void FastStep(const Code &code) {
+    for (int i = 0; i < kPutsPerFlush; ++i) {
+      buffer |= static_cast<uint64_t>(code.bits[in[i]]) << bits;
+      bits += code.length[in[i]];
+    }
+    in += kPutsPerFlush;
     std::memcpy(out, &buffer, 8);  // little-endian host (xxhash64.cc asserts it)
     out += bits >> 3;
     buffer >>= bits & ~7u;
     bits &= 7;
   }
-  // The same a byte at a time, and the last partial byte (its high bits 0); false past `end`.
-  bool Finish() {
-    while (bits > 0) {
-      if (out == end) return false;
-      *out++ = static_cast<uint8_t>(buffer);
-      buffer >>= 8;
-      bits = bits > 8 ? bits - 8 : 0;
-    }
-    return true;
-  }
-};
-
-constexpr int kPutsPerFlush = 5;
-static_assert(7 + kPutsPerFlush * kHuffmanMaxBits <= 64, "a flush's codes must fit the bit buffer");
-
-struct Stream {
-  const uint8_t *in, *in_end;  // this stream's bytes of the plane
-  BitWriter writer;
-
-  bool FastStepFits() const { return in_end - in >= kPutsPerFlush && writer.end - writer.out >= 8; }
-  void FastStep(const uint32_t *entry) {
-    for (int i = 0; i < kPutsPerFlush; ++i) writer.Put(entry[in[i]]);
-    in += kPutsPerFlush;
-    writer.Flush();
-  }
-  // The rest, a code at a time; false if the stream would not end exactly at writer.end.
-  bool Finish(const uint32_t *entry) {
-    while (in != in_end) {
-      writer.Put(entry[*in++]);
-      while (writer.bits >= 8) {
-        if (writer.out == writer.end) return false;
-        *writer.out++ = static_cast<uint8_t>(writer.buffer);
-        writer.buffer >>= 8;
-        writer.bits -= 8;
+  // The rest, a code and a byte at a time, and the last partial byte (its high bits 0). False if the
+  // stream would not end exactly at out_end.
+  bool Finish(const Code &code) {
+    for (;;) {
+      while (bits >= 8) {
+        if (out == out_end) return false;
+        *out++ = static_cast<uint8_t>(buffer);
+        buffer >>= 8;
+        bits -= 8;
       }
+      if (in == in_end) break;
+      buffer |= static_cast<uint64_t>(code.bits[*in]) << bits;
+      bits += code.length[*in++];
     }
-    return writer.Finish() && writer.out == writer.end;
+    if (bits > 0) {
+      if (out == out_end) return false;
+      *out++ = static_cast<uint8_t>(buffer);
+    }
+    return out == out_end;
   }
 };
+
+// Independent streams: their dependency chains (bit count, output pointer) overlap in the core. The
+// streams are copied to locals, whose address is never taken: the stores through `out` (bytes, which
+// may alias anything) would otherwise make the compiler keep every stream's state in memory.
+__attribute__((always_inline)) inline bool EncodeStreams(Stream *streams, const Code &code) {
+  static_assert(kHuffmanStreams == 4, "one local per stream");
+  Stream s0 = streams[0], s1 = streams[1], s2 = streams[2], s3 = streams[3];
+  while (s0.FastStepFits() && s1.FastStepFits() && s2.FastStepFits() && s3.FastStepFits()) {
+    s0.FastStep(code), s1.FastStep(code), s2.FastStep(code), s3.FastStep(code);
+  }
+  streams[0] = s0, streams[1] = s1, streams[2] = s2, streams[3] = s3;
+  for (int k = 0; k < kHuffmanStreams; ++k) {
+    Stream s = streams[k];
+    while (s.FastStepFits()) s.FastStep(code);
+    if (!s.Finish(code)) return false;
+  }
+  return true;
+}
+
+bool EncodeStreamsPlain(Stream *streams, const Code &code) { return EncodeStreams(streams, code); }
+#if TW_HUFFMAN_BMI2
+TW_HUFFMAN_TARGET_BMI2 bool EncodeStreamsBmi2(Stream *streams, const Code &code) { return EncodeStreams(streams, code); }
+#endif
 
 }  // namespace
 
@@ -99,10 +118,10 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, uint8_t *out, size_t capaci
     for (int s = 0; s < 256; ++s) total[s] += counts[k][s];
   }
   const HuffmanLengths lengths = ChooseHuffmanLengths(total);
-  uint16_t code[256];
-  HuffmanCanonicalCodes(lengths, code);
-  uint32_t entry[256];
-  for (int s = 0; s < 256; ++s) entry[s] = code[s] | static_cast<uint32_t>(lengths.length[s]) << 16;
+  Code code;
+  uint16_t canonical[256];
+  HuffmanCanonicalCodes(lengths, canonical);
+  for (int s = 0; s < 256; ++s) code.bits[s] = canonical[s], code.length[s] = lengths.length[s];
 
   const size_t table = HuffmanTableSize(lengths);
   size_t stream_bytes[kHuffmanStreams], coded = table + 4 * (kHuffmanStreams - 1);
@@ -127,19 +146,15 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, uint8_t *out, size_t capaci
     const size_t begin = std::min(size, k * segment);
     streams[k].in = in + begin;
     streams[k].in_end = in + std::min(size, begin + segment);
-    streams[k].writer.out = at;
-    streams[k].writer.end = at += stream_bytes[k];
+    streams[k].out = at;
+    streams[k].out_end = at += stream_bytes[k];
   }
-  // Independent streams: their dependency chains (bit position, output pointer) overlap in the core.
-  while (streams[0].FastStepFits() && streams[1].FastStepFits() && streams[2].FastStepFits() &&
-         streams[3].FastStepFits()) {
-    for (Stream &stream : streams) stream.FastStep(entry);
-  }
-  for (Stream &stream : streams) {
-    while (stream.FastStepFits()) stream.FastStep(entry);
-    if (!stream.Finish(entry)) return 0;  // cannot happen: the sizes were counted from these bytes
-  }
-  return coded;
+#if TW_HUFFMAN_BMI2
+  const bool encoded = HuffmanBmi2() ? EncodeStreamsBmi2(streams, code) : EncodeStreamsPlain(streams, code);
+#else
+  const bool encoded = EncodeStreamsPlain(streams, code);
+#endif
+  return encoded ? coded : 0;  // not encoded cannot happen: the sizes were counted from these bytes
 }
 
 }  // namespace checkpoint

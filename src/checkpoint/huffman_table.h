@@ -39,6 +39,20 @@ void WriteHuffmanTable(const HuffmanLengths &lengths, uint8_t *out);
 // nibble, or lengths that are not a complete prefix code (oversubscribed or incomplete).
 bool ReadHuffmanTable(const uint8_t *in, size_t size, HuffmanLengths *lengths, size_t *table_size, std::string *why);
 
+// The coders' loops shift by variable counts all the time: they are built twice, plain and with
+// BMI2's shlx/shrx (one µop where a plain shift by %cl takes three), and run with BMI2 when the CPU
+// has it (HuffmanBmi2, decided once).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define TW_HUFFMAN_BMI2 1
+#define TW_HUFFMAN_TARGET_BMI2 __attribute__((__target__("bmi2")))
+inline bool HuffmanBmi2() {
+  static const bool bmi2 = __builtin_cpu_supports("bmi2");
+  return bmi2;
+}
+#else
+#define TW_HUFFMAN_BMI2 0
+#endif
+
 }  // namespace checkpoint
 }  // namespace tw
 
