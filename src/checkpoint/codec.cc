@@ -161,16 +161,17 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
     entry.codec = Codec::kRaw;
     entry.stored_size = plane_size;
     const uint8_t *coded = plane;  // where the plane's stored bytes are
-    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter);
+    HuffmanModel model;
+    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model);
     if (choice != PlaneChoice::kRaw) {
       // Capacity one byte short of the plane (or of the other coder's result): a coder fails rather
       // than produce bytes that save nothing, and the plane is then stored raw. Any other zstd failure
       // (out of memory) also falls back to raw, which is always correct. Planes are coded into the
       // scratch buffer (Huffman in its first half, zstd in its second when both are tried); an
-      // unfiltered chunk (zstd only) straight into `stored`.
-      uint8_t *out = planes ? Scratch(2 * plane_size) : stored + written;
+      // unfiltered chunk (zstd only) straight into `stored`. The Huffman coder's work area follows.
+      uint8_t *out = planes ? Scratch(plane_size + HuffmanWorkBytes(plane_size)) : stored + written;
       if (choice == PlaneChoice::kHuffman || choice == PlaneChoice::kSmaller) {
-        const size_t n = HuffmanEncode(plane, plane_size, out, plane_size - 1);
+        const size_t n = HuffmanEncode(plane, plane_size, model, out, plane_size - 1, out + plane_size);
         if (n != 0) entry.codec = Codec::kHuffman, entry.stored_size = n, coded = out;
       }
       if (choice == PlaneChoice::kZstd || choice == PlaneChoice::kSmaller) {

@@ -6,19 +6,25 @@
 namespace tw {
 namespace checkpoint {
 
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter) {
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model) {
   const bool planes = filter == Filter::kBytePlanes;
-  if (size < kPlaneSampleMinBytes) return planes ? PlaneChoice::kSmaller : PlaneChoice::kZstd;
+  *model = HuffmanModel();
+  if (size < kPlaneSampleMinBytes) {
+    if (!planes) return PlaneChoice::kZstd;
+    for (size_t i = 0; i < size; ++i) ++model->count[data[i]];
+    model->whole_plane = true;
+    return PlaneChoice::kSmaller;
+  }
   constexpr size_t kRuns = 32, kRunBytes = 512, kSampleBytes = kRuns * kRunBytes;
   static_assert(4 * kSampleBytes <= kPlaneSampleMinBytes, "runs must not overlap");
   const size_t step = (size - kRunBytes) / (kRuns - 1);
-  uint32_t histogram[256] = {};
+  uint32_t *histogram = model->count;
   for (size_t r = 0; r < kRuns; ++r) {
     const uint8_t *run = data + r * step;
     for (size_t i = 0; i < kRunBytes; ++i) ++histogram[run[i]];
   }
   double bits = 0;
-  for (uint32_t n : histogram) {
+  for (uint32_t n : model->count) {
     if (n != 0) bits -= n * std::log2(static_cast<double>(n) / kSampleBytes);
   }
   // Mantissa planes of trained weights are noise: above 7.8 bits per byte, Huffman coding would save

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "checkpoint/format.h"
+#include "checkpoint/huffman.h"
 
 namespace tw {
 namespace checkpoint {
@@ -22,7 +23,9 @@ enum class PlaneChoice {
 // Planes smaller than this are not sampled.
 constexpr size_t kPlaneSampleMinBytes = 64 << 10;
 
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter);
+// Also leaves in *model the byte counts of the sample (of the whole plane when it is small), which
+// the Huffman coder builds its code from.
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model);
 
 }  // namespace checkpoint
 }  // namespace tw

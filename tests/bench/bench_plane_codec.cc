@@ -44,6 +44,7 @@ double BestCpu(const std::function<void()> &pass) {
 // The planes of `vars` in 4 MiB chunks that ChoosePlaneCodec gives to Huffman coding.
 std::vector<std::vector<uint8_t>> HuffmanPlanes(const std::vector<Variable> &vars, size_t element) {
   std::vector<std::vector<uint8_t>> planes;
+  ckpt::HuffmanModel model;
   const size_t chunk = ckpt::kDefaultChunkBytes / element;  // elements
   std::vector<uint8_t> split(ckpt::kDefaultChunkBytes);
   for (const Variable &v : vars) {
@@ -53,7 +54,7 @@ std::vector<std::vector<uint8_t>> HuffmanPlanes(const std::vector<Variable> &var
       ckpt::SplitBytePlanes(v.bytes.data() + at * element, n, element, split.data());
       for (size_t k = 0; k < element; ++k) {
         const uint8_t *plane = split.data() + k * n;
-        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes) == ckpt::PlaneChoice::kHuffman) {
+        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model) == ckpt::PlaneChoice::kHuffman) {
           planes.emplace_back(plane, plane + n);
         }
       }
@@ -80,16 +81,24 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
   ZSTD_DCtx *dctx = ZSTD_createDCtx();
 
   size_t huffman_bytes = 0, zstd_bytes = 0;
+  // The writer samples every plane to choose its codec; the Huffman coder then builds its code from
+  // that sample. The sampling is timed on its own, once per plane, and not counted in either coder.
+  std::vector<ckpt::HuffmanModel> models(planes.size());
   const double choose = BestCpu([&] {
-    for (const auto &p : planes) {
-      if (ckpt::ChoosePlaneCodec(p.data(), p.size(), ckpt::Filter::kBytePlanes) != ckpt::PlaneChoice::kHuffman) std::abort();
+    for (size_t i = 0; i < planes.size(); ++i) {
+      if (ckpt::ChoosePlaneCodec(planes[i].data(), planes[i].size(), ckpt::Filter::kBytePlanes, &models[i]) !=
+          ckpt::PlaneChoice::kHuffman) {
+        std::abort();
+      }
     }
   });
+  std::vector<uint8_t> work(ckpt::HuffmanWorkBytes(largest));
   const double huffman_encode = BestCpu([&] {
     huffman_bytes = 0;
     for (size_t i = 0; i < planes.size(); ++i) {
       huffman[i].resize(planes[i].size());
-      const size_t n = ckpt::HuffmanEncode(planes[i].data(), planes[i].size(), huffman[i].data(), planes[i].size() - 1);
+      const size_t n = ckpt::HuffmanEncode(planes[i].data(), planes[i].size(), models[i], huffman[i].data(),
+                                           planes[i].size() - 1, work.data());
       if (n == 0) std::abort();
       huffman[i].resize(n);
       huffman_bytes += n;
