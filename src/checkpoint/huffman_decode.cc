@@ -73,20 +73,29 @@ struct Stream {
   unsigned bits = 0;
   uint8_t *out, *out_end;  // this stream's part of the plane
 
-  bool FastStepFits() const { return end - next >= 8 && out_end - out >= 4 * kLookupsPerRefill; }
-  // Refill as in Giesen's "variant 4" (the load is in bounds: FastStepFits), then kLookupsPerRefill lookups.
-  void FastStep(const MultiEntry *multi) {
+  // Steps that can run without a check: a step loads 8 bytes at `next` and advances it by at most 7,
+  // and writes 4 bytes per lookup at `out`, advancing it by at most 4.
+  size_t SafeSteps() const {
+    constexpr ptrdiff_t kOut = 4 * kLookupsPerRefill;
+    if (end - next < 8 || out_end - out < kOut) return 0;
+    return static_cast<size_t>(std::min((end - next - 8) / 7, (out_end - out - kOut) / kOut)) + 1;
+  }
+  // Refill as in Giesen's "variant 4", then kLookupsPerRefill lookups.
+  __attribute__((always_inline)) void Step(const MultiEntry *multi) {
     uint64_t word;
     std::memcpy(&word, next, 8);  // little-endian host
     buffer |= word << bits;
     next += (63 - bits) >> 3;
     bits |= 56;
     for (int i = 0; i < kLookupsPerRefill; ++i) {
-      const MultiEntry &e = multi[buffer & kPeekMask];
-      std::memcpy(out, e.symbols, 4);  // in bounds: FastStepFits
-      out += e.count;
-      buffer >>= e.bits;
-      bits -= e.bits;
+      uint64_t e;  // the entry in one load: symbols in bytes 0–3, bits in byte 4, count in byte 5
+      std::memcpy(&e, &multi[buffer & kPeekMask], 8);
+      const uint32_t symbols = static_cast<uint32_t>(e);
+      std::memcpy(out, &symbols, 4);
+      out += (e >> 40) & 0xFF;
+      const unsigned used = (e >> 32) & 0xFF;
+      buffer >>= used;
+      bits -= used;
     }
   }
 
@@ -118,6 +127,35 @@ struct Stream {
     return Status();
   }
 };
+
+static_assert(sizeof(MultiEntry) == 8, "an entry is loaded as one 64-bit word");
+
+// The four streams interleaved, in runs of steps that need no check, then each alone; what is left
+// (the last bytes of each stream) is Finish's. Copied to locals, whose address is never taken: the
+// stores through `out` (bytes, which may alias anything) would otherwise keep every stream's state
+// in memory.
+__attribute__((always_inline)) inline void DecodeFast(Stream *streams, const MultiEntry *multi) {
+  static_assert(kHuffmanStreams == 4, "one local per stream");
+  Stream s0 = streams[0], s1 = streams[1], s2 = streams[2], s3 = streams[3];
+  for (;;) {
+    size_t steps = std::min(std::min(s0.SafeSteps(), s1.SafeSteps()), std::min(s2.SafeSteps(), s3.SafeSteps()));
+    if (steps == 0) break;
+    for (; steps > 0; --steps) s0.Step(multi), s1.Step(multi), s2.Step(multi), s3.Step(multi);
+  }
+  streams[0] = s0, streams[1] = s1, streams[2] = s2, streams[3] = s3;
+  for (int k = 0; k < kHuffmanStreams; ++k) {
+    Stream s = streams[k];
+    for (size_t steps = s.SafeSteps(); steps > 0; steps = s.SafeSteps()) {
+      for (; steps > 0; --steps) s.Step(multi);
+    }
+    streams[k] = s;
+  }
+}
+
+void DecodeFastPlain(Stream *streams, const MultiEntry *multi) { DecodeFast(streams, multi); }
+#if TW_HUFFMAN_BMI2
+TW_HUFFMAN_TARGET_BMI2 void DecodeFastBmi2(Stream *streams, const MultiEntry *multi) { DecodeFast(streams, multi); }
+#endif
 
 }  // namespace
 
@@ -154,15 +192,12 @@ Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out
     s.out = out + begin;
     s.out_end = out + std::min(out_size, begin + segment);
   }
-  while (streams[0].FastStepFits() && streams[1].FastStepFits() && streams[2].FastStepFits() &&
-         streams[3].FastStepFits()) {
-    for (Stream &s : streams) s.FastStep(tables.multi);
-  }
-  for (int k = 0; k < kHuffmanStreams; ++k) {
-    Stream &s = streams[k];
-    while (s.FastStepFits()) s.FastStep(tables.multi);
-    TW_RETURN_IF_ERROR(s.Finish(tables.single, k));
-  }
+#if TW_HUFFMAN_BMI2
+  HuffmanBmi2() ? DecodeFastBmi2(streams, tables.multi) : DecodeFastPlain(streams, tables.multi);
+#else
+  DecodeFastPlain(streams, tables.multi);
+#endif
+  for (int k = 0; k < kHuffmanStreams; ++k) TW_RETURN_IF_ERROR(streams[k].Finish(tables.single, k));
   return Status();
 }
 
