@@ -3,7 +3,10 @@
 //   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (3; 1 and 2 are still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
 //   index    every tensor's name, dtype, shape, filter and chunk list (offsets, sizes, codecs, checksums)
-//   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index, magic "TWCKEND\n"
+//   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index (seeded with the
+//            version from 3 on), magic "TWCKEND\n"
+//
+// Each plane of a chunk is stored raw, as a zstd frame, or (version 3) Huffman-coded (huffman.h).
 //
 // All integers are little-endian. The footer has a fixed size so a reader finds the index from the end
 // of the file; the chunks must tile the bytes between header and index exactly, so every byte of a
