@@ -167,7 +167,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
       // Capacity one byte short of the plane (or of the other coder's result): a coder fails rather
       // than produce bytes that save nothing, and the plane is then stored raw. Any other zstd failure
       // (out of memory) also falls back to raw, which is always correct. Planes are coded into the
-      // scratch buffer (Huffman in its first half, zstd in its second when both are tried); an
+      // scratch buffer (Huffman at its start, zstd after the plane's size when both are tried); an
       // unfiltered chunk (zstd only) straight into `stored`. The Huffman coder's work area follows.
       uint8_t *out = planes ? Scratch(plane_size + HuffmanWorkBytes(plane_size)) : stored + written;
       if (choice == PlaneChoice::kHuffman || choice == PlaneChoice::kSmaller) {
