@@ -176,8 +176,8 @@ Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out
   }
   const uint64_t listed = stream_size[0] + stream_size[1] + stream_size[2];
   if (listed > left) {
-    return Status(TW_DATA_LOSS, "stream sizes do not add up (" + std::to_string(listed) +
-                                    " bytes listed, " + std::to_string(left) + " stored)");
+    return Status(TW_DATA_LOSS, "stream sizes do not add up (" + std::to_string(listed) + " bytes listed, " +
+                                    std::to_string(left) + " stored)");
   }
   stream_size[kHuffmanStreams - 1] = left - listed;
 

@@ -196,7 +196,8 @@ void EncodeShardIndex(const ShardIndex &index, std::string *file_bytes) {
   Footer footer;
   footer.index_offset = kHeaderSize;
   footer.index_size = body.size();
-  footer.index_xxh64 = Xxh64(reinterpret_cast<const uint8_t *>(body.data()), body.size(), IndexChecksumSeed(kFormatVersion));
+  footer.index_xxh64 =
+      Xxh64(reinterpret_cast<const uint8_t *>(body.data()), body.size(), IndexChecksumSeed(kFormatVersion));
   file_bytes->append(body);
   AppendFooter(footer, file_bytes);
 }
@@ -209,7 +210,8 @@ Status ParseShardIndex(const uint8_t *bytes, uint64_t size, const std::string &f
   if (footer.index_offset != kHeaderSize) return Corrupt(file, "the index does not follow the header");
   const uint8_t *body = bytes + footer.index_offset;
   const size_t body_size = static_cast<size_t>(footer.index_size);
-  if (Xxh64(body, body_size, IndexChecksumSeed(version)) != footer.index_xxh64) return Corrupt(file, "checksum mismatch");
+  if (Xxh64(body, body_size, IndexChecksumSeed(version)) != footer.index_xxh64)
+    return Corrupt(file, "checksum mismatch");
   Cursor in(body, body_size);
   ShardIndex parsed;
   uint32_t part_count = 0;

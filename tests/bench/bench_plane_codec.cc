@@ -152,7 +152,8 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
 int main(int argc, char **argv) {
   const size_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
   double load[3];
-  if (::getloadavg(load, 3) == 3) std::printf("load average %.2f; one thread's CPU time, best of %d\n", load[0], kPasses);
+  if (::getloadavg(load, 3) == 3)
+    std::printf("load average %.2f; one thread's CPU time, best of %d\n", load[0], kPasses);
   Bench("float32", TW_FLOAT32, mib << 20);
   Bench("bfloat16", TW_BFLOAT16, (mib << 20) / 2);
   return 0;

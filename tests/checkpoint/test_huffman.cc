@@ -148,7 +148,8 @@ static void code_lengths_are_complete_and_limited(void **state) {
 static void round_trips(void **state) {
   (void)state;
   std::mt19937 rng(5);
-  for (size_t size : {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 63, 64, 65, 100, 255, 1000, 4095, 4096, 4097, 65536, 100003}) {
+  for (size_t size :
+       {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 63, 64, 65, 100, 255, 1000, 4095, 4096, 4097, 65536, 100003}) {
     std::vector<uint8_t> constant(size, 0x3F), two(size), uniform(size), skewed = ExponentPlane(size, size);
     for (size_t i = 0; i < size; ++i) {
       two[i] = (rng() & 1) ? 0x00 : 0xFF;
@@ -172,7 +173,8 @@ static void encoder_respects_capacity(void **state) {
   (void)state;
   const std::vector<uint8_t> plane = ExponentPlane(1 << 20, 1);
   std::vector<uint8_t> out(plane.size()), work(ckpt::HuffmanWorkBytes(plane.size()));
-  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), plane.size(), work.data());
+  const size_t n =
+      ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), plane.size(), work.data());
   assert_true(n > plane.size() / 4 && n < plane.size() * 36 / 100);  // ~2.7 bits per byte
   assert_int_equal(ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), n - 1, work.data()), 0);
   assert_int_equal(ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), n, work.data()), n);
@@ -227,8 +229,8 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
   }
   {  // an odd number of symbols leaves a padding nibble, which must be 0
     std::vector<uint8_t> bad(ckpt::kHuffmanBitmapBytes + 2 + 12, 0);
-    bad[0] = 0x07;                          // symbols 0, 1, 2
-    bad[ckpt::kHuffmanBitmapBytes] = 0x21;  // lengths 1, 2
+    bad[0] = 0x07;                              // symbols 0, 1, 2
+    bad[ckpt::kHuffmanBitmapBytes] = 0x21;      // lengths 1, 2
     bad[ckpt::kHuffmanBitmapBytes + 1] = 0x52;  // length 2, then padding 5
     ExpectDataLoss(bad, 10, "padding in the code table");
   }
@@ -285,12 +287,14 @@ static void random_and_mutated_planes_never_crash(void **state) {
       std::vector<uint8_t> bad = good;
       switch (trial % 4) {
         case 0:
-          for (int e = 1 + static_cast<int>(rng() % 4); e > 0; --e) bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
+          for (int e = 1 + static_cast<int>(rng() % 4); e > 0; --e)
+            bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
           break;
         case 1: bad[rng() % bad.size()] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
         case 2: bad.resize(rng() % bad.size()); break;
         default:  // a random table over valid streams' bytes
-          for (size_t i = 0; i < ckpt::kHuffmanBitmapBytes + 8 && i < bad.size(); ++i) bad[i] = static_cast<uint8_t>(rng());
+          for (size_t i = 0; i < ckpt::kHuffmanBitmapBytes + 8 && i < bad.size(); ++i)
+            bad[i] = static_cast<uint8_t>(rng());
       }
       std::vector<uint8_t> back;
       const tw::Status status = Decode(bad, plane.size(), &back);
@@ -303,10 +307,11 @@ static void random_and_mutated_planes_never_crash(void **state) {
     for (uint8_t &b : bytes) b = static_cast<uint8_t>(rng());
     if (trial % 2 == 0 && bytes.size() >= 46) {  // a valid complete code over random streams
       std::fill(bytes.begin(), bytes.begin() + 32, 0);
-      bytes[0] = 0x0F;                                  // symbols 0–3
-      bytes[32] = 0x22, bytes[33] = 0x22;               // all 2 bits long
-      for (int k = 0; k < 3; ++k) bytes[34 + 4 * k] = static_cast<uint8_t>(rng() % 64), bytes[35 + 4 * k] = 0,
-                                  bytes[36 + 4 * k] = 0, bytes[37 + 4 * k] = 0;
+      bytes[0] = 0x0F;                     // symbols 0–3
+      bytes[32] = 0x22, bytes[33] = 0x22;  // all 2 bits long
+      for (int k = 0; k < 3; ++k)
+        bytes[34 + 4 * k] = static_cast<uint8_t>(rng() % 64), bytes[35 + 4 * k] = 0, bytes[36 + 4 * k] = 0,
+                       bytes[37 + 4 * k] = 0;
     }
     const tw::Status status = Decode(bytes, 1 + rng() % 500);
     assert_true(status.ok() || status.code() == TW_DATA_LOSS);

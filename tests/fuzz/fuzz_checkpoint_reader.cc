@@ -35,7 +35,8 @@ void WriteSeeds(const std::string &dir) {
   // Exponent planes of 64 KiB, which the writer samples and Huffman-codes (codec 2).
   std::vector<uint16_t> gauss(1 << 16);
   uint32_t h = 1;
-  for (uint16_t &g : gauss) h = h * 1664525u + 1013904223u, g = static_cast<uint16_t>((0x3C00 + (h >> 29) * 0x80) | (h >> 16 & 0x807F));
+  for (uint16_t &g : gauss)
+    h = h * 1664525u + 1013904223u, g = static_cast<uint16_t>((0x3C00 + (h >> 29) * 0x80) | (h >> 16 & 0x807F));
   const int64_t gauss_shape[1] = {1 << 16};
   tw_tensor d = TW_TENSOR_INIT;
   d.dtype = TW_BFLOAT16, d.ndim = 1, d.shape = gauss_shape, d.data = gauss.data();
