@@ -9,13 +9,13 @@ uint64_t ChunkChecksum(ChunkHash hash, const void *data, size_t size) {
 
 uint64_t StoredChecksum(ChunkHash hash, const uint8_t *stored, const Chunk &chunk) {
   if (hash == ChunkHash::kXxh64) return Xxh64(stored, static_cast<size_t>(chunk.stored_size()));
-  ChunkChecksumStream frames(hash);
+  ChunkChecksumStream coded(hash);
   for (int p = 0; p < chunk.plane_count; ++p) {
     const size_t size = static_cast<size_t>(chunk.planes[p].stored_size);
-    if (chunk.planes[p].codec == Codec::kZstd) frames.Update(stored, size);
+    if (chunk.planes[p].codec != Codec::kRaw) coded.Update(stored, size);
     stored += size;
   }
-  return frames.Digest();
+  return coded.Digest();
 }
 
 }  // namespace checkpoint

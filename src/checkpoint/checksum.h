@@ -16,9 +16,9 @@ namespace checkpoint {
 uint64_t ChunkChecksum(ChunkHash hash, const void *data, size_t size);
 
 // A chunk's stored checksum over its stored bytes `stored` (chunk.stored_size() of them). Version 1
-// (XXH64) hashes all of them; version 2 (XXH3) only its zstd frames, back to back: the raw planes are
-// the raw bytes themselves, which the raw checksum covers byte for byte after the join, so hashing
-// them twice bought nothing (docs/checkpoint-format.md).
+// (XXH64) hashes all of them; versions 2 and 3 (XXH3) only its coded planes (zstd frames, Huffman-coded
+// planes), back to back: the raw planes are the raw bytes themselves, which the raw checksum covers
+// byte for byte after the join, so hashing them twice bought nothing (docs/checkpoint-format.md).
 uint64_t StoredChecksum(ChunkHash hash, const uint8_t *stored, const Chunk &chunk);
 
 // Update(a), Update(b) then Digest() equals ChunkChecksum(hash, a + b).

@@ -4,12 +4,13 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <new>
 
 #include "base/tensor.h"
 #include "checkpoint/checksum.h"
+#include "checkpoint/huffman.h"
+#include "checkpoint/plane_choice.h"
 
 namespace tw {
 namespace checkpoint {
@@ -40,25 +41,6 @@ void JoinFixed(const uint8_t *const *planes, size_t count, uint8_t *__restrict e
   for (size_t i = 0; i < count; ++i) {
     for (size_t k = 0; k < kSize; ++k) elements[i * kSize + k] = plane[k][i];
   }
-}
-
-// Mantissa planes of trained weights are noise: zstd cannot shrink them, and skipping the attempt
-// saves most of its time on them. Estimates the entropy from a 16 KiB sample spread over the plane.
-bool LooksIncompressible(const uint8_t *data, size_t size) {
-  constexpr size_t kRuns = 32, kRunBytes = 512, kSampleBytes = kRuns * kRunBytes;
-  if (size < 4 * kSampleBytes) return false;  // small planes: just let zstd try
-  uint32_t histogram[256] = {};
-  const size_t step = (size - kRunBytes) / (kRuns - 1);
-  for (size_t r = 0; r < kRuns; ++r) {
-    const uint8_t *run = data + r * step;
-    for (size_t i = 0; i < kRunBytes; ++i) ++histogram[run[i]];
-  }
-  double bits = 0;
-  for (uint32_t n : histogram) {
-    if (n != 0) bits -= n * std::log2(static_cast<double>(n) / kSampleBytes);
-  }
-  // Above 7.8 bits per byte, Huffman coding would save under 2.5%.
-  return bits / kSampleBytes > 7.8;
 }
 
 ZSTD_CCtx *NewCompressor(int level, bool float_planes) {
@@ -151,7 +133,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   chunk->plane_count = static_cast<uint8_t>(plane_count);
   // Byte planes are split straight into `stored`, plane p at p·plane_size, so planes stored raw (the
   // mantissa planes: most of the bytes) are never copied again. A plane that compresses is coded into
-  // the scratch buffer and its frame copied down to where the stored bytes have reached; raw planes
+  // the scratch buffer and its coded bytes copied down to where the stored bytes have reached; raw planes
   // after it move down (memmove) to follow. Writes never pass the end of the plane being handled, so
   // later planes are intact when their turn comes. Unfiltered chunks compress from `raw` directly.
   if (planes) {
@@ -170,7 +152,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   } else {
     chunk->raw_checksum = ChunkChecksum(hash, raw, raw_size);
   }
-  ChunkChecksumStream frames(hash);  // the stored checksum: zstd frames only (checksum.h)
+  ChunkChecksumStream coded_planes(hash);  // the stored checksum: coded planes only (checksum.h)
   size_t written = 0;
   for (int p = 0; p < plane_count; ++p) {
     const size_t at = static_cast<size_t>(p) * plane_size;
@@ -178,38 +160,66 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
     Plane &entry = chunk->planes[p];
     entry.codec = Codec::kRaw;
     entry.stored_size = plane_size;
-    if (!LooksIncompressible(plane, plane_size)) {
-      // Capacity one byte short of the plane: zstd fails rather than produce a frame that saves
-      // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also
-      // falls back to raw, which is always correct.
-      uint8_t *out = planes ? Scratch(plane_size) : stored + written;
-      const size_t n = ZSTD_compress2(cctx, out, plane_size - 1, plane, plane_size);
-      if (!ZSTD_isError(n)) {
-        entry.codec = Codec::kZstd;
-        entry.stored_size = n;
-        frames.Update(out, n);  // while the frame is in cache
-        if (planes) std::memcpy(stored + written, out, n);
+    const uint8_t *coded = plane;  // where the plane's stored bytes are
+    HuffmanModel model;
+    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model);
+    if (choice != PlaneChoice::kRaw) {
+      // Capacity one byte short of the plane (or of the other coder's result): a coder fails rather
+      // than produce bytes that save nothing, and the plane is then stored raw. Any other zstd failure
+      // (out of memory) also falls back to raw, which is always correct. Planes are coded into the
+      // scratch buffer (Huffman at its start, zstd after the plane's size when both are tried); an
+      // unfiltered chunk (zstd only) straight into `stored`. The Huffman coder's work area follows.
+      uint8_t *out = planes ? Scratch(plane_size + HuffmanWorkBytes(plane_size)) : stored + written;
+      if (choice == PlaneChoice::kHuffman || choice == PlaneChoice::kSmaller) {
+        const size_t n = HuffmanEncode(plane, plane_size, model, out, plane_size - 1, out + plane_size);
+        if (n != 0) entry.codec = Codec::kHuffman, entry.stored_size = n, coded = out;
+      }
+      if (choice == PlaneChoice::kZstd || choice == PlaneChoice::kSmaller) {
+        uint8_t *zstd_out = entry.codec == Codec::kRaw ? out : out + plane_size;
+        const size_t n = ZSTD_compress2(cctx, zstd_out, static_cast<size_t>(entry.stored_size) - 1, plane, plane_size);
+        if (!ZSTD_isError(n)) entry.codec = Codec::kZstd, entry.stored_size = n, coded = zstd_out;
       }
     }
-    if (entry.codec == Codec::kRaw && stored + written != plane) std::memmove(stored + written, plane, plane_size);
-    written += static_cast<size_t>(entry.stored_size);
+    const size_t size = static_cast<size_t>(entry.stored_size);
+    if (entry.codec != Codec::kRaw) coded_planes.Update(coded, size);  // while in cache
+    if (stored + written != coded) std::memmove(stored + written, coded, size);
+    written += size;
   }
-  chunk->stored_checksum = frames.Digest();
+  chunk->stored_checksum = coded_planes.Digest();
   *stored_size = written;
   return Status();
 }
 
 size_t ChunkCodec::ZstdPlaneBytes(const Chunk &chunk) {
   size_t planes = 0;
-  for (int p = 0; p < chunk.plane_count; ++p) planes += chunk.planes[p].codec == Codec::kZstd;
+  for (int p = 0; p < chunk.plane_count; ++p) planes += chunk.planes[p].codec != Codec::kRaw;
   return planes * static_cast<size_t>(chunk.raw_size / chunk.plane_count);
 }
 
-// Zstd planes decompress into `zstd_out` (the k-th zstd plane at k·plane_size) when given, else into
-// the scratch buffer (plane p at p·plane_size) or, for a chunk of one zstd plane, straight into `raw`;
-// with `kept`, they were decoded (and proven) before and are used from there. Raw planes are used
-// where they lie in `stored`. Every frame must carry exactly its plane's size. Sets planes[p] to where
-// plane p's bytes are.
+// Decodes coded plane p (stored[0, size)) into exactly plane[0, plane_size).
+Status ChunkCodec::DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size,
+                               int p) {
+  if (codec == Codec::kHuffman) {
+    const Status decoded = HuffmanDecode(stored, size, plane, plane_size);
+    return decoded.ok() ? decoded : decoded.WithPrefix("Huffman-coded plane " + std::to_string(p) + ": ");
+  }
+  if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
+  if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
+    return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
+  }
+  const size_t n = ZSTD_decompressDCtx(dctx_, plane, plane_size, stored, size);
+  if (ZSTD_isError(n) || n != plane_size) {
+    return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " does not decode" +
+                                    (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
+  }
+  return Status();
+}
+
+// Coded planes (zstd or Huffman) decode into `zstd_out` (the k-th coded plane at k·plane_size) when
+// given, else into the scratch buffer (plane p at p·plane_size) or, for a chunk of one zstd plane,
+// straight into `raw`; with `kept`, they were decoded (and proven) before and are used from there. Raw
+// planes are used where they lie in `stored`. Every coded plane must decode to exactly its plane's
+// size. Sets planes[p] to where plane p's bytes are.
 Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw,
                           const uint8_t **planes, uint8_t *zstd_out, const uint8_t *kept) {
   size_t zstd_planes = 0;
@@ -221,19 +231,11 @@ Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plan
     } else if (kept != nullptr) {
       planes[p] = kept + zstd_planes++ * plane_size;
     } else {
-      if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
       uint8_t *plane = zstd_out != nullptr ? zstd_out + zstd_planes++ * plane_size
                        : chunk.plane_count == 1 && raw != nullptr
                            ? raw
                            : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;
-      if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
-        return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
-      }
-      const size_t n = ZSTD_decompressDCtx(dctx_, plane, plane_size, stored, size);
-      if (ZSTD_isError(n) || n != plane_size) {
-        return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " does not decode" +
-                                        (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));
-      }
+      TW_RETURN_IF_ERROR(DecodePlane(entry.codec, stored, size, plane, plane_size, p));
       planes[p] = plane;
     }
     stored += size;

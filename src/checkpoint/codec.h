@@ -1,5 +1,6 @@
 // Turns a chunk of raw tensor bytes into stored bytes and back: the byte-plane filter for floats, then
-// zstd per plane, with planes that do not compress stored raw.
+// per plane Huffman coding (huffman.h) or zstd (plane_choice.h says which), with planes that do not
+// compress stored raw.
 #ifndef TRAINWATCH_CHECKPOINT_CODEC_H
 #define TRAINWATCH_CHECKPOINT_CODEC_H
 
@@ -45,16 +46,16 @@ class ChunkCodec {
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
   // with a short reason on failure; raw may then be partly written.
-  // `kept`: the chunk's zstd planes as a Check with `keep` decoded them (then only raw planes are read
+  // `kept`: the chunk's coded planes as a Check with `keep` decoded them (then only raw planes are read
   // from `stored`), instead of decoding them again.
   Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                 uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr);
-  // Proves that the stored bytes decode (every zstd frame, to its plane's exact size) and match the raw
+  // Proves that the stored bytes decode (every coded plane, to its plane's exact size) and match the raw
   // checksum, writing only the codec's own scratch: Decode's checks without a destination. With `keep`
-  // (ZstdPlaneBytes(chunk) bytes), the decoded zstd planes are left there for Decode.
+  // (ZstdPlaneBytes(chunk) bytes), the decoded coded planes are left there for Decode.
   Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                uint8_t *keep = nullptr);
-  // Bytes of `chunk`'s zstd planes once decoded.
+  // Bytes of `chunk`'s coded (zstd and Huffman) planes once decoded.
   static size_t ZstdPlaneBytes(const Chunk &chunk);
 
  private:
@@ -63,6 +64,7 @@ class ChunkCodec {
   static constexpr size_t kTileBytes = 16 << 10;
 
   uint8_t *Scratch(size_t size);
+  Status DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size, int p);
   Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes,
                 uint8_t *zstd_out, const uint8_t *kept);
 

@@ -24,7 +24,7 @@ Status Corrupt(const std::string &file, const std::string &what) {
   return Status(TW_DATA_LOSS, "checkpoint " + file + ": " + what);
 }
 
-Status ParseTensor(Cursor *in, const std::string &file, TensorEntry *t) {
+Status ParseTensor(Cursor *in, const std::string &file, uint32_t version, TensorEntry *t) {
   uint32_t name_size = 0, ndim = 0, chunk_count = 0;
   int32_t dtype = 0;
   uint8_t filter = 0;
@@ -78,8 +78,11 @@ Status ParseTensor(Cursor *in, const std::string &file, TensorEntry *t) {
       uint8_t codec = 0;
       if (!in->Get(&codec) || !in->Get(&plane.stored_size)) return bad(where + "truncated entry");
       plane.codec = static_cast<Codec>(codec);
+      const bool coded = plane.codec == Codec::kZstd ||
+                         (plane.codec == Codec::kHuffman && version >= kFirstHuffmanVersion &&
+                          t->filter == Filter::kBytePlanes);
       const bool ok = (plane.codec == Codec::kRaw && plane.stored_size == plane_raw_size) ||
-                      (plane.codec == Codec::kZstd && plane.stored_size > 0 && plane.stored_size < plane_raw_size);
+                      (coded && plane.stored_size > 0 && plane.stored_size < plane_raw_size);
       if (!ok) return bad(where + "bad plane " + std::to_string(p));
     }
   }
@@ -212,16 +215,18 @@ Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &
 }
 
 Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
-                  std::vector<TensorEntry> *tensors) {
+                  std::vector<TensorEntry> *tensors, uint32_t version) {
   const size_t size = static_cast<size_t>(footer.index_size);
-  if (Xxh64(bytes, size) != footer.index_xxh64) return Corrupt(file, "index checksum mismatch");
+  if (Xxh64(bytes, size, IndexChecksumSeed(version)) != footer.index_xxh64) {
+    return Corrupt(file, "index checksum mismatch");
+  }
   Cursor in(bytes, size);
   uint32_t count = 0;
   if (!in.Get(&count) || count > in.remaining() / kMinTensorBytes) return Corrupt(file, "index: bad tensor count");
   std::vector<TensorEntry> parsed(count);
   std::unordered_set<std::string> names;
   for (TensorEntry &t : parsed) {
-    TW_RETURN_IF_ERROR(ParseTensor(&in, file, &t));
+    TW_RETURN_IF_ERROR(ParseTensor(&in, file, version, &t));
     if (!names.insert(t.name).second) return Corrupt(file, "index: tensor '" + t.name + "' appears twice");
   }
   if (in.remaining() != 0) return Corrupt(file, "index: trailing bytes");

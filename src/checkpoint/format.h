@@ -1,9 +1,12 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (2; 1 is still read), u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (3; 1 and 2 are still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
 //   index    every tensor's name, dtype, shape, filter and chunk list (offsets, sizes, codecs, checksums)
-//   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index, magic "TWCKEND\n"
+//   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index (seeded with the
+//            version from 3 on), magic "TWCKEND\n"
+//
+// Each plane of a chunk is stored raw, as a zstd frame, or (version 3) Huffman-coded (huffman.h).
 //
 // All integers are little-endian. The footer has a fixed size so a reader finds the index from the end
 // of the file; the chunks must tile the bytes between header and index exactly, so every byte of a
@@ -22,7 +25,7 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 2;        // what the writer produces
+constexpr uint32_t kFormatVersion = 3;        // what the writer produces
 constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
@@ -39,8 +42,10 @@ enum class Filter : uint8_t {
 // How one plane (or the whole chunk, without filter) is stored.
 enum class Codec : uint8_t {
   kRaw = 0,   // the bytes as they are: the plane did not compress
-  kZstd = 1,  // one zstd frame carrying its content size
+  kZstd = 1,     // one zstd frame carrying its content size
+  kHuffman = 2,  // byte planes only, from version 3: a Huffman-coded plane (huffman.h)
 };
+constexpr uint32_t kFirstHuffmanVersion = 3;
 
 constexpr int kMaxPlanes = 8;  // the widest element (float64)
 
@@ -53,6 +58,10 @@ struct Plane {
 // from version 2 (checksum.h). The footer's index checksum is XXH64 in every version.
 enum class ChunkHash : uint8_t { kXxh64, kXxh3 };
 ChunkHash ChunkHashOf(uint32_t format_version);
+// The seed of the footer's index checksum (XXH64): 0 in versions 1 and 2, the version from 3 on. Files
+// of versions 2 and 3 without Huffman planes have the same bytes otherwise, so without it a bit flip
+// turning one version into the other would go unnoticed.
+inline uint64_t IndexChecksumSeed(uint32_t format_version) { return format_version >= 3 ? format_version : 0; }
 
 struct Chunk {
   uint64_t offset = 0;           // of the stored bytes in the file
@@ -102,9 +111,10 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
                    uint32_t *version = nullptr);
 Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
 // `bytes` is the index the footer points at. Checks its checksum, every tensor's metadata (valid dtype,
-// unique non-empty names, sizes that add up) and that the chunks tile [kHeaderSize, index_offset).
+// unique non-empty names, sizes that add up, codecs that the file's format `version` has) and that the
+// chunks tile [kHeaderSize, index_offset).
 Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
-                  std::vector<TensorEntry> *tensors);
+                  std::vector<TensorEntry> *tensors, uint32_t version = kFormatVersion);
 
 }  // namespace checkpoint
 }  // namespace tw

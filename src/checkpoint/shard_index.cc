@@ -196,19 +196,22 @@ void EncodeShardIndex(const ShardIndex &index, std::string *file_bytes) {
   Footer footer;
   footer.index_offset = kHeaderSize;
   footer.index_size = body.size();
-  footer.index_xxh64 = Xxh64(reinterpret_cast<const uint8_t *>(body.data()), body.size());
+  footer.index_xxh64 =
+      Xxh64(reinterpret_cast<const uint8_t *>(body.data()), body.size(), IndexChecksumSeed(kFormatVersion));
   file_bytes->append(body);
   AppendFooter(footer, file_bytes);
 }
 
 Status ParseShardIndex(const uint8_t *bytes, uint64_t size, const std::string &file, ShardIndex *index) {
-  TW_RETURN_IF_ERROR(ParseHeader(bytes, size, file, kHeaderFlagShardIndex));
+  uint32_t version = 0;
+  TW_RETURN_IF_ERROR(ParseHeader(bytes, size, file, kHeaderFlagShardIndex, &version));
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(bytes + size - kFooterSize, size, file, &footer));
   if (footer.index_offset != kHeaderSize) return Corrupt(file, "the index does not follow the header");
   const uint8_t *body = bytes + footer.index_offset;
   const size_t body_size = static_cast<size_t>(footer.index_size);
-  if (Xxh64(body, body_size) != footer.index_xxh64) return Corrupt(file, "checksum mismatch");
+  if (Xxh64(body, body_size, IndexChecksumSeed(version)) != footer.index_xxh64)
+    return Corrupt(file, "checksum mismatch");
   Cursor in(body, body_size);
   ShardIndex parsed;
   uint32_t part_count = 0;

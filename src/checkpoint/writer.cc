@@ -188,7 +188,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   Footer footer;
   footer.index_offset = file->size();
   footer.index_size = tail.size();
-  footer.index_xxh64 = Xxh64(tail.data(), tail.size());
+  footer.index_xxh64 = Xxh64(tail.data(), tail.size(), IndexChecksumSeed(kFormatVersion));
   AppendFooter(footer, &tail);
   TW_RETURN_IF_ERROR(file->Append(tail.data(), tail.size()));
   return file->Commit(options.sync_directory);

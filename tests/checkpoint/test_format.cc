@@ -14,6 +14,7 @@
 #include "checkpoint/checksum.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/format.h"
+#include "checkpoint/huffman.h"
 #include "checkpoint/kept_planes.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/writer.h"
@@ -171,15 +172,20 @@ tw::Status OpenVerifyRead(const std::vector<uint8_t> &bytes, const std::vector<O
   return reader->Verify(2);
 }
 
-// Flips every bit of `good` in turn: each read fails with TW_DATA_LOSS naming the file (and the tensor,
-// for a flip in chunk data), and leaves the destinations untouched.
-void AssertEveryBitFlipIsDetected(const std::vector<uint8_t> &good, const std::vector<Owned> &tensors) {
+// Flips every bit of `good` in turn (of the bytes at `positions` when given): each read fails with
+// TW_DATA_LOSS naming the file (and the tensor, for a flip in chunk data), and leaves the destinations
+// untouched.
+void AssertEveryBitFlipIsDetected(const std::vector<uint8_t> &good, const std::vector<Owned> &tensors,
+                                  std::vector<size_t> positions = {}) {
   bool untouched = true;
   assert_true(OpenVerifyRead(good, tensors, &untouched).ok());
   uint64_t index_offset = 0;
   std::memcpy(&index_offset, good.data() + good.size() - ckpt::kFooterSize, 8);
+  if (positions.empty()) {
+    for (size_t i = 0; i < good.size(); ++i) positions.push_back(i);
+  }
   size_t flips = 0;
-  for (size_t i = 0; i < good.size(); ++i) {
+  for (size_t i : positions) {
     for (int bit = 0; bit < 8; ++bit) {
       std::vector<uint8_t> bad = good;
       bad[i] ^= static_cast<uint8_t>(1u << bit);
@@ -193,7 +199,7 @@ void AssertEveryBitFlipIsDetected(const std::vector<uint8_t> &good, const std::v
       ++flips;
     }
   }
-  assert_int_equal(flips, good.size() * 8);
+  assert_int_equal(flips, positions.size() * 8);
 }
 
 // The tensors of data/v1.ckpt, from integer arithmetic only. The file was written by trainwatch before
@@ -234,6 +240,8 @@ std::vector<Owned> Version1Tensors() {
 }
 
 const std::string kVersion1File = TW_CHECKPOINT_TEST_DATA "/v1.ckpt";
+// The same tensors written by the version-2 writer (commit 41f1b83, chunk_bytes 512), kept as it was.
+const std::string kVersion2File = TW_CHECKPOINT_TEST_DATA "/v2.ckpt";
 
 uint32_t VersionOf(const std::vector<uint8_t> &file) {
   uint32_t version = 0;
@@ -385,8 +393,8 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   const ckpt::Chunk &gauss = reader->Find("gauss")->chunks.at(0);
   assert_int_equal(reader->Find("gauss")->filter, ckpt::Filter::kBytePlanes);
   assert_int_equal(gauss.plane_count, 4);
-  assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);   // low mantissa byte: noise
-  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kZstd);  // sign + exponent: compresses
+  assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);      // low mantissa byte: noise
+  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kHuffman);  // sign + exponent: Huffman-coded
   assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
   const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
   assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kNone);
@@ -432,14 +440,45 @@ static void version_1_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors);
 }
 
-// New files are version 2: every chunk checksum is XXH3-64, of the raw bytes and of the stored zstd
-// frames (the raw planes are covered by the raw checksum), and every bit flip is still detected — in
-// frames, in raw planes, anywhere.
-static void new_files_are_version_2_with_xxh3_checksums(void **state) {
+// Files of format version 2 (XXH3 checksums, zstd and raw planes only, an unseeded index checksum)
+// load and verify, and a bit flip is detected in every bit of its header (one turns its version into
+// 3), index and footer and of every 4th byte of its chunks (version 3's test below flips every bit of
+// chunks under the same checksums).
+static void version_2_files_still_load_and_verify(void **state) {
+  (void)state;
+  const std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = ReadAll(kVersion2File);
+  assert_int_equal(file.size(), 2998);
+  assert_int_equal(VersionOf(file), 2);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(kVersion2File, &reader).ok());
+  assert_true(reader->Verify().ok());
+  for (const Owned &t : tensors) {
+    std::vector<uint8_t> restored(t.bytes.size(), 0xA5);
+    assert_true(reader->ReadInto({{reader->Find(t.name), restored.data()}}).ok());
+    assert_true(restored == t.bytes);
+  }
+  Owned weights = tensors[0];
+  std::fill(weights.bytes.begin(), weights.bytes.end(), 0);
+  assert_true(ckpt::LoadVariable(kVersion2File, weights.ref()).ok());
+  assert_true(weights.bytes == tensors[0].bytes);
+  uint64_t index_offset = 0;
+  std::memcpy(&index_offset, file.data() + file.size() - ckpt::kFooterSize, 8);
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < file.size(); ++i) {
+    if (i < ckpt::kHeaderSize || i >= index_offset || i % 4 == 0) positions.push_back(i);
+  }
+  AssertEveryBitFlipIsDetected(file, tensors, positions);
+}
+
+// New files are version 3: every chunk checksum is XXH3-64, of the raw bytes and of the stored coded
+// planes (zstd frames, Huffman-coded planes; the raw planes are covered by the raw checksum), and
+// every bit flip is still detected — in coded planes, in raw planes, anywhere.
+static void new_files_are_version_3_with_xxh3_checksums(void **state) {
   (void)state;
   std::vector<Owned> tensors = Version1Tensors();
   const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
-  assert_int_equal(VersionOf(file), 2);
+  assert_int_equal(VersionOf(file), 3);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   size_t chunks = 0, zstd_planes = 0;
@@ -450,7 +489,7 @@ static void new_files_are_version_2_with_xxh3_checksums(void **state) {
       std::vector<uint8_t> frames;
       uint64_t at = chunk.offset;
       for (int p = 0; p < chunk.plane_count; ++p) {
-        if (chunk.planes[p].codec == ckpt::Codec::kZstd) {
+        if (chunk.planes[p].codec != ckpt::Codec::kRaw) {
           frames.insert(frames.end(), file.begin() + static_cast<ptrdiff_t>(at),
                         file.begin() + static_cast<ptrdiff_t>(at + chunk.planes[p].stored_size));
           ++zstd_planes;
@@ -463,16 +502,115 @@ static void new_files_are_version_2_with_xxh3_checksums(void **state) {
     }
   }
   assert_int_equal(chunks, 16);      // as in data/v1.ckpt
-  assert_int_equal(zstd_planes, 11);  // weights 2, bias 1, zeros 8
+  assert_int_equal(zstd_planes, 11);  // weights 2, bias 1, zeros 8: zstd or Huffman
   AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
-  for (uint32_t version : {0u, 3u, 0x01000000u}) {
+  for (uint32_t version : {0u, 4u, 0x01000000u}) {
     std::vector<uint8_t> other = file;
     std::memcpy(other.data() + 8, &version, 4);
     const tw::Status status = ckpt::CheckpointReader::OpenMemory(other.data(), other.size(), "small", &reader);
     assert_int_equal(status.code(), TW_DATA_LOSS);
     assert_non_null(std::strstr(status.message().c_str(), ("format version " + std::to_string(version)).c_str()));
   }
+}
+
+// A file whose bfloat16 exponent plane is Huffman-coded (codec 2, the writer's choice for sampled
+// planes of 64 KiB and more): it reads back, and a bit flip is detected anywhere in the coded plane's
+// table and stream sizes, at the ends of every stream, in the header, index and footer, and at 100
+// random places (every bit of a 90 KB file would take many minutes under the sanitizers).
+static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);  // one chunk: planes of 64 KiB
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  std::vector<size_t> positions;
+  size_t huffman = 0;
+  for (const ckpt::Chunk &c : reader->Find("w")->chunks) {
+    assert_int_equal(c.planes[0].codec, ckpt::Codec::kRaw);
+    assert_int_equal(c.planes[1].codec, ckpt::Codec::kHuffman);
+    assert_true(c.planes[1].stored_size < c.raw_size / 2 * 36 / 100);  // ~2.7 bits per exponent byte
+    const size_t plane = static_cast<size_t>(c.offset + c.planes[0].stored_size);
+    ckpt::HuffmanLengths lengths;
+    size_t table = 0;
+    std::string why;
+    assert_true(ckpt::ReadHuffmanTable(file.data() + plane, c.planes[1].stored_size, &lengths, &table, &why));
+    size_t at = plane + table + 12;
+    for (size_t i = plane; i < at; ++i) positions.push_back(i);
+    for (int k = 0; k < ckpt::kHuffmanStreams; ++k) {
+      uint32_t size = 0;
+      if (k < 3) {
+        std::memcpy(&size, file.data() + plane + table + 4 * k, 4);
+      } else {
+        size = static_cast<uint32_t>(plane + c.planes[1].stored_size - at);
+      }
+      positions.push_back(at), positions.push_back(at + size - 1);
+      at += size;
+    }
+    ++huffman;
+  }
+  assert_int_equal(huffman, 1);
+  uint64_t index_offset = 0;
+  std::memcpy(&index_offset, file.data() + file.size() - ckpt::kFooterSize, 8);
+  for (size_t i = 0; i < ckpt::kHeaderSize; ++i) positions.push_back(i);
+  for (size_t i = static_cast<size_t>(index_offset); i < file.size(); ++i) positions.push_back(i);
+  std::mt19937 rng(8);
+  for (int i = 0; i < 100; ++i) positions.push_back(rng() % file.size());
+  std::vector<uint8_t> restored(tensors[0].bytes.size());
+  assert_true(reader->ReadInto({{reader->Find("w"), restored.data()}}, 2).ok());
+  assert_true(restored == tensors[0].bytes);
+  AssertEveryBitFlipIsDetected(file, tensors, positions);
+}
+
+// Codec 2 exists from version 3 on: a version-2 file that claims it is refused by the index parser.
+static void huffman_planes_are_refused_in_version_2_files(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  ckpt::Footer footer;
+  assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
+  std::vector<ckpt::TensorEntry> entries;
+  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries, 3).ok());
+  assert_int_equal(entries[0].chunks[0].planes[1].codec, ckpt::Codec::kHuffman);
+  ckpt::Footer as_version_2 = footer;  // the same index under version 2's unseeded checksum
+  as_version_2.index_xxh64 = ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, 0);
+  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_version_2, "f", &entries, 2);
+  assert_int_equal(status.code(), TW_DATA_LOSS);
+  assert_non_null(std::strstr(status.message().c_str(), "bad plane 1"));
+}
+
+// Zeros and constants compress as before codec 2: zstd codes their runs far below Huffman's 1 bit per
+// byte, and the writer keeps them with zstd (float planes, unfiltered chunks).
+static void zeros_and_constants_stay_with_zstd(void **state) {
+  (void)state;
+  std::vector<Owned> tensors;
+  for (int32_t dtype : {TW_FLOAT32, TW_BFLOAT16, TW_FLOAT64, TW_INT32}) {
+    Owned zeros{std::string("zeros/") + tw::DtypeName(dtype), dtype, {1 << 18}, {}};
+    zeros.bytes.assign((size_t{1} << 18) * tw::DtypeSize(dtype), 0);
+    Owned constant{std::string("constant/") + tw::DtypeName(dtype), dtype, {1 << 18}, {}};
+    for (size_t i = 0; i < (size_t{1} << 18); ++i) {
+      const uint8_t one[8] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF0, 0x3F};  // 1.0 as float64
+      const size_t size = tw::DtypeSize(dtype);
+      constant.bytes.insert(constant.bytes.end(), one + 8 - size, one + 8);  // 1.0 in float32 and bfloat16 too
+    }
+    tensors.push_back(std::move(zeros));
+    tensors.push_back(std::move(constant));
+  }
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, ckpt::kDefaultChunkBytes);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  for (const Owned &t : tensors) {
+    for (const ckpt::Chunk &c : reader->Find(t.name)->chunks) {
+      for (int p = 0; p < c.plane_count; ++p) {
+        assert_int_equal(c.planes[p].codec, ckpt::Codec::kZstd);
+        // The same frame zstd made of this plane before codec 2 existed: the writer's zstd path is unchanged.
+        assert_true(c.planes[p].stored_size < 200);
+      }
+    }
+  }
+  std::vector<uint8_t> restored(tensors[1].bytes.size());
+  assert_true(reader->ReadInto({{reader->Find(tensors[1].name), restored.data()}}).ok());
+  assert_true(restored == tensors[1].bytes);
 }
 
 static void every_truncation_is_detected(void **state) {
@@ -526,7 +664,11 @@ int main(void) {
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
       cmocka_unit_test(every_bit_flip_is_detected),
       cmocka_unit_test(version_1_files_still_load_and_verify),
-      cmocka_unit_test(new_files_are_version_2_with_xxh3_checksums),
+      cmocka_unit_test(version_2_files_still_load_and_verify),
+      cmocka_unit_test(new_files_are_version_3_with_xxh3_checksums),
+      cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
+      cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
+      cmocka_unit_test(zeros_and_constants_stay_with_zstd),
       cmocka_unit_test(every_truncation_is_detected),
       cmocka_unit_test(random_bytes_never_crash),
       cmocka_unit_test(missing_file_is_not_found),

@@ -166,6 +166,38 @@ tw::Status RestoreShard(const std::string &path, int64_t first, int64_t count, s
   return plan->Fill();
 }
 
+// Ranges of a tensor whose exponent planes are Huffman-coded (codec 2: planes of 64 KiB of small
+// floats) read exactly their bytes, as those of zstd and raw planes.
+void RangesOfHuffmanCodedChunks(void **) {
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/huffman";
+  constexpr int64_t kBigRows = 8192;  // 512 KiB: two chunks of 256 KiB
+  std::vector<uint8_t> data(kBigRows * kRowBytes);
+  uint32_t x = 7;
+  for (size_t i = 0; i < data.size(); i += 4) {
+    x = x * 1664525u + 1013904223u;
+    const float f = (static_cast<float>(x >> 8) / 16777216.0f - 0.5f) * 0.04f;
+    std::memcpy(&data[i], &f, 4);
+  }
+  std::vector<int64_t> shape = {kBigRows, kCols};
+  ckpt::WriteOptions options;
+  options.chunk_bytes = 256 << 10;
+  assert_true(ckpt::WriteCheckpoint(path, {Ref("t", &shape, data.data())}, options).ok());
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
+  for (const ckpt::Chunk &c : reader->Find("t")->chunks) assert_int_equal(c.planes[3].codec, ckpt::Codec::kHuffman);
+  const int64_t cases[][2] = {{0, kBigRows}, {1, 2}, {4000, 4200}, {4095, 4097}, {8191, 8192}};
+  for (const auto &rows : cases) {
+    const size_t bytes = static_cast<size_t>(rows[1] - rows[0]) * kRowBytes;
+    std::vector<uint8_t> out(bytes + 1, 0xA5);
+    assert_true(ReadRows(*reader, rows[0], rows[1], &out).ok());
+    assert_memory_equal(out.data(), data.data() + rows[0] * kRowBytes, bytes);
+    assert_int_equal(out[bytes], 0xA5);
+  }
+  scratch_dir_destroy(&dir);
+}
+
 void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
@@ -203,6 +235,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(RangesReadExactlyTheirBytes),
       cmocka_unit_test(OnlyTheOverlappingChunksAreRead),
+      cmocka_unit_test(RangesOfHuffmanCodedChunks),
       cmocka_unit_test(AShardReadsOnlyThePartsHoldingItsRows),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

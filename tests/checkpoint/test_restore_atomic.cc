@@ -57,7 +57,7 @@ void Craft(const std::string &path,
   std::string tail;
   ckpt::AppendIndex(tensors, &tail);
   assert_int_equal(tail.size(), footer.index_size);  // same fields, same sizes
-  footer.index_xxh64 = ckpt::Xxh64(tail.data(), tail.size());
+  footer.index_xxh64 = ckpt::Xxh64(tail.data(), tail.size(), ckpt::IndexChecksumSeed(ckpt::kFormatVersion));
   ckpt::AppendFooter(footer, &tail);
   file.resize(footer.index_offset);
   file.insert(file.end(), tail.begin(), tail.end());

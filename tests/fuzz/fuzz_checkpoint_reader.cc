@@ -2,7 +2,7 @@
 // Status, never a crash, a hang, an out-of-bounds access or an unbounded allocation.
 //
 // With TW_FUZZ_SEED_DIR set, LLVMFuzzerInitialize first writes valid checkpoints there (several
-// dtypes, multi-chunk tensors, raw and zstd planes) as the seed corpus.
+// dtypes, multi-chunk tensors, raw, zstd and Huffman-coded planes) as the seed corpus.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -32,6 +32,15 @@ void WriteSeeds(const std::string &dir) {
   small_chunks.chunk_bytes = 256;
   ckpt::WriteCheckpoint(dir + "/seed-chunked", tensors, small_chunks);
   ckpt::WriteCheckpoint(dir + "/seed-whole", tensors);
+  // Exponent planes of 64 KiB, which the writer samples and Huffman-codes (codec 2).
+  std::vector<uint16_t> gauss(1 << 16);
+  uint32_t h = 1;
+  for (uint16_t &g : gauss)
+    h = h * 1664525u + 1013904223u, g = static_cast<uint16_t>((0x3C00 + (h >> 29) * 0x80) | (h >> 16 & 0x807F));
+  const int64_t gauss_shape[1] = {1 << 16};
+  tw_tensor d = TW_TENSOR_INIT;
+  d.dtype = TW_BFLOAT16, d.ndim = 1, d.shape = gauss_shape, d.data = gauss.data();
+  ckpt::WriteCheckpoint(dir + "/seed-huffman", {tw::TensorRef(d, "g")});
 }
 
 }  // namespace

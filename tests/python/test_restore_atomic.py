@@ -95,19 +95,21 @@ def _craft(path, change):
     change(data, chunk)
     stored = sum(size for _, size in chunk["planes"])
     struct.pack_into("<Q", data, chunk["at"] + 24, xxh64(bytes(data[chunk["offset"]:chunk["offset"] + stored])))
-    struct.pack_into("<Q", data, len(data) - 16, xxh64(bytes(data[index_offset:index_offset + index_size])))
+    version, = struct.unpack_from("<I", data, 8)  # from version 3 on, the index checksum's seed
+    struct.pack_into("<Q", data, len(data) - 16,
+                     xxh64(bytes(data[index_offset:index_offset + index_size]), version if version >= 3 else 0))
     open(path, "wb").write(data)
 
 
 def _break_zstd_frame(data, chunk):
     at = chunk["offset"]
     for codec, size in chunk["planes"]:
-        if codec == 1:  # zstd: garble the frame past its header
+        if codec in (1, 2):  # zstd or Huffman: garble the coded plane past its first bytes
             for i in range(at + 6, at + size):
                 data[i] ^= 0x5A
             return
         at += size
-    raise AssertionError("no zstd plane")
+    raise AssertionError("no coded plane")
 
 
 def _break_raw_checksum(data, chunk):

@@ -1,0 +1,33 @@
+// Which codec the writer tries first for a plane (or an unfiltered chunk), from a 16 KiB sample spread
+// over it: its byte entropy and how many of its bytes repeat an earlier 8-byte string.
+#ifndef TRAINWATCH_CHECKPOINT_PLANE_CHOICE_H
+#define TRAINWATCH_CHECKPOINT_PLANE_CHOICE_H
+
+#include <cstddef>
+#include <cstdint>
+
+#include "checkpoint/format.h"
+#include "checkpoint/huffman.h"
+
+namespace tw {
+namespace checkpoint {
+
+enum class PlaneChoice {
+  kRaw,      // noise (over 7.8 bits of entropy per byte): no coder would save 2.5%
+  kZstd,     // an unfiltered chunk, or a plane whose repeats zstd's matches code below Huffman's 1 bit
+             // per byte (zeros, a constant, runs)
+  kHuffman,  // a plane of skewed bytes without repeats (exponent planes): codec 2, several times faster
+  kSmaller,  // a plane too small to sample: code it both ways and keep the smaller
+};
+
+// Planes smaller than this are not sampled.
+constexpr size_t kPlaneSampleMinBytes = 64 << 10;
+
+// Also leaves in *model the byte counts of the sample (of the whole plane when it is small), which
+// the Huffman coder builds its code from.
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model);
+
+}  // namespace checkpoint
+}  // namespace tw
+
+#endif  // TRAINWATCH_CHECKPOINT_PLANE_CHOICE_H

@@ -1,0 +1,160 @@
+// The exponent-plane coders side by side: Huffman (codec 2, huffman.h) against zstd as the writer
+// configures it for planes (codec.cc), on the planes the writer gives to Huffman coding — the exponent
+// planes of the model-like state (model_state.h) cut into 4 MiB chunks. CPU time of one thread
+// (CLOCK_THREAD_CPUTIME_ID, best of several passes), so a loaded machine inflates the figures less.
+//
+// usage: bench_plane_codec [MiB]   (default 256: the float32 state; bfloat16 has the same elements)
+#define ZSTD_STATIC_LINKING_ONLY  // ZSTD_c_literalCompressionMode, as codec.cc
+#include <zstd.h>
+
+#include <time.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <vector>
+
+#include "checkpoint/codec.h"
+#include "checkpoint/huffman.h"
+#include "checkpoint/plane_choice.h"
+#include "model_state.h"
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+constexpr int kPasses = 5;
+
+double ThreadCpuSeconds() {
+  timespec t;
+  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+
+double BestCpu(const std::function<void()> &pass) {
+  double best = 1e30;
+  for (int i = 0; i < kPasses; ++i) {
+    const double start = ThreadCpuSeconds();
+    pass();
+    best = std::min(best, ThreadCpuSeconds() - start);
+  }
+  return best;
+}
+
+// The planes of `vars` in 4 MiB chunks that ChoosePlaneCodec gives to Huffman coding.
+std::vector<std::vector<uint8_t>> HuffmanPlanes(const std::vector<Variable> &vars, size_t element) {
+  std::vector<std::vector<uint8_t>> planes;
+  ckpt::HuffmanModel model;
+  const size_t chunk = ckpt::kDefaultChunkBytes / element;  // elements
+  std::vector<uint8_t> split(ckpt::kDefaultChunkBytes);
+  for (const Variable &v : vars) {
+    const size_t count = v.bytes.size() / element;
+    for (size_t at = 0; at < count; at += chunk) {
+      const size_t n = std::min(chunk, count - at);
+      ckpt::SplitBytePlanes(v.bytes.data() + at * element, n, element, split.data());
+      for (size_t k = 0; k < element; ++k) {
+        const uint8_t *plane = split.data() + k * n;
+        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model) == ckpt::PlaneChoice::kHuffman) {
+          planes.emplace_back(plane, plane + n);
+        }
+      }
+    }
+  }
+  return planes;
+}
+
+void Bench(const char *label, int32_t dtype, size_t bytes) {
+  const size_t element = dtype == TW_FLOAT32 ? 4 : 2;
+  const std::vector<std::vector<uint8_t>> planes = HuffmanPlanes(ModelState(bytes, dtype), element);
+  size_t plane_bytes = 0, largest = 0;
+  for (const auto &p : planes) plane_bytes += p.size(), largest = std::max(largest, p.size());
+  std::vector<std::vector<uint8_t>> huffman(planes.size()), zstd(planes.size());
+  std::vector<uint8_t> out(largest);
+
+  // The writer's zstd settings for byte planes (codec.cc, NewCompressor).
+  ZSTD_CCtx *cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, 1);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_hashLog, 6);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, 7);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, ZSTD_ps_enable);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_targetLength, 256);
+  ZSTD_DCtx *dctx = ZSTD_createDCtx();
+
+  size_t huffman_bytes = 0, zstd_bytes = 0;
+  // The writer samples every plane to choose its codec; the Huffman coder then builds its code from
+  // that sample. The sampling is timed on its own, once per plane, and not counted in either coder.
+  std::vector<ckpt::HuffmanModel> models(planes.size());
+  const double choose = BestCpu([&] {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      if (ckpt::ChoosePlaneCodec(planes[i].data(), planes[i].size(), ckpt::Filter::kBytePlanes, &models[i]) !=
+          ckpt::PlaneChoice::kHuffman) {
+        std::abort();
+      }
+    }
+  });
+  std::vector<uint8_t> work(ckpt::HuffmanWorkBytes(largest));
+  const double huffman_encode = BestCpu([&] {
+    huffman_bytes = 0;
+    for (size_t i = 0; i < planes.size(); ++i) {
+      huffman[i].resize(planes[i].size());
+      const size_t n = ckpt::HuffmanEncode(planes[i].data(), planes[i].size(), models[i], huffman[i].data(),
+                                           planes[i].size() - 1, work.data());
+      if (n == 0) std::abort();
+      huffman[i].resize(n);
+      huffman_bytes += n;
+    }
+  });
+  const double zstd_encode = BestCpu([&] {
+    zstd_bytes = 0;
+    for (size_t i = 0; i < planes.size(); ++i) {
+      zstd[i].resize(planes[i].size());
+      const size_t n = ZSTD_compress2(cctx, zstd[i].data(), planes[i].size() - 1, planes[i].data(), planes[i].size());
+      if (ZSTD_isError(n)) std::abort();
+      zstd[i].resize(n);
+      zstd_bytes += n;
+    }
+  });
+  const double huffman_decode = BestCpu([&] {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      if (!ckpt::HuffmanDecode(huffman[i].data(), huffman[i].size(), out.data(), planes[i].size()).ok()) std::abort();
+    }
+  });
+  const double zstd_decode = BestCpu([&] {
+    for (size_t i = 0; i < planes.size(); ++i) {
+      if (ZSTD_decompressDCtx(dctx, out.data(), planes[i].size(), zstd[i].data(), zstd[i].size()) != planes[i].size()) {
+        std::abort();
+      }
+    }
+  });
+  for (size_t i = 0; i < planes.size(); ++i) {  // the decoders' output checked once, outside the timing
+    if (!ckpt::HuffmanDecode(huffman[i].data(), huffman[i].size(), out.data(), planes[i].size()).ok() ||
+        std::memcmp(out.data(), planes[i].data(), planes[i].size()) != 0) {
+      std::fprintf(stderr, "Huffman round trip failed\n");
+      std::exit(1);
+    }
+  }
+  ZSTD_freeCCtx(cctx);
+  ZSTD_freeDCtx(dctx);
+
+  const double gb = static_cast<double>(plane_bytes) / 1e9;
+  std::printf("%s: %zu exponent planes, %.1f MiB (plane choice from the sample: %.2f ms CPU)\n", label, planes.size(),
+              static_cast<double>(plane_bytes) / (1 << 20), choose * 1e3);
+  std::printf("  Huffman  encode %5.2f GB/s (%6.1f ms)  decode %5.2f GB/s (%6.1f ms)  coded/plane %.4f\n",
+              gb / huffman_encode, huffman_encode * 1e3, gb / huffman_decode, huffman_decode * 1e3,
+              static_cast<double>(huffman_bytes) / static_cast<double>(plane_bytes));
+  std::printf("  zstd     encode %5.2f GB/s (%6.1f ms)  decode %5.2f GB/s (%6.1f ms)  coded/plane %.4f\n",
+              gb / zstd_encode, zstd_encode * 1e3, gb / zstd_decode, zstd_decode * 1e3,
+              static_cast<double>(zstd_bytes) / static_cast<double>(plane_bytes));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  const size_t mib = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 256;
+  double load[3];
+  if (::getloadavg(load, 3) == 3)
+    std::printf("load average %.2f; one thread's CPU time, best of %d\n", load[0], kPasses);
+  Bench("float32", TW_FLOAT32, mib << 20);
+  Bench("bfloat16", TW_BFLOAT16, (mib << 20) / 2);
+  return 0;
+}

@@ -1,0 +1,330 @@
+// The Huffman plane codec (codec 2, huffman.h) on its own: code lengths, round trips of every kind of
+// plane, the encoder's bounds, and the decoder against crafted planes — each defect of a table or a
+// stream is TW_DATA_LOSS with its reason, and random or mutated planes never read or write out of
+// bounds (the buffers are exactly sized, so the sanitizer build catches any access past them).
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checkpoint/huffman.h"
+#include "checkpoint/huffman_table.h"
+
+// cmocka last: its macros clash with the C++ standard headers.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+extern "C" {
+#include <cmocka.h>
+}
+
+namespace ckpt = tw::checkpoint;
+
+namespace {
+
+ckpt::HuffmanModel WholePlane(const std::vector<uint8_t> &plane) {
+  ckpt::HuffmanModel model;
+  for (uint8_t b : plane) ++model.count[b];
+  model.whole_plane = true;
+  return model;
+}
+
+// The writer's kind of model: counts of a few runs of the plane only.
+ckpt::HuffmanModel Sampled(const std::vector<uint8_t> &plane) {
+  ckpt::HuffmanModel model;
+  for (size_t i = 0; i < plane.size(); i += 97) ++model.count[plane[i]];
+  return model;
+}
+
+// Codes `plane` (capacity: more than any coded plane of it needs), with guard bytes
+// after the output and the work area that must stay untouched. Empty when it does not fit.
+std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel &model) {
+  const size_t capacity = 2 * plane.size() + 300;
+  std::vector<uint8_t> out(capacity + 64, 0xEE), work(ckpt::HuffmanWorkBytes(plane.size()) + 64, 0xEE);
+  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), model, out.data(), capacity, work.data());
+  for (size_t i = capacity; i < out.size(); ++i) assert_int_equal(out[i], 0xEE);
+  for (size_t i = ckpt::HuffmanWorkBytes(plane.size()); i < work.size(); ++i) assert_int_equal(work[i], 0xEE);
+  out.resize(n);
+  return out;
+}
+
+// Decodes into an exactly sized buffer (so that ASan sees any write past it) from an exactly sized copy.
+tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, std::vector<uint8_t> *plane = nullptr) {
+  const std::vector<uint8_t> in(coded);
+  std::vector<uint8_t> out(size);
+  const tw::Status status = ckpt::HuffmanDecode(in.data(), in.size(), out.data(), out.size());
+  if (plane != nullptr) *plane = out;
+  return status;
+}
+
+void AssertRoundTrip(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel &model) {
+  const std::vector<uint8_t> coded = Encode(plane, model);
+  assert_false(coded.empty());
+  std::vector<uint8_t> back;
+  const tw::Status status = Decode(coded, plane.size(), &back);
+  if (!status.ok()) fail_msg("%s", status.message().c_str());
+  assert_true(back == plane);
+}
+
+// Exponent bytes of Gaussian floats: sign and the high 7 exponent bits, as in a float32 plane 3.
+std::vector<uint8_t> ExponentPlane(size_t size, uint32_t seed, float sigma = 0.02f) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> gauss(0.0f, sigma);
+  std::vector<uint8_t> plane(size);
+  for (uint8_t &b : plane) {
+    const float f = gauss(rng);
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    b = static_cast<uint8_t>(bits >> 24);
+  }
+  return plane;
+}
+
+void ExpectDataLoss(const std::vector<uint8_t> &coded, size_t size, const char *why) {
+  const tw::Status status = Decode(coded, size);
+  assert_int_equal(status.code(), TW_DATA_LOSS);
+  if (std::strstr(status.message().c_str(), why) == nullptr) fail_msg("'%s' lacks '%s'", status.message().c_str(), why);
+}
+
+// Offsets in a coded plane: its table's size and where stream k starts.
+size_t TableSize(const std::vector<uint8_t> &coded) {
+  ckpt::HuffmanLengths lengths;
+  size_t table = 0;
+  std::string why;
+  assert_true(ckpt::ReadHuffmanTable(coded.data(), coded.size(), &lengths, &table, &why));
+  return table;
+}
+uint32_t StreamSize(const std::vector<uint8_t> &coded, int k) {
+  uint32_t size;
+  std::memcpy(&size, coded.data() + TableSize(coded) + 4 * k, 4);
+  return size;
+}
+void SetStreamSize(std::vector<uint8_t> *coded, int k, uint32_t size) {
+  std::memcpy(coded->data() + TableSize(*coded) + 4 * k, &size, 4);
+}
+
+}  // namespace
+
+// Package-merge gives complete codes of at most 11 bits for any counts, including ones whose plain
+// Huffman code would be far longer (Fibonacci counts), and optimal ones where the limit does not bind.
+static void code_lengths_are_complete_and_limited(void **state) {
+  (void)state;
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 2000; ++trial) {
+    uint64_t count[256] = {};
+    const int kind = trial % 4;
+    const int symbols = 1 + static_cast<int>(rng() % 256);
+    for (int i = 0; i < symbols; ++i) {
+      const int s = static_cast<int>(rng() % 256);
+      count[s] = kind == 0 ? 1 + rng() % 1000 : kind == 1 ? uint64_t{1} << (rng() % 40) : 1 + rng() % 3;
+    }
+    if (kind == 3) {  // Fibonacci counts: a plain Huffman code would be as deep as there are symbols
+      uint64_t a = 1, b = 1;
+      for (int s = 0; s < 60; ++s) count[s] = a, std::swap(a, b), b += a;
+    }
+    const ckpt::HuffmanLengths lengths = ckpt::ChooseHuffmanLengths(count);
+    uint32_t kraft = 0;
+    for (int s = 0; s < 256; ++s) {
+      assert_true(lengths.length[s] <= ckpt::kHuffmanMaxBits);
+      if (count[s] != 0) assert_true(lengths.length[s] >= 1);  // every symbol that occurs has a code
+      if (lengths.length[s] != 0) kraft += 1u << (ckpt::kHuffmanMaxBits - lengths.length[s]);
+    }
+    assert_int_equal(kraft, 1u << ckpt::kHuffmanMaxBits);
+  }
+  // Where the limit does not bind, the lengths are Huffman's: counts 1, 1, 2, 4, 8 → 4, 4, 3, 2, 1.
+  uint64_t count[256] = {};
+  count[10] = 1, count[11] = 1, count[12] = 2, count[13] = 4, count[14] = 8;
+  const ckpt::HuffmanLengths lengths = ckpt::ChooseHuffmanLengths(count);
+  assert_int_equal(lengths.length[10], 4);
+  assert_int_equal(lengths.length[11], 4);
+  assert_int_equal(lengths.length[12], 3);
+  assert_int_equal(lengths.length[13], 2);
+  assert_int_equal(lengths.length[14], 1);
+}
+
+// Every size around the stream split and the fast loops' margins, every kind of byte distribution,
+// with the plane's own counts and with a sample's.
+static void round_trips(void **state) {
+  (void)state;
+  std::mt19937 rng(5);
+  for (size_t size :
+       {1, 2, 3, 4, 5, 7, 8, 15, 16, 17, 31, 63, 64, 65, 100, 255, 1000, 4095, 4096, 4097, 65536, 100003}) {
+    std::vector<uint8_t> constant(size, 0x3F), two(size), uniform(size), skewed = ExponentPlane(size, size);
+    for (size_t i = 0; i < size; ++i) {
+      two[i] = (rng() & 1) ? 0x00 : 0xFF;
+      uniform[i] = static_cast<uint8_t>(rng());
+    }
+    for (const std::vector<uint8_t> *plane : {&constant, &two, &uniform, &skewed}) {
+      AssertRoundTrip(*plane, WholePlane(*plane));
+      AssertRoundTrip(*plane, Sampled(*plane));
+    }
+  }
+  // A sample that missed bytes: the values it missed inside each half's range still have codes.
+  std::vector<uint8_t> plane = ExponentPlane(200000, 9, 0.02f);
+  plane[12345] = 0x01, plane[54321] = 0xFE;  // far outside the sampled values, in each half
+  ckpt::HuffmanModel model;
+  model.count[plane[0]] = 1;  // a sample of one byte
+  AssertRoundTrip(plane, model);
+}
+
+// The coded size is what the caller allows or nothing, and exponent planes shrink to about a third.
+static void encoder_respects_capacity(void **state) {
+  (void)state;
+  const std::vector<uint8_t> plane = ExponentPlane(1 << 20, 1);
+  std::vector<uint8_t> out(plane.size()), work(ckpt::HuffmanWorkBytes(plane.size()));
+  const size_t n =
+      ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), plane.size(), work.data());
+  assert_true(n > plane.size() / 4 && n < plane.size() * 36 / 100);  // ~2.7 bits per byte
+  assert_int_equal(ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), n - 1, work.data()), 0);
+  assert_int_equal(ckpt::HuffmanEncode(plane.data(), plane.size(), Sampled(plane), out.data(), n, work.data()), n);
+  std::vector<uint8_t> uniform(4096);
+  std::mt19937 rng(2);
+  for (uint8_t &b : uniform) b = static_cast<uint8_t>(rng());
+  // Noise does not shrink: nothing within the plane's size.
+  assert_int_equal(ckpt::HuffmanEncode(uniform.data(), uniform.size(), WholePlane(uniform), out.data(),
+                                       uniform.size() - 1, work.data()),
+                   0);
+}
+
+// Each defect of a coded plane is refused with its reason.
+static void crafted_planes_are_data_loss_with_a_reason(void **state) {
+  (void)state;
+  const std::vector<uint8_t> plane = ExponentPlane(5000, 4);
+  const std::vector<uint8_t> good = Encode(plane, WholePlane(plane));
+  assert_true(Decode(good, plane.size()).ok());
+  const size_t table = TableSize(good);
+
+  ExpectDataLoss(std::vector<uint8_t>(good.begin(), good.begin() + 20), plane.size(), "truncated code table");
+  ExpectDataLoss(std::vector<uint8_t>(good.begin(), good.begin() + static_cast<ptrdiff_t>(table) - 1), plane.size(),
+                 "truncated code table");
+  ExpectDataLoss(std::vector<uint8_t>(good.begin(), good.begin() + static_cast<ptrdiff_t>(table) + 11), plane.size(),
+                 "truncated stream sizes");
+  {  // a code longer than 11 bits
+    std::vector<uint8_t> bad = good;
+    bad[ckpt::kHuffmanBitmapBytes] = static_cast<uint8_t>((bad[ckpt::kHuffmanBitmapBytes] & 0xF0) | 12);
+    ExpectDataLoss(bad, plane.size(), "code length 12");
+  }
+  {  // a listed symbol without a length
+    std::vector<uint8_t> bad = good;
+    bad[ckpt::kHuffmanBitmapBytes] &= 0xF0;
+    ExpectDataLoss(bad, plane.size(), "code length 0");
+  }
+  {  // one code shorter: the code is oversubscribed
+    std::vector<uint8_t> bad = good;
+    const int first = bad[ckpt::kHuffmanBitmapBytes] & 0xF;
+    bad[ckpt::kHuffmanBitmapBytes] = static_cast<uint8_t>((bad[ckpt::kHuffmanBitmapBytes] & 0xF0) | (first - 1));
+    ExpectDataLoss(bad, plane.size(), "oversubscribed");
+  }
+  {  // one code longer: the code is incomplete
+    std::vector<uint8_t> bad = good;
+    const int first = bad[ckpt::kHuffmanBitmapBytes] & 0xF;
+    bad[ckpt::kHuffmanBitmapBytes] = static_cast<uint8_t>((bad[ckpt::kHuffmanBitmapBytes] & 0xF0) | (first + 1));
+    ExpectDataLoss(bad, plane.size(), "incomplete code");
+  }
+  {  // a single symbol of length 1: incomplete
+    std::vector<uint8_t> bad(ckpt::kHuffmanBitmapBytes + 1 + 12, 0);
+    bad[0] = 1, bad[ckpt::kHuffmanBitmapBytes] = 1;
+    ExpectDataLoss(bad, 10, "incomplete code");
+  }
+  {  // an odd number of symbols leaves a padding nibble, which must be 0
+    std::vector<uint8_t> bad(ckpt::kHuffmanBitmapBytes + 2 + 12, 0);
+    bad[0] = 0x07;                              // symbols 0, 1, 2
+    bad[ckpt::kHuffmanBitmapBytes] = 0x21;      // lengths 1, 2
+    bad[ckpt::kHuffmanBitmapBytes + 1] = 0x52;  // length 2, then padding 5
+    ExpectDataLoss(bad, 10, "padding in the code table");
+  }
+  {  // streams listed as longer than the plane holds
+    std::vector<uint8_t> bad = good;
+    SetStreamSize(&bad, 0, static_cast<uint32_t>(good.size()));
+    ExpectDataLoss(bad, plane.size(), "stream sizes do not add up");
+    SetStreamSize(&bad, 0, 0xFFFFFFFFu);
+    SetStreamSize(&bad, 1, 0xFFFFFFFFu);
+    SetStreamSize(&bad, 2, 0xFFFFFFFFu);
+    ExpectDataLoss(bad, plane.size(), "stream sizes do not add up");
+  }
+  {  // a byte moved from stream 0 to stream 1: 0 ends early, 1 has a byte left over
+    std::vector<uint8_t> bad = good;
+    SetStreamSize(&bad, 0, StreamSize(good, 0) - 1);
+    SetStreamSize(&bad, 1, StreamSize(good, 1) + 1);
+    ExpectDataLoss(bad, plane.size(), "stream 0 ends before its bytes are decoded");
+  }
+  {  // stream 3 (the rest) one byte longer, or cut short
+    std::vector<uint8_t> longer = good;
+    longer.push_back(0);
+    ExpectDataLoss(longer, plane.size(), "stream 3 has bytes left over");
+    ExpectDataLoss(std::vector<uint8_t>(good.begin(), good.end() - 1), plane.size(), "stream 3 ends before");
+  }
+  {  // the unused high bits of a stream's last byte must be 0: four 1-bit codes, one per stream
+    const std::vector<uint8_t> tiny = {0, 1, 0, 1};
+    std::vector<uint8_t> bad = Encode(tiny, WholePlane(tiny));
+    assert_int_equal(StreamSize(bad, 0), 1);
+    bad[TableSize(bad) + 12] |= 0x80;
+    ExpectDataLoss(bad, tiny.size(), "stream 0 has non-zero padding bits");
+  }
+  // A plane of another size: some stream runs short or has bits left.
+  for (size_t size : {plane.size() - 1, plane.size() + 1, plane.size() + 100, plane.size() / 2}) {
+    assert_int_equal(Decode(good, size).code(), TW_DATA_LOSS);
+  }
+}
+
+// Random bytes, and valid planes with random edits, bit flips and cuts, decode to OK or TW_DATA_LOSS
+// and never touch memory outside the exactly sized buffers (under ASan in the sanitizer build).
+static void random_and_mutated_planes_never_crash(void **state) {
+  (void)state;
+  std::mt19937 rng(17);
+  std::vector<std::vector<uint8_t>> planes;
+  for (size_t size : {1, 9, 64, 777, 5000, 70000}) {
+    planes.push_back(ExponentPlane(size, static_cast<uint32_t>(size)));
+    std::vector<uint8_t> uniform(size);
+    for (uint8_t &b : uniform) b = static_cast<uint8_t>(rng() % 40);
+    planes.push_back(uniform);
+  }
+  for (const std::vector<uint8_t> &plane : planes) {
+    const std::vector<uint8_t> good = Encode(plane, WholePlane(plane));
+    assert_false(good.empty());
+    for (int trial = 0; trial < 300; ++trial) {
+      std::vector<uint8_t> bad = good;
+      switch (trial % 4) {
+        case 0:
+          for (int e = 1 + static_cast<int>(rng() % 4); e > 0; --e)
+            bad[rng() % bad.size()] = static_cast<uint8_t>(rng());
+          break;
+        case 1: bad[rng() % bad.size()] ^= static_cast<uint8_t>(1u << (rng() % 8)); break;
+        case 2: bad.resize(rng() % bad.size()); break;
+        default:  // a random table over valid streams' bytes
+          for (size_t i = 0; i < ckpt::kHuffmanBitmapBytes + 8 && i < bad.size(); ++i)
+            bad[i] = static_cast<uint8_t>(rng());
+      }
+      std::vector<uint8_t> back;
+      const tw::Status status = Decode(bad, plane.size(), &back);
+      assert_true(status.ok() || status.code() == TW_DATA_LOSS);
+      if (status.ok() && bad == good) assert_true(back == plane);
+    }
+  }
+  for (int trial = 0; trial < 3000; ++trial) {
+    std::vector<uint8_t> bytes(rng() % 300);
+    for (uint8_t &b : bytes) b = static_cast<uint8_t>(rng());
+    if (trial % 2 == 0 && bytes.size() >= 46) {  // a valid complete code over random streams
+      std::fill(bytes.begin(), bytes.begin() + 32, 0);
+      bytes[0] = 0x0F;                     // symbols 0–3
+      bytes[32] = 0x22, bytes[33] = 0x22;  // all 2 bits long
+      for (int k = 0; k < 3; ++k)
+        bytes[34 + 4 * k] = static_cast<uint8_t>(rng() % 64), bytes[35 + 4 * k] = 0, bytes[36 + 4 * k] = 0,
+                       bytes[37 + 4 * k] = 0;
+    }
+    const tw::Status status = Decode(bytes, 1 + rng() % 500);
+    assert_true(status.ok() || status.code() == TW_DATA_LOSS);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(code_lengths_are_complete_and_limited),
+      cmocka_unit_test(round_trips),
+      cmocka_unit_test(encoder_respects_capacity),
+      cmocka_unit_test(crafted_planes_are_data_loss_with_a_reason),
+      cmocka_unit_test(random_and_mutated_planes_never_crash),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
