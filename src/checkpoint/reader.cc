@@ -102,7 +102,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
     const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
-                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk));
+                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk),
+                                         DestinationStores(chunk.raw_size));
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }
