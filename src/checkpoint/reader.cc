@@ -60,6 +60,11 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
 }
 
 Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const {
+  if (keep != nullptr) {
+    size_t bytes = 0;
+    for (const ChunkJob &job : jobs) bytes += ChunkCodec::ZstdPlaneBytes(job.tensor->chunks[job.chunk]);
+    keep->Expect(bytes, jobs.size());
+  }
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
