@@ -398,7 +398,9 @@ static void kept_planes_memory_is_reused_across_reads_of_different_sizes(void **
   (void)state;
   std::vector<Owned> big = {MakeTensor("w", TW_FLOAT32, {3 << 20}, 31), MakeTensor("h", TW_BFLOAT16, {3 << 19}, 32)};
   std::vector<Owned> small = {MakeTensor("w", TW_FLOAT32, {1000}, 33), MakeTensor("h", TW_BFLOAT16, {70000}, 34)};
+  std::vector<Owned> noise = {MakeTensor("ids", TW_INT32, {1 << 20}, 35)};  // no plane compresses: nothing kept
   const std::vector<uint8_t> big_file = CheckpointBytes(big, 1 << 20), small_file = CheckpointBytes(small, 1 << 20);
+  const std::vector<uint8_t> noise_file = CheckpointBytes(noise, 1 << 20);
   for (int threads : {1, 2}) {
     assert_true(ReadAllInto(big_file, big, threads).ok());
     const size_t spare = ckpt::KeptPlanes::SpareBytes();
@@ -408,6 +410,8 @@ static void kept_planes_memory_is_reused_across_reads_of_different_sizes(void **
     assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);  // it took the big read's slab and gave it back
     assert_true(ReadAllInto(big_file, big, threads).ok());
     assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);
+    assert_true(ReadAllInto(noise_file, noise, threads).ok());
+    assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);  // a read that keeps nothing leaves them be
   }
 }
 
