@@ -99,7 +99,7 @@ bool KeptPlanes::NewSlab(size_t bytes) {
 
 void KeptPlanes::Expect(size_t bytes, size_t chunks) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (bytes == 0 || left_ == 0) return;  // nothing to keep: no slab
+  if (bytes == 0 || left_ == 0) return;             // nothing to keep: no slab
   bytes = std::min(bytes, left_) + chunks * kLine;  // and room to start every chunk on a line
   if (bytes > free_size_) NewSlab(bytes);
 }

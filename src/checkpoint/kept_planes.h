@@ -52,7 +52,7 @@ class KeptPlanes {
   static size_t SpareBytes();
 
   struct Slab {
-    void *map;       // as mapped: size bytes
+    void *map;  // as mapped: size bytes
     size_t size;
     uint8_t *begin;  // the first huge-page boundary in it: usable bytes from there
     size_t usable;

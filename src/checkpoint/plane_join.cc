@@ -110,8 +110,8 @@ TW_AVX512 void Join4Avx512(const uint8_t *const *planes, size_t count, uint8_t *
 }
 
 struct Kernels {
-  size_t block;          // elements per step
-  Kernel join[2][2];     // [element size 2, 4][cached, streamed]
+  size_t block;       // elements per step
+  Kernel join[2][2];  // [element size 2, 4][cached, streamed]
   const char *name;
 };
 
