@@ -104,7 +104,7 @@ Status DurableFile::Append(const void *data, size_t size) {
   return Status();
 }
 
-Status DurableFile::Commit() {
+Status DurableFile::Commit(bool sync_directory) {
   if (::fsync(fd_) != 0) return OsError(errno, "fsync " + temp_path_);
   const int fd = fd_;
   fd_ = -1;
@@ -118,8 +118,10 @@ Status DurableFile::Commit() {
   }
   CloseInBackground(replaced);
   committed_ = true;  // the temp name is gone; from here on the destructor has nothing to undo
-  return SyncDirectory(DirectoryOf(path_));
+  return sync_directory ? SyncDirectoryOf(path_) : Status();
 }
+
+Status SyncDirectoryOf(const std::string &path) { return SyncDirectory(DirectoryOf(path)); }
 
 Status WriteFileDurably(const std::string &path, const std::string &contents) {
   std::unique_ptr<DurableFile> file;

@@ -29,8 +29,10 @@ class DurableFile {
   // Appends all of `data` (retrying short writes and EINTR), starting writeback every few MiB.
   // TW_RESOURCE_EXHAUSTED for ENOSPC/EFBIG.
   Status Append(const void *data, size_t size);
-  // fsync → close → rename over the destination → fsync the directory.
-  Status Commit();
+  // fsync → close → rename over the destination → fsync the directory. Without `sync_directory` the
+  // rename is not durable yet: the caller fsyncs the directory (SyncDirectoryOf) before anything that
+  // relies on the name — a sharded save's chief does it once for every rank's part.
+  Status Commit(bool sync_directory = true);
 
   const std::string &path() const { return path_; }
   uint64_t size() const { return size_; }
@@ -45,6 +47,9 @@ class DurableFile {
   uint64_t kicked_ = 0;  // bytes handed to writeback so far (Append)
   bool committed_ = false;
 };
+
+// fsyncs the directory holding `path`, making the renames done in it durable.
+Status SyncDirectoryOf(const std::string &path);
 
 // Replaces `path` with `contents` through a DurableFile.
 Status WriteFileDurably(const std::string &path, const std::string &contents);

@@ -113,7 +113,13 @@ int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_withou
   }
   ::closedir(d);
   int removed = 0;
-  for (const std::string &name : doomed) removed += ::unlinkat(dir_fd, name.c_str(), 0) == 0 ? 1 : 0;
+  for (const std::string &name : doomed) {
+    // Held across the unlink, as DeleteOwnCheckpoint's index: the chief deletes the parts of an evicted
+    // checkpoint inside a sharded save's commit, which every other rank waits for.
+    const int held = ::openat(dir_fd, name.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
+    removed += ::unlinkat(dir_fd, name.c_str(), 0) == 0 ? 1 : 0;
+    CloseInBackground(held);
+  }
   return removed;
 }
 

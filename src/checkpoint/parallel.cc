@@ -1,11 +1,19 @@
 #include "checkpoint/parallel.h"
 
+#include <sched.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
+#include <fstream>
 #include <mutex>
+#include <string>
 #include <system_error>
 #include <thread>
 #include <vector>
+
+#include "checkpoint/xxhash64.h"
 
 namespace tw {
 namespace checkpoint {
@@ -13,6 +21,42 @@ namespace checkpoint {
 int DefaultThreadCount() {
   const unsigned cores = std::thread::hardware_concurrency();
   return cores == 0 ? 1 : static_cast<int>(std::min(cores, 64u));
+}
+
+int ThreadsPerRank(int usable_cores, int machine_cores, int local_ranks) {
+  usable_cores = std::max(usable_cores, 1);
+  const int share = std::max(1, std::max(machine_cores, usable_cores) / std::max(local_ranks, 1));
+  return std::min({usable_cores, share, 64});
+}
+
+int LocalRanksFromEnvironment() {
+  for (const char *name : {"LOCAL_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"}) {
+    const char *value = std::getenv(name);
+    if (value == nullptr) continue;
+    char *end = nullptr;
+    const long n = std::strtol(value, &end, 10);
+    if (end != value && *end == '\0' && n > 0 && n <= (1 << 20)) return static_cast<int>(n);
+  }
+  return 0;
+}
+
+int ThreadsForLocalRanks(int local_ranks) {
+  if (local_ranks <= 0) return DefaultThreadCount();
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int usable = ::sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : DefaultThreadCount();
+  return ThreadsPerRank(usable, static_cast<int>(std::thread::hardware_concurrency()), local_ranks);
+}
+
+int64_t MachineId() {
+  char host[256] = {0};
+  if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+  std::string text = host;
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");  // containers of one machine share it
+  std::string boot_id;
+  if (boot >> boot_id) text += "/" + boot_id;
+  const int64_t id = static_cast<int64_t>(Xxh64(text.data(), text.size()) >> 2);
+  return id == 0 ? 1 : id;
 }
 
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t, int)> &job) {

@@ -15,6 +15,7 @@
 #include "checkpoint/dir_lock.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/own_checkpoints.h"
+#include "checkpoint/parallel.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
@@ -139,7 +140,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   const std::string dir = DirectoryOf(checkpoint);
   // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
   // ranks do not save them).
-  if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path);
+  if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path, threads);
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
   WriteOptions write = options_.write;
@@ -150,7 +151,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
 }
 
 Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
-                           std::string *path) {
+                           std::string *path, int threads) {
   // Every rank reaches the same collective calls whatever fails locally: a rank that returned early
   // would leave the others waiting in the vote.
   const Collective &collective = *options_.collective;
@@ -173,11 +174,20 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
     shard_layout_ = std::move(layout);
   }
   const ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief};
+  WriteOptions write = options_.write;
+  write.threads = threads > 0 ? threads : Threads();
   std::string recorded_path;
-  TW_RETURN_IF_ERROR(WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), options_.write, &write_buffers_,
+  TW_RETURN_IF_ERROR(WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), write, &write_buffers_,
                                             [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); }));
   *path = checkpoint;
   return Status();
+}
+
+int Saver::Threads() const {
+  if (options_.write.threads > 0 || !sharded()) return options_.write.threads;
+  // The ranks of a job sharing a machine save and restore at the same time: each takes its share of the
+  // cores. How many share it is known once the layout is agreed (the first save), else from the launcher.
+  return ThreadsForLocalRanks(shard_layout_ != nullptr ? shard_layout_->local_ranks : LocalRanksFromEnvironment());
 }
 
 Status Saver::RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path) {
@@ -303,7 +313,7 @@ Status Saver::PlanRestore(const std::string &path, const std::vector<const Tenso
     targets.push_back({v, sharded() && shard != options_.shards.end() ? &shard->second : nullptr});
   }
   TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, intact, plan));
-  const Status proven = (*plan)->Prove(options_.write.threads);
+  const Status proven = (*plan)->Prove(Threads());
   *intact = proven.ok();
   return proven;
 }
@@ -316,7 +326,7 @@ Status Saver::PrepareRestore(const std::string &path, const std::vector<std::str
 }
 
 Status Saver::FinishRestore(const RestorePlan &plan) {
-  TW_RETURN_IF_ERROR(plan.Fill(options_.write.threads));
+  TW_RETURN_IF_ERROR(plan.Fill(Threads()));
   last_restored_ = plan.path();
   return Status();
 }

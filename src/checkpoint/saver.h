@@ -160,7 +160,10 @@ class Saver {
   Status RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path);
   // WriteSnapshot in a job of many ranks (sharded_save.h).
   Status WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
-                      std::string *path);
+                      std::string *path, int threads);
+  // Threads for a save or restore: options().write.threads, or in a sharded job this rank's share of
+  // its machine's cores (0: every core).
+  int Threads() const;
   Status ReseedFromDirectory(const std::string &dir, const Status &state_damage);
   // Restore with the candidate's verdict: *intact false when the file itself is unusable (cannot be
   // opened or parsed, corrupt, lacks a required variable), true when it is readable and the failure is

@@ -10,6 +10,7 @@
 #include "checkpoint/format.h"
 #include "checkpoint/mapped_file.h"
 #include "checkpoint/own_checkpoints.h"
+#include "checkpoint/parallel.h"
 #include "checkpoint/path.h"
 #include "checkpoint/xxhash64.h"
 
@@ -103,8 +104,11 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
   }
   const uint32_t chief_rank = static_cast<uint32_t>(agree[4]);
   const int32_t world = collective.world_size();
-  std::vector<int64_t> boxes(static_cast<size_t>(world) * static_cast<size_t>(box_values), 0);
-  int64_t *mine = boxes.data() + rank * box_values;
+  // Rank slots: the rank's machine, then its boxes' offsets and extents.
+  const int64_t slot_size = 1 + box_values;
+  std::vector<int64_t> boxes(static_cast<size_t>(world) * static_cast<size_t>(slot_size), 0);
+  int64_t *mine = boxes.data() + rank * slot_size;
+  *mine++ = MachineId();
   for (const Declared &d : declared) {
     if (d.spec == nullptr) continue;
     const std::vector<int64_t> &extent = d.variable->shape();
@@ -113,12 +117,11 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
       *mine++ = extent[k];
     }
   }
-  if (box_values > 0) {
-    TW_RETURN_IF_ERROR(collective.Allreduce(&boxes, TW_REDUCE_SUM, timeout_secs, "gathering the shards' boxes"));
-  }
+  TW_RETURN_IF_ERROR(collective.Allreduce(&boxes, TW_REDUCE_SUM, timeout_secs, "gathering the shards' boxes"));
   ShardLayout agreed;
   agreed.part_count = static_cast<uint32_t>(world);
-  size_t position = 0;  // of the current variable's values in a rank's slot
+  for (int32_t r = 0; r < world; ++r) agreed.local_ranks += boxes[r * slot_size] == boxes[rank * slot_size] ? 1 : 0;
+  size_t position = 1;  // of the current variable's values in a rank's slot
   for (const Declared &d : declared) {
     ShardedTensor t;
     t.name = d.variable->name();
@@ -131,7 +134,7 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
       if (elements > 0) t.boxes.push_back({chief_rank, std::vector<int64_t>(ndim, 0), t.shape});
     } else {
       for (int32_t r = 0; r < world; ++r) {
-        const int64_t *slot = boxes.data() + r * box_values + position;
+        const int64_t *slot = boxes.data() + r * slot_size + position;
         ShardBox box{static_cast<uint32_t>(r), std::vector<int64_t>(ndim), std::vector<int64_t>(ndim)};
         bool empty = false;
         for (size_t k = 0; k < ndim; ++k) {
@@ -181,7 +184,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     }
   }
   ShardPart described;
-  Status written = WriteCheckpoint(part_path, mine, options, buffers);
+  // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
+  WriteOptions part_options = options;
+  part_options.sync_directory = false;
+  Status written = WriteCheckpoint(part_path, mine, part_options, buffers);
   if (written.ok()) written = DescribePart(part_path, &described);
   if (!written.ok()) written = written.WithPrefix("Saving part " + part_path + " failed: ");
 
@@ -228,7 +234,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     index.tensors = save.layout->tensors;
     std::string bytes;
     EncodeShardIndex(index, &bytes);
-    committed = WriteFileDurably(checkpoint, bytes).WithPrefix("Writing the index of " + checkpoint + " failed: ");
+    committed = SyncDirectoryOf(checkpoint).WithPrefix("Making the parts of " + checkpoint + " durable failed: ");
+    if (committed.ok()) {
+      committed = WriteFileDurably(checkpoint, bytes).WithPrefix("Writing the index of " + checkpoint + " failed: ");
+    }
     if (committed.ok()) committed = record();
   }
   int64_t outcome = committed.code();

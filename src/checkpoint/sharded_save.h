@@ -24,17 +24,20 @@ namespace checkpoint {
 struct ShardLayout {
   std::vector<ShardedTensor> tensors;  // sorted by name
   uint32_t part_count = 0;
+  int local_ranks = 0;  // ranks of the job on this rank's machine (MachineId), this one included
 };
 
 // `variables` as the saver holds them; `shards` says which are boxes of a global tensor. Every rank
 // must declare the same names, dtypes and global shapes, exactly one rank is `chief` (its part holds
 // the replicated variables), and the boxes must tile every global tensor: TW_INVALID_ARGUMENT naming
-// the difference otherwise (on every rank alike). Collective failures as Collective's.
+// the difference otherwise (on every rank alike). The gathering also counts the ranks sharing this
+// rank's machine, for the threads each may use. Collective failures as Collective's.
 Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
                         const Collective &collective, double timeout_secs, bool chief, ShardLayout *layout);
 
 // Writes this rank's part of the checkpoint at `checkpoint` (its boxes; the chief also the replicated
-// variables) and votes. On a unanimous vote the chief writes the index durably and then runs `record`
+// variables; fsynced, but its directory not) and votes. On a unanimous vote the chief fsyncs the
+// directory once (every part's name durable), writes the index durably and then runs `record`
 // (the state file and retention); its outcome is broadcast, so every rank returns the same code.
 // `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
 // part is removed, and the message names the rank(s) that failed and quotes the first one's own error.

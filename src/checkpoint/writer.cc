@@ -191,7 +191,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   footer.index_xxh64 = Xxh64(tail.data(), tail.size());
   AppendFooter(footer, &tail);
   TW_RETURN_IF_ERROR(file->Append(tail.data(), tail.size()));
-  return file->Commit();
+  return file->Commit(options.sync_directory);
 }
 
 }  // namespace checkpoint

@@ -22,6 +22,7 @@ struct WriteOptions {
   int zstd_level = 1;
   uint64_t chunk_bytes = kDefaultChunkBytes;  // raw bytes per chunk, at most kMaxChunkBytes
   int threads = 0;                            // 0: one per core
+  bool sync_directory = true;  // false: the file's name is durable only once the caller fsyncs the directory
 };
 
 // `tensors` hold contiguous row-major data and unique non-empty names. Errors: TW_INVALID_ARGUMENT

@@ -10,10 +10,18 @@ every rank / wall time:
   commits) against torch.save per rank, and torch.save + fsync of the file and directory per rank (the
   durable comparison: a trainwatch save always fsyncs); and against each rank saving its shard alone
   with a plain tw.Saver (the parts' own writing time: the difference is the commit's cost);
-- restore: saver.restore of the sharded checkpoint into every rank's shard against torch.load per rank;
+- restore: saver.restore of the sharded checkpoint into every rank's shard against torch.load per rank,
+  and torch.load + copy_ into the rank's tensors (what model.load_state_dict(torch.load(f)) does; like
+  saver.restore it ends with the values in the live tensors). Repeated in one process, torch.load gets
+  its tensors' memory back from the allocator: tensors up to 32 MiB (every bfloat16 one here) come from
+  glibc's heap without a page fault after the first run, larger ones are mapped afresh each time — a
+  restore at a job's start pays the faults (run with MALLOC_MMAP_THRESHOLD_=1048576 to measure that);
 - size: the checkpoint's files (index + parts) / raw bytes, and torch's files / raw bytes;
 - scaling: the save time of 1, 2 and 4 ranks holding the same total state (4 × 64 MiB) between them.
-Each line prints the anchor, trainwatch and their ratio. On a 2-core machine 4 ranks share 2 cores: the
+Each line prints the anchor, trainwatch and their ratio, with rank 0's CPU time (all its threads) of
+the best run: on a shared machine the wall time of 4 ranks on 2 cores is mostly whose turn it was.
+Each rank of trainwatch's sharded saver uses its share of the cores (checkpoint/parallel.h: one thread
+each here); the plain tw.Saver of "parts alone" every core. On a 2-core machine 4 ranks share 2 cores: the
 scaling is bounded by the cores, not by the protocol. The load average is printed: figures taken while
 other work runs are skewed.
 
@@ -107,8 +115,13 @@ def compare(directory, dtype, mib, repeats, rank):
             "torch.save+fsync": job_wide(torch_save_fsync),
             "parts alone": job_wide(lambda: alone.save(own_prefix, global_step=step[0])),
         })
+        def torch_load_copy():
+            for name, value in torch.load(torch_path).items():
+                state[name].copy_(value)
+
         restores = best_of(repeats, {"trainwatch": job_wide(lambda: saver.restore(latest[0])),
-                                     "torch.load": job_wide(lambda: torch.load(torch_path))})
+                                     "torch.load": job_wide(lambda: torch.load(torch_path)),
+                                     "torch.load+copy_": job_wide(torch_load_copy)})
         sizes = [checkpoint_bytes(latest[0]) if rank == 0 else 0, os.path.getsize(torch_path)]
         sizes = torch.tensor(sizes, dtype=torch.int64)
         dist.all_reduce(sizes)
@@ -167,20 +180,23 @@ def report(cell, mib):
     def gbs(seconds):
         return raw / seconds / 1e9
 
-    def line(what, anchor, anchor_s, ours_s, target=None):
+    def line(what, anchor, theirs, mine, target=None):
+        (anchor_s, anchor_cpu), (ours_s, ours_cpu) = theirs, mine
         goal = f" (target >= {target})" if target else ""
-        return (f"  {what:8s} {anchor:17s} {gbs(anchor_s):5.2f} GB/s [{anchor_s * 1e3:5.0f} ms]   trainwatch "
-                f"{gbs(ours_s):5.2f} GB/s [{ours_s * 1e3:5.0f} ms]   ratio {anchor_s / ours_s:4.2f}x{goal}")
+        return (f"  {what:8s} {anchor:17s} {gbs(anchor_s):5.2f} GB/s [{anchor_s * 1e3:4.0f} ms, {anchor_cpu * 1e3:3.0f} CPU]"
+                f"   trainwatch {gbs(ours_s):5.2f} GB/s [{ours_s * 1e3:4.0f} ms, {ours_cpu * 1e3:3.0f} CPU]   ratio "
+                f"{anchor_s / ours_s:4.2f}x{goal}")
 
     saves, restores = cell["saves"], cell["restores"]
     ours = saves["trainwatch"][0]
     print(f"{cell['where']} {cell['dtype']} ({RANKS} ranks x {raw // RANKS >> 20} MiB = {raw >> 20} MiB, "
           f"{cell['directory']}):")
-    print(line("save", "torch.save", saves["torch.save"][0], ours, SAVE_TARGET))
-    print(line("save", "torch.save+fsync", saves["torch.save+fsync"][0], ours, SAVE_TARGET))
-    print(line("save", "parts alone", saves["parts alone"][0], ours)
+    print(line("save", "torch.save", saves["torch.save"], saves["trainwatch"], SAVE_TARGET))
+    print(line("save", "torch.save+fsync", saves["torch.save+fsync"], saves["trainwatch"], SAVE_TARGET))
+    print(line("save", "parts alone", saves["parts alone"], saves["trainwatch"])
           + f"   commit {(ours - saves['parts alone'][0]) * 1e3:+.0f} ms")
-    print(line("restore", "torch.load", restores["torch.load"][0], restores["trainwatch"][0], RESTORE_TARGET))
+    print(line("restore", "torch.load", restores["torch.load"], restores["trainwatch"], RESTORE_TARGET))
+    print(line("restore", "torch.load+copy_", restores["torch.load+copy_"], restores["trainwatch"]))
     print(f"  size     torch/raw {cell['torch_bytes'] / raw:.3f}   trainwatch/raw {cell['ours_bytes'] / raw:.3f}   "
           f"ratio {cell['torch_bytes'] / cell['ours_bytes']:.2f}x (target trainwatch/raw <= "
           f"{SIZE_TARGETS[cell['dtype']]})")
