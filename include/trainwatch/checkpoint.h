@@ -82,7 +82,10 @@ TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int 
  * The variables must not change during the call.
  * *out_path receives the checkpoint's path, owned by the saver and valid until the next call on it;
  * it is set to NULL for a saver without variables (nothing is written). out_path may be NULL.
- * Stale temporary files from interrupted saves are removed from the directory on the first save.
+ * Stale temporary files from interrupted saves are removed from the directory on the first save, and
+ * every save first removes a complete checkpoint that an earlier save cut short (its process killed)
+ * left unlisted in the state file — written but never recorded, or evicted but never deleted — unless
+ * the saver restored from it (C14; docs/checkpoint-format.md, "A save cut short").
  * Errors: TW_INVALID_ARGUMENT (NULL saver or prefix, empty prefix; the prefix collides with the state
  * file: "'latest_filename' collides with 'save_path': …" / "Save path '<p>' conflicts with path used for
  * checkpoint state.  Please use a different save path."), TW_NOT_FOUND ("Parent directory of <path>

@@ -16,6 +16,7 @@
 #include "checkpoint/format.h"
 #include "checkpoint/path.h"
 #include "checkpoint/shard_index.h"
+#include "checkpoint/state_file.h"
 
 namespace tw {
 namespace checkpoint {
@@ -159,9 +160,9 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   struct stat st;
-  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;  // already gone
+  if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
@@ -169,13 +170,141 @@ void DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
     const int held = ::openat(dir_fd.get(), Basename(path).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
     if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) {
       DeleteParts(dir_fd.get(), Basename(path), false);
-      return CloseInBackground(held);
+      CloseInBackground(held);
+      return true;
     }
     why = std::strerror(errno);
     if (held >= 0) ::close(held);
   }
   Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(), dir.c_str(),
       why.c_str());
+  return false;
+}
+
+namespace {
+
+constexpr size_t kMaxNoteBytes = 64 * 1024;  // a save notes its checkpoint and the ones it evicts
+
+// The names the note `note` of the open directory lists: false when there is no note; a note that is
+// not a regular file is not the saver's (a WARNING, and it stays).
+bool ReadNote(int dir_fd, const std::string &note, std::vector<std::string> *names) {
+  const int fd = ::openat(dir_fd, note.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  struct stat st;
+  if (fd < 0 && errno == ENOENT) return false;
+  if (fd < 0 || ::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    const int err = errno;
+    if (fd < 0 && ::fstatat(dir_fd, note.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) st.st_mode = 0;
+    Log(TW_LOG_WARNING, "Ignoring %s in the checkpoint directory: %s", note.c_str(),
+        st.st_mode != 0 && !S_ISREG(st.st_mode) ? FileTypeName(st.st_mode) : std::strerror(err));
+    if (fd >= 0) ::close(fd);
+    return false;
+  }
+  std::string text(kMaxNoteBytes, '\0');
+  const ssize_t n = ::pread(fd, &text[0], text.size(), 0);
+  ::close(fd);
+  text.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  names->clear();
+  // Whole lines only: a line cut short while written could name another checkpoint ("model.ckpt-1" of
+  // "model.ckpt-12").
+  for (size_t begin = 0, end; (end = text.find('\n', begin)) != std::string::npos; begin = end + 1) {
+    names->push_back(text.substr(begin, end - begin));
+  }
+  return true;
+}
+
+// Writes `names` to the note of the open directory, appending or replacing it; an empty replacement
+// removes it. A note that cannot be written is a WARNING: a save cut short may then stay unlisted.
+void WriteNote(int dir_fd, const std::string &note, const std::vector<std::string> &names, bool append) {
+  if (names.empty()) {
+    struct stat st;
+    if (!append && ::fstatat(dir_fd, note.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+      ::unlinkat(dir_fd, note.c_str(), 0);
+    }
+    return;
+  }
+  std::string text;
+  for (const std::string &name : names) text += name + "\n";
+  // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the note neither redirects nor blocks.
+  const int fd =
+      ::openat(dir_fd, note.c_str(),
+               O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : O_TRUNC), 0644);
+  struct stat st;
+  const bool written = fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                       ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  const int err = errno;
+  if (fd >= 0) ::close(fd);
+  if (!written) {
+    Log(TW_LOG_WARNING, "Cannot write %s in the checkpoint directory (%s): a save cut short may leave %s unlisted",
+        note.c_str(), std::strerror(err), names.front().c_str());
+  }
+}
+
+// Whether `st` is the file `path` names (without following a final symbolic link).
+bool SameFile(const std::string &path, const struct stat &st) {
+  struct stat other;
+  return !path.empty() && ::lstat(path.c_str(), &other) == 0 && other.st_dev == st.st_dev && other.st_ino == st.st_ino;
+}
+
+}  // namespace
+
+std::string SavingNoteName(const std::string &latest_filename) { return "." + latest_filename + ".tw-saving"; }
+
+void NoteSaving(const std::string &checkpoint, const std::string &latest_filename) {
+  const std::string name = Basename(checkpoint);
+  if (!ParseCheckpointName(name, nullptr)) return;  // retention never deletes such a name: nothing to settle
+  const DirectoryFd dir_fd(Dirname(checkpoint));
+  if (dir_fd.get() >= 0) WriteNote(dir_fd.get(), SavingNoteName(latest_filename), {name}, true);
+}
+
+void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths) {
+  if (paths.empty()) return;
+  const DirectoryFd dir_fd(dir);
+  if (dir_fd.get() < 0) return;
+  std::vector<std::string> names;
+  for (const std::string &path : paths) {
+    // Only the entry of `dir` that is the very file `path` names: what DeleteOwnCheckpoint would delete.
+    const std::string name = Basename(path);
+    struct stat st;
+    if (ParseCheckpointName(name, nullptr) && ::fstatat(dir_fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+        SameFile(path, st)) {
+      names.push_back(name);
+    }
+  }
+  WriteNote(dir_fd.get(), SavingNoteName(latest_filename), names, true);
+}
+
+void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
+                      bool remove_unlisted) {
+  const DirectoryFd dir_fd(dir);
+  const std::string note = SavingNoteName(latest_filename);
+  std::vector<std::string> names;
+  if (dir_fd.get() < 0 || !ReadNote(dir_fd.get(), note, &names)) return;
+  CheckpointState state;
+  bool loaded = false;  // read only when a noted checkpoint exists
+  std::vector<std::string> pending;
+  for (const std::string &name : names) {
+    struct stat noted;
+    // A line that is not a checkpoint name and a checkpoint gone settle nothing.
+    if (!ParseCheckpointName(name, nullptr) ||
+        ::fstatat(dir_fd.get(), name.c_str(), &noted, AT_SYMLINK_NOFOLLOW) != 0) {
+      continue;
+    }
+    if (!loaded && !LoadCheckpointState(dir, latest_filename, &state).ok()) return;
+    loaded = true;
+    bool listed = SameFile(keep, noted) || SameFile(state.model_checkpoint_path, noted);
+    for (const std::string &path : state.all_model_checkpoint_paths) listed = listed || SameFile(path, noted);
+    if (listed) continue;
+    if (!remove_unlisted) {
+      pending.push_back(name);
+      continue;
+    }
+    const std::string path = JoinPath(dir, name);
+    if (DeleteOwnCheckpoint(dir, path)) {
+      Log(TW_LOG_WARNING, "Removed checkpoint %s: a save cut short left it unlisted in %s", path.c_str(),
+          JoinPath(dir, latest_filename).c_str());
+    }
+  }
+  if (pending != names) WriteNote(dir_fd.get(), note, pending, false);
 }
 
 Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {

@@ -27,8 +27,34 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step);
 // Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
 // by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
 // symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
-// already gone is fine.
-void DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+// already gone is fine. Returns whether it deleted the file.
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+
+// A save cut short after its checkpoint became complete (renamed into place, or its index written) and
+// before the state file listed it — the process killed, the machine down — leaves a complete checkpoint
+// nothing lists, which retention (it walks the state file's list) would never delete; one cut short
+// after the state file dropped an evicted checkpoint and before deleting it leaves that one so. So the
+// holder of the directory's lock keeps a note, the hidden file "<dir>/.<latest_filename>.tw-saving", of
+// the checkpoints that must not outlive the save unlisted: the one it writes (before writing it) and
+// the ones it evicts (before the state file drops them); the save settles the note once done, and the
+// next save settles what a cut-short one left (docs/checkpoint-format.md, "A save cut short"). The note
+// is written without fsync: a power cut may lose it, which leaves a checkpoint as TF would (C14), never
+// deletes one. Checkpoints kept for good (keep_checkpoint_every_n_hours) are never noted.
+std::string SavingNoteName(const std::string &latest_filename);
+// Notes `checkpoint` (a path), about to be written; a name the saver does not produce is not noted.
+void NoteSaving(const std::string &checkpoint, const std::string &latest_filename);
+// Notes the evicted `paths` that are the saver's names inside `dir` (what DeleteOwnCheckpoint may delete).
+void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths);
+// Settles the note of `dir` against its state file: a noted checkpoint that the state file lists, that
+// is `keep` (the one the saver restored from; may be empty) or that is gone needs nothing; one that
+// exists unlisted is deleted when `remove_unlisted` (by DeleteOwnCheckpoint: only a file the saver
+// wrote, an index with its parts; anything else stays with a WARNING) and otherwise stays noted. The
+// note then lists what stays, or goes. A missing or damaged state file proves nothing: the note and its
+// checkpoints stay (a restore finds them by name and recovery lists them). A note that is not a regular
+// file is ignored, with a WARNING. Only the holder of the directory's lock may call it, with no save
+// of its own in flight.
+void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
+                      bool remove_unlisted);
 
 // The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of

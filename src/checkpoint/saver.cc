@@ -113,6 +113,16 @@ Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, cons
   return Status();
 }
 
+Status Saver::PrepareSave(const std::string &dir, const std::string &checkpoint) {
+  TW_RETURN_IF_ERROR(LockDirectory(dir));
+  TW_RETURN_IF_ERROR(CleanOnce(dir));
+  // A checkpoint an interrupted save left complete but unlisted goes now, after any restore (which may
+  // have needed it) and before this save writes anything (own_checkpoints.h).
+  SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/true);
+  NoteSaving(checkpoint, options_.latest_filename);
+  return Status();
+}
+
 Status Saver::CleanOnce(const std::string &dir) {
   if (cleaned_dirs_.count(dir) != 0) return Status();
   TW_RETURN_IF_ERROR(RemoveStaleTemporaryFiles(dir, nullptr));
@@ -141,8 +151,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
   // ranks do not save them).
   if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path, threads);
-  TW_RETURN_IF_ERROR(LockDirectory(dir));
-  TW_RETURN_IF_ERROR(CleanOnce(dir));
+  TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
@@ -157,10 +166,7 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   const Collective &collective = *options_.collective;
   const double timeout = options_.collective_timeout_secs;
   Status prepared;
-  if (options_.chief) {
-    prepared = LockDirectory(dir);
-    if (prepared.ok()) prepared = CleanOnce(dir);
-  }
+  if (options_.chief) prepared = PrepareSave(dir, checkpoint);
   std::vector<int64_t> ready = {prepared.code()};
   TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
   if (!prepared.ok()) return prepared;
@@ -241,6 +247,8 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
       doomed.push_back(e.path);
     }
   }
+  // Cut short between the state file and the deletions, the next save deletes them (own_checkpoints.h).
+  if (options_.chief) NoteDoomed(dir, options_.latest_filename, doomed);
   if (!kept.empty()) {
     CheckpointState state;
     state.model_checkpoint_path = StatePath(kept.back().path);
@@ -259,6 +267,7 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
   for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
+  if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
   return Status();
 }
 
@@ -409,6 +418,9 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
   std::vector<Kept> kept;
+  // A save cut short after its state file listed its checkpoint: the note goes before a trim below
+  // could preserve (unlist) that checkpoint, which the note would otherwise doom at the next save.
+  if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false);
   if (loaded.ok()) {
     if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
     const bool has_timestamps =

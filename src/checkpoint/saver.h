@@ -82,7 +82,9 @@ class Saver {
   // TW_RESOURCE_EXHAUSTED (write, fsync or rename failed: the previous checkpoints and state file are
   // untouched and the failed one is not recorded; when only the state-file update failed, the new
   // checkpoint file is removed so that it is never left unlisted), TW_FAILED_PRECONDITION (the
-  // directory's lock is held elsewhere).
+  // directory's lock is held elsewhere). Before writing, it removes the checkpoint an earlier save that
+  // was cut short (killed) after writing it left unlisted in the state file (SettleSavingNote), unless
+  // this saver restored from it.
   void Capture(Snapshot *snapshot) const;
   // `threads` > 0 overrides options().write.threads (an asynchronous write uses one core, so that it
   // slows the training step it overlaps by at most that core).
@@ -154,6 +156,9 @@ class Saver {
   std::string StatePath(const std::string &path) const;
   Status CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const;
   Status CleanOnce(const std::string &dir);
+  // Before a save of `checkpoint` into `dir` (the chief's): the directory's lock, CleanOnce, the
+  // removal of a checkpoint an interrupted save left unlisted, and this save's note (own_checkpoints.h).
+  Status PrepareSave(const std::string &dir, const std::string &checkpoint);
   // Records a checkpoint just written in the kept list and the state file, applying retention.
   Status RecordSaved(const std::string &dir, const std::string &checkpoint);
   // RecordSaved, removing the new checkpoint when its state-file update failed; *path on success.

@@ -23,8 +23,9 @@
  *   "rank R create=S restored=G verified=V clean=C | error message"   after the session's creation
  *   "rank R A=S | …", "rank R B=S | …", "rank R close=S | …"
  * verified: every value restored is fill(MODEL, G) bit-exactly; clean (rank 0): no part file without its
- * index and no temporary file is left in DIR once creation cleaned it (else 0 and the names in the
- * message), -1 on other ranks. Faults never hit model 2's jobs. */
+ * index, no temporary file and no index the state file does not list (what a chief killed between the
+ * two left, C14) is in DIR once creation cleaned it and saved (else 0 and the names in the message), -1
+ * on other ranks. Faults never hit model 2's jobs. */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
@@ -164,9 +165,24 @@ static tw_status make_options(model *m, const char *dir, int save, const tw_coll
   return TW_OK;
 }
 
-/* What the chief finds after its session's creation cleaned the directory: part files whose index is
- * absent and temporary files of dead writers are left-overs of a failed save. 1 when there are none,
- * else 0 with their names appended to `why`. */
+/* Whether the state file of `dir` lists the checkpoint `name` (as "<dir>/<name>" or "<name>"). */
+static int listed(const char *dir, const char *name) {
+  char path[1024], text[16384], quoted[300], slashed[300];
+  snprintf(path, sizeof path, "%s/checkpoint", dir);
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return 0;
+  const size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  snprintf(quoted, sizeof quoted, "\"%s\"", name);
+  snprintf(slashed, sizeof slashed, "/%s\"", name);
+  return strstr(text, quoted) != NULL || strstr(text, slashed) != NULL;
+}
+
+/* What the chief finds after its session's creation cleaned the directory and saved: part files whose
+ * index is absent, temporary files of dead writers and indexes the state file does not list are
+ * left-overs of a failed or cut-short save. 1 when there are none, else 0 with their names appended to
+ * `why`. */
 static int directory_clean(const char *dir, char *why, size_t size) {
   DIR *d = opendir(dir);
   if (d == NULL) return 0;
@@ -182,6 +198,7 @@ static int directory_clean(const char *dir, char *why, size_t size) {
       struct stat st;
       stale = stat(index, &st) != 0;
     }
+    if (!stale && part == NULL && strncmp(name, "model.ckpt-", 11) == 0) stale = !listed(dir, name);
     if (stale) {
       clean = 0;
       const size_t used = strlen(why);

@@ -7,9 +7,9 @@ libtrainwatch_mpi; TAP output. The ranks are mpi_shard_faults (its header says w
    at a point of the save of B (fault_points.h: a write, fsync or rename of a part, the index or the
    state file, before or after it; an allreduce of the save; or a random delay into it) or of the save
    at creation. After the kill the state file names A or B, B's index exists only with all its parts and
-   reads whole bit-exact, and the next job restores B if the state file names it, A if B's index is
-   absent (either when the index exists but the state file was not updated: B is complete, not listed),
-   on every rank alike, and finds no part without its index nor temporary file after its creation.
+   reads whole bit-exact, and the next job restores the state file's newest on every rank alike (A when
+   the index exists but the state file was not updated: B is complete, not listed, C14), and after its
+   creation (which saves) finds no part without its index, no temporary file and no unlisted index.
 2. A rank out of space (RLIMIT_FSIZE, SIGXFSZ ignored: write fails with EFBIG): no commit, every rank
    fails the save naming that rank and its cause, nothing of B is left, A restores on every rank. Then
    a real full disk: the job on a small tmpfs (unshare -rm; skipped where that is not allowed).
@@ -199,20 +199,20 @@ for number, (victim, point) in enumerate(trials + [(-1, "none")], 1):
     missing = indexes_have_their_parts(directory)
     if missing:
         problems.append(f"an index without its parts: {missing}")
-    # Restorable next: the state file's newest, and a newer complete checkpoint it does not list yet.
-    expected = {newest} | {c for c in candidates if newest is not None and c > newest and
-                           os.path.exists(index_path(directory, c))}
-    for step in sorted(expected):
+    # Restored next: the state file's newest (C8, D16), even when a newer complete checkpoint is there
+    # unlisted (C14), which must read whole too — and be gone after the next job's creation (clean).
+    unlisted = [c for c in candidates if newest is not None and c > newest and os.path.exists(index_path(directory, c))]
+    expected = {newest}
+    for step in sorted(expected | set(unlisted), key=lambda s: -1 if s is None else s):
         verify, match = inspect(directory, step) if step is not None else ("no state file", False)
         if verify != "TW_OK" or not match:
             problems.append(f"checkpoint {step} reads whole: verify {verify}, bit-exact {match}")
     if creation:
         outcome = f"the state file names {newest}"
     else:
-        outcome = "B committed" if newest == b else ("B complete, not listed" if len(expected) > 1 else
-                                                     "B not committed")
+        outcome = "B committed" if newest == b else ("B complete, not listed" if unlisted else "B not committed")
     name = (f"SIGKILL trial {number}: rank {victim} at {point} ({what}): {outcome}; the next job restores "
-            f"{'/'.join(map(str, sorted(expected)))} bit-exact on every rank, nothing stale")
+            f"{newest} bit-exact on every rank, nothing stale or unlisted after its first save")
     detail = "\n".join(problems + [f"seed {SEED}; files after the kill: {listing(directory)}", job.out])
     if problems:
         check(name, False, detail)
