@@ -94,8 +94,9 @@ void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, ui
   JoinBytePlanes(pointers, count, element_size, elements);
 }
 
-void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements) {
-  if (count == 0) return;
+void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements,
+                    JoinStores stores) {
+  if (count == 0 || JoinPlanesVector(planes, count, element_size, elements, stores)) return;
   switch (element_size) {
     case 2: return JoinFixed<2>(planes, count, elements);
     case 4: return JoinFixed<4>(planes, count, elements);
@@ -190,7 +191,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   return Status();
 }
 
-size_t ChunkCodec::ZstdPlaneBytes(const Chunk &chunk) {
+size_t ChunkCodec::CodedPlaneBytes(const Chunk &chunk) {
   size_t planes = 0;
   for (int p = 0; p < chunk.plane_count; ++p) planes += chunk.planes[p].codec != Codec::kRaw;
   return planes * static_cast<size_t>(chunk.raw_size / chunk.plane_count);
@@ -244,13 +245,13 @@ Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plan
 }
 
 Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
-                          uint8_t *raw, RawCheck check, const uint8_t *kept) {
+                          uint8_t *raw, RawCheck check, const uint8_t *kept, JoinStores stores) {
   const size_t raw_size = static_cast<size_t>(chunk.raw_size);
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
   TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes, nullptr, kept));
   if (filter == Filter::kBytePlanes) {
-    JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw);
+    JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw, stores);
   } else if (planes[0] != raw) {
     std::memcpy(raw, planes[0], raw_size);
   }

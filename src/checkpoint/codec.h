@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "checkpoint/format.h"
+#include "checkpoint/plane_join.h"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;
@@ -20,9 +21,11 @@ namespace checkpoint {
 // Moves byte k of each of `count` elements of `element_size` bytes to planes[k·count …], and back.
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *planes);
 void JoinBytePlanes(const uint8_t *planes, size_t count, size_t element_size, uint8_t *elements);
-// The same with plane k at planes[k] (element_size pointers).
+// The same with plane k at planes[k] (element_size pointers). Joins of 2- and 4-byte elements run the
+// vector kernels of plane_join.h, with `stores` (non-temporal for a restore's destination).
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes);
-void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements);
+void JoinBytePlanes(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements,
+                    JoinStores stores = JoinStores::kCached);
 
 // Whether Decode checks the raw checksum: kTrusted only for a chunk whose stored bytes a Check has
 // already proven (the write pass of an all-or-nothing read).
@@ -47,16 +50,17 @@ class ChunkCodec {
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
   // with a short reason on failure; raw may then be partly written.
   // `kept`: the chunk's coded planes as a Check with `keep` decoded them (then only raw planes are read
-  // from `stored`), instead of decoding them again.
+  // from `stored`), instead of decoding them again. `stores`: how planes are joined into `raw`.
   Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
-                uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr);
+                uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr,
+                JoinStores stores = JoinStores::kCached);
   // Proves that the stored bytes decode (every coded plane, to its plane's exact size) and match the raw
   // checksum, writing only the codec's own scratch: Decode's checks without a destination. With `keep`
-  // (ZstdPlaneBytes(chunk) bytes), the decoded coded planes are left there for Decode.
+  // (CodedPlaneBytes(chunk) bytes), the decoded coded planes are left there for Decode.
   Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                uint8_t *keep = nullptr);
   // Bytes of `chunk`'s coded (zstd and Huffman) planes once decoded.
-  static size_t ZstdPlaneBytes(const Chunk &chunk);
+  static size_t CodedPlaneBytes(const Chunk &chunk);
 
  private:
   // Raw bytes are split (Encode) or joined (Check) and hashed a tile at a time, so that the hash reads

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "base/regular_file.h"
+#include "checkpoint/background_close.h"
 
 namespace tw {
 namespace checkpoint {
@@ -45,7 +46,7 @@ void MappedFile::Prefault(uint64_t offset, uint64_t size) const {
 }
 
 MappedFile::~MappedFile() {
-  if (data_ != nullptr) ::munmap(const_cast<uint8_t *>(data_), size_);
+  if (data_ != nullptr) UnmapInBackground(const_cast<uint8_t *>(data_), size_);
 }
 
 }  // namespace checkpoint

@@ -60,6 +60,11 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
 }
 
 Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const {
+  if (keep != nullptr) {
+    size_t bytes = 0;
+    for (const ChunkJob &job : jobs) bytes += ChunkCodec::CodedPlaneBytes(job.tensor->chunks[job.chunk]);
+    keep->Expect(bytes, jobs.size());
+  }
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
   return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
@@ -72,8 +77,8 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     if (!codec) codec.reset(new ChunkCodec());
     // Stored bytes that match their checksum but do not decode mean the writer was faulty (or the file
     // was crafted).
-    const size_t zstd_bytes = ChunkCodec::ZstdPlaneBytes(chunk);
-    uint8_t *kept = keep != nullptr && zstd_bytes != 0 ? keep->Reserve(&chunk, zstd_bytes) : nullptr;
+    const size_t coded_bytes = ChunkCodec::CodedPlaneBytes(chunk);
+    uint8_t *kept = keep != nullptr && coded_bytes != 0 ? keep->Reserve(&chunk, coded_bytes) : nullptr;
     const Status checked =
         codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
@@ -102,7 +107,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
     if (!codec) codec.reset(new ChunkCodec());
     // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
     const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
-                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk));
+                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk),
+                                         DestinationStores(chunk.raw_size));
     return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
   });
 }

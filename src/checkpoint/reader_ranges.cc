@@ -69,10 +69,10 @@ Status CheckpointReader::FillRanges(const std::vector<Range> &ranges, int thread
       buffer.resize(static_cast<size_t>(chunk.raw_size));
       raw = buffer.data();
     }
-    if (file_) file_->Prefault(chunk.offset, chunk.stored_size());
     // Only a file changed in place since ProveRanges (never done to a checkpoint) could fail here.
     const Status decoded = codec->Decode(data_ + chunk.offset, chunk, tensor.dtype, tensor.filter, hash_, raw,
-                                         RawCheck::kTrusted, kept != nullptr ? kept->Find(&chunk) : nullptr);
+                                         RawCheck::kTrusted, kept != nullptr ? kept->Find(&chunk) : nullptr,
+                                         whole ? DestinationStores(chunk.raw_size) : JoinStores::kCached);
     if (!decoded.ok()) return ChunkError(tensor, job.chunk, decoded);
     if (!whole) std::memcpy(destination, raw + (first - job.start), static_cast<size_t>(last - first));
     return Status();

@@ -350,7 +350,7 @@ static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "kept", &reader).ok());
   size_t zstd_bytes = 0;
   for (const ckpt::TensorEntry &t : reader->tensors()) {
-    for (const ckpt::Chunk &c : t.chunks) zstd_bytes += ckpt::ChunkCodec::ZstdPlaneBytes(c);
+    for (const ckpt::Chunk &c : t.chunks) zstd_bytes += ckpt::ChunkCodec::CodedPlaneBytes(c);
   }
   assert_int_equal(zstd_bytes, 3000 + 5000 + 8000);  // exponent planes of w32 and w16; all of zeros
   for (size_t budget : {size_t{0}, size_t{1000}, zstd_bytes / 2, zstd_bytes, ckpt::KeptPlanes::kDefaultBudget}) {
@@ -376,6 +376,77 @@ static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
   assert_non_null(kept.Find(&chunks[0]));
   assert_null(kept.Find(&chunks[1]));
   assert_non_null(kept.Find(&chunks[2]));
+}
+
+// Reads `tensors` from `file` through ReadInto into fresh buffers (0xA5); the status, and whether
+// every buffer holds its tensor (or, on failure, still only 0xA5).
+tw::Status ReadAllInto(const std::vector<uint8_t> &file, const std::vector<Owned> &tensors, int threads) {
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "reuse", &reader).ok());
+  std::vector<std::vector<uint8_t>> restored;
+  std::vector<ckpt::CheckpointReader::Target> targets;
+  for (const Owned &t : tensors) restored.emplace_back(t.bytes.size(), 0xA5);
+  for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+  const tw::Status status = reader->ReadInto(targets, threads);
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (status.ok()) {
+      assert_true(restored[i] == tensors[i].bytes);
+    } else {
+      assert_true(restored[i] == std::vector<uint8_t>(tensors[i].bytes.size(), 0xA5));
+    }
+  }
+  return status;
+}
+
+// The kept planes' memory is reused from read to read (kept_planes.h): reads of different sizes, one
+// after the other, each get their own bytes, and a read that fits in what an earlier one left maps
+// nothing new. Chunks of 1 MiB: their planes fill a huge-page slab and their joins into the
+// destinations use streamed stores.
+static void kept_planes_memory_is_reused_across_reads_of_different_sizes(void **state) {
+  (void)state;
+  std::vector<Owned> big = {MakeTensor("w", TW_FLOAT32, {3 << 20}, 31), MakeTensor("h", TW_BFLOAT16, {3 << 19}, 32)};
+  std::vector<Owned> small = {MakeTensor("w", TW_FLOAT32, {1000}, 33), MakeTensor("h", TW_BFLOAT16, {70000}, 34)};
+  std::vector<Owned> noise = {MakeTensor("ids", TW_INT32, {1 << 20}, 35)};  // no plane compresses: nothing kept
+  const std::vector<uint8_t> big_file = CheckpointBytes(big, 1 << 20), small_file = CheckpointBytes(small, 1 << 20);
+  const std::vector<uint8_t> noise_file = CheckpointBytes(noise, 1 << 20);
+  for (int threads : {1, 2}) {
+    assert_true(ReadAllInto(big_file, big, threads).ok());
+    const size_t spare = ckpt::KeptPlanes::SpareBytes();
+    assert_true(spare >= (3u << 20) + (3u << 19));  // the exponent planes of w and h, kept for the next read
+    assert_true(spare <= ckpt::KeptPlanes::kSpareBytes);
+    assert_true(ReadAllInto(small_file, small, threads).ok());
+    assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);  // it took the big read's slab and gave it back
+    assert_true(ReadAllInto(big_file, big, threads).ok());
+    assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);
+    assert_true(ReadAllInto(noise_file, noise, threads).ok());
+    assert_int_equal(ckpt::KeptPlanes::SpareBytes(), spare);  // a read that keeps nothing leaves them be
+  }
+}
+
+// With the reused memory holding the very planes a chunk would decode to (a good read of the same
+// tensors just before), a chunk that does not prove still fails the read before any buffer is written:
+// a frame that does not decode, and raw bytes that do not match the raw checksum.
+static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w", TW_FLOAT32, {1 << 20}, 41), MakeTensor("h", TW_BFLOAT16, {1 << 20}, 42)};
+  const std::vector<uint8_t> good = CheckpointBytes(tensors, 1 << 20);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "good", &reader).ok());
+  const ckpt::Chunk &last = reader->Find("h")->chunks.back();
+  assert_int_equal(last.planes[0].codec, ckpt::Codec::kRaw);  // the low bytes of bfloat16: noise
+  assert_int_equal(last.planes[1].codec, ckpt::Codec::kZstd);
+  std::vector<uint8_t> bad_frame = good, bad_raw = good;
+  const uint64_t frame = last.offset + last.planes[0].stored_size;
+  for (uint64_t i = frame + 8; i < frame + last.planes[1].stored_size; i += 97) bad_frame[i] ^= 0x5a;
+  bad_raw[last.offset + 12345] ^= 1;  // the stored checksum covers only frames: the raw checksum must catch it
+  for (int threads : {1, 2}) {
+    for (const std::vector<uint8_t> *bad : {&bad_frame, &bad_raw}) {
+      assert_true(ReadAllInto(good, tensors, threads).ok());
+      const tw::Status status = ReadAllInto(*bad, tensors, threads);
+      assert_int_equal(status.code(), TW_DATA_LOSS);
+      assert_non_null(std::strstr(status.message().c_str(), "tensor 'h' chunk 1 of 2"));
+    }
+  }
 }
 
 static void planes_that_do_not_compress_are_stored_raw(void **state) {
@@ -661,6 +732,8 @@ int main(void) {
       cmocka_unit_test(round_trip_every_dtype_and_shape),
       cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
       cmocka_unit_test(kept_planes_within_any_budget_read_the_same_bytes),
+      cmocka_unit_test(kept_planes_memory_is_reused_across_reads_of_different_sizes),
+      cmocka_unit_test(a_corrupt_chunk_fails_with_reused_kept_planes),
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
       cmocka_unit_test(every_bit_flip_is_detected),
       cmocka_unit_test(version_1_files_still_load_and_verify),
