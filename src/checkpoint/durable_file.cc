@@ -22,7 +22,7 @@ constexpr char kTempMarker[] = ".tw-tmp-";
 
 // Written bytes between two writeback kicks (Append). Small enough that the final fsync finds little
 // left to write, large enough that the disk gets long sequential writes.
-constexpr uint64_t kWritebackKickBytes = 8 << 20;
+constexpr uint64_t kWritebackKickBytes = 2 << 20;
 
 std::atomic<uint64_t> g_temp_counter{0};
 
