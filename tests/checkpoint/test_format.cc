@@ -425,7 +425,7 @@ static void kept_planes_memory_is_reused_across_reads_of_different_sizes(void **
 
 // With the reused memory holding the very planes a chunk would decode to (a good read of the same
 // tensors just before), a chunk that does not prove still fails the read before any buffer is written:
-// a frame that does not decode, and raw bytes that do not match the raw checksum.
+// a coded plane that does not decode, and raw bytes that do not match the raw checksum.
 static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_FLOAT32, {1 << 20}, 41), MakeTensor("h", TW_BFLOAT16, {1 << 20}, 42)};
@@ -434,11 +434,11 @@ static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
   assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "good", &reader).ok());
   const ckpt::Chunk &last = reader->Find("h")->chunks.back();
   assert_int_equal(last.planes[0].codec, ckpt::Codec::kRaw);  // the low bytes of bfloat16: noise
-  assert_int_equal(last.planes[1].codec, ckpt::Codec::kZstd);
+  assert_int_equal(last.planes[1].codec, ckpt::Codec::kHuffman);  // sign and exponent: coded, kept
   std::vector<uint8_t> bad_frame = good, bad_raw = good;
   const uint64_t frame = last.offset + last.planes[0].stored_size;
   for (uint64_t i = frame + 8; i < frame + last.planes[1].stored_size; i += 97) bad_frame[i] ^= 0x5a;
-  bad_raw[last.offset + 12345] ^= 1;  // the stored checksum covers only frames: the raw checksum must catch it
+  bad_raw[last.offset + 12345] ^= 1;  // the stored checksum covers only coded planes: the raw checksum must catch it
   for (int threads : {1, 2}) {
     for (const std::vector<uint8_t> *bad : {&bad_frame, &bad_raw}) {
       assert_true(ReadAllInto(good, tensors, threads).ok());
