@@ -216,23 +216,23 @@ Status ChunkCodec::DecodePlane(Codec codec, const uint8_t *stored, size_t size, 
   return Status();
 }
 
-// Coded planes (zstd or Huffman) decode into `zstd_out` (the k-th coded plane at k·plane_size) when
+// Coded planes (zstd or Huffman) decode into `coded_out` (the k-th coded plane at k·plane_size) when
 // given, else into the scratch buffer (plane p at p·plane_size) or, for a chunk of one zstd plane,
 // straight into `raw`; with `kept`, they were decoded (and proven) before and are used from there. Raw
 // planes are used where they lie in `stored`. Every coded plane must decode to exactly its plane's
 // size. Sets planes[p] to where plane p's bytes are.
 Status ChunkCodec::Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw,
-                          const uint8_t **planes, uint8_t *zstd_out, const uint8_t *kept) {
-  size_t zstd_planes = 0;
+                          const uint8_t **planes, uint8_t *coded_out, const uint8_t *kept) {
+  size_t coded_planes = 0;
   for (int p = 0; p < chunk.plane_count; ++p) {
     const Plane &entry = chunk.planes[p];
     const size_t size = static_cast<size_t>(entry.stored_size);
     if (entry.codec == Codec::kRaw) {
       planes[p] = stored;
     } else if (kept != nullptr) {
-      planes[p] = kept + zstd_planes++ * plane_size;
+      planes[p] = kept + coded_planes++ * plane_size;
     } else {
-      uint8_t *plane = zstd_out != nullptr ? zstd_out + zstd_planes++ * plane_size
+      uint8_t *plane = coded_out != nullptr ? coded_out + coded_planes++ * plane_size
                        : chunk.plane_count == 1 && raw != nullptr
                            ? raw
                            : Scratch(static_cast<size_t>(chunk.raw_size)) + static_cast<size_t>(p) * plane_size;

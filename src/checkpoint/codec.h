@@ -70,7 +70,7 @@ class ChunkCodec {
   uint8_t *Scratch(size_t size);
   Status DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size, int p);
   Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes,
-                uint8_t *zstd_out, const uint8_t *kept);
+                uint8_t *coded_out, const uint8_t *kept);
 
   int zstd_level_;
   ZSTD_CCtx *cctx_ = nullptr;        // for unfiltered chunks
