@@ -185,7 +185,8 @@ class Saver {
   // Saves and restores by shard: a collective and shards (WriteSnapshot's condition).
   bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }
   // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
-  // preserved. The saver's own list and clock change only if the state file was written.
+  // preserved (DeleteDoomed; in a sharded save once every rank heard the outcome). The saver's own
+  // list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
   // Deletes the checkpoints CommitRetention evicted (unless defer_deletions_ kept them for later), then
   // settles the chief's saving note.
