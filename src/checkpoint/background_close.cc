@@ -60,8 +60,8 @@ void *Serve(void *) {
     Job *job = Pop();  // null when StopWorker took the queue meanwhile
     pthread_mutex_unlock(&g_queue_mutex);
     if (job != nullptr) Run(job);
+    delete job;  // before a fork may copy the process: a child would not know the record
     pthread_mutex_unlock(&g_job_mutex);
-    delete job;
     pthread_mutex_lock(&g_queue_mutex);
   }
   pthread_mutex_unlock(&g_queue_mutex);

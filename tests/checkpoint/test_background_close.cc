@@ -103,7 +103,7 @@ bool AllHungUp(std::vector<Pipe> *pipes) {
     all = all && (pfd.revents & POLLHUP) != 0;
     ::close(p.read_end);
   }
-  pipes->clear();
+  std::vector<Pipe>().swap(*pipes);
   return all;
 }
 
@@ -182,6 +182,7 @@ void ForkChildHasItsOwnWorker(void **) {
   const pid_t child = ::fork();
   assert_true(child >= 0);
   if (child == 0) {
+    std::vector<Pipe>().swap(parents);  // the parent's
     ::close(control[1]);
     char code = CountTasks(kWorkerName) == 0 ? 0 : 1;  // the parent's worker is not here
     std::vector<Pipe> own = MakePipes(100);
