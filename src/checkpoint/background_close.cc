@@ -138,12 +138,13 @@ __attribute__((destructor)) void StopWorker() {
   pthread_mutex_lock(&g_queue_mutex);
   g_stopped = true;
   const bool join = g_running;
+  const pthread_t thread = g_thread;
   g_running = false;
   Job *left = g_head;
   g_head = g_tail = nullptr;
   pthread_cond_signal(&g_wake);
   pthread_mutex_unlock(&g_queue_mutex);
-  if (join) pthread_join(g_thread, nullptr);
+  if (join) pthread_join(thread, nullptr);
   while (left != nullptr) {
     Job *job = left;
     left = job->next;
