@@ -107,9 +107,7 @@ void AfterForkInChild() {
   pthread_mutex_unlock(&g_job_mutex);
 }
 
-void RegisterForkHandlers() {
-  g_fork_handlers = pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild) == 0;
-}
+void RegisterForkHandlers() { g_fork_handlers = pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild) == 0; }
 
 // Hands a job to the worker, starting it on first use. False when there is none to take it (the
 // library unloading, no thread or memory to spare): the caller then does the work itself.

@@ -127,7 +127,7 @@ void UnloadWithJobsQueued(void **) {
     assert_int_equal(::dlclose(library), 0);
 
     assert_null(::dlopen(g_library, RTLD_NOW | RTLD_NOLOAD));  // really unloaded: its code is gone
-    assert_int_equal(CountTasks(), g_tasks_at_start);         // no thread left behind in it
+    assert_int_equal(CountTasks(), g_tasks_at_start);          // no thread left behind in it
     assert_int_equal(DescriptorsUnder(dir.path), 0);           // evicted checkpoints freed
     assert_int_equal(MappingsUnder(dir.path), 0);              // the verified file's mapping gone
     assert_int_equal(scratch_dir_count_entries(&dir, "model.ckpt-"), 1);
