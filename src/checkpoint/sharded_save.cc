@@ -184,8 +184,8 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     }
   }
   // The chief's preparation first (it may remove files of the directory, never this save's parts).
-  Status written = save.chief && save.prepare ? save.prepare().WithPrefix("Preparing the checkpoint directory failed: ")
-                                              : Status();
+  Status written =
+      save.chief && save.prepare ? save.prepare().WithPrefix("Preparing the checkpoint directory failed: ") : Status();
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;

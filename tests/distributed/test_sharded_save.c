@@ -511,9 +511,11 @@ static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
   const long expected[kSeries] = {5, 2, 2};
   for (int rank = 0; rank < kRanks; ++rank) {
     for (int k = 0; k < kSeries; ++k) {
-      if (se.status[rank][k] != TW_OK) fail_msg("rank %d, save %d: %d: %s", rank, k, se.status[rank][k], se.message[rank]);
+      if (se.status[rank][k] != TW_OK)
+        fail_msg("rank %d, save %d: %d: %s", rank, k, se.status[rank][k], se.message[rank]);
       if (se.operations[rank][k] != expected[k])
-        fail_msg("rank %d, save %d: %ld collective operations, expected %ld", rank, k, se.operations[rank][k], expected[k]);
+        fail_msg("rank %d, save %d: %ld collective operations, expected %ld", rank, k, se.operations[rank][k],
+                 expected[k]);
     }
   }
   expect_checkpoint_files(&j, 1, 0);
