@@ -19,6 +19,7 @@
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
+#include "checkpoint/spare_files.h"
 
 namespace tw {
 namespace checkpoint {
@@ -66,6 +67,8 @@ Status CheckOptions(const SaverOptions &options) {
 }
 
 }  // namespace
+
+Saver::~Saver() { ReleaseDirectoryLocks(); }
 
 Status Saver::SetOptions(SaverOptions options) {
   TW_RETURN_IF_ERROR(CheckOptions(options));
@@ -154,6 +157,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
+  write.spare_slot = 0;  // an evicted checkpoint's file, overwritten in place (C15)
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   return RecordOrRemove(dir, checkpoint, path);
@@ -266,7 +270,9 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
-  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
+  // Their files become spares the next save overwrites (C15): the saver drops them when done.
+  if (!doomed.empty()) spare_dirs_.insert(dir);
+  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path, /*recycle=*/true);
   if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
   return Status();
 }
@@ -281,7 +287,12 @@ Status Saver::LockDirectory(const std::string &dir) {
   return Status();
 }
 
-void Saver::ReleaseDirectoryLocks() { locks_.clear(); }
+void Saver::ReleaseDirectoryLocks() {
+  // Dropped while the lock still keeps other writers out, so never a spare another saver just made.
+  for (const std::string &dir : spare_dirs_) DropSpares(dir);
+  spare_dirs_.clear();
+  locks_.clear();
+}
 
 Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
   bool intact = true;
