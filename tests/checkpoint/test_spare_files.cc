@@ -4,6 +4,7 @@
 // checkpoint, a file a reader maps); what is planted under the spare name is neither used, followed nor
 // blocked on; a reader never sees a file being recycled; the saver drops its spares when done; a save
 // killed while overwriting a spare corrupts nothing.
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
@@ -13,6 +14,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <random>
@@ -123,7 +125,23 @@ std::vector<std::string> Temporaries(const scratch_dir &dir) {
   return names;
 }
 
+// Run once by the next flock(LOCK_SH): what happens between a reader's open and its lock.
+std::function<void()> g_before_shared_lock;
+
 }  // namespace
+
+// The library's flock calls bind to this definition (the executable's comes first), so a test can act
+// in the window between a reader's open and its lock.
+extern "C" int flock(int fd, int operation) {
+  using Flock = int (*)(int, int);
+  static const Flock real = reinterpret_cast<Flock>(::dlsym(RTLD_NEXT, "flock"));
+  if ((operation & LOCK_SH) != 0 && g_before_shared_lock) {
+    const std::function<void()> act = std::move(g_before_shared_lock);
+    g_before_shared_lock = nullptr;
+    act();
+  }
+  return real(fd, operation);
+}
 
 static void spare_names(void **state) {
   (void)state;
@@ -286,6 +304,31 @@ static void opening_a_file_being_recycled_is_not_found_c15(void **state) {
   assert_true(ckpt::MappedFile::Open(second, &mapped).ok());
 }
 
+// C15: a reader that opened a checkpoint just before it was evicted and recycled reports it deleted
+// instead of reading another checkpoint's bytes under its name. Between the reader's open of step 2 and
+// its lock, saves ran: step 4 was written into step 2's file, then step 2 was saved again (the job went
+// back), into another file, evicting step 4.
+static void a_file_recycled_before_the_readers_lock_is_not_found_c15(void **state) {
+  (void)state;
+  Fixture f;
+  f.Save(1, 11);
+  const std::string second = f.Save(2, 22);
+  const ino_t second_inode = Stat(second).st_ino;
+  ino_t fourth_inode = 0;
+  g_before_shared_lock = [&] {
+    f.Save(3, 33);
+    fourth_inode = Stat(f.Save(4, 44)).st_ino;
+    f.Save(2, 55);
+  };
+  std::unique_ptr<ckpt::MappedFile> mapped;
+  const tw::Status opened = ckpt::MappedFile::Open(second, &mapped);
+  assert_int_equal(fourth_inode, second_inode);  // the recycling did happen in the window
+  assert_int_not_equal(Stat(second).st_ino, second_inode);
+  assert_int_equal(opened.code(), TW_NOT_FOUND);
+  assert_non_null(std::strstr(opened.message().c_str(), "was deleted while being opened"));
+  f.ExpectRestores(second, 55);
+}
+
 // C15: the spares are the saver's while it writes the directory: releasing it (a session's close) or
 // destroying the saver deletes them; its checkpoints and state file stay.
 static void the_saver_drops_its_spares_c15(void **state) {
@@ -354,6 +397,7 @@ int main(void) {
       cmocka_unit_test(planted_spares_are_never_used_c15),
       cmocka_unit_test(a_mapped_evicted_file_is_never_overwritten_c15),
       cmocka_unit_test(opening_a_file_being_recycled_is_not_found_c15),
+      cmocka_unit_test(a_file_recycled_before_the_readers_lock_is_not_found_c15),
       cmocka_unit_test(the_saver_drops_its_spares_c15),
       cmocka_unit_test(a_save_killed_while_overwriting_a_spare_corrupts_nothing_c15),
   };
