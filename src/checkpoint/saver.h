@@ -199,7 +199,7 @@ class Saver {
   double last_preserved_timestamp_;
   std::set<std::string> cleaned_dirs_;
   std::set<std::string> spare_dirs_;  // where CommitRetention evicted checkpoints (may hold spares)
-  std::string last_restored_;  // never evicted by RecoverLastCheckpoints
+  std::string last_restored_;         // never evicted by RecoverLastCheckpoints
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
   WriteBuffers write_buffers_;                 // reused from save to save
   std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save

@@ -22,9 +22,7 @@ constexpr char kSparePrefix[] = ".tw-spare-";
 
 // Only a regular file of this user that no other name links may be overwritten: another link is
 // someone's copy of the checkpoint, another owner's file is not ours to reuse.
-bool Recyclable(const struct stat &st) {
-  return S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == ::geteuid();
-}
+bool Recyclable(const struct stat &st) { return S_ISREG(st.st_mode) && st.st_nlink == 1 && st.st_uid == ::geteuid(); }
 
 bool SameInode(const struct stat &a, const struct stat &b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 

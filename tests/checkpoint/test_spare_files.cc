@@ -28,10 +28,11 @@
 #include "checkpoint/spare_files.h"
 #include "scratch_dir.h"
 
-extern "C" {
+// cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+extern "C" {
 #include <cmocka.h>
 }
 
