@@ -83,7 +83,7 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     Log(TW_LOG_WARNING, "Cannot write the holder's pid into %s: %s", path.c_str(), std::strerror(errno));
   }
-  out->reset(new DirectoryLock(fd, dir_stat.st_dev, dir_stat.st_ino));
+  out->reset(new DirectoryLock(where, fd, dir_stat.st_dev, dir_stat.st_ino));
   return Status();
 }
 

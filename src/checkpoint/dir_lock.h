@@ -35,10 +35,13 @@ class DirectoryLock {
 
   // True when `dir` is the locked directory (same device and inode, however it is spelled).
   bool Covers(const std::string &dir) const;
+  // The directory as Acquire was given it ("." for "").
+  const std::string &dir() const { return dir_; }
 
  private:
-  DirectoryLock(int fd, dev_t dev, ino_t ino) : fd_(fd), dev_(dev), ino_(ino) {}
+  DirectoryLock(std::string dir, int fd, dev_t dev, ino_t ino) : dir_(std::move(dir)), fd_(fd), dev_(dev), ino_(ino) {}
 
+  std::string dir_;
   int fd_;
   dev_t dev_;
   ino_t ino_;

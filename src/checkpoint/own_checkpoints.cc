@@ -161,7 +161,7 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, bool recycle) {
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
@@ -169,9 +169,9 @@ bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, bool r
   bool index = false;
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why, &index)) {
     // A single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts recycled.
-    const int err = RetireFile(dir_fd.get(), Basename(path), recycle && !index ? 0 : kNoSpareSlot);
+    const int err = RetireFile(dir_fd.get(), Basename(path), index ? kNoSpareSlot : 0);
     if (err == 0) {
-      DeleteParts(dir_fd.get(), Basename(path), false, {}, recycle);
+      DeleteParts(dir_fd.get(), Basename(path), false, {}, /*recycle=*/true);
       return true;
     }
     why = std::strerror(err);

@@ -186,6 +186,7 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   const ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief};
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
+  write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
   std::string recorded_path;
   TW_RETURN_IF_ERROR(WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), write, &write_buffers_,
                                             [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); }));
@@ -270,9 +271,7 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
-  // Their files become spares the next save overwrites (C15): the saver drops them when done.
-  if (!doomed.empty()) spare_dirs_.insert(dir);
-  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path, /*recycle=*/true);
+  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
   if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
   return Status();
 }
@@ -288,9 +287,8 @@ Status Saver::LockDirectory(const std::string &dir) {
 }
 
 void Saver::ReleaseDirectoryLocks() {
-  // Dropped while the lock still keeps other writers out, so never a spare another saver just made.
-  for (const std::string &dir : spare_dirs_) DropSpares(dir);
-  spare_dirs_.clear();
+  // While the lock still keeps other writers out: never a spare another saver just made.
+  for (const auto &lock : locks_) DropSpares(lock->dir());
   locks_.clear();
 }
 

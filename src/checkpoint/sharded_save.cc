@@ -187,7 +187,6 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;
-  part_options.spare_slot = rank;  // the chief keeps an evicted checkpoint's part p as slot p's spare (C15)
   Status written = WriteCheckpoint(part_path, mine, part_options, buffers);
   if (written.ok()) written = DescribePart(part_path, &described);
   if (!written.ok()) written = written.WithPrefix("Saving part " + part_path + " failed: ");

@@ -8,6 +8,7 @@
  * and the preemption save (D10) is written by every rank. Only the public C API is used. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -199,6 +200,10 @@ static void save_rank(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
+/* Between two saves of recycle_rank: the chief's saver returns once it has evicted, so after it every
+ * rank finds the spares the eviction made. */
+static pthread_barrier_t g_between_saves;
+
 /* The same rank saving steps 1, 2 and 3 through a standalone saver, noting its part's inode after the
  * first and the third save (before any later save could evict them). */
 static void recycle_rank(int rank, void *arg) {
@@ -218,8 +223,10 @@ static void recycle_rank(int rank, void *arg) {
   }
   char prefix[300], part[400];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
-  for (int64_t step = 1; step <= 3 && result->first_failed_run == TW_OK; ++step) {
-    s = tw_saver_save(NULL, saver, prefix, step);
+  for (int64_t step = 1; step <= 3; ++step) {
+    s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
+    pthread_barrier_wait(&g_between_saves);
+    if (result->first_failed_run != TW_OK) continue;
     if (s != TW_OK) {
       result->first_failed_run = s;
       result->failed_at_run = (int)step;
@@ -514,7 +521,9 @@ static void parts_are_recycled_per_slot_c15(void **state) {
   job j;
   make_job(&j, "recycle");
   j.max_to_keep = 1;
+  assert_int_equal(pthread_barrier_init(&g_between_saves, NULL, kRanks), 0);
   assert_int_equal(thread_world_run(j.world, recycle_rank, &j), 0);
+  pthread_barrier_destroy(&g_between_saves);
   expect_all_ok(&j);
   for (int rank = 0; rank < kRanks; ++rank) {
     const rank_result *r = &j.results[rank];
