@@ -200,46 +200,6 @@ static void save_rank(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
-/* Between two saves of recycle_rank: the chief's saver returns once it has evicted, so after it every
- * rank finds the spares the eviction made. */
-static pthread_barrier_t g_between_saves;
-
-/* The same rank saving steps 1, 2 and 3 through a standalone saver, noting its part's inode after the
- * first and the third save (before any later save could evict them). */
-static void recycle_rank(int rank, void *arg) {
-  job *j = (job *)arg;
-  rank_result *result = &j->results[rank];
-  memset(result, 0, sizeof *result);
-  rank_state state;
-  tw_options *opts = NULL;
-  tw_saver *saver = NULL;
-  tw_status s = rank_options(j, rank, &state, &opts);
-  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
-  tw_options_destroy(opts);
-  result->create = s;
-  if (s != TW_OK) {
-    remember_error(result);
-    return;
-  }
-  char prefix[300], part[400];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
-  for (int64_t step = 1; step <= 3; ++step) {
-    s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
-    pthread_barrier_wait(&g_between_saves);
-    if (result->first_failed_run != TW_OK) continue;
-    if (s != TW_OK) {
-      result->first_failed_run = s;
-      result->failed_at_run = (int)step;
-      remember_error(result);
-    } else if (step != 2) {
-      snprintf(part, sizeof part, "%s-%lld.part-%05d-of-%05d", prefix, (long long)step, rank, kRanks);
-      struct stat st;
-      result->part_inodes[step == 1 ? 0 : 1] = stat(part, &st) == 0 ? (unsigned long long)st.st_ino : 0;
-    }
-  }
-  tw_saver_destroy(saver);
-}
-
 static void make_job(job *j, const char *name) {
   memset(j, 0, sizeof *j);
   const char *tmp = getenv("TMPDIR");
@@ -513,6 +473,46 @@ static void max_to_keep_deletes_whole_checkpoints(void **state) {
   end_job(&j);
 }
 
+/* Between two saves of recycle_rank: the chief's saver returns once it has evicted, so after it every
+ * rank finds the spares the eviction made. */
+static pthread_barrier_t g_between_saves;
+
+/* The same rank saving steps 1, 2 and 3 through a standalone saver, noting its part's inode after the
+ * first and the third save (before any later save could evict them). */
+static void recycle_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  rank_state state;
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  tw_status s = rank_options(j, rank, &state, &opts);
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts);
+  result->create = s;
+  if (s != TW_OK) {
+    remember_error(result);
+    return;
+  }
+  char prefix[300], part[400];
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  for (int64_t step = 1; step <= 3; ++step) {
+    s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
+    pthread_barrier_wait(&g_between_saves);
+    if (result->first_failed_run != TW_OK) continue;
+    if (s != TW_OK) {
+      result->first_failed_run = s;
+      result->failed_at_run = (int)step;
+      remember_error(result);
+    } else if (step != 2) {
+      snprintf(part, sizeof part, "%s-%lld.part-%05d-of-%05d", prefix, (long long)step, rank, kRanks);
+      struct stat st;
+      result->part_inodes[step == 1 ? 0 : 1] = stat(part, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+    }
+  }
+  tw_saver_destroy(saver);
+}
+
 /* C15 on a sharded job: the chief keeps each part of the checkpoint max_to_keep=1 evicts as the spare
  * of its part index, and rank p's next part overwrites spare p: step 3's part p is step 1's part p's
  * file, holding step 3's rows. The chief's saver drops the spares when destroyed. */
@@ -631,10 +631,10 @@ int main(void) {
       cmocka_unit_test(savers_from_options_commit_one_sharded_checkpoint),
       cmocka_unit_test(saver_from_options_checks_its_arguments),
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
-      cmocka_unit_test(parts_are_recycled_per_slot_c15),
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
       cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),
+      cmocka_unit_test(parts_are_recycled_per_slot_c15),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
