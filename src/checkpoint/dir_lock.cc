@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/regular_file.h"
 #include "checkpoint/path.h"
+#include "checkpoint/spare_files.h"
 
 namespace tw {
 namespace checkpoint {
@@ -87,7 +88,11 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
   return Status();
 }
 
-DirectoryLock::~DirectoryLock() { ::close(fd_); }
+DirectoryLock::~DirectoryLock() {
+  // The holder's spares go while the lock still keeps other writers out: never one another saver made.
+  DropSpares(dir_);
+  ::close(fd_);
+}
 
 bool DirectoryLock::Covers(const std::string &dir) const {
   struct stat st;

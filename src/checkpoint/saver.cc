@@ -19,7 +19,6 @@
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
-#include "checkpoint/spare_files.h"
 
 namespace tw {
 namespace checkpoint {
@@ -67,8 +66,6 @@ Status CheckOptions(const SaverOptions &options) {
 }
 
 }  // namespace
-
-Saver::~Saver() { ReleaseDirectoryLocks(); }
 
 Status Saver::SetOptions(SaverOptions options) {
   TW_RETURN_IF_ERROR(CheckOptions(options));
@@ -286,11 +283,7 @@ Status Saver::LockDirectory(const std::string &dir) {
   return Status();
 }
 
-void Saver::ReleaseDirectoryLocks() {
-  // While the lock still keeps other writers out: never a spare another saver just made.
-  for (const auto &lock : locks_) DropSpares(lock->dir());
-  locks_.clear();
-}
+void Saver::ReleaseDirectoryLocks() { locks_.clear(); }
 
 Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
   bool intact = true;

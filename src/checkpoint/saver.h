@@ -8,8 +8,7 @@
 // Only files provably the saver's own inside the checkpoint directory are ever deleted
 // (own_checkpoints.h): paths read from the state file are hints. Whoever writes a directory holds its
 // lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files become
-// spares that the next save overwrites in place (spare_files.h, C15); the saver deletes the spares of
-// the directories it holds when it releases them.
+// spares that the next save overwrites in place (spare_files.h, C15); releasing the lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).
@@ -67,7 +66,6 @@ class Saver {
   // saver. Errors: TW_INVALID_ARGUMENT (names, latest_filename with a '/', max_to_keep < 0,
   // keep_checkpoint_every_n_hours <= 0).
   static Status Create(std::vector<TensorRef> variables, SaverOptions options, std::unique_ptr<Saver> *out);
-  ~Saver();  // ReleaseDirectoryLocks
 
   // Replaces the options (same checks as Create); the kept list and retention clock carry over.
   Status SetOptions(SaverOptions options);
@@ -140,9 +138,7 @@ class Saver {
   // Takes `dir`'s advisory lock (dir_lock.h) unless this saver holds it already; a missing directory
   // is not locked. TW_FAILED_PRECONDITION when another saver or process holds it.
   Status LockDirectory(const std::string &dir);
-  // Deletes the spares of the directories this saver holds (its evictions' files, or a crashed
-  // predecessor's: it writes there no more for now, so the disk, on tmpfs the memory, comes back), then
-  // releases every directory lock (a session does at close).
+  // Releases every directory lock (a session does at close).
   void ReleaseDirectoryLocks();
 
   // Kept checkpoints, oldest → newest, as the state file lists them.

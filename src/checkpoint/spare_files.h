@@ -5,7 +5,8 @@
 // part index (".tw-spare-<slot>": a part file's p of "<ckpt>.part-p-of-n", 0 for a single-file
 // checkpoint), and the next save of that slot takes it as its temporary file and overwrites it from
 // offset 0 (durable_file.h). At most one spare per slot, so the cost on disk (on tmpfs: memory) is
-// bounded; the saver that made spares drops them when it is done (saver.h).
+// bounded; the holder of the directory's lock drops them when it releases it (dir_lock.h: a saver's
+// ReleaseDirectoryLocks or destruction).
 //
 // Readers are never shown a recycled file changing: a reader holds flock(LOCK_SH) on every file it maps
 // (mapped_file.h), and a writer takes a spare only with flock(LOCK_EX | LOCK_NB) — a spare some reader
