@@ -33,9 +33,9 @@ class DurableFile {
   // TW_RESOURCE_EXHAUSTED for ENOSPC/EFBIG.
   Status Append(const void *data, size_t size);
   // (truncate a recycled spare to what was written →) fsync → close → rename over the destination →
-  // fsync the directory. Without `sync_directory` the
-  // rename is not durable yet: the caller fsyncs the directory (SyncDirectoryOf) before anything that
-  // relies on the name — a sharded save's chief does it once for every rank's part.
+  // fsync the directory. Without `sync_directory` the rename is not durable yet: the caller fsyncs the
+  // directory (SyncDirectoryOf) before anything that relies on the name — a sharded save's chief does
+  // it once for every rank's part.
   Status Commit(bool sync_directory = true);
 
   const std::string &path() const { return path_; }
