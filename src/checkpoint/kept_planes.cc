@@ -3,6 +3,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <new>
 
 namespace tw {
 namespace checkpoint {
@@ -13,17 +14,34 @@ constexpr size_t kLine = 64;  // each chunk's planes start on a cache line
 
 size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
 
-// Slabs of finished restores, kept for the next restore of the process (kept_planes.h). Never
-// destroyed: a restore may end in a static destructor.
+// Slabs of finished restores, kept for the next restore of the process (kept_planes.h). Its storage is
+// static and never destroyed (a restore may end in a static destructor); the slabs themselves are
+// unmapped when the library is unloaded or the process exits (ReleaseSpares), and a restore that
+// ends later unmaps its own.
 struct Spares {
   std::mutex mutex;
   std::vector<KeptPlanes::Slab> slabs;
   size_t bytes = 0;
+  bool released = false;  // ReleaseSpares ran: nothing is kept any more
 };
 
 Spares &TheSpares() {
-  static Spares *spares = new Spares();
+  alignas(Spares) static unsigned char storage[sizeof(Spares)];
+  static Spares *spares = new (storage) Spares();
   return *spares;
+}
+
+// A dlclose that left the slabs mapped would leak up to kSpareBytes per load of the library.
+__attribute__((destructor)) void ReleaseSpares() {
+  Spares &spares = TheSpares();
+  std::vector<KeptPlanes::Slab> slabs;
+  {
+    std::lock_guard<std::mutex> lock(spares.mutex);
+    spares.released = true;
+    slabs.swap(spares.slabs);
+    spares.bytes = 0;
+  }
+  for (const KeptPlanes::Slab &slab : slabs) ::munmap(slab.map, slab.size);
 }
 
 }  // namespace
@@ -34,6 +52,10 @@ KeptPlanes::~KeptPlanes() {
   {
     std::lock_guard<std::mutex> lock(spares.mutex);
     for (const Slab &slab : slabs_) {
+      if (spares.released) {
+        unmap.push_back(slab);
+        continue;
+      }
 #ifdef MADV_FREE
       // Contents are dead: the kernel may reclaim the pages under memory pressure instead of keeping
       // them; if it does not, the next restore writes them without a fault.

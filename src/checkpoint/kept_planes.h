@@ -8,7 +8,8 @@
 // fault, a zeroed page and a cgroup charge each) cost as much CPU as decoding the planes; in 2 MiB
 // pages the faults are 512× fewer. When the store is destroyed its slabs are kept for the process's
 // next restore, up to kSpareBytes, and marked MADV_FREE: the kernel may take their pages back under
-// memory pressure; if it does not, a repeated restore writes its planes without a single fault.
+// memory pressure; if it does not, a repeated restore writes its planes without a single fault. They
+// are unmapped when the library is unloaded (or the process exits).
 #ifndef TRAINWATCH_CHECKPOINT_KEPT_PLANES_H
 #define TRAINWATCH_CHECKPOINT_KEPT_PLANES_H
 
