@@ -12,6 +12,7 @@
 #include "base/log.h"
 #include "base/regular_file.h"
 #include "checkpoint/path.h"
+#include "checkpoint/spare_files.h"
 
 namespace tw {
 namespace checkpoint {
@@ -83,11 +84,15 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
     Log(TW_LOG_WARNING, "Cannot write the holder's pid into %s: %s", path.c_str(), std::strerror(errno));
   }
-  out->reset(new DirectoryLock(fd, dir_stat.st_dev, dir_stat.st_ino));
+  out->reset(new DirectoryLock(where, fd, dir_stat.st_dev, dir_stat.st_ino));
   return Status();
 }
 
-DirectoryLock::~DirectoryLock() { ::close(fd_); }
+DirectoryLock::~DirectoryLock() {
+  // The holder's spares go while the lock still keeps other writers out: never one another saver made.
+  DropSpares(dir_);
+  ::close(fd_);
+}
 
 bool DirectoryLock::Covers(const std::string &dir) const {
   struct stat st;

@@ -28,7 +28,10 @@ class DirectoryLock {
   // saved there either). Errors: TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: ...
   // holds <dir>/.trainwatch.lock"), TW_INVALID_ARGUMENT (the lock file is not a regular file), TW_IO.
   static Status Acquire(const std::string &dir, std::unique_ptr<DirectoryLock> *out);
-  ~DirectoryLock();  // releases the lock (the file stays: removing it would race with a new holder)
+  // Deletes the directory's spares (spare_files.h: the holder's evicted checkpoints' files, or a crashed
+  // holder's; on tmpfs they hold memory), then releases the lock (the file stays: removing it would
+  // race with a new holder).
+  ~DirectoryLock();
 
   DirectoryLock(const DirectoryLock &) = delete;
   DirectoryLock &operator=(const DirectoryLock &) = delete;
@@ -37,8 +40,9 @@ class DirectoryLock {
   bool Covers(const std::string &dir) const;
 
  private:
-  DirectoryLock(int fd, dev_t dev, ino_t ino) : fd_(fd), dev_(dev), ino_(ino) {}
+  DirectoryLock(std::string dir, int fd, dev_t dev, ino_t ino) : dir_(std::move(dir)), fd_(fd), dev_(dev), ino_(ino) {}
 
+  std::string dir_;  // as Acquire was given it ("." for "")
   int fd_;
   dev_t dev_;
   ino_t ino_;

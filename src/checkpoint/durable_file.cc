@@ -13,6 +13,7 @@
 #include "base/log.h"
 #include "checkpoint/background_close.h"
 #include "checkpoint/path.h"
+#include "checkpoint/spare_files.h"
 
 namespace tw {
 namespace checkpoint {
@@ -62,8 +63,8 @@ pid_t TemporaryFileOwner(const std::string &name) {
 
 }  // namespace
 
-DurableFile::DurableFile(std::string path, std::string temp_path, int fd)
-    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+DurableFile::DurableFile(std::string path, std::string temp_path, int fd, uint64_t spare_size)
+    : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd), spare_size_(spare_size) {}
 
 DurableFile::~DurableFile() {
   if (committed_) return;
@@ -71,13 +72,15 @@ DurableFile::~DurableFile() {
   ::unlink(temp_path_.c_str());
 }
 
-Status DurableFile::Create(const std::string &path, std::unique_ptr<DurableFile> *out) {
+Status DurableFile::Create(const std::string &path, std::unique_ptr<DurableFile> *out, int spare_slot) {
   const std::string temp = JoinPath(Dirname(path), "." + Basename(path) + kTempMarker +
                                                        std::to_string(::getpid()) + "-" +
                                                        std::to_string(g_temp_counter.fetch_add(1)));
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  uint64_t spare_size = 0;
+  int fd = spare_slot >= 0 ? TakeSpare(Dirname(path), spare_slot, temp, &spare_size) : -1;
+  if (fd < 0) fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return OsError(errno, "create " + temp);
-  out->reset(new DurableFile(path, temp, fd));
+  out->reset(new DurableFile(path, temp, fd, spare_size));
   return Status();
 }
 
@@ -105,6 +108,11 @@ Status DurableFile::Append(const void *data, size_t size) {
 }
 
 Status DurableFile::Commit(bool sync_directory) {
+  // A recycled spare longer than the new contents keeps its old tail until cut (before the fsync,
+  // which makes the new size durable with the data).
+  if (spare_size_ > size_ && ::ftruncate(fd_, static_cast<off_t>(size_)) != 0) {
+    return OsError(errno, "truncate " + temp_path_);
+  }
   if (::fsync(fd_) != 0) return OsError(errno, "fsync " + temp_path_);
   const int fd = fd_;
   fd_ = -1;

@@ -19,8 +19,11 @@ namespace checkpoint {
 class DurableFile {
  public:
   // Creates the temporary file for `path`: ".<basename>.tw-tmp-<pid>-<n>" next to it (hidden, and
-  // never matched by a "<prefix>-*" glob). Errors: TW_NOT_FOUND when the directory is missing, TW_IO.
-  static Status Create(const std::string &path, std::unique_ptr<DurableFile> *out);
+  // never matched by a "<prefix>-*" glob). With a `spare_slot` (>= 0; a checkpoint's data file only)
+  // that slot's spare in the directory becomes the temporary file when it is usable (spare_files.h:
+  // TakeSpare), to be overwritten in place; otherwise, and always without a slot, the file is created
+  // fresh. Errors: TW_NOT_FOUND when the directory is missing, TW_IO.
+  static Status Create(const std::string &path, std::unique_ptr<DurableFile> *out, int spare_slot = -1);
   ~DurableFile();  // without a successful Commit: closes and removes the temporary file
 
   DurableFile(const DurableFile &) = delete;
@@ -29,22 +32,24 @@ class DurableFile {
   // Appends all of `data` (retrying short writes and EINTR), starting writeback every few MiB.
   // TW_RESOURCE_EXHAUSTED for ENOSPC/EFBIG.
   Status Append(const void *data, size_t size);
-  // fsync → close → rename over the destination → fsync the directory. Without `sync_directory` the
-  // rename is not durable yet: the caller fsyncs the directory (SyncDirectoryOf) before anything that
-  // relies on the name — a sharded save's chief does it once for every rank's part.
+  // (truncate a recycled spare to what was written →) fsync → close → rename over the destination →
+  // fsync the directory. Without `sync_directory` the rename is not durable yet: the caller fsyncs the
+  // directory (SyncDirectoryOf) before anything that relies on the name — a sharded save's chief does
+  // it once for every rank's part.
   Status Commit(bool sync_directory = true);
 
   const std::string &path() const { return path_; }
   uint64_t size() const { return size_; }
 
  private:
-  DurableFile(std::string path, std::string temp_path, int fd);
+  DurableFile(std::string path, std::string temp_path, int fd, uint64_t spare_size);
 
   std::string path_;
   std::string temp_path_;
   int fd_;
   uint64_t size_ = 0;
   uint64_t kicked_ = 0;  // bytes handed to writeback so far (Append)
+  uint64_t spare_size_;  // the recycled spare's size (0 for a fresh file): longer is truncated at Commit
   bool committed_ = false;
 };
 

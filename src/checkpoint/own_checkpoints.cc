@@ -12,10 +12,10 @@
 
 #include "base/log.h"
 #include "base/regular_file.h"
-#include "checkpoint/background_close.h"
 #include "checkpoint/format.h"
 #include "checkpoint/path.h"
 #include "checkpoint/shard_index.h"
+#include "checkpoint/spare_files.h"
 #include "checkpoint/state_file.h"
 
 namespace tw {
@@ -40,8 +40,9 @@ class DirectoryFd {
 
 // The proof that the entry `name` of the open directory `dir_fd` is a file the saver wrote (a regular
 // file with a checkpoint's or an index's header), whatever its name; `listed` (may be NULL) must then
-// be that same file. *st receives the entry's lstat.
-bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
+// be that same file. *st receives the entry's lstat, *is_index (may be NULL) whether it is an index.
+bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why,
+                  bool *is_index = nullptr) {
   if (::fstatat(dir_fd, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
     *why = listed != nullptr ? "the path leads outside the checkpoint directory"
                              : std::string("cannot be examined (") + std::strerror(errno) + ")";
@@ -68,38 +69,42 @@ bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed
   const bool same = ::fstat(fd, &opened) == 0 && opened.st_ino == st->st_ino && opened.st_dev == st->st_dev;
   const ssize_t n = same ? ::pread(fd, header, sizeof(header), 0) : -1;
   ::close(fd);
-  if (!same || n != static_cast<ssize_t>(sizeof(header)) ||
-      (!ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok() &&
-       !ParseHeader(header, static_cast<uint64_t>(opened.st_size), name, kHeaderFlagShardIndex).ok())) {
+  const bool read = same && n == static_cast<ssize_t>(sizeof(header));
+  const bool index =
+      read && ParseHeader(header, static_cast<uint64_t>(opened.st_size), name, kHeaderFlagShardIndex).ok();
+  if (!index && !(read && ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok())) {
     *why = "its header is not a trainwatch checkpoint's";
     return false;
   }
+  if (is_index != nullptr) *is_index = index;
   return true;
 }
 
 // ProveOwnFile for a checkpoint, whose name is also one the saver produces.
-bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why) {
+bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why,
+              bool *is_index = nullptr) {
   if (!ParseCheckpointName(name, nullptr)) {
     *why = "not a checkpoint name the saver produces (\"<prefix>-<step>\" inside the directory)";
     return false;
   }
-  return ProveOwnFile(dir_fd, name, listed, st, why);
+  return ProveOwnFile(dir_fd, name, listed, st, why, is_index);
 }
 
 }  // namespace
 
 int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index,
-                const std::vector<std::string> &keep) {
+                const std::vector<std::string> &keep, bool recycle) {
   const int list_fd = ::dup(dir_fd);
   DIR *d = list_fd < 0 ? nullptr : ::fdopendir(list_fd);
   if (d == nullptr) {
     if (list_fd >= 0) ::close(list_fd);
     return 0;
   }
-  std::vector<std::string> doomed;
+  std::vector<std::pair<std::string, int>> doomed;  // names and their spare slots
   while (const struct dirent *entry = ::readdir(d)) {
     std::string owner;
-    if (!ParsePartFileName(entry->d_name, &owner)) continue;
+    uint32_t part = 0;
+    if (!ParsePartFileName(entry->d_name, &owner, &part)) continue;
     if (!checkpoint_name.empty() && owner != checkpoint_name) continue;
     if (std::find(keep.begin(), keep.end(), entry->d_name) != keep.end()) continue;
     struct stat st;
@@ -110,17 +115,13 @@ int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_withou
           why.c_str());
       continue;
     }
-    doomed.push_back(entry->d_name);
+    doomed.emplace_back(entry->d_name, recycle ? static_cast<int>(part) : kNoSpareSlot);
   }
   ::closedir(d);
   int removed = 0;
-  for (const std::string &name : doomed) {
-    // Held across the unlink, as DeleteOwnCheckpoint's index: the chief deletes the parts of an evicted
-    // checkpoint inside a sharded save's commit, which every other rank waits for.
-    const int held = ::openat(dir_fd, name.c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
-    removed += ::unlinkat(dir_fd, name.c_str(), 0) == 0 ? 1 : 0;
-    CloseInBackground(held);
-  }
+  // The chief deletes the parts of an evicted checkpoint inside a sharded save's commit, which every
+  // other rank waits for: RetireFile frees nothing on this thread.
+  for (const auto &[name, slot] : doomed) removed += RetireFile(dir_fd, name, slot) == 0 ? 1 : 0;
   return removed;
 }
 
@@ -165,16 +166,15 @@ bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
   if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
-  if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why)) {
-    // Held across the unlink so that the freeing of its storage happens off this thread.
-    const int held = ::openat(dir_fd.get(), Basename(path).c_str(), O_PATH | O_CLOEXEC | O_NOFOLLOW);
-    if (::unlinkat(dir_fd.get(), Basename(path).c_str(), 0) == 0 || errno == ENOENT) {
-      DeleteParts(dir_fd.get(), Basename(path), false);
-      CloseInBackground(held);
+  bool index = false;
+  if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why, &index)) {
+    // A single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts recycled.
+    const int err = RetireFile(dir_fd.get(), Basename(path), index ? kNoSpareSlot : 0);
+    if (err == 0) {
+      DeleteParts(dir_fd.get(), Basename(path), false, {}, /*recycle=*/true);
       return true;
     }
-    why = std::strerror(errno);
-    if (held >= 0) ::close(held);
+    why = std::strerror(err);
   }
   Log(TW_LOG_WARNING, "Not deleting %s (due for removal from checkpoint directory %s): %s", path.c_str(), dir.c_str(),
       why.c_str());

@@ -27,7 +27,9 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step);
 // Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
 // by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
 // symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
-// already gone is fine. Returns whether it deleted the file.
+// already gone is fine. The checkpoint's file, or each part of an index (the index itself is deleted),
+// becomes its slot's spare when it may (spare_files.h: RetireFile, C15) instead of being unlinked.
+// Returns whether it removed the file.
 bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
 
 // A save cut short after its checkpoint became complete (renamed into place, or its index written) and
@@ -60,9 +62,10 @@ void SettleSavingNote(const std::string &dir, const std::string &latest_filename
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of
 // `checkpoint_name` ("" : of every checkpoint), only those whose index is absent when
 // `only_without_index`, never those named in `keep`, never a file the saver did not write (a warning
-// names it). Returns how many it removed.
+// names it). With `recycle` each part becomes the spare of its part index's slot when it may
+// (spare_files.h: RetireFile). Returns how many it removed.
 int DeleteParts(int dir_fd, const std::string &checkpoint_name, bool only_without_index,
-                const std::vector<std::string> &keep = {});
+                const std::vector<std::string> &keep = {}, bool recycle = false);
 
 // Removes part files whose index does not exist: what a save that failed or was killed before its
 // commit left. Only the holder of the directory's lock may call it, before its job writes new parts.

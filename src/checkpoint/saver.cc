@@ -154,6 +154,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
+  write.spare_slot = 0;  // an evicted checkpoint's file, overwritten in place (C15)
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   return RecordOrRemove(dir, checkpoint, path);
@@ -191,6 +192,7 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
+  write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
   std::string recorded_path;
   // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).
   defer_deletions_ = true;

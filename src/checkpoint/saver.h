@@ -7,7 +7,8 @@
 //
 // Only files provably the saver's own inside the checkpoint directory are ever deleted
 // (own_checkpoints.h): paths read from the state file are hints. Whoever writes a directory holds its
-// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction.
+// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files become
+// spares that the next save overwrites in place (spare_files.h, C15); releasing the lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).

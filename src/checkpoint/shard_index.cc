@@ -147,7 +147,7 @@ std::string PartFileName(const std::string &checkpoint_name, uint32_t part, uint
   return checkpoint_name + suffix;
 }
 
-bool ParsePartFileName(const std::string &name, std::string *checkpoint_name) {
+bool ParsePartFileName(const std::string &name, std::string *checkpoint_name, uint32_t *part) {
   static const char kPart[] = ".part-";
   constexpr size_t kSuffix = 6 + 5 + 4 + 5;  // ".part-" i "-of-" n
   if (name.size() <= kSuffix) return false;
@@ -159,6 +159,10 @@ bool ParsePartFileName(const std::string &name, std::string *checkpoint_name) {
     }
   }
   if (checkpoint_name != nullptr) *checkpoint_name = name.substr(0, at);
+  if (part != nullptr) {
+    *part = 0;
+    for (size_t c = at + 6; c < at + 11; ++c) *part = *part * 10 + static_cast<uint32_t>(name[c] - '0');
+  }
   return true;
 }
 

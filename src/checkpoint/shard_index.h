@@ -64,9 +64,9 @@ struct ShardIndex {
 // "<checkpoint_name>.part-00001-of-00004" for part 1 of 4 (zero-padded to 5 digits).
 std::string PartFileName(const std::string &checkpoint_name, uint32_t part, uint32_t part_count);
 
-// Parses a part file's name: *checkpoint_name receives "<name>" of "<name>.part-<i>-of-<n>" (may be
-// NULL). False for any other name.
-bool ParsePartFileName(const std::string &name, std::string *checkpoint_name);
+// Parses a part file's name: *checkpoint_name receives "<name>" of "<name>.part-<i>-of-<n>" and *part
+// receives i (either may be NULL). False for any other name.
+bool ParsePartFileName(const std::string &name, std::string *checkpoint_name, uint32_t *part = nullptr);
 
 // Whether `bytes` (a whole file) starts like a sharded index; says nothing about its validity.
 bool LooksLikeShardIndex(const uint8_t *bytes, uint64_t size);

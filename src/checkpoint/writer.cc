@@ -146,7 +146,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   const std::vector<ChunkJob> jobs = PlanChunks(tensors, options.chunk_bytes, &entries);
 
   std::unique_ptr<DurableFile> file;
-  TW_RETURN_IF_ERROR(DurableFile::Create(path, &file));
+  TW_RETURN_IF_ERROR(DurableFile::Create(path, &file, options.spare_slot));
   std::string header;
   AppendHeader(&header);
   TW_RETURN_IF_ERROR(file->Append(header.data(), header.size()));

@@ -23,6 +23,9 @@ struct WriteOptions {
   uint64_t chunk_bytes = kDefaultChunkBytes;  // raw bytes per chunk, at most kMaxChunkBytes
   int threads = 0;                            // 0: one per core
   bool sync_directory = true;  // false: the file's name is durable only once the caller fsyncs the directory
+  // >= 0: overwrite the directory's spare of this slot when it has a usable one (a saver's checkpoint: 0,
+  // a sharded part: its part index), instead of creating the file fresh (spare_files.h, durable_file.h).
+  int spare_slot = -1;
 };
 
 // `tensors` hold contiguous row-major data and unique non-empty names. Errors: TW_INVALID_ARGUMENT

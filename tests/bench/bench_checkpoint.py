@@ -4,8 +4,9 @@
 and against ``torch.save`` followed by ``fsync`` of the file and its directory (the fair durable
 comparison: a trainwatch save always fsyncs both); ``saver.restore`` against ``torch.load``. The state
 is 256 MiB of float32, model-like (Gaussian weights σ=0.02, Adam-like moments m and v = m²), and the
-same state in bfloat16 (128 MiB), in /dev/shm (tmpfs) and in a directory on the disk. Contenders are timed in turn, best of N,
-wall time and the process's CPU time (user + system) of the best run; the machine's load average is
+same state in bfloat16 (128 MiB), in /dev/shm (tmpfs) and in a directory on the disk. Contenders are
+timed in turn, best of N after one untimed run each (a job's steady state), wall time and the process's
+CPU time (user + system) of the best run; the machine's load average is
 printed since other processes skew wall times.
 
 usage: PYTHONPATH=<build>/bindings/python bench_checkpoint.py [MiB] [repeats] [disk directory]
@@ -55,7 +56,11 @@ def fsync_path(path, directory=False):
 
 
 def best_of(repeats, contenders):
-    """Runs the contenders in turn `repeats` times; {name: (best wall s, CPU s of that run)}."""
+    """Runs the contenders in turn `repeats` times, after one untimed run each (the steady state of a
+    job that saves again and again: trainwatch recycles the file its retention evicted, torch.save
+    overwrites its own); {name: (best wall s, CPU s of that run)}."""
+    for fn in contenders.values():
+        fn()
     best = {name: (float("inf"), 0.0) for name in contenders}
     for _ in range(repeats):
         for name, fn in contenders.items():

@@ -8,6 +8,7 @@
  * and the preemption save (D10) is written by every rank. Only the public C API is used. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ typedef struct rank_result {
   int64_t created_step; /* the global step after creation (what it restored) */
   int rows_restored;    /* after creation, the rank's rows hold global_value */
   int preempted;
+  unsigned long long part_inodes[2]; /* recycle_rank: its part's inode after the first and third save */
   char message[512];
 } rank_result;
 
@@ -588,6 +590,78 @@ static void max_to_keep_deletes_whole_checkpoints(void **state) {
   end_job(&j);
 }
 
+/* Between two saves of recycle_rank: the chief's saver returns once it has evicted, so after it every
+ * rank finds the spares the eviction made. */
+static pthread_barrier_t g_between_saves;
+
+/* The same rank saving steps 1, 2 and 3 through a standalone saver, noting its part's inode after the
+ * first and the third save (before any later save could evict them). */
+static void recycle_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  rank_state state;
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  tw_status s = rank_options(j, rank, &state, &opts);
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts);
+  result->create = s;
+  if (s != TW_OK) {
+    remember_error(result);
+    return;
+  }
+  char prefix[300], part[400];
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  for (int64_t step = 1; step <= 3; ++step) {
+    s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
+    pthread_barrier_wait(&g_between_saves);
+    if (result->first_failed_run != TW_OK) continue;
+    if (s != TW_OK) {
+      result->first_failed_run = s;
+      result->failed_at_run = (int)step;
+      remember_error(result);
+    } else if (step != 2) {
+      snprintf(part, sizeof part, "%s-%lld.part-%05d-of-%05d", prefix, (long long)step, rank, kRanks);
+      struct stat st;
+      result->part_inodes[step == 1 ? 0 : 1] = stat(part, &st) == 0 ? (unsigned long long)st.st_ino : 0;
+    }
+  }
+  tw_saver_destroy(saver);
+}
+
+/* C15 on a sharded job: the chief keeps each part of the checkpoint max_to_keep=1 evicts as the spare
+ * of its part index, and rank p's next part overwrites spare p: step 3's part p is step 1's part p's
+ * file, holding step 3's rows. The chief's saver drops the spares when destroyed. */
+static void parts_are_recycled_per_slot_c15(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "recycle");
+  j.max_to_keep = 1;
+  assert_int_equal(pthread_barrier_init(&g_between_saves, NULL, kRanks), 0);
+  assert_int_equal(thread_world_run(j.world, recycle_rank, &j), 0);
+  pthread_barrier_destroy(&g_between_saves);
+  expect_all_ok(&j);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    const rank_result *r = &j.results[rank];
+    if (r->part_inodes[0] == 0 || r->part_inodes[1] != r->part_inodes[0]) {
+      fail_msg("rank %d: part of step 3 (inode %llu) is not step 1's (inode %llu)", rank, r->part_inodes[1],
+               r->part_inodes[0]);
+    }
+  }
+  expect_checkpoint_files(&j, 1, 0);
+  expect_checkpoint_files(&j, 2, 0);
+  expect_committed(&j, 3);
+  expect_index_reads_whole_tensors(&j, 3);
+  expect_latest(&j, 3);
+  char spare[400];
+  for (int slot = 0; slot < kRanks; ++slot) {
+    snprintf(spare, sizeof spare, "%s/.tw-spare-%d", j.dir, slot);
+    if (exists(spare)) fail_msg("%s is left after the savers' destruction", spare);
+  }
+  end_job(&j);
+}
+
 /* D17 (B24's NaN check): rank 2's rows hold a NaN at step 2 only. Every rank skips that save — no part
  * of step 2 on any rank, no rank waits for another — step 0 stays the newest until the finite save of
  * step 4 commits. Deciding alone, rank 2 would skip while the others wait in the save's exchanges. */
@@ -679,6 +753,7 @@ int main(void) {
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
       cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),
+      cmocka_unit_test(parts_are_recycled_per_slot_c15),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

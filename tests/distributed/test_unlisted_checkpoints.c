@@ -476,6 +476,64 @@ static void expect_sharded_files(const char *dir, int64_t step, int present) {
   }
 }
 
+/* A process saving steps 1 and 2 with max_to_keep=1 (the file of step 1 becomes the spare, C15), then
+ * step 3 with `point` armed: killed while it overwrites the spare. */
+typedef struct recycling_save {
+  saver_settings settings;
+  const char *point;
+} recycling_save;
+
+static void save_while_recycling(const char *dir, void *arg) {
+  const recycling_save *r = arg;
+  fault_points_disarm(); /* run_killed's arming would count steps 1 and 2's writes */
+  tw_saver *saver = make_saver(&r->settings);
+  if (save(saver, dir, 1) != TW_OK || save(saver, dir, 2) != TW_OK) _exit(4);
+  if (fault_points_arm(r->point, dir, 0) != 0) _exit(2);
+  save(saver, dir, 3);
+  tw_saver_destroy(saver);
+}
+
+/* The temporary files of `dir` (".<name>.tw-tmp-<pid>-<n>"). */
+static int count_temporaries(const char *dir) {
+  DIR *d = opendir(dir);
+  assert_non_null(d);
+  int count = 0;
+  const struct dirent *entry;
+  while ((entry = readdir(d)) != NULL) count += strstr(entry->d_name, ".tw-tmp-") != NULL;
+  closedir(d);
+  return count;
+}
+
+/* C15 (with C14): a save killed after its second write into the recycled file of step 1 leaves that
+ * file as a temporary file, new bytes over old, which nothing lists. Step 2 stays the newest and
+ * restores; the next process removes the left-over and saves step 3, which restores bit-exact. */
+static void a_save_killed_while_recycling_a_file_corrupts_nothing(void **state) {
+  (void)state;
+  char dir[400], path[600];
+  make_dir(dir, sizeof dir, "recycle");
+  const recycling_save r = {{1, 0, 3}, "write:index:after:2"};
+  run_killed(dir, r.point, save_while_recycling, (void *)&r);
+  snprintf(path, sizeof path, "%s/.tw-spare-0", dir);
+  assert_false(exists(path)); /* taken as step 3's temporary file */
+  assert_int_equal(count_temporaries(dir), 1);
+  ckpt(path, sizeof path, dir, "model.ckpt", 3);
+  assert_false(exists(path));
+  expect_latest(dir, 2);
+
+  int64_t restored = 0;
+  assert_int_equal(restore_recover_save(dir, &r.settings, 3, &restored), TW_OK);
+  assert_int_equal(restored, 2);
+  assert_int_equal(count_temporaries(dir), 0);
+  expect_latest(dir, 3);
+  tw_saver *saver = make_saver(&r.settings);
+  memset(g_w, 0, sizeof g_w);
+  assert_int_equal(tw_saver_restore(saver, path), TW_OK);
+  for (int i = 0; i < 4; ++i) assert_true(g_w[i] == 3.0f + (float)i);
+  assert_int_equal(g_step, 3);
+  tw_saver_destroy(saver);
+  remove_dir(dir);
+}
+
 /* C14 with D16: the chief dies after writing the index of step 2 and before the state file lists it (the
  * third state-file rename: steps 0 and 1 came first). Step 2 is complete — it verifies through its index
  * — but unlisted. The next job's ranks all restore step 1, the state file's newest, by the restore vote;
@@ -520,6 +578,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_listed_checkpoint_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(the_checkpoint_restored_from_stays, setup, teardown),
       cmocka_unit_test_setup_teardown(sharded_checkpoint_left_unlisted_goes_at_the_next_save, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_save_killed_while_recycling_a_file_corrupts_nothing, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,37 @@ def test_saver_accepts_tf_style_session_argument(tmp_path):
     np.testing.assert_array_equal(w, [1, 1])
 
 
+def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
+    """max_to_keep=1: the third save overwrites the first one's file (its inode) and restores exactly; a
+    user's hard link to a checkpoint keeps its bytes; the saver's spare goes with the saver."""
+    w = np.zeros(4096, np.float32)
+    saver = tw.Saver({"w": w}, max_to_keep=1)
+    prefix = str(tmp_path / "model.ckpt")
+    spare = tmp_path / ".tw-spare-0"
+    w[:] = 1
+    first = saver.save(prefix, global_step=1)
+    first_inode = os.stat(first).st_ino
+    w[:] = 2
+    second = saver.save(prefix, global_step=2)
+    os.link(second, tmp_path / "my-copy")
+    assert os.stat(spare).st_ino == first_inode
+    w[:] = 3
+    third = saver.save(prefix, global_step=3)
+    assert os.stat(third).st_ino == first_inode
+    assert not spare.exists()  # the second is linked twice: deleted, not recycled
+    w[:] = 4
+    fourth = saver.save(prefix, global_step=4)
+    assert os.stat(fourth).st_ino != os.stat(tmp_path / "my-copy").st_ino
+    np.testing.assert_array_equal(tw.load_variable(str(tmp_path / "my-copy"), "w"), np.full(4096, 2, np.float32))
+    w[:] = 0
+    saver.restore(fourth)
+    np.testing.assert_array_equal(w, np.full(4096, 4, np.float32))
+    assert spare.exists()  # the third's file
+    del saver
+    assert not spare.exists()
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
+
+
 def test_latest_checkpoint_is_none_without_a_state_file(tmp_path):
     assert tw.latest_checkpoint(str(tmp_path)) is None
 
