@@ -166,27 +166,42 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   // would leave the others waiting in the vote.
   const Collective &collective = *options_.collective;
   const double timeout = options_.collective_timeout_secs;
-  Status prepared;
-  if (options_.chief) prepared = PrepareSave(dir, checkpoint);
-  std::vector<int64_t> ready = {prepared.code()};
-  TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
-  if (!prepared.ok()) return prepared;
-  if (ready[0] != TW_OK) {
-    return Status(static_cast<tw_status>(ready[0]), "checkpoint " + checkpoint +
-                                                        " not saved: the chief could not prepare the directory");
+  // The chief's preparation (the directory's lock, its first cleaning, the saving note) must end
+  // before any rank writes a part — one round more — unless the previous save of this saver committed
+  // into the same directory: the lock is then held and the directory cleaned, and what preparing does
+  // then (settling the note) goes into the vote. Every rank knows that outcome alike.
+  const bool prepared_before = shard_layout_ != nullptr && committed_dir_ == dir;
+  committed_dir_.clear();
+  if (!prepared_before) {
+    Status prepared;
+    if (options_.chief) prepared = PrepareSave(dir, checkpoint);
+    std::vector<int64_t> ready = {prepared.code()};
+    TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
+    if (!prepared.ok()) return prepared;
+    if (ready[0] != TW_OK) {
+      return Status(static_cast<tw_status>(ready[0]), "checkpoint " + checkpoint +
+                                                          " not saved: the chief could not prepare the directory");
+    }
   }
   if (shard_layout_ == nullptr) {
     auto layout = std::make_unique<ShardLayout>();
     TW_RETURN_IF_ERROR(AgreeShardLayout(variables_, options_.shards, collective, timeout, options_.chief, layout.get()));
     shard_layout_ = std::move(layout);
   }
-  const ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief};
+  ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief, nullptr};
+  if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
   write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
   std::string recorded_path;
-  TW_RETURN_IF_ERROR(WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), write, &write_buffers_,
-                                            [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); }));
+  // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).
+  defer_deletions_ = true;
+  const Status saved = WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), write, &write_buffers_,
+                                              [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); });
+  defer_deletions_ = false;
+  DeleteDoomed(dir);
+  TW_RETURN_IF_ERROR(saved);
+  committed_dir_ = dir;
   *path = checkpoint;
   return Status();
 }
@@ -265,12 +280,18 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   }
   kept_ = std::move(kept);
   last_preserved_timestamp_ = last_preserved;
+  doomed_.insert(doomed_.end(), doomed.begin(), doomed.end());
+  if (!defer_deletions_) DeleteDoomed(dir);
+  return Status();
+}
+
+void Saver::DeleteDoomed(const std::string &dir) {
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
-  for (const std::string &path : doomed) DeleteOwnCheckpoint(dir, path);
+  for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path);
+  doomed_.clear();
   if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
-  return Status();
 }
 
 Status Saver::LockDirectory(const std::string &dir) {
@@ -283,7 +304,10 @@ Status Saver::LockDirectory(const std::string &dir) {
   return Status();
 }
 
-void Saver::ReleaseDirectoryLocks() { locks_.clear(); }
+void Saver::ReleaseDirectoryLocks() {
+  locks_.clear();
+  committed_dir_.clear();  // the next save takes the lock again before any part is written
+}
 
 Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
   bool intact = true;

@@ -186,8 +186,12 @@ class Saver {
   // Saves and restores by shard: a collective and shards (WriteSnapshot's condition).
   bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }
   // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
-  // preserved. The saver's own list and clock change only if the state file was written.
+  // preserved (DeleteDoomed; in a sharded save once every rank heard the outcome). The saver's own
+  // list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
+  // Deletes the checkpoints CommitRetention evicted (unless defer_deletions_ kept them for later), then
+  // settles the chief's saving note.
+  void DeleteDoomed(const std::string &dir);
 
   std::vector<TensorRef> variables_;
   SaverOptions options_;
@@ -198,6 +202,9 @@ class Saver {
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
   WriteBuffers write_buffers_;                 // reused from save to save
   std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save
+  std::vector<std::string> doomed_;            // evicted, to delete once the save's outcome is out
+  bool defer_deletions_ = false;               // inside a sharded save's commit
+  std::string committed_dir_;                  // of this saver's last sharded save, if it committed
 };
 
 }  // namespace checkpoint

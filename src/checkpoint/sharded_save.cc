@@ -1,5 +1,6 @@
 #include "checkpoint/sharded_save.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -8,7 +9,6 @@
 #include "base/log.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/format.h"
-#include "checkpoint/mapped_file.h"
 #include "checkpoint/own_checkpoints.h"
 #include "checkpoint/parallel.h"
 #include "checkpoint/path.h"
@@ -60,15 +60,15 @@ std::string RankList(const std::vector<int32_t> &ranks) {
   return text;
 }
 
-// The part file's size and footer checksum, which pin its whole content in the index.
-Status DescribePart(const std::string &path, ShardPart *part) {
-  std::unique_ptr<MappedFile> file;
-  TW_RETURN_IF_ERROR(MappedFile::Open(path, &file));
-  Footer footer;
-  TW_RETURN_IF_ERROR(ParseHeader(file->data(), file->size(), path));
-  TW_RETURN_IF_ERROR(ParseFooter(file->data() + file->size() - kFooterSize, file->size(), path, &footer));
-  part->file_size = file->size();
-  part->index_xxh64 = footer.index_xxh64;
+// Whether every part the vote described is in place with its voted size: the chief's preparation ran
+// while the other ranks wrote, and it removes files of the directory (own_checkpoints.h).
+Status CheckPartsInPlace(const std::vector<std::string> &parts, const std::vector<int64_t> &vote) {
+  for (size_t r = 0; r < parts.size(); ++r) {
+    struct stat st;
+    if (::stat(parts[r].c_str(), &st) != 0 || static_cast<int64_t>(st.st_size) != vote[3 * r + 1]) {
+      return Status(TW_ABORTED, "part " + parts[r] + " changed while the chief prepared the directory");
+    }
+  }
   return Status();
 }
 
@@ -183,13 +183,17 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
       if (ref.name() == t.name) mine.push_back(ref);
     }
   }
-  ShardPart described;
+  // The chief's preparation first (it may remove files of the directory, never this save's parts).
+  Status written =
+      save.chief && save.prepare ? save.prepare().WithPrefix("Preparing the checkpoint directory failed: ") : Status();
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;
-  Status written = WriteCheckpoint(part_path, mine, part_options, buffers);
-  if (written.ok()) written = DescribePart(part_path, &described);
-  if (!written.ok()) written = written.WithPrefix("Saving part " + part_path + " failed: ");
+  WrittenFile described;
+  if (written.ok()) {
+    written = WriteCheckpoint(part_path, mine, part_options, buffers, &described)
+                  .WithPrefix("Saving part " + part_path + " failed: ");
+  }
 
   // 2. One vote: every rank's outcome, and its part's size and checksum for the index (rank slots).
   std::vector<int64_t> vote(3 * static_cast<size_t>(world), 0);
@@ -234,7 +238,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     index.tensors = save.layout->tensors;
     std::string bytes;
     EncodeShardIndex(index, &bytes);
-    committed = SyncDirectoryOf(checkpoint).WithPrefix("Making the parts of " + checkpoint + " durable failed: ");
+    if (save.prepare) committed = CheckPartsInPlace(parts, vote);
+    if (committed.ok()) {
+      committed = SyncDirectoryOf(checkpoint).WithPrefix("Making the parts of " + checkpoint + " durable failed: ");
+    }
     if (committed.ok()) {
       committed = WriteFileDurably(checkpoint, bytes).WithPrefix("Writing the index of " + checkpoint + " failed: ");
     }

@@ -38,7 +38,12 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
 // Writes this rank's part of the checkpoint at `checkpoint` (its boxes; the chief also the replicated
 // variables; fsynced, but its directory not) and votes. On a unanimous vote the chief fsyncs the
 // directory once (every part's name durable), writes the index durably and then runs `record`
-// (the state file and retention); its outcome is broadcast, so every rank returns the same code.
+// (the state file); its outcome is then told to every rank, so every rank returns the same code. What
+// the outcome does not depend on (deleting evicted checkpoints) the caller does after this returns:
+// the other ranks are released first.
+// `prepare` (the chief's; may be empty) runs on the chief before it writes its part, while the other
+// ranks write theirs: its failure is the chief's vote, and the chief then checks that every voted part
+// is still in place before it commits (its preparation must not have removed one).
 // `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
 // part is removed, and the message names the rank(s) that failed and quotes the first one's own error.
 struct ShardedSave {
@@ -46,6 +51,7 @@ struct ShardedSave {
   const Collective *collective;
   double timeout_secs;
   bool chief;
+  std::function<Status()> prepare;
 };
 Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
                               const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,

@@ -140,7 +140,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
 }
 
 Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
-                       const WriteOptions &options, WriteBuffers *reuse) {
+                       const WriteOptions &options, WriteBuffers *reuse, WrittenFile *written_file) {
   TW_RETURN_IF_ERROR(CheckTensors(tensors, options));
   std::vector<TensorEntry> entries;
   const std::vector<ChunkJob> jobs = PlanChunks(tensors, options.chunk_bytes, &entries);
@@ -191,7 +191,10 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   footer.index_xxh64 = Xxh64(tail.data(), tail.size(), IndexChecksumSeed(kFormatVersion));
   AppendFooter(footer, &tail);
   TW_RETURN_IF_ERROR(file->Append(tail.data(), tail.size()));
-  return file->Commit(options.sync_directory);
+  const uint64_t file_size = file->size();
+  TW_RETURN_IF_ERROR(file->Commit(options.sync_directory));
+  if (written_file != nullptr) *written_file = {file_size, footer.index_xxh64};
+  return Status();
 }
 
 }  // namespace checkpoint

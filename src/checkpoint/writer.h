@@ -45,8 +45,15 @@ struct WriteBuffers {
   std::vector<std::unique_ptr<uint8_t[]>> buffers;
   size_t buffer_size = 0;
 };
+// What a written file is pinned by (a sharded checkpoint's index records it for every part): its size
+// and its footer's index checksum, which covers every chunk's checksum.
+struct WrittenFile {
+  uint64_t file_size = 0;
+  uint64_t index_xxh64 = 0;
+};
+// `written` (may be NULL) receives them on success.
 Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
-                       const WriteOptions &options, WriteBuffers *reuse);
+                       const WriteOptions &options, WriteBuffers *reuse, WrittenFile *written = nullptr);
 
 }  // namespace checkpoint
 }  // namespace tw

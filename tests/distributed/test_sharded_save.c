@@ -50,8 +50,21 @@ typedef struct job {
   int nan_run, finite_run; /* ... until run finite_run */
   int preempt_run;         /* > 0: rank 1 notes a preemption before this run */
   int zero_rows;           /* the ranks start with rows of 0 (what a restore must overwrite) */
+  struct series *series;   /* series_rank's saves */
   rank_result results[kRanks];
 } job;
+
+/* Saves one after another by a standalone saver per rank: save k writes step[k] into the job's dir, or
+ * into its subdirectory "other" when other[k]. Per rank and save: the status and how many collective
+ * operations it took. */
+enum { kSeries = 3 };
+typedef struct series {
+  int64_t step[kSeries];
+  int other[kSeries];
+  tw_status status[kRanks][kSeries];
+  long operations[kRanks][kSeries];
+  char message[kRanks][512]; /* the first failure's */
+} series;
 
 /* The value of row r, column c of the global tensor: every element distinct. */
 static float global_value(int r, int c) { return (float)(r * kCols + c) + 0.25f; }
@@ -196,6 +209,35 @@ static void save_rank(int rank, void *arg) {
     remember_error(result);
   } else {
     snprintf(result->message, sizeof result->message, "%s", path);
+  }
+  tw_saver_destroy(saver);
+}
+
+static void series_rank(int rank, void *arg) {
+  job *j = (job *)arg;
+  series *se = j->series;
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  rank_state state;
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  tw_status s = rank_options(j, rank, &state, &opts);
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts);
+  result->create = s;
+  if (s != TW_OK) {
+    remember_error(result);
+    return;
+  }
+  for (int k = 0; k < kSeries; ++k) {
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, "%s%s/model.ckpt", j->dir, se->other[k] ? "/other" : "");
+    const long before = thread_world_operations(j->world, rank);
+    const char *path = NULL;
+    se->status[rank][k] = tw_saver_save(&path, saver, prefix, se->step[k]);
+    if (se->status[rank][k] != TW_OK && se->message[rank][0] == '\0')
+      snprintf(se->message[rank], sizeof se->message[rank], "%s", tw_last_error_message());
+    se->operations[rank][k] = thread_world_operations(j->world, rank) - before;
   }
   tw_saver_destroy(saver);
 }
@@ -455,6 +497,81 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   end_job(&j);
 }
 
+/* The rounds of a sharded save (issue 15: the commit adds one vote over the parts' own writing): the
+ * first save of a saver agrees on the layout after the chief prepared the directory (its lock, its
+ * cleaning) — 5 collective operations: prepare, 2 of layout, vote, outcome —; every later save into the
+ * same directory is the vote and the outcome alone, the chief preparing while the others write. C9 with
+ * max_to_keep 1: the evicted checkpoints, deleted after the outcome, are gone when the save returns. */
+static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "rounds");
+  j.max_to_keep = 1;
+  series se = {.step = {1, 2, 3}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  const long expected[kSeries] = {5, 2, 2};
+  for (int rank = 0; rank < kRanks; ++rank) {
+    for (int k = 0; k < kSeries; ++k) {
+      if (se.status[rank][k] != TW_OK)
+        fail_msg("rank %d, save %d: %d: %s", rank, k, se.status[rank][k], se.message[rank]);
+      if (se.operations[rank][k] != expected[k])
+        fail_msg("rank %d, save %d: %ld collective operations, expected %ld", rank, k, se.operations[rank][k],
+                 expected[k]);
+    }
+  }
+  expect_checkpoint_files(&j, 1, 0);
+  expect_checkpoint_files(&j, 2, 0);
+  expect_committed(&j, 3);
+  expect_latest(&j, 3);
+  end_job(&j);
+}
+
+/* The chief failing to prepare a save (another writer holds the directory's lock: two jobs in one
+ * directory) fails it on every rank before any part is written — the chief's own error, the others
+ * naming the chief — and commits nothing there; the next save, into the saver's own directory, prepares
+ * again (3 operations: prepare, vote, outcome) and commits. */
+static void the_chief_failing_to_prepare_commits_nothing(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "prepare");
+  char other[300];
+  snprintf(other, sizeof other, "%s/other", j.dir);
+  assert_int_equal(mkdir(other, 0700), 0);
+  float w = 1;
+  tw_tensor var = TW_TENSOR_INIT;
+  var.dtype = TW_FLOAT32, var.name = "w", var.data = &w;
+  tw_saver *holder = NULL;
+  assert_int_equal(tw_saver_create(&holder, &var, 1), TW_OK);
+  char prefix[320];
+  snprintf(prefix, sizeof prefix, "%s/held.ckpt", other);
+  const char *written = NULL;
+  assert_int_equal(tw_saver_save(&written, holder, prefix, 1), TW_OK); /* takes the directory's lock */
+  series se = {.step = {1, 2, 3}, .other = {0, 1, 0}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    if (se.status[rank][0] != TW_OK || se.status[rank][2] != TW_OK)
+      fail_msg("rank %d: saves %d, %d: %s", rank, se.status[rank][0], se.status[rank][2], se.message[rank]);
+    assert_int_equal(se.operations[rank][2], 3);
+    const char *needle = rank == 0 ? "is in use" : "the chief could not prepare the directory";
+    if (se.status[rank][1] != TW_FAILED_PRECONDITION || strstr(se.message[rank], needle) == NULL)
+      fail_msg("rank %d: save into a held directory: %d: %s", rank, se.status[rank][1], se.message[rank]);
+  }
+  char path[400];
+  for (int part = 0; part < kRanks; ++part) {
+    snprintf(path, sizeof path, "%s/model.ckpt-2.part-%05d-of-%05d", other, part, kRanks);
+    assert_false(exists(path));
+  }
+  snprintf(path, sizeof path, "%s/model.ckpt-2", other);
+  assert_false(exists(path));
+  expect_committed(&j, 1);
+  expect_committed(&j, 3);
+  expect_latest(&j, 3);
+  tw_saver_destroy(holder);
+  end_job(&j);
+}
+
 /* C-semantics of max_to_keep on a sharded job: the chief deletes whole checkpoints, index and parts. */
 static void max_to_keep_deletes_whole_checkpoints(void **state) {
   (void)state;
@@ -631,6 +748,8 @@ int main(void) {
       cmocka_unit_test(savers_from_options_commit_one_sharded_checkpoint),
       cmocka_unit_test(saver_from_options_checks_its_arguments),
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
+      cmocka_unit_test(a_steady_save_is_one_vote_and_one_outcome),
+      cmocka_unit_test(the_chief_failing_to_prepare_commits_nothing),
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
       cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),

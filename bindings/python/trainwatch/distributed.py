@@ -121,47 +121,58 @@ class TorchCollective(Collective):
                               else dist.get_process_group_ranks(group))
         self._ops = {SUM: dist.ReduceOp.SUM, MIN: dist.ReduceOp.MIN, MAX: dist.ReduceOp.MAX}
         self._staging = _Staging(torch.from_numpy)
+        self._timeout_secs, self._timeout = None, None  # the last timeout and its timedelta
 
     def allreduce_int64(self, values, op, timeout):
+        reduce_op = self._ops.get(op)
+        if reduce_op is None:
+            raise InvalidArgumentError(f"TorchCollective: unknown reduce op {op}")
         count = len(values)
         array, tensor = self._staging.get(count)
         np.copyto(array, values)
-        what = f"allreduce ({_OP_NAMES.get(op, op)} of {count} int64)"
-        if op not in self._ops:
-            raise InvalidArgumentError(f"TorchCollective: unknown reduce op {op}")
         try:
-            self._wait(lambda: self._dist.all_reduce(tensor, op=self._ops[op], group=self._group, async_op=True),
-                       what, timeout)
-        except BaseException:
+            work = self._dist.all_reduce(tensor, op=reduce_op, group=self._group, async_op=True)
+            self._wait(work, timeout)
+        except BaseException as error:
             self._staging.retire(count)
-            raise
+            self._raise(error, lambda: f"allreduce ({_OP_NAMES[op]} of {count} int64)", timeout)
         np.copyto(values, array)
 
     def broadcast(self, data, root, timeout):
         staged = data.copy()  # once per session creation; a pending broadcast may outlive `data`
         tensor = self._torch.from_numpy(staged)
         src = self._global_ranks[root]
-        self._wait(lambda: self._dist.broadcast(tensor, src=src, group=self._group, async_op=True),
-                   f"broadcast ({len(data)} bytes from rank {root})", timeout)
+        try:
+            self._wait(self._dist.broadcast(tensor, src=src, group=self._group, async_op=True), timeout)
+        except BaseException as error:
+            self._raise(error, lambda: f"broadcast ({len(data)} bytes from rank {root})", timeout)
         np.copyto(data, staged)
 
     def barrier(self, timeout):
-        self._wait(lambda: self._dist.barrier(group=self._group, async_op=True), "barrier", timeout)
-
-    def _wait(self, start, what, timeout):
-        where = f"torch.distributed {what} over {self.world_size} ranks ({self.backend})"
         try:
-            work = start()
-            if timeout is None:
-                work.wait()
-            else:  # timedelta(0) would mean "no limit" to torch
-                work.wait(timeout=datetime.timedelta(seconds=max(timeout, 1e-3)))
-        except RuntimeError as error:
-            text = str(error)
-            if "timed out" in text.lower() or "timeout" in text.lower():
-                raise DeadlineExceededError(f"{where} did not complete within {_describe_timeout(timeout)}: "
-                                            f"{text}") from error
-            raise UnavailableError(f"{where} failed, a peer is gone: {text}") from error
+            self._wait(self._dist.barrier(group=self._group, async_op=True), timeout)
+        except BaseException as error:
+            self._raise(error, lambda: "barrier", timeout)
+
+    def _wait(self, work, timeout):
+        if timeout is None:
+            work.wait()
+            return
+        if timeout != self._timeout_secs:  # the session passes the same timeout every call
+            # timedelta(0) would mean "no limit" to torch
+            self._timeout_secs, self._timeout = timeout, datetime.timedelta(seconds=max(timeout, 1e-3))
+        work.wait(timeout=self._timeout)
+
+    def _raise(self, error, what, timeout):
+        """Raises the error of an operation described by what() (built only on this path)."""
+        if not isinstance(error, RuntimeError):
+            raise error
+        where = f"torch.distributed {what()} over {self.world_size} ranks ({self.backend})"
+        text = str(error)
+        if "timed out" in text.lower() or "timeout" in text.lower():
+            raise DeadlineExceededError(f"{where} did not complete within {_describe_timeout(timeout)}: "
+                                        f"{text}") from error
+        raise UnavailableError(f"{where} failed, a peer is gone: {text}") from error
 
 
 class MPICollective(Collective):
