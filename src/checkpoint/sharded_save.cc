@@ -60,13 +60,15 @@ std::string RankList(const std::vector<int32_t> &ranks) {
   return text;
 }
 
-// Whether every part the vote described is in place with its voted size: the chief's preparation ran
-// while the other ranks wrote, and it removes files of the directory (own_checkpoints.h).
+// Whether every part the vote described is still in place with its voted size, just before the index
+// pins them: the chief's preparation runs while the other ranks write and removes files of the
+// directory (own_checkpoints.h), and another process may touch the directory between two rounds.
 Status CheckPartsInPlace(const std::vector<std::string> &parts, const std::vector<int64_t> &vote) {
   for (size_t r = 0; r < parts.size(); ++r) {
     struct stat st;
     if (::stat(parts[r].c_str(), &st) != 0 || static_cast<int64_t>(st.st_size) != vote[3 * r + 1]) {
-      return Status(TW_ABORTED, "part " + parts[r] + " changed while the chief prepared the directory");
+      return Status(TW_ABORTED, "part " + parts[r] + " changed after its rank voted (it is gone or no longer has " +
+                                    "the voted size): not committed");
     }
   }
   return Status();
@@ -238,7 +240,7 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     index.tensors = save.layout->tensors;
     std::string bytes;
     EncodeShardIndex(index, &bytes);
-    if (save.prepare) committed = CheckPartsInPlace(parts, vote);
+    committed = CheckPartsInPlace(parts, vote);
     if (committed.ok()) {
       committed = SyncDirectoryOf(checkpoint).WithPrefix("Making the parts of " + checkpoint + " durable failed: ");
     }

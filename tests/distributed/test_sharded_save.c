@@ -572,6 +572,56 @@ static void the_chief_failing_to_prepare_commits_nothing(void **state) {
   end_job(&j);
 }
 
+/* A part that changes between the vote and the commit (the chief's preparation runs while the other
+ * ranks write, and it removes files of the directory; or another process touches the directory) is
+ * caught by the chief before it writes the index: the save fails on every rank with the chief's reason,
+ * the previous checkpoint stays the latest, and the next save commits. Here rank 1's part of step 2
+ * grows by a byte once the chief has heard the vote (its 6th operation: 5 for the first save, then the
+ * vote). */
+typedef struct grow_part {
+  char path[400];
+  int grown;
+} grow_part;
+
+static void grow_part_file(void *arg) {
+  grow_part *g = (grow_part *)arg;
+  FILE *f = fopen(g->path, "ab");
+  if (f == NULL) return;
+  g->grown = fputc(0, f) == 0;
+  if (fclose(f) != 0) g->grown = 0;
+}
+
+static void a_part_changed_before_the_commit_commits_nothing(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "changed");
+  grow_part g = {.grown = 0};
+  part_path(g.path, sizeof g.path, &j, 2, 1);
+  thread_world_after(j.world, 0, 6, grow_part_file, &g);
+  series se = {.step = {1, 2, 3}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  assert_true(g.grown);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    if (se.status[rank][0] != TW_OK || se.status[rank][2] != TW_OK)
+      fail_msg("rank %d: saves %d, %d: %s", rank, se.status[rank][0], se.status[rank][2], se.message[rank]);
+    const char *needle = rank == 0 ? "changed after its rank voted" : "was not committed";
+    if (se.status[rank][1] != TW_ABORTED || strstr(se.message[rank], needle) == NULL)
+      fail_msg("rank %d: save of a changed part: %d: %s", rank, se.status[rank][1], se.message[rank]);
+  }
+  char path[400];
+  checkpoint_path(path, sizeof path, &j, 2);
+  assert_false(exists(path));                 /* no index */
+  for (int part = 0; part < kRanks; ++part) { /* every rank discarded its part */
+    part_path(path, sizeof path, &j, 2, part);
+    assert_false(exists(path));
+  }
+  expect_committed(&j, 1);
+  expect_committed(&j, 3);
+  expect_latest(&j, 3);
+  end_job(&j);
+}
+
 /* C-semantics of max_to_keep on a sharded job: the chief deletes whole checkpoints, index and parts. */
 static void max_to_keep_deletes_whole_checkpoints(void **state) {
   (void)state;
@@ -750,6 +800,7 @@ int main(void) {
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
       cmocka_unit_test(a_steady_save_is_one_vote_and_one_outcome),
       cmocka_unit_test(the_chief_failing_to_prepare_commits_nothing),
+      cmocka_unit_test(a_part_changed_before_the_commit_commits_nothing),
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
       cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),
