@@ -84,7 +84,8 @@ std::vector<std::string> PartPaths(const std::string &checkpoint, uint32_t part_
 }
 
 Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
-                        const Collective &collective, double timeout_secs, bool chief, ShardLayout *layout) {
+                        const Collective &collective, double timeout_secs, bool chief, int64_t *prepared,
+                        ShardLayout *layout) {
   const std::vector<Declared> declared = SortedDeclarations(variables, shards);
   int64_t box_values = 0;  // offsets and extents of this rank's boxes
   for (const Declared &d : declared) {
@@ -93,9 +94,11 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
   const int64_t signature = Signature(declared);
   const int64_t rank = collective.rank();
   // MAX of x and of -x gives the largest and the smallest: one allreduce checks that all agree.
-  std::vector<int64_t> agree = {signature,   -signature,        box_values,
-                                -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1};
+  std::vector<int64_t> agree = {
+      signature, -signature, box_values, -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1, *prepared};
   TW_RETURN_IF_ERROR(collective.Allreduce(&agree, TW_REDUCE_MAX, timeout_secs, "agreeing on the sharded variables"));
+  *prepared = agree[6];
+  if (*prepared != TW_OK) return Status();
   if (agree[0] != -agree[1] || agree[2] != -agree[3]) {
     return Status(TW_INVALID_ARGUMENT,
                   "the ranks declare different checkpoint variables (names, dtypes, which are sharded, or global "
