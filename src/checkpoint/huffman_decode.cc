@@ -80,12 +80,14 @@ static_assert(57 - (kLookupsPerRefill - 1) * kPeekBits >= kPeekBits, "the last l
 
 // One stream. The fast loop keeps no bit buffer from step to step: each step loads the 8 bytes at
 // `next` afresh and drops the `skip` bits already decoded, and the lookups add their whole entries to
-// `skip`, whose low byte (< 256: at most 7 + 4 × 12 bits) then counts the bits they took. Only three
-// values per stream live across steps, so the four streams' state stays in registers.
+// `skip`: its byte 0 (at most 7 + 4 × 12) then counts the bits they took and its byte 1 (at most
+// 4 × 6) the symbols they stored, which places each store. Only three values per stream live across
+// steps, so the four streams' state nearly fits in the registers (it went through the stack every
+// step with a buffer carried along).
 struct Stream {
   const uint8_t *begin, *end;  // the stream's bytes
   const uint8_t *next;         // the byte holding the next bit
-  uint64_t skip = 0;           // its bits already decoded (0 to 7, between steps)
+  uint64_t skip = 0;           // its bits already decoded (0 to 7 between steps)
   uint8_t *out, *out_end;      // this stream's part of the plane
 
   // Steps that can run without a check: a step loads 8 bytes at `next` and advances it by at most 6
@@ -102,11 +104,11 @@ struct Stream {
     for (int i = 0; i < kLookupsPerRefill; ++i) {
       const uint64_t e = table[buffer & kPeekMask];
       const uint64_t symbols = e >> 16 | e << 48;
-      std::memcpy(out, &symbols, 8);
-      out += (e >> 8) & 0xFF;
+      std::memcpy(i == 0 ? out : out + (skip >> 8 & 0xFF), &symbols, 8);  // byte 1 starts at 0
       buffer >>= e & 63;
       skip += e;
     }
+    out += skip >> 8 & 0xFF;
     next += (skip & 0xFF) >> 3;
     skip &= 7;
   }
