@@ -3,12 +3,24 @@
 #include <algorithm>
 #include <cstring>
 
+#include "checkpoint/huffman.h"
+#include "checkpoint/huffman_table.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-
-#include "checkpoint/huffman.h"
-#include "checkpoint/huffman_table.h"
+#if TW_HUFFMAN_BMI2
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
+// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
 
 namespace tw {
 namespace checkpoint {
@@ -100,6 +112,8 @@ static_assert(7 + kBytesPerFlush * kHuffmanMaxBits <= 64, "a flush's codes must 
 // One stream: bits 0 … bits-1 of `buffer` are the next ones not yet stored. Its area of the work
 // buffer holds the longest stream its bytes can give (kHuffmanMaxBits each), so the loop over whole
 // steps checks nothing.
+constexpr unsigned kMaxPiece = 56;
+
 struct Stream {
   const uint8_t *in, *in_end;  // this stream's bytes of the plane
   uint64_t buffer = 0;
@@ -118,6 +132,15 @@ struct Stream {
     }
     in += kBytesPerFlush;
     std::memcpy(out, &buffer, 8);  // little-endian host (xxhash64.cc asserts it)
+    out += bits >> 3;
+    buffer >>= bits & ~7u;
+    bits &= 7;
+  }
+  // One piece of codes (at most kMaxPiece bits: with 7 bits pending, the buffer never holds 64).
+  __attribute__((always_inline)) void Put(uint64_t piece, unsigned length) {
+    buffer |= piece << bits;
+    bits += length;
+    std::memcpy(out, &buffer, 8);
     out += bits >> 3;
     buffer >>= bits & ~7u;
     bits &= 7;
@@ -151,12 +174,207 @@ __attribute__((always_inline)) inline void EncodeStreams(Stream *streams, const 
 void EncodeStreamsPlain(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
 #if TW_HUFFMAN_BMI2
 TW_HUFFMAN_TARGET_BMI2 void EncodeStreamsBmi2(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
+
+// The AVX-512 loop: 64 bytes of a stream per step. Each byte's code and length are looked up in
+// registers, then adjacent codes are joined in the vector, a | b << length(a), into pieces of 2, 4, 8
+// and 16 bytes while every piece of the step fits kMaxPiece bits: the scalar part, which bounds the
+// speed, then appends 4 pieces per 64 bytes instead of 32 pair codes.
+#define TW_HUFFMAN_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,bmi2")))
+
+struct VectorTables {
+  // Per byte value, 64 values per register: the code's bits 0–7, its bits 8–10, its length.
+  __m512i low[4], high[4], length[4];
+};
+
+// table[x] for each byte x: two 128-entry lookups, chosen by the byte's top bit.
+TW_HUFFMAN_TARGET_AVX512 inline __m512i Lookup(const __m512i table[4], __m512i x, __mmask64 upper) {
+  return _mm512_mask_blend_epi8(upper, _mm512_permutex2var_epi8(table[0], x, table[1]),
+                                _mm512_permutex2var_epi8(table[2], x, table[3]));
+}
+
+// Permutation indices; -1 where the lane is zeroed. The unpacks interleave within 128-bit lanes:
+// lane j of the low words holds bytes 16j … 16j+7 (words of pairs A), of the high words 16j+8 ….
+struct VectorIndices {
+  __m512i pair_length[2];  // bytes: byte 2 of each 32-bit lane, the first code's length of its pair
+  __m512i quad_length[2];  // words: word 0 of each 64-bit lane, the first pair's length of its 4 bytes
+  __m512i first, second;   // the 4-byte pieces of 8-byte group g, from A (0–7) and B (8–15)
+};
+
+// The 4-byte pieces of both halves, and their 2-byte halves' lengths: the lane of 4-byte piece q
+// (q = 0–7 in A, 8–15 in B) holds bytes 16j + 8h + 4t … (j = q % 8 / 2, t = q % 2, h: B).
+inline int QuadByte(int q) { return 16 * (q % 8 / 2) + 8 * (q / 8) + 4 * (q % 2); }
+
+TW_HUFFMAN_TARGET_AVX512 VectorIndices MakeIndices() {
+  alignas(64) int8_t bytes[2][64];
+  alignas(64) int16_t words[2][32];
+  alignas(64) int64_t first[8], second[8];
+  for (int h = 0; h < 2; ++h) {
+    for (int d = 0; d < 16; ++d) {  // 32-bit lane d of half h holds bytes 16j + 8h + 2i, +1
+      for (int k = 0; k < 4; ++k) bytes[h][4 * d + k] = k == 2 ? static_cast<int8_t>(16 * (d / 4) + 8 * h + 2 * (d % 4)) : 0;
+    }
+    for (int q = 0; q < 8; ++q) {
+      for (int k = 0; k < 4; ++k) words[h][4 * q + k] = k == 0 ? static_cast<int16_t>(QuadByte(8 * h + q) / 2) : 0;
+    }
+  }
+  for (int g = 0; g < 8; ++g) {  // group g: bytes 8g … 8g+7 = pieces whose QuadByte is 8g and 8g+4
+    for (int q = 0; q < 16; ++q) {
+      if (QuadByte(q) == 8 * g) first[g] = q;
+      if (QuadByte(q) == 8 * g + 4) second[g] = q;
+    }
+  }
+  VectorIndices v;
+  for (int h = 0; h < 2; ++h) {
+    v.pair_length[h] = _mm512_load_si512(bytes[h]);
+    v.quad_length[h] = _mm512_load_si512(words[h]);
+  }
+  v.first = _mm512_load_si512(first);
+  v.second = _mm512_load_si512(second);
+  return v;
+}
+
+// The pieces of one step, first to last.
+struct Pieces {
+  alignas(64) uint64_t code[16];
+  alignas(64) uint64_t length[16];
+};
+
+// Cuts in[0, 64) into pieces; returns how many (4, 8 or 16).
+TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &tables, const VectorIndices &index,
+                                        Pieces *pieces) {
+  const __m512i x = _mm512_loadu_si512(in);
+  const __mmask64 upper = _mm512_movepi8_mask(x);
+  const __m512i low = Lookup(tables.low, x, upper), high = Lookup(tables.high, x, upper);
+  const __m512i length = Lookup(tables.length, x, upper);  // bytes in order
+  // Pairs: c0 + c1 · 2^l0 with one multiply-add of words, c1 beside 2^l0 = 1 << (l0 in the odd word).
+  const __m512i one16 = _mm512_set1_epi16(1);
+  const __mmask64 byte2 = 0x4444444444444444;
+  const __m512i pairs_a = _mm512_madd_epi16(
+      _mm512_unpacklo_epi8(low, high),
+      _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[0], length)));
+  const __m512i pairs_b = _mm512_madd_epi16(
+      _mm512_unpackhi_epi8(low, high),
+      _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[1], length)));
+  // 4 bytes: the pair in the low half, then the high half's shifted by the first pair's length.
+  const __m512i pair_lengths = _mm512_maddubs_epi16(length, _mm512_set1_epi8(1));  // word m: bytes 2m, 2m+1
+  const __mmask32 word0 = 0x11111111;
+  const __m512i low32 = _mm512_set1_epi64(0xFFFFFFFF);
+  const __m512i quads_a = _mm512_ternarylogic_epi64(
+      pairs_a, low32,
+      _mm512_sllv_epi64(_mm512_srli_epi64(pairs_a, 32),
+                        _mm512_maskz_permutexvar_epi16(word0, index.quad_length[0], pair_lengths)),
+      0xEA);  // (a & b) | c
+  const __m512i quads_b = _mm512_ternarylogic_epi64(
+      pairs_b, low32,
+      _mm512_sllv_epi64(_mm512_srli_epi64(pairs_b, 32),
+                        _mm512_maskz_permutexvar_epi16(word0, index.quad_length[1], pair_lengths)),
+      0xEA);
+  // 8 bytes (group g: bytes 8g …), when every group's length, a sum of its 8 bytes', fits a piece.
+  const __m512i first = _mm512_permutex2var_epi64(quads_a, index.first, quads_b);
+  const __m512i second = _mm512_permutex2var_epi64(quads_a, index.second, quads_b);
+  const __m512i first_length = _mm512_and_si512(_mm512_madd_epi16(pair_lengths, one16), low32);
+  const __m512i group_length = _mm512_sad_epu8(length, _mm512_setzero_si512());
+  const __m512i most = _mm512_set1_epi64(kMaxPiece);
+  if (_mm512_cmpgt_epu64_mask(group_length, most) != 0) {
+    const __m512i in_order_0 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i in_order_1 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    const __m512i second_length = _mm512_sub_epi64(group_length, first_length);
+    _mm512_store_si512(pieces->code, _mm512_permutex2var_epi64(first, in_order_0, second));
+    _mm512_store_si512(pieces->code + 8, _mm512_permutex2var_epi64(first, in_order_1, second));
+    _mm512_store_si512(pieces->length, _mm512_permutex2var_epi64(first_length, in_order_0, second_length));
+    _mm512_store_si512(pieces->length + 8, _mm512_permutex2var_epi64(first_length, in_order_1, second_length));
+    return 16;
+  }
+  const __m512i groups = _mm512_or_si512(first, _mm512_sllv_epi64(second, first_length));
+  // 16 bytes: groups 2h and 2h+1, moved to lanes h and 4 + h.
+  const __m512i split = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
+  const __m512i even = _mm512_permutexvar_epi64(split, groups), even_length = _mm512_permutexvar_epi64(split, group_length);
+  const __m512i odd = _mm512_shuffle_i64x2(even, even, 0xEE), odd_length = _mm512_shuffle_i64x2(even_length, even_length, 0xEE);
+  const __m512i sixteen_length = _mm512_add_epi64(even_length, odd_length);
+  if ((_mm512_cmpgt_epu64_mask(sixteen_length, most) & 0xF) != 0) {
+    _mm512_store_si512(pieces->code, groups);
+    _mm512_store_si512(pieces->length, group_length);
+    return 8;
+  }
+  _mm512_store_si512(pieces->code, _mm512_or_si512(even, _mm512_sllv_epi64(odd, even_length)));
+  _mm512_store_si512(pieces->length, sixteen_length);
+  return 4;
+}
+
+TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &code) {
+  alignas(64) uint8_t bytes[3][256];
+  for (int s = 0; s < 256; ++s) {
+    bytes[0][s] = static_cast<uint8_t>(code.bits[s]);
+    bytes[1][s] = static_cast<uint8_t>(code.bits[s] >> 8);
+    bytes[2][s] = code.length[s];
+  }
+  VectorTables tables;
+  for (int i = 0; i < 4; ++i) {
+    tables.low[i] = _mm512_load_si512(bytes[0] + 64 * i);
+    tables.high[i] = _mm512_load_si512(bytes[1] + 64 * i);
+    tables.length[i] = _mm512_load_si512(bytes[2] + 64 * i);
+  }
+  const VectorIndices index = MakeIndices();
+  for (int k = 0; k < kHuffmanStreams; k += 2) {
+    Stream a = streams[k], b = streams[k + 1];
+    const size_t steps = static_cast<size_t>(std::min(a.in_end - a.in, b.in_end - b.in)) / 64;
+    for (size_t i = 0; i < steps; ++i) {
+      Pieces pa, pb;
+      const int na = Cut(a.in, tables, index, &pa), nb = Cut(b.in, tables, index, &pb);
+      a.in += 64, b.in += 64;
+      for (int j = 0; j < na; ++j) a.Put(pa.code[j], static_cast<unsigned>(pa.length[j]));
+      for (int j = 0; j < nb; ++j) b.Put(pb.code[j], static_cast<unsigned>(pb.length[j]));
+    }
+    streams[k] = a, streams[k + 1] = b;
+  }
+  EncodeStreams(streams, code);  // the last bytes of each stream
+}
+
+bool Avx512Runs() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
+}
 #endif
+
+HuffmanEncodeLoop Resolve(HuffmanEncodeLoop loop) {
+  if (loop != HuffmanEncodeLoop::kBest) return loop;
+#if TW_HUFFMAN_BMI2
+  static const HuffmanEncodeLoop best = Avx512Runs()   ? HuffmanEncodeLoop::kAvx512
+                                        : HuffmanBmi2() ? HuffmanEncodeLoop::kBmi2
+                                                        : HuffmanEncodeLoop::kPortable;
+  return best;
+#else
+  return HuffmanEncodeLoop::kPortable;
+#endif
+}
+
+void EncodeStreamsWith(HuffmanEncodeLoop loop, Stream *streams, const Code &code) {
+  switch (Resolve(loop)) {
+#if TW_HUFFMAN_BMI2
+    case HuffmanEncodeLoop::kAvx512: return EncodeStreamsAvx512(streams, code);
+    case HuffmanEncodeLoop::kBmi2: return EncodeStreamsBmi2(streams, code);
+#endif
+    default: return EncodeStreamsPlain(streams, code);
+  }
+}
 
 }  // namespace
 
+bool HuffmanEncodeLoopRuns(HuffmanEncodeLoop loop) {
+#if TW_HUFFMAN_BMI2
+  switch (loop) {
+    case HuffmanEncodeLoop::kAvx512: return Avx512Runs();
+    case HuffmanEncodeLoop::kBmi2: return HuffmanBmi2();
+    default: return true;
+  }
+#else
+  (void)loop;
+  return true;
+#endif
+}
+
 size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, uint8_t *out, size_t capacity,
-                     uint8_t *work) {
+                     uint8_t *work, HuffmanEncodeLoop loop) {
   if (size == 0) return 0;
   uint64_t weight[256];
   CodeWeights(in, size, model, weight);
@@ -179,11 +397,7 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, 
     streams[k].in_end = in + std::min(size, begin + segment);
     streams[k].out = work + k * area;
   }
-#if TW_HUFFMAN_BMI2
-  HuffmanBmi2() ? EncodeStreamsBmi2(streams, code) : EncodeStreamsPlain(streams, code);
-#else
-  EncodeStreamsPlain(streams, code);
-#endif
+  EncodeStreamsWith(loop, streams, code);
 
   const size_t table = HuffmanTableSize(lengths);
   size_t coded = table + 4 * (kHuffmanStreams - 1);
