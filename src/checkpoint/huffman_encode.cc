@@ -69,10 +69,12 @@ Ranges ByteRanges(const uint8_t *in, size_t size) {
 
 // What the code is built from: the model's counts (doubled when sampled), and weight 1 for a byte value
 // the sample missed inside a half's range, which may occur in the plane.
-void CodeWeights(const uint8_t *in, size_t size, const HuffmanModel &model, uint64_t weight[256]) {
+using RangesFunction = Ranges (*)(const uint8_t *in, size_t size);
+void CodeWeights(const uint8_t *in, size_t size, const HuffmanModel &model, RangesFunction ranges,
+                 uint64_t weight[256]) {
   for (int s = 0; s < 256; ++s) weight[s] = static_cast<uint64_t>(model.count[s]) * (model.whole_plane ? 1 : 2);
   if (model.whole_plane) return;
-  const Ranges r = ByteRanges(in, size);
+  const Ranges r = ranges(in, size);
   for (int s = r.low_min; s <= r.low_max; ++s) weight[s] += weight[s] == 0;
   for (int s = r.high_min; s <= r.high_max; ++s) weight[s] += weight[s] == 0;
 }
@@ -237,8 +239,15 @@ struct Pieces {
   alignas(64) uint64_t code[16];
   alignas(64) uint64_t length[16];
 };
+__attribute__((always_inline)) inline void Put(Stream &stream, const Pieces &pieces, int n) {
+  if (n == 4) {
+    for (int j = 0; j < 8; j += 2) stream.Put(pieces.code[j], static_cast<unsigned>(pieces.length[j]));
+  } else {
+    for (int j = 0; j < n; ++j) stream.Put(pieces.code[j], static_cast<unsigned>(pieces.length[j]));
+  }
+}
 
-// Cuts in[0, 64) into pieces; returns how many (4, 8 or 16).
+// Cuts in[0, 64) into pieces; returns how many: 4 (in lanes 0, 2, 4, 6), 8 or 16.
 TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &tables, const VectorIndices &index,
                                         Pieces *pieces) {
   const __m512i x = _mm512_loadu_si512(in);
@@ -268,36 +277,35 @@ TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &t
       _mm512_sllv_epi64(_mm512_srli_epi64(pairs_b, 32),
                         _mm512_maskz_permutexvar_epi16(word0, index.quad_length[1], pair_lengths)),
       0xEA);
-  // 8 bytes (group g: bytes 8g …), when every group's length, a sum of its 8 bytes', fits a piece.
+  // 8 bytes (group g: bytes 8g …) and 16 (groups 2h and 2h+1, one 128-bit lane), when every piece's
+  // length, a sum of its bytes', fits: groups fit when 16-byte pieces do, so one check is enough then.
   const __m512i first = _mm512_permutex2var_epi64(quads_a, index.first, quads_b);
   const __m512i second = _mm512_permutex2var_epi64(quads_a, index.second, quads_b);
   const __m512i first_length = _mm512_and_si512(_mm512_madd_epi16(pair_lengths, one16), low32);
   const __m512i group_length = _mm512_sad_epu8(length, _mm512_setzero_si512());
+  const __m512i next_length = _mm512_shuffle_epi32(group_length, _MM_PERM_BADC);  // the lane's other group
+  const __m512i sixteen_length = _mm512_add_epi64(group_length, next_length);
   const __m512i most = _mm512_set1_epi64(kMaxPiece);
-  if (_mm512_cmpgt_epu64_mask(group_length, most) != 0) {
-    const __m512i in_order_0 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
-    const __m512i in_order_1 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
-    const __m512i second_length = _mm512_sub_epi64(group_length, first_length);
-    _mm512_store_si512(pieces->code, _mm512_permutex2var_epi64(first, in_order_0, second));
-    _mm512_store_si512(pieces->code + 8, _mm512_permutex2var_epi64(first, in_order_1, second));
-    _mm512_store_si512(pieces->length, _mm512_permutex2var_epi64(first_length, in_order_0, second_length));
-    _mm512_store_si512(pieces->length + 8, _mm512_permutex2var_epi64(first_length, in_order_1, second_length));
-    return 16;
-  }
   const __m512i groups = _mm512_or_si512(first, _mm512_sllv_epi64(second, first_length));
-  // 16 bytes: groups 2h and 2h+1, moved to lanes h and 4 + h.
-  const __m512i split = _mm512_set_epi64(7, 5, 3, 1, 6, 4, 2, 0);
-  const __m512i even = _mm512_permutexvar_epi64(split, groups), even_length = _mm512_permutexvar_epi64(split, group_length);
-  const __m512i odd = _mm512_shuffle_i64x2(even, even, 0xEE), odd_length = _mm512_shuffle_i64x2(even_length, even_length, 0xEE);
-  const __m512i sixteen_length = _mm512_add_epi64(even_length, odd_length);
-  if ((_mm512_cmpgt_epu64_mask(sixteen_length, most) & 0xF) != 0) {
+  if (_mm512_cmpgt_epu64_mask(sixteen_length, most) == 0) {  // pieces in lanes 0, 2, 4, 6
+    const __m512i next = _mm512_shuffle_epi32(groups, _MM_PERM_BADC);
+    _mm512_store_si512(pieces->code, _mm512_or_si512(groups, _mm512_sllv_epi64(next, group_length)));
+    _mm512_store_si512(pieces->length, sixteen_length);
+    return 4;
+  }
+  if (_mm512_cmpgt_epu64_mask(group_length, most) == 0) {
     _mm512_store_si512(pieces->code, groups);
     _mm512_store_si512(pieces->length, group_length);
     return 8;
   }
-  _mm512_store_si512(pieces->code, _mm512_or_si512(even, _mm512_sllv_epi64(odd, even_length)));
-  _mm512_store_si512(pieces->length, sixteen_length);
-  return 4;
+  const __m512i in_order_0 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+  const __m512i in_order_1 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+  const __m512i second_length = _mm512_sub_epi64(group_length, first_length);
+  _mm512_store_si512(pieces->code, _mm512_permutex2var_epi64(first, in_order_0, second));
+  _mm512_store_si512(pieces->code + 8, _mm512_permutex2var_epi64(first, in_order_1, second));
+  _mm512_store_si512(pieces->length, _mm512_permutex2var_epi64(first_length, in_order_0, second_length));
+  _mm512_store_si512(pieces->length + 8, _mm512_permutex2var_epi64(first_length, in_order_1, second_length));
+  return 16;
 }
 
 TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &code) {
@@ -321,12 +329,37 @@ TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &c
       Pieces pa, pb;
       const int na = Cut(a.in, tables, index, &pa), nb = Cut(b.in, tables, index, &pb);
       a.in += 64, b.in += 64;
-      for (int j = 0; j < na; ++j) a.Put(pa.code[j], static_cast<unsigned>(pa.length[j]));
-      for (int j = 0; j < nb; ++j) b.Put(pb.code[j], static_cast<unsigned>(pb.length[j]));
+      Put(a, pa, na), Put(b, pb, nb);
     }
     streams[k] = a, streams[k + 1] = b;
   }
   EncodeStreams(streams, code);  // the last bytes of each stream
+}
+
+// ByteRanges 64 bytes at a time, each half's bytes picked by a mask of the top bits.
+TW_HUFFMAN_TARGET_AVX512 Ranges ByteRangesAvx512(const uint8_t *in, size_t size) {
+  __m512i low_min = _mm512_set1_epi8(-1), low_max = _mm512_setzero_si512(), high_min = low_min, high_max = low_max;
+  size_t i = 0;
+  for (; i + 64 <= size; i += 64) {
+    const __m512i v = _mm512_loadu_si512(in + i);
+    const __mmask64 high = _mm512_movepi8_mask(v), low = ~high;
+    low_min = _mm512_mask_min_epu8(low_min, low, low_min, v);
+    low_max = _mm512_mask_max_epu8(low_max, low, low_max, v);
+    high_min = _mm512_mask_min_epu8(high_min, high, high_min, v);
+    high_max = _mm512_mask_max_epu8(high_max, high, high_max, v);
+  }
+  alignas(64) uint8_t lanes[4][64];
+  _mm512_store_si512(lanes[0], low_min);
+  _mm512_store_si512(lanes[1], low_max);
+  _mm512_store_si512(lanes[2], high_min);
+  _mm512_store_si512(lanes[3], high_max);
+  Ranges r;
+  for (int k = 0; k < 64; ++k) {  // as in ByteRanges: a lane that saw no byte of a half has min > max
+    if (lanes[0][k] <= lanes[1][k]) r.Add(lanes[0][k]), r.Add(lanes[1][k]);
+    if (lanes[2][k] <= lanes[3][k]) r.Add(lanes[2][k]), r.Add(lanes[3][k]);
+  }
+  for (; i < size; ++i) r.Add(in[i]);
+  return r;
 }
 
 bool Avx512Runs() {
@@ -377,7 +410,12 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, 
                      uint8_t *work, HuffmanEncodeLoop loop) {
   if (size == 0) return 0;
   uint64_t weight[256];
-  CodeWeights(in, size, model, weight);
+  loop = Resolve(loop);
+#if TW_HUFFMAN_BMI2
+  CodeWeights(in, size, model, loop == HuffmanEncodeLoop::kAvx512 ? ByteRangesAvx512 : ByteRanges, weight);
+#else
+  CodeWeights(in, size, model, ByteRanges, weight);
+#endif
   const HuffmanLengths lengths = ChooseHuffmanLengths(weight);
   Code code;
   uint16_t canonical[256];
