@@ -333,7 +333,7 @@ TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &c
     }
     streams[k] = a, streams[k + 1] = b;
   }
-  EncodeStreams(streams, code);  // the last bytes of each stream
+  for (int k = 0; k < kHuffmanStreams; ++k) streams[k].Finish(code);  // the last bytes: no pair table
 }
 
 // ByteRanges 64 bytes at a time, each half's bytes picked by a mask of the top bits.
@@ -424,7 +424,7 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, 
   work += (64 - reinterpret_cast<uintptr_t>(work) % 64) % 64;  // HuffmanWorkBytes leaves room for this
   code.pair = reinterpret_cast<uint32_t *>(work);
   work += kPairEntries * sizeof(uint32_t);
-  FillPairs(&code);
+  if (loop != HuffmanEncodeLoop::kAvx512) FillPairs(&code);
 
   // Stream k into work[k·area, (k+1)·area).
   const size_t segment = (size + kHuffmanStreams - 1) / kHuffmanStreams, area = MaxStreamBytes(segment);
