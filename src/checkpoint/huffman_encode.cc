@@ -188,8 +188,12 @@ struct VectorTables {
   __m512i low[4], high[4], length[4];
 };
 
-// table[x] for each byte x: two 128-entry lookups, chosen by the byte's top bit.
+// table[x] for each byte x: two 128-entry lookups, chosen by the byte's top bit. Narrow: when no coded
+// byte value has bit 6 set (0x00–0x3F, 0x80–0xBF: the sign-and-exponent bytes of floats under 2 in
+// magnitude), one 128-entry lookup by bits 0–5 and 7, half the instructions.
+template <bool kNarrow>
 TW_HUFFMAN_TARGET_AVX512 inline __m512i Lookup(const __m512i table[4], __m512i x, __mmask64 upper) {
+  if (kNarrow) return _mm512_permutex2var_epi8(table[0], x, table[1]);
   return _mm512_mask_blend_epi8(upper, _mm512_permutex2var_epi8(table[0], x, table[1]),
                                 _mm512_permutex2var_epi8(table[2], x, table[3]));
 }
@@ -248,12 +252,18 @@ __attribute__((always_inline)) inline void Put(Stream &stream, const Pieces &pie
 }
 
 // Cuts in[0, 64) into pieces; returns how many: 4 (in lanes 0, 2, 4, 6), 8 or 16.
+template <bool kNarrow>
 TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &tables, const VectorIndices &index,
                                         Pieces *pieces) {
-  const __m512i x = _mm512_loadu_si512(in);
-  const __mmask64 upper = _mm512_movepi8_mask(x);
-  const __m512i low = Lookup(tables.low, x, upper), high = Lookup(tables.high, x, upper);
-  const __m512i length = Lookup(tables.length, x, upper);  // bytes in order
+  __m512i x = _mm512_loadu_si512(in);
+  __mmask64 upper = 0;
+  if (kNarrow) {  // bit 7 to bit 6 (which is 0), the index bit that picks the second table register
+    x = _mm512_ternarylogic_epi64(x, _mm512_srli_epi16(x, 1), _mm512_set1_epi8(0x40), 0xF8);  // a | (b & c)
+  } else {
+    upper = _mm512_movepi8_mask(x);
+  }
+  const __m512i low = Lookup<kNarrow>(tables.low, x, upper), high = Lookup<kNarrow>(tables.high, x, upper);
+  const __m512i length = Lookup<kNarrow>(tables.length, x, upper);  // bytes in order
   // Pairs: c0 + c1 · 2^l0 with one multiply-add of words, c1 beside 2^l0 = 1 << (l0 in the odd word).
   const __m512i one16 = _mm512_set1_epi16(1);
   const __mmask64 byte2 = 0x4444444444444444;
@@ -308,12 +318,31 @@ TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &t
   return 16;
 }
 
+template <bool kNarrow>
+TW_HUFFMAN_TARGET_AVX512 void EncodeSteps(Stream *streams, const VectorTables &tables) {
+  const VectorIndices index = MakeIndices();
+  for (int k = 0; k < kHuffmanStreams; k += 2) {
+    Stream a = streams[k], b = streams[k + 1];
+    const size_t steps = static_cast<size_t>(std::min(a.in_end - a.in, b.in_end - b.in)) / 64;
+    for (size_t i = 0; i < steps; ++i) {
+      Pieces pa, pb;
+      const int na = Cut<kNarrow>(a.in, tables, index, &pa), nb = Cut<kNarrow>(b.in, tables, index, &pb);
+      a.in += 64, b.in += 64;
+      Put(a, pa, na), Put(b, pb, nb);
+    }
+    streams[k] = a, streams[k + 1] = b;
+  }
+}
+
 TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &code) {
+  bool narrow = true;
+  for (int s = 0; s < 256; ++s) narrow &= code.length[s] == 0 || (s & 0x40) == 0;
   alignas(64) uint8_t bytes[3][256];
-  for (int s = 0; s < 256; ++s) {
-    bytes[0][s] = static_cast<uint8_t>(code.bits[s]);
-    bytes[1][s] = static_cast<uint8_t>(code.bits[s] >> 8);
-    bytes[2][s] = code.length[s];
+  for (int i = 0; i < 256; ++i) {
+    const int s = narrow ? (i & 0x3F) | (i & 0x40) << 1 : i;  // narrow: entries 0–127 only
+    bytes[0][i] = static_cast<uint8_t>(code.bits[s]);
+    bytes[1][i] = static_cast<uint8_t>(code.bits[s] >> 8);
+    bytes[2][i] = code.length[s];
   }
   VectorTables tables;
   for (int i = 0; i < 4; ++i) {
@@ -321,18 +350,7 @@ TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &c
     tables.high[i] = _mm512_load_si512(bytes[1] + 64 * i);
     tables.length[i] = _mm512_load_si512(bytes[2] + 64 * i);
   }
-  const VectorIndices index = MakeIndices();
-  for (int k = 0; k < kHuffmanStreams; k += 2) {
-    Stream a = streams[k], b = streams[k + 1];
-    const size_t steps = static_cast<size_t>(std::min(a.in_end - a.in, b.in_end - b.in)) / 64;
-    for (size_t i = 0; i < steps; ++i) {
-      Pieces pa, pb;
-      const int na = Cut(a.in, tables, index, &pa), nb = Cut(b.in, tables, index, &pb);
-      a.in += 64, b.in += 64;
-      Put(a, pa, na), Put(b, pb, nb);
-    }
-    streams[k] = a, streams[k + 1] = b;
-  }
+  narrow ? EncodeSteps<true>(streams, tables) : EncodeSteps<false>(streams, tables);
   for (int k = 0; k < kHuffmanStreams; ++k) streams[k].Finish(code);  // the last bytes: no pair table
 }
 
