@@ -108,14 +108,16 @@ void FillPairs(Code *code) {
   }
 }
 
+// The longest run of codes Stream::Put appends at once: with up to 7 bits pending, the buffer holds at
+// most 63 bits, so its shift by the whole bytes stored stays under 64.
+constexpr unsigned kMaxPiece = 56;
+
 constexpr int kBytesPerFlush = 4;  // two pairs: at most 7 bits pending + 2 × 22 <= 64
 static_assert(7 + kBytesPerFlush * kHuffmanMaxBits <= 64, "a flush's codes must fit the bit buffer");
 
 // One stream: bits 0 … bits-1 of `buffer` are the next ones not yet stored. Its area of the work
 // buffer holds the longest stream its bytes can give (kHuffmanMaxBits each), so the loop over whole
 // steps checks nothing.
-constexpr unsigned kMaxPiece = 56;
-
 struct Stream {
   const uint8_t *in, *in_end;  // this stream's bytes of the plane
   uint64_t buffer = 0;
@@ -198,16 +200,17 @@ TW_HUFFMAN_TARGET_AVX512 inline __m512i Lookup(const __m512i table[4], __m512i x
                                 _mm512_permutex2var_epi8(table[2], x, table[3]));
 }
 
-// Permutation indices; -1 where the lane is zeroed. The unpacks interleave within 128-bit lanes:
-// lane j of the low words holds bytes 16j … 16j+7 (words of pairs A), of the high words 16j+8 ….
+// The codes are widened to words by unpacking, which interleaves within 128-bit lanes: 128-bit lane j
+// of half A (the low unpack) holds the codes of bytes 16j … 16j+7, of half B bytes 16j+8 … 16j+15.
+// These permutation indices bring the lengths (bytes, in order) beside the codes they shift, and the
+// 4-byte pieces of both halves in order; the lanes of the length permutations not named are zeroed.
 struct VectorIndices {
-  __m512i pair_length[2];  // bytes: byte 2 of each 32-bit lane, the first code's length of its pair
-  __m512i quad_length[2];  // words: word 0 of each 64-bit lane, the first pair's length of its 4 bytes
-  __m512i first, second;   // the 4-byte pieces of 8-byte group g, from A (0–7) and B (8–15)
+  __m512i pair_length[2];  // bytes: byte 2 of each 32-bit lane, the length of its pair's first code
+  __m512i quad_length[2];  // words (of pair lengths): word 0 of each 64-bit lane, its first pair's length
+  __m512i first, second;   // for 8-byte group g (bytes 8g …), its two 4-byte pieces among A's and B's
 };
 
-// The 4-byte pieces of both halves, and their 2-byte halves' lengths: the lane of 4-byte piece q
-// (q = 0–7 in A, 8–15 in B) holds bytes 16j + 8h + 4t … (j = q % 8 / 2, t = q % 2, h: B).
+// The first byte of 4-byte piece q (0–7: half A's 64-bit lanes, 8–15: half B's).
 inline int QuadByte(int q) { return 16 * (q % 8 / 2) + 8 * (q / 8) + 4 * (q % 2); }
 
 TW_HUFFMAN_TARGET_AVX512 VectorIndices MakeIndices() {
@@ -215,11 +218,13 @@ TW_HUFFMAN_TARGET_AVX512 VectorIndices MakeIndices() {
   alignas(64) int16_t words[2][32];
   alignas(64) int64_t first[8], second[8];
   for (int h = 0; h < 2; ++h) {
-    for (int d = 0; d < 16; ++d) {  // 32-bit lane d of half h holds bytes 16j + 8h + 2i, +1
-      for (int k = 0; k < 4; ++k) bytes[h][4 * d + k] = k == 2 ? static_cast<int8_t>(16 * (d / 4) + 8 * h + 2 * (d % 4)) : 0;
+    for (int d = 0; d < 16; ++d) {  // 32-bit lane d of half h: the pair of bytes 16 (d / 4) + 8h + 2 (d % 4)
+      for (int k = 0; k < 4; ++k) {
+        bytes[h][4 * d + k] = static_cast<int8_t>(k == 2 ? 16 * (d / 4) + 8 * h + 2 * (d % 4) : 0);
+      }
     }
     for (int q = 0; q < 8; ++q) {
-      for (int k = 0; k < 4; ++k) words[h][4 * q + k] = k == 0 ? static_cast<int16_t>(QuadByte(8 * h + q) / 2) : 0;
+      for (int k = 0; k < 4; ++k) words[h][4 * q + k] = static_cast<int16_t>(k == 0 ? QuadByte(8 * h + q) / 2 : 0);
     }
   }
   for (int g = 0; g < 8; ++g) {  // group g: bytes 8g … 8g+7 = pieces whose QuadByte is 8g and 8g+4
@@ -238,13 +243,13 @@ TW_HUFFMAN_TARGET_AVX512 VectorIndices MakeIndices() {
   return v;
 }
 
-// The pieces of one step, first to last.
+// The pieces of one step, first to last, as Cut leaves them.
 struct Pieces {
   alignas(64) uint64_t code[16];
   alignas(64) uint64_t length[16];
 };
 __attribute__((always_inline)) inline void Put(Stream &stream, const Pieces &pieces, int n) {
-  if (n == 4) {
+  if (n == 4) {  // nearly always on exponent planes: unrolled
     for (int j = 0; j < 8; j += 2) stream.Put(pieces.code[j], static_cast<unsigned>(pieces.length[j]));
   } else {
     for (int j = 0; j < n; ++j) stream.Put(pieces.code[j], static_cast<unsigned>(pieces.length[j]));
@@ -267,12 +272,12 @@ TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &t
   // Pairs: c0 + c1 · 2^l0 with one multiply-add of words, c1 beside 2^l0 = 1 << (l0 in the odd word).
   const __m512i one16 = _mm512_set1_epi16(1);
   const __mmask64 byte2 = 0x4444444444444444;
-  const __m512i pairs_a = _mm512_madd_epi16(
-      _mm512_unpacklo_epi8(low, high),
-      _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[0], length)));
-  const __m512i pairs_b = _mm512_madd_epi16(
-      _mm512_unpackhi_epi8(low, high),
-      _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[1], length)));
+  const __m512i pairs_a =
+      _mm512_madd_epi16(_mm512_unpacklo_epi8(low, high),
+                        _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[0], length)));
+  const __m512i pairs_b =
+      _mm512_madd_epi16(_mm512_unpackhi_epi8(low, high),
+                        _mm512_sllv_epi16(one16, _mm512_maskz_permutexvar_epi8(byte2, index.pair_length[1], length)));
   // 4 bytes: the pair in the low half, then the high half's shifted by the first pair's length.
   const __m512i pair_lengths = _mm512_maddubs_epi16(length, _mm512_set1_epi8(1));  // word m: bytes 2m, 2m+1
   const __mmask32 word0 = 0x11111111;
@@ -390,7 +395,7 @@ bool Avx512Runs() {
 HuffmanEncodeLoop Resolve(HuffmanEncodeLoop loop) {
   if (loop != HuffmanEncodeLoop::kBest) return loop;
 #if TW_HUFFMAN_BMI2
-  static const HuffmanEncodeLoop best = Avx512Runs()   ? HuffmanEncodeLoop::kAvx512
+  static const HuffmanEncodeLoop best = Avx512Runs()    ? HuffmanEncodeLoop::kAvx512
                                         : HuffmanBmi2() ? HuffmanEncodeLoop::kBmi2
                                                         : HuffmanEncodeLoop::kPortable;
   return best;

@@ -109,9 +109,9 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
   };
   // Every encoder loop this CPU runs (they write the same bytes), then the one the writer uses.
   std::string loops;
-  for (const auto &[loop, name] : {std::pair{ckpt::HuffmanEncodeLoop::kPortable, "portable"},
-                                   std::pair{ckpt::HuffmanEncodeLoop::kBmi2, "bmi2"},
-                                   std::pair{ckpt::HuffmanEncodeLoop::kAvx512, "avx512"}}) {
+  for (const auto &[loop, name] :
+       {std::pair{ckpt::HuffmanEncodeLoop::kPortable, "portable"}, std::pair{ckpt::HuffmanEncodeLoop::kBmi2, "bmi2"},
+        std::pair{ckpt::HuffmanEncodeLoop::kAvx512, "avx512"}}) {
     if (!ckpt::HuffmanEncodeLoopRuns(loop)) continue;
     char line[64];
     std::snprintf(line, sizeof line, "  %s %.1f ms", name, encode_with(loop) * 1e3);

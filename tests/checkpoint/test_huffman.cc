@@ -177,8 +177,8 @@ static void round_trips(void **state) {
 static void encoder_loops_write_the_same_bytes(void **state) {
   (void)state;
   std::vector<ckpt::HuffmanEncodeLoop> loops;
-  for (ckpt::HuffmanEncodeLoop loop : {ckpt::HuffmanEncodeLoop::kBmi2, ckpt::HuffmanEncodeLoop::kAvx512,
-                                       ckpt::HuffmanEncodeLoop::kBest}) {
+  for (ckpt::HuffmanEncodeLoop loop :
+       {ckpt::HuffmanEncodeLoop::kBmi2, ckpt::HuffmanEncodeLoop::kAvx512, ckpt::HuffmanEncodeLoop::kBest}) {
     if (ckpt::HuffmanEncodeLoopRuns(loop)) loops.push_back(loop);
   }
   assert_true(ckpt::HuffmanEncodeLoopRuns(ckpt::HuffmanEncodeLoop::kPortable));
@@ -190,12 +190,12 @@ static void encoder_loops_write_the_same_bytes(void **state) {
       const uint32_t r = static_cast<uint32_t>(rng());
       switch (kind) {
         case 0:
-        case 1: plane[i] = skewed[i]; break;                                         // exponent bytes
-        case 2: plane[i] = static_cast<uint8_t>(r); break;                           // all 256, 8 bits each
+        case 1: plane[i] = skewed[i]; break;                                          // exponent bytes
+        case 2: plane[i] = static_cast<uint8_t>(r); break;                            // all 256, 8 bits each
         case 3: plane[i] = static_cast<uint8_t>(__builtin_ctz(r | 1u << 31)); break;  // 1 … 11-bit codes
-        case 4: plane[i] = 0x41; break;                                              // one symbol
-        case 5: plane[i] = (r & 1) ? 0x07 : 0xF3; break;                            // two
-        case 6: plane[i] = static_cast<uint8_t>(0x80 | (r % 100)); break;            // the high half only
+        case 4: plane[i] = 0x41; break;                                               // one symbol
+        case 5: plane[i] = (r & 1) ? 0x07 : 0xF3; break;                              // two
+        case 6: plane[i] = static_cast<uint8_t>(0x80 | (r % 100)); break;             // the high half only
         case 7: plane[i] = static_cast<uint8_t>(r % 3 == 0 ? r % 128 : 0x3F); break;  // the low half only
         default: plane[i] = (i / 64 % 3 == 0) ? static_cast<uint8_t>(r) : skewed[i];  // blocks of each
       }
