@@ -99,8 +99,8 @@ std::string Saver::StatePath(const std::string &path) const {
 
 Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const {
   if (global_step == kNoGlobalStep && Basename(prefix) == options_.latest_filename) {
-    return Status(TW_INVALID_ARGUMENT, "'latest_filename' collides with 'save_path': '" +
-                                           options_.latest_filename + "' and '" + prefix + "'");
+    return Status(TW_INVALID_ARGUMENT, "'latest_filename' collides with 'save_path': '" + options_.latest_filename +
+                                           "' and '" + prefix + "'");
   }
   if (!IsDirectory(DirectoryOf(path))) {
     return Status(TW_NOT_FOUND, "Parent directory of " + path + " doesn't exist, can't save.");
@@ -139,8 +139,8 @@ Status Saver::Save(const std::string &prefix, int64_t global_step, std::string *
   return WriteSnapshot(live, prefix, global_step, path);
 }
 
-Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step,
-                            std::string *path, int threads) {
+Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path,
+                            int threads) {
   if (snapshot.tensors().empty()) {  // C4: an empty saver saves nothing
     path->clear();
     return Status();
@@ -167,26 +167,31 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   const Collective &collective = *options_.collective;
   const double timeout = options_.collective_timeout_secs;
   // The chief's preparation (the directory's lock, its first cleaning, the saving note) must end
-  // before any rank writes a part — one round more — unless the previous save of this saver committed
-  // into the same directory: the lock is then held and the directory cleaned, and what preparing does
-  // then (settling the note) goes into the vote. Every rank knows that outcome alike.
+  // before any rank writes a part — one round more, or on a saver's first save the layout's first
+  // round — unless the previous save of this saver committed into the same directory: the lock is then
+  // held and the directory cleaned, and what preparing does then (settling the note) goes into the
+  // vote. Every rank knows that outcome alike.
   const bool prepared_before = shard_layout_ != nullptr && committed_dir_ == dir;
   committed_dir_.clear();
   if (!prepared_before) {
     Status prepared;
     if (options_.chief) prepared = PrepareSave(dir, checkpoint);
-    std::vector<int64_t> ready = {prepared.code()};
-    TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
-    if (!prepared.ok()) return prepared;
-    if (ready[0] != TW_OK) {
-      return Status(static_cast<tw_status>(ready[0]), "checkpoint " + checkpoint +
-                                                          " not saved: the chief could not prepare the directory");
+    int64_t job_prepared = prepared.code();
+    if (shard_layout_ == nullptr) {  // the first save: the outcome travels with the layout's first round
+      auto layout = std::make_unique<ShardLayout>();
+      TW_RETURN_IF_ERROR(AgreeShardLayout(variables_, options_.shards, collective, timeout, options_.chief,
+                                          &job_prepared, layout.get()));
+      if (job_prepared == TW_OK) shard_layout_ = std::move(layout);
+    } else {
+      std::vector<int64_t> ready = {job_prepared};
+      TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
+      job_prepared = ready[0];
     }
-  }
-  if (shard_layout_ == nullptr) {
-    auto layout = std::make_unique<ShardLayout>();
-    TW_RETURN_IF_ERROR(AgreeShardLayout(variables_, options_.shards, collective, timeout, options_.chief, layout.get()));
-    shard_layout_ = std::move(layout);
+    if (!prepared.ok()) return prepared;
+    if (job_prepared != TW_OK) {
+      return Status(static_cast<tw_status>(job_prepared),
+                    "checkpoint " + checkpoint + " not saved: the chief could not prepare the directory");
+    }
   }
   ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief, nullptr};
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
@@ -315,8 +320,7 @@ Status Saver::Restore(const std::string &path, const std::vector<std::string> &n
 }
 
 Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string> &names,
-                          const std::vector<std::string> &optional, std::vector<std::string> *missing,
-                          bool *intact) {
+                          const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact) {
   *intact = false;
   std::vector<const TensorRef *> selected;
   if (names.empty()) {
@@ -449,8 +453,7 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false);
   if (loaded.ok()) {
     if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
-    const bool has_timestamps =
-        state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
+    const bool has_timestamps = state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
     for (size_t i = 0; i < state.all_model_checkpoint_paths.size(); ++i) {
       const std::string &p = state.all_model_checkpoint_paths[i];
       if (!PathExists(p)) continue;  // C12: vanished files are dropped

@@ -60,13 +60,15 @@ std::string RankList(const std::vector<int32_t> &ranks) {
   return text;
 }
 
-// Whether every part the vote described is in place with its voted size: the chief's preparation ran
-// while the other ranks wrote, and it removes files of the directory (own_checkpoints.h).
+// Whether every part the vote described is still in place with its voted size, just before the index
+// pins them: the chief's preparation runs while the other ranks write and removes files of the
+// directory (own_checkpoints.h), and another process may touch the directory between two rounds.
 Status CheckPartsInPlace(const std::vector<std::string> &parts, const std::vector<int64_t> &vote) {
   for (size_t r = 0; r < parts.size(); ++r) {
     struct stat st;
     if (::stat(parts[r].c_str(), &st) != 0 || static_cast<int64_t>(st.st_size) != vote[3 * r + 1]) {
-      return Status(TW_ABORTED, "part " + parts[r] + " changed while the chief prepared the directory");
+      return Status(TW_ABORTED, "part " + parts[r] + " changed after its rank voted (it is gone or no longer has " +
+                                    "the voted size): not committed");
     }
   }
   return Status();
@@ -82,7 +84,8 @@ std::vector<std::string> PartPaths(const std::string &checkpoint, uint32_t part_
 }
 
 Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
-                        const Collective &collective, double timeout_secs, bool chief, ShardLayout *layout) {
+                        const Collective &collective, double timeout_secs, bool chief, int64_t *prepared,
+                        ShardLayout *layout) {
   const std::vector<Declared> declared = SortedDeclarations(variables, shards);
   int64_t box_values = 0;  // offsets and extents of this rank's boxes
   for (const Declared &d : declared) {
@@ -91,9 +94,11 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
   const int64_t signature = Signature(declared);
   const int64_t rank = collective.rank();
   // MAX of x and of -x gives the largest and the smallest: one allreduce checks that all agree.
-  std::vector<int64_t> agree = {signature,   -signature,        box_values,
-                                -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1};
+  std::vector<int64_t> agree = {
+      signature, -signature, box_values, -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1, *prepared};
   TW_RETURN_IF_ERROR(collective.Allreduce(&agree, TW_REDUCE_MAX, timeout_secs, "agreeing on the sharded variables"));
+  *prepared = agree[6];
+  if (*prepared != TW_OK) return Status();
   if (agree[0] != -agree[1] || agree[2] != -agree[3]) {
     return Status(TW_INVALID_ARGUMENT,
                   "the ranks declare different checkpoint variables (names, dtypes, which are sharded, or global "
@@ -238,7 +243,7 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     index.tensors = save.layout->tensors;
     std::string bytes;
     EncodeShardIndex(index, &bytes);
-    if (save.prepare) committed = CheckPartsInPlace(parts, vote);
+    committed = CheckPartsInPlace(parts, vote);
     if (committed.ok()) {
       committed = SyncDirectoryOf(checkpoint).WithPrefix("Making the parts of " + checkpoint + " durable failed: ");
     }

@@ -102,8 +102,10 @@ void LayoutCountsRanksOfThisMachine(void **) {
   const std::vector<tw::TensorRef> variables = {tw::TensorRef(w, "w")};
   const std::map<std::string, ckpt::ShardSpec> shards = {{"w", ckpt::ShardSpec{{8}, {0}}}};
   ckpt::ShardLayout layout;
-  const tw::Status agreed = ckpt::AgreeShardLayout(variables, shards, *collective, 1.0, true, &layout);
+  int64_t prepared = TW_OK;
+  const tw::Status agreed = ckpt::AgreeShardLayout(variables, shards, *collective, 1.0, true, &prepared, &layout);
   if (!agreed.ok()) fail_msg("%s", agreed.message().c_str());
+  assert_int_equal(prepared, TW_OK);
   assert_int_equal(layout.local_ranks, 3);  // ranks 0, 1, 2
   assert_int_equal(layout.part_count, kWorld);
   assert_int_equal(layout.tensors.size(), 1);

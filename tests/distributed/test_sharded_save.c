@@ -499,7 +499,8 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
 
 /* The rounds of a sharded save (issue 15: the commit adds one vote over the parts' own writing): the
  * first save of a saver agrees on the layout after the chief prepared the directory (its lock, its
- * cleaning) — 5 collective operations: prepare, 2 of layout, vote, outcome —; every later save into the
+ * cleaning) — 4 collective operations: 2 of layout (the first carrying the chief's preparation), vote,
+ * outcome —; every later save into the
  * same directory is the vote and the outcome alone, the chief preparing while the others write. C9 with
  * max_to_keep 1: the evicted checkpoints, deleted after the outcome, are gone when the save returns. */
 static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
@@ -510,7 +511,7 @@ static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
   series se = {.step = {1, 2, 3}};
   j.series = &se;
   assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
-  const long expected[kSeries] = {5, 2, 2};
+  const long expected[kSeries] = {4, 2, 2};
   for (int rank = 0; rank < kRanks; ++rank) {
     for (int k = 0; k < kSeries; ++k) {
       if (se.status[rank][k] != TW_OK)
@@ -527,48 +528,139 @@ static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
   end_job(&j);
 }
 
-/* The chief failing to prepare a save (another writer holds the directory's lock: two jobs in one
- * directory) fails it on every rank before any part is written — the chief's own error, the others
- * naming the chief — and commits nothing there; the next save, into the saver's own directory, prepares
- * again (3 operations: prepare, vote, outcome) and commits. */
-static void the_chief_failing_to_prepare_commits_nothing(void **state) {
-  (void)state;
-  job j;
-  make_job(&j, "prepare");
+/* Another saver, of this process, holding the job dir's subdirectory "other" (its lock): what a second
+ * job writing there looks like to the chief. */
+static tw_saver *hold_other_dir(const job *j, float *w) {
   char other[300];
-  snprintf(other, sizeof other, "%s/other", j.dir);
+  snprintf(other, sizeof other, "%s/other", j->dir);
   assert_int_equal(mkdir(other, 0700), 0);
-  float w = 1;
   tw_tensor var = TW_TENSOR_INIT;
-  var.dtype = TW_FLOAT32, var.name = "w", var.data = &w;
+  var.dtype = TW_FLOAT32, var.name = "w", var.data = w;
   tw_saver *holder = NULL;
   assert_int_equal(tw_saver_create(&holder, &var, 1), TW_OK);
   char prefix[320];
   snprintf(prefix, sizeof prefix, "%s/held.ckpt", other);
   const char *written = NULL;
   assert_int_equal(tw_saver_save(&written, holder, prefix, 1), TW_OK); /* takes the directory's lock */
-  series se = {.step = {1, 2, 3}, .other = {0, 1, 0}};
-  j.series = &se;
-  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  return holder;
+}
+
+/* Save k of the series went into the held directory: it failed on every rank — the chief's own error,
+ * the others naming the chief — and left nothing there; the saves listed in `ok` succeeded. */
+static void expect_held_save_failed(const job *j, const series *se, int k, const int ok[kSeries]) {
   for (int rank = 0; rank < kRanks; ++rank) {
-    if (se.status[rank][0] != TW_OK || se.status[rank][2] != TW_OK)
-      fail_msg("rank %d: saves %d, %d: %s", rank, se.status[rank][0], se.status[rank][2], se.message[rank]);
-    assert_int_equal(se.operations[rank][2], 3);
+    for (int other = 0; other < kSeries; ++other) {
+      if (ok[other] && se->status[rank][other] != TW_OK)
+        fail_msg("rank %d: save %d: %d: %s", rank, other, se->status[rank][other], se->message[rank]);
+    }
     const char *needle = rank == 0 ? "is in use" : "the chief could not prepare the directory";
-    if (se.status[rank][1] != TW_FAILED_PRECONDITION || strstr(se.message[rank], needle) == NULL)
-      fail_msg("rank %d: save into a held directory: %d: %s", rank, se.status[rank][1], se.message[rank]);
+    if (se->status[rank][k] != TW_FAILED_PRECONDITION || strstr(se->message[rank], needle) == NULL)
+      fail_msg("rank %d: save into a held directory: %d: %s", rank, se->status[rank][k], se->message[rank]);
   }
   char path[400];
   for (int part = 0; part < kRanks; ++part) {
-    snprintf(path, sizeof path, "%s/model.ckpt-2.part-%05d-of-%05d", other, part, kRanks);
+    snprintf(path, sizeof path, "%s/other/model.ckpt-%lld.part-%05d-of-%05d", j->dir, (long long)se->step[k], part,
+             kRanks);
     assert_false(exists(path));
   }
-  snprintf(path, sizeof path, "%s/model.ckpt-2", other);
+  snprintf(path, sizeof path, "%s/other/model.ckpt-%lld", j->dir, (long long)se->step[k]);
   assert_false(exists(path));
+}
+
+/* The chief failing to prepare a save (another writer holds the directory's lock: two jobs in one
+ * directory) fails it on every rank before any part is written and commits nothing there; the next
+ * save, into the saver's own directory, prepares again (3 operations: prepare, vote, outcome) and
+ * commits. */
+static void the_chief_failing_to_prepare_commits_nothing(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "prepare");
+  float w = 1;
+  tw_saver *holder = hold_other_dir(&j, &w);
+  series se = {.step = {1, 2, 3}, .other = {0, 1, 0}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  const int ok[kSeries] = {1, 0, 1};
+  expect_held_save_failed(&j, &se, 1, ok);
+  for (int rank = 0; rank < kRanks; ++rank) assert_int_equal(se.operations[rank][2], 3);
   expect_committed(&j, 1);
   expect_committed(&j, 3);
   expect_latest(&j, 3);
   tw_saver_destroy(holder);
+  end_job(&j);
+}
+
+/* The same on a saver's first save, whose preparation travels with the layout's first round: that
+ * round alone is taken (1 operation), and the next save agrees on the layout and commits (4). */
+static void a_first_save_the_chief_cannot_prepare_commits_nothing(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "first");
+  float w = 1;
+  tw_saver *holder = hold_other_dir(&j, &w);
+  series se = {.step = {1, 2, 3}, .other = {1, 0, 0}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  const int ok[kSeries] = {0, 1, 1};
+  expect_held_save_failed(&j, &se, 0, ok);
+  const long expected[kSeries] = {1, 4, 2};
+  for (int rank = 0; rank < kRanks; ++rank) {
+    for (int k = 0; k < kSeries; ++k) assert_int_equal(se.operations[rank][k], expected[k]);
+  }
+  expect_committed(&j, 2);
+  expect_committed(&j, 3);
+  expect_latest(&j, 3);
+  tw_saver_destroy(holder);
+  end_job(&j);
+}
+
+/* A part that changes between the vote and the commit (the chief's preparation runs while the other
+ * ranks write, and it removes files of the directory; or another process touches the directory) is
+ * caught by the chief before it writes the index: the save fails on every rank with the chief's reason,
+ * the previous checkpoint stays the latest, and the next save commits. Here rank 1's part of step 2
+ * grows by a byte once the chief has heard the vote (its 5th operation: 4 for the first save, then the
+ * vote). */
+typedef struct grow_part {
+  char path[400];
+  int grown;
+} grow_part;
+
+static void grow_part_file(void *arg) {
+  grow_part *g = (grow_part *)arg;
+  FILE *f = fopen(g->path, "ab");
+  if (f == NULL) return;
+  g->grown = fputc(0, f) == 0;
+  if (fclose(f) != 0) g->grown = 0;
+}
+
+static void a_part_changed_before_the_commit_commits_nothing(void **state) {
+  (void)state;
+  job j;
+  make_job(&j, "changed");
+  grow_part g = {.grown = 0};
+  part_path(g.path, sizeof g.path, &j, 2, 1);
+  thread_world_after(j.world, 0, 5, grow_part_file, &g);
+  series se = {.step = {1, 2, 3}};
+  j.series = &se;
+  assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);
+  assert_true(g.grown);
+  for (int rank = 0; rank < kRanks; ++rank) {
+    if (se.status[rank][0] != TW_OK || se.status[rank][2] != TW_OK)
+      fail_msg("rank %d: saves %d, %d: %s", rank, se.status[rank][0], se.status[rank][2], se.message[rank]);
+    const char *needle = rank == 0 ? "changed after its rank voted" : "was not committed";
+    if (se.status[rank][1] != TW_ABORTED || strstr(se.message[rank], needle) == NULL)
+      fail_msg("rank %d: save of a changed part: %d: %s", rank, se.status[rank][1], se.message[rank]);
+  }
+  char path[400];
+  checkpoint_path(path, sizeof path, &j, 2);
+  assert_false(exists(path));                 /* no index */
+  for (int part = 0; part < kRanks; ++part) { /* every rank discarded its part */
+    part_path(path, sizeof path, &j, 2, part);
+    assert_false(exists(path));
+  }
+  expect_committed(&j, 1);
+  expect_committed(&j, 3);
+  expect_latest(&j, 3);
   end_job(&j);
 }
 
@@ -750,6 +842,8 @@ int main(void) {
       cmocka_unit_test(max_to_keep_deletes_whole_checkpoints),
       cmocka_unit_test(a_steady_save_is_one_vote_and_one_outcome),
       cmocka_unit_test(the_chief_failing_to_prepare_commits_nothing),
+      cmocka_unit_test(a_first_save_the_chief_cannot_prepare_commits_nothing),
+      cmocka_unit_test(a_part_changed_before_the_commit_commits_nothing),
       cmocka_unit_test(a_nan_on_one_rank_skips_the_save_on_every_rank),
       cmocka_unit_test(the_chiefs_clock_triggers_every_ranks_save),
       cmocka_unit_test(the_preemption_save_of_a_sharded_job_is_every_ranks),

@@ -23,6 +23,9 @@ typedef struct rank_state {
   tw_status fail_status;
   int fail_count;
   long operations;
+  long after_operation; /* > 0: call after(after_arg) once this operation has completed */
+  void (*after)(void *);
+  void *after_arg;
 } rank_state;
 
 struct thread_world {
@@ -119,7 +122,7 @@ static tw_status meet(rank_state *self, arrival mine, double timeout_secs) {
   memcpy(message, w->outcome_message, sizeof message);
   pthread_mutex_unlock(&w->mutex);
   if (outcome != TW_OK) return tw_set_error(outcome, message);
-  ++self->operations;
+  if (++self->operations == self->after_operation) self->after(self->after_arg);
   return TW_OK;
 }
 
@@ -177,6 +180,13 @@ void thread_world_fail_next(thread_world *w, int rank, tw_status status, int cou
 }
 
 long thread_world_operations(thread_world *w, int rank) { return w->ranks[rank].operations; }
+
+void thread_world_after(thread_world *w, int rank, long operation, void (*fn)(void *), void *arg) {
+  rank_state *r = &w->ranks[rank];
+  r->after = fn;
+  r->after_arg = arg;
+  r->after_operation = operation;
+}
 
 typedef struct runner {
   void (*body)(int, void *);

@@ -21,6 +21,10 @@ void *thread_world_user_data(thread_world *world, int rank);
 
 /* The next `count` operations of `rank` fail with `status` (and a message) before meeting the others. */
 void thread_world_fail_next(thread_world *world, int rank, tw_status status, int count);
+/* fn(arg) runs on `rank`'s thread once its `operation`-th operation (counting from 1 over the world's
+ * life) has completed, before the rank sees the result: what another process might do to shared files
+ * between two rounds. Set before thread_world_run. */
+void thread_world_after(thread_world *world, int rank, long operation, void (*fn)(void *), void *arg);
 /* How many collective operations `rank` has completed. */
 long thread_world_operations(thread_world *world, int rank);
 
