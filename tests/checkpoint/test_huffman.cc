@@ -40,10 +40,11 @@ ckpt::HuffmanModel Sampled(const std::vector<uint8_t> &plane) {
 
 // Codes `plane` (capacity: more than any coded plane of it needs), with guard bytes
 // after the output and the work area that must stay untouched. Empty when it does not fit.
-std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel &model) {
+std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel &model,
+                            ckpt::HuffmanEncodeLoop loop = ckpt::HuffmanEncodeLoop::kBest) {
   const size_t capacity = 2 * plane.size() + 300;
   std::vector<uint8_t> out(capacity + 64, 0xEE), work(ckpt::HuffmanWorkBytes(plane.size()) + 64, 0xEE);
-  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), model, out.data(), capacity, work.data());
+  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), model, out.data(), capacity, work.data(), loop);
   for (size_t i = capacity; i < out.size(); ++i) assert_int_equal(out[i], 0xEE);
   for (size_t i = ckpt::HuffmanWorkBytes(plane.size()); i < work.size(); ++i) assert_int_equal(work[i], 0xEE);
   out.resize(n);
@@ -223,6 +224,62 @@ static void decoder_entries_and_tails(void **state) {
   }
 }
 
+// Every encoder loop this CPU runs writes the same bytes as the portable one (the format must not
+// change with the CPU), for planes whose codes join into pieces of every size the vector loop cuts
+// (short codes: 16 bytes per piece; 8-bit codes: 4; blocks of each mixed), codes of 11 bits, one or
+// two symbols, each half of the byte values alone, and every size from 1 to 200 and past the loops'
+// blocks; with the plane's own counts and with a sample's (whose missed values the byte ranges add).
+static void encoder_loops_write_the_same_bytes(void **state) {
+  (void)state;
+  std::vector<ckpt::HuffmanEncodeLoop> loops;
+  for (ckpt::HuffmanEncodeLoop loop :
+       {ckpt::HuffmanEncodeLoop::kBmi2, ckpt::HuffmanEncodeLoop::kAvx512, ckpt::HuffmanEncodeLoop::kBest}) {
+    if (ckpt::HuffmanEncodeLoopRuns(loop)) loops.push_back(loop);
+  }
+  assert_true(ckpt::HuffmanEncodeLoopRuns(ckpt::HuffmanEncodeLoop::kPortable));
+  std::mt19937 rng(11);
+  const auto plane_of_kind = [&rng](int kind, size_t size) {
+    std::vector<uint8_t> plane(size);
+    const std::vector<uint8_t> skewed = ExponentPlane(size, static_cast<uint32_t>(rng()), kind == 1 ? 1e-4f : 0.02f);
+    for (size_t i = 0; i < size; ++i) {
+      const uint32_t r = static_cast<uint32_t>(rng());
+      switch (kind) {
+        case 0:
+        case 1: plane[i] = skewed[i]; break;                                          // exponent bytes
+        case 2: plane[i] = static_cast<uint8_t>(r); break;                            // all 256, 8 bits each
+        case 3: plane[i] = static_cast<uint8_t>(__builtin_ctz(r | 1u << 31)); break;  // 1 … 11-bit codes
+        case 4: plane[i] = 0x41; break;                                               // one symbol
+        case 5: plane[i] = (r & 1) ? 0x07 : 0xF3; break;                              // two
+        case 6: plane[i] = static_cast<uint8_t>(0x80 | (r % 100)); break;             // the high half only
+        case 7: plane[i] = static_cast<uint8_t>(r % 3 == 0 ? r % 128 : 0x3F); break;  // the low half only
+        default: plane[i] = (i / 64 % 3 == 0) ? static_cast<uint8_t>(r) : skewed[i];  // blocks of each
+      }
+    }
+    return plane;
+  };
+  std::vector<size_t> sizes;
+  for (size_t size = 1; size <= 200; ++size) sizes.push_back(size);
+  for (size_t size : {255, 256, 257, 1000, 4097, 65537, 262147, (1 << 20) + 13}) sizes.push_back(size);
+  for (size_t size : sizes) {
+    for (int kind = 0; kind < 9; ++kind) {
+      if (size > 100000 && kind > 3 && kind != 8) continue;  // the large sizes: the kinds that cut differently
+      const std::vector<uint8_t> plane = plane_of_kind(kind, size);
+      for (const ckpt::HuffmanModel &model : {WholePlane(plane), Sampled(plane)}) {
+        const std::vector<uint8_t> expected = Encode(plane, model, ckpt::HuffmanEncodeLoop::kPortable);
+        assert_false(expected.empty());
+        for (ckpt::HuffmanEncodeLoop loop : loops) {
+          if (Encode(plane, model, loop) != expected)
+            fail_msg("loop %d: plane of kind %d, %zu bytes, differs", static_cast<int>(loop), kind, size);
+        }
+        std::vector<uint8_t> back;
+        const tw::Status status = Decode(expected, plane.size(), &back);
+        if (!status.ok()) fail_msg("%s", status.message().c_str());
+        assert_true(back == plane);
+      }
+    }
+  }
+}
+
 // The coded size is what the caller allows or nothing, and exponent planes shrink to about a third.
 static void encoder_respects_capacity(void **state) {
   (void)state;
@@ -378,6 +435,7 @@ int main(void) {
       cmocka_unit_test(code_lengths_are_complete_and_limited),
       cmocka_unit_test(round_trips),
       cmocka_unit_test(decoder_entries_and_tails),
+      cmocka_unit_test(encoder_loops_write_the_same_bytes),
       cmocka_unit_test(encoder_respects_capacity),
       cmocka_unit_test(crafted_planes_are_data_loss_with_a_reason),
       cmocka_unit_test(random_and_mutated_planes_never_crash),
