@@ -3,6 +3,7 @@
 // stream is TW_DATA_LOSS with its reason, and random or mutated planes never read or write out of
 // bounds (the buffers are exactly sized, so the sanitizer build catches any access past them).
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -167,6 +168,60 @@ static void round_trips(void **state) {
   ckpt::HuffmanModel model;
   model.count[plane[0]] = 1;  // a sample of one byte
   AssertRoundTrip(plane, model);
+}
+
+// Planes drawn from a distribution with a given code: `weights` fixes which bytes occur how often.
+std::vector<uint8_t> Drawn(size_t size, const std::vector<std::pair<uint8_t, double>> &weights, uint32_t seed) {
+  std::vector<double> w;
+  for (const auto &p : weights) w.push_back(p.second);
+  std::discrete_distribution<size_t> pick(w.begin(), w.end());
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> plane(size);
+  for (uint8_t &b : plane) b = weights[pick(rng)].first;
+  return plane;
+}
+
+// The decoder's lookups take 12 bits and yield up to six symbols: codes of every length 1 to 11 (each
+// entry then mixes long and short codes, and a code may end on the lookup's last bit), lookups that
+// would hold more than six symbols (1-bit codes: the sixth is where an entry is cut), five and six
+// 2-bit codes per lookup, and every plane size up to 300 and around the fast loop's margins, so
+// that the tail of every stream starts at each possible point.
+static void decoder_entries_and_tails(void **state) {
+  (void)state;
+  std::vector<std::pair<uint8_t, double>> every_length;  // counts 2^-1 … 2^-11: lengths 1 … 11
+  for (int s = 0; s < 11; ++s) every_length.push_back({static_cast<uint8_t>(0x30 + 7 * s), std::ldexp(1.0, -s)});
+  every_length.push_back({0xF0, std::ldexp(1.0, -10)});
+  const std::vector<std::vector<std::pair<uint8_t, double>>> distributions = {
+      every_length,
+      {{0x00, 0.9}, {0xFF, 0.1}},                               // two 1-bit codes: 12 per lookup, cut to 6
+      {{0x3C, 0.55}, {0x3D, 0.25}, {0x3E, 0.1}, {0xBC, 0.1}},   // 1, 2, 3, 3 bits: cuts of each length
+      {{0x10, 1}, {0x20, 1}, {0x30, 1}, {0x40, 1}},             // 2 bits each: six per lookup
+      {{0x10, 2}, {0x20, 1}, {0x30, 1}, {0x40, 1}, {0x50, 1}},  // 2 and 3 bits: five per lookup
+  };
+  for (size_t d = 0; d < distributions.size(); ++d) {
+    const std::vector<uint8_t> large = Drawn(100000, distributions[d], static_cast<uint32_t>(d));
+    const ckpt::HuffmanModel model = WholePlane(large);
+    // The code the decoder sees, read back from a coded plane.
+    const std::vector<uint8_t> coded = Encode(large, model);
+    ckpt::HuffmanLengths lengths;
+    size_t table = 0;
+    std::string why;
+    assert_true(ckpt::ReadHuffmanTable(coded.data(), coded.size(), &lengths, &table, &why));
+    const auto has = [&](int bits) { return std::count(lengths.length, lengths.length + 256, bits) != 0; };
+    if (d == 0) {
+      for (int bits = 1; bits <= ckpt::kHuffmanMaxBits; ++bits) assert_true(has(bits));
+    }
+    if (d == 1 || d == 2) assert_true(has(1));
+    if (d == 3) assert_int_equal(std::count(lengths.length, lengths.length + 256, 2), 4);
+    AssertRoundTrip(large, model);
+    for (size_t size = 1; size <= 300; ++size) {
+      const std::vector<uint8_t> plane(large.begin(), large.begin() + static_cast<ptrdiff_t>(size));
+      AssertRoundTrip(plane, model);  // the large plane's code: every symbol of it has one
+    }
+    for (size_t size : {1021, 1024, 1031, 4093, 4099, 8191, 65537}) {
+      AssertRoundTrip(std::vector<uint8_t>(large.begin(), large.begin() + static_cast<ptrdiff_t>(size)), model);
+    }
+  }
 }
 
 // Every encoder loop this CPU runs writes the same bytes as the portable one (the format must not
@@ -379,6 +434,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(code_lengths_are_complete_and_limited),
       cmocka_unit_test(round_trips),
+      cmocka_unit_test(decoder_entries_and_tails),
       cmocka_unit_test(encoder_loops_write_the_same_bytes),
       cmocka_unit_test(encoder_respects_capacity),
       cmocka_unit_test(crafted_planes_are_data_loss_with_a_reason),
