@@ -183,26 +183,32 @@ static void run_rank(int rank, void *arg) {
   if (tw_session_destroy(session) != TW_OK) remember_error(result);
 }
 
+/* A standalone saver (tw_saver_create_from_options) over the rank's variables in `state`, with the
+ * rank's result cleared; NULL, with the failure in the result, when it cannot be created. */
+static tw_saver *rank_saver(job *j, int rank, rank_state *state) {
+  rank_result *result = &j->results[rank];
+  memset(result, 0, sizeof *result);
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  tw_status s = rank_options(j, rank, state, &opts);
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts); /* the saver keeps what it needs */
+  result->create = s;
+  if (s != TW_OK) remember_error(result);
+  return saver;
+}
+
 /* The same rank saving through a standalone saver (tw_saver_create_from_options) at step 5. */
 static void save_rank(int rank, void *arg) {
   job *j = (job *)arg;
   rank_result *result = &j->results[rank];
-  memset(result, 0, sizeof *result);
   rank_state state;
-  tw_options *opts = NULL;
-  tw_saver *saver = NULL;
-  tw_status s = rank_options(j, rank, &state, &opts);
-  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
-  tw_options_destroy(opts); /* the saver keeps what it needs */
-  result->create = s;
-  if (s != TW_OK) {
-    remember_error(result);
-    return;
-  }
+  tw_saver *saver = rank_saver(j, rank, &state);
+  if (saver == NULL) return;
   char prefix[300];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
   const char *path = NULL;
-  s = tw_saver_save(&path, saver, prefix, 5);
+  const tw_status s = tw_saver_save(&path, saver, prefix, 5);
   if (s != TW_OK) {
     result->first_failed_run = s;
     result->failed_at_run = 1;
@@ -216,19 +222,9 @@ static void save_rank(int rank, void *arg) {
 static void series_rank(int rank, void *arg) {
   job *j = (job *)arg;
   series *se = j->series;
-  rank_result *result = &j->results[rank];
-  memset(result, 0, sizeof *result);
   rank_state state;
-  tw_options *opts = NULL;
-  tw_saver *saver = NULL;
-  tw_status s = rank_options(j, rank, &state, &opts);
-  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
-  tw_options_destroy(opts);
-  result->create = s;
-  if (s != TW_OK) {
-    remember_error(result);
-    return;
-  }
+  tw_saver *saver = rank_saver(j, rank, &state);
+  if (saver == NULL) return;
   for (int k = 0; k < kSeries; ++k) {
     char prefix[300];
     snprintf(prefix, sizeof prefix, "%s%s/model.ckpt", j->dir, se->other[k] ? "/other" : "");
@@ -691,22 +687,13 @@ static pthread_barrier_t g_between_saves;
 static void recycle_rank(int rank, void *arg) {
   job *j = (job *)arg;
   rank_result *result = &j->results[rank];
-  memset(result, 0, sizeof *result);
   rank_state state;
-  tw_options *opts = NULL;
-  tw_saver *saver = NULL;
-  tw_status s = rank_options(j, rank, &state, &opts);
-  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
-  tw_options_destroy(opts);
-  result->create = s;
-  if (s != TW_OK) {
-    remember_error(result);
-    return;
-  }
+  tw_saver *saver = rank_saver(j, rank, &state);
+  if (saver == NULL) return;
   char prefix[300], part[400];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
   for (int64_t step = 1; step <= 3; ++step) {
-    s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
+    const tw_status s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
     pthread_barrier_wait(&g_between_saves);
     if (result->first_failed_run != TW_OK) continue;
     if (s != TW_OK) {
