@@ -16,6 +16,15 @@ void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
   pending_ = true;  // only once the thread runs: if it cannot start, nothing is pending
 }
 
+void AsyncSaver::Run(const std::string &prefix, int64_t global_step) {
+  Wait();
+  result_ = SaveResult();
+  result_.global_step = global_step;
+  result_.status = saver_.Save(prefix, global_step, &result_.path);
+  done_.store(true, std::memory_order_release);
+  pending_ = true;
+}
+
 void AsyncSaver::Wait() {
   if (worker_.joinable()) worker_.join();
 }

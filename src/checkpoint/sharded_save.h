@@ -50,7 +50,9 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
 // ranks write theirs: its failure is the chief's vote, and the chief then checks that every voted part
 // is still in place before it commits (its preparation must not have removed one).
 // `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
-// part is removed, and the message names the rank(s) that failed and quotes the first one's own error.
+// part is removed (unless `checkpoint`'s index existed before: a failed re-save of a committed step
+// leaves that checkpoint whole), and the message names the rank(s) that failed and quotes the first
+// one's own error.
 struct ShardedSave {
   const ShardLayout *layout;
   const Collective *collective;
