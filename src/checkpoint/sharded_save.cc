@@ -193,8 +193,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     }
   }
   // The chief's preparation first (it may remove files of the directory, never this save's parts).
-  Status written =
-      save.chief && save.prepare ? save.prepare().WithPrefix("Preparing the checkpoint directory failed: ") : Status();
+  Status written = save.refused;
+  if (written.ok() && save.chief && save.prepare) {
+    written = save.prepare().WithPrefix("Preparing the checkpoint directory failed: ");
+  }
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;

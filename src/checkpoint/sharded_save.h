@@ -59,6 +59,7 @@ struct ShardedSave {
   double timeout_secs;
   bool chief;
   std::function<Status()> prepare;
+  Status refused;  // this rank cannot save there (its directory is missing): its vote, no part written
 };
 Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
                               const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,
