@@ -166,7 +166,9 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
  * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
  * variables or without a collective the collective is not used: it is tw_saver_create's saver over the
- * variables, and only the chief should save (as a session does).
+ * variables, and only the chief should save (as a session does). Its restores are this rank's alone
+ * (each shard reads its rows): they take no vote, so after a damaged part ranks may fall back to
+ * different checkpoints — a session's restore votes (D16) so that every rank falls back together.
  * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
 
