@@ -24,7 +24,7 @@ enum { kRanks = 2, kRows = 2, kCols = 3 };
 typedef struct job {
   thread_world *world;
   char dir[256];
-  char mount[300]; /* rank 1's path to dir */
+  char mount[300];        /* rank 1's path to dir */
   int first_save_missing; /* 1: the mount is gone at the first save; 0: between the first and second */
   tw_status status[kRanks][2];
   char message[kRanks][512];
