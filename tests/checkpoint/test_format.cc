@@ -645,6 +645,33 @@ static void huffman_planes_are_refused_in_version_2_files(void **state) {
 
 // Zeros and constants compress as before codec 2: zstd codes their runs far below Huffman's 1 bit per
 // byte, and the writer keeps them with zstd (float planes, unfiltered chunks).
+// Small planes (a model's biases and norms) are not sampled: their bytes are counted, and a plane whose
+// entropy and code table leave Huffman coding nothing to save goes to zstd alone (mantissa noise: then
+// stored raw). zstd's smaller table still shrinks an exponent plane too short for Huffman's.
+static void small_planes_skip_huffman_where_it_cannot_shrink_them(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("bias", TW_FLOAT32, {256}, 7), MakeTensor("norm", TW_BFLOAT16, {64}, 8),
+                                MakeTensor("layer", TW_FLOAT32, {4096}, 9)};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, ckpt::kDefaultChunkBytes);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  const ckpt::Chunk &bias = reader->Find("bias")->chunks.at(0);
+  const ckpt::Chunk &norm = reader->Find("norm")->chunks.at(0);
+  assert_int_equal(bias.plane_count, 4);
+  assert_int_equal(bias.planes[0].codec, ckpt::Codec::kRaw);  // low mantissa byte: noise
+  assert_int_equal(bias.planes[1].codec, ckpt::Codec::kRaw);
+  assert_int_not_equal(bias.planes[3].codec, ckpt::Codec::kRaw);  // sign + exponent: the smaller coding
+  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ckpt::Codec::kHuffman);
+  assert_int_equal(norm.plane_count, 2);
+  assert_int_equal(norm.planes[1].codec, ckpt::Codec::kZstd);  // 64 exponent bytes: Huffman's table alone is 32
+  assert_true(norm.planes[1].stored_size < 64);
+  for (const Owned &t : tensors) {
+    std::vector<uint8_t> restored(t.bytes.size());
+    assert_true(reader->ReadInto({{reader->Find(t.name), restored.data()}}).ok());
+    assert_true(restored == t.bytes);
+  }
+}
+
 static void zeros_and_constants_stay_with_zstd(void **state) {
   (void)state;
   std::vector<Owned> tensors;
@@ -728,6 +755,7 @@ int main(void) {
       cmocka_unit_test(kept_planes_memory_is_reused_across_reads_of_different_sizes),
       cmocka_unit_test(a_corrupt_chunk_fails_with_reused_kept_planes),
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
+      cmocka_unit_test(small_planes_skip_huffman_where_it_cannot_shrink_them),
       cmocka_unit_test(every_bit_flip_is_detected),
       cmocka_unit_test(version_1_files_still_load_and_verify),
       cmocka_unit_test(version_2_files_still_load_and_verify),

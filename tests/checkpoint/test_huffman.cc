@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <queue>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,28 @@ static void code_lengths_are_complete_and_limited(void **state) {
       if (lengths.length[s] != 0) kraft += 1u << (ckpt::kHuffmanMaxBits - lengths.length[s]);
     }
     assert_int_equal(kraft, 1u << ckpt::kHuffmanMaxBits);
+    // Where a Huffman code (a priority queue of subtrees: cost is the sum of the merged weights) fits
+    // the limit, the lengths must cost exactly as much: both are optimal.
+    std::priority_queue<std::pair<uint64_t, int>, std::vector<std::pair<uint64_t, int>>, std::greater<>> trees;
+    for (int s = 0; s < 256; ++s) {
+      if (count[s] != 0) trees.push({count[s], 0});
+    }
+    uint64_t huffman_cost = 0, cost = 0;
+    int huffman_depth = 0;
+    while (trees.size() > 1) {
+      const auto a = trees.top();
+      trees.pop();
+      const auto b = trees.top();
+      trees.pop();
+      huffman_cost += a.first + b.first;
+      huffman_depth = std::max(huffman_depth, std::max(a.second, b.second) + 1);
+      trees.push({a.first + b.first, std::max(a.second, b.second) + 1});
+    }
+    for (int s = 0; s < 256; ++s) cost += count[s] * lengths.length[s];
+    if (trees.size() == 1 && huffman_depth >= 1 && huffman_depth <= ckpt::kHuffmanMaxBits) {
+      assert_int_equal(cost, huffman_cost);
+    }
+    assert_true(cost >= huffman_cost);
   }
   // Where the limit does not bind, the lengths are Huffman's: counts 1, 1, 2, 4, 8 → 4, 4, 3, 2, 1.
   uint64_t count[256] = {};
