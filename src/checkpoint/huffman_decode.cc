@@ -184,7 +184,8 @@ void DecodeInLockstep(Stream *streams, SymbolReader *readers, const Tables &tabl
   SymbolReader r0 = readers[0], r1 = readers[1], r2 = readers[2], r3 = readers[3];
   uint8_t *o0 = streams[0].out, *o1 = streams[1].out, *o2 = streams[2].out, *o3 = streams[3].out;
   size_t common = static_cast<size_t>(streams[0].out_end - o0);
-  for (int k = 1; k < kHuffmanStreams; ++k) common = std::min(common, static_cast<size_t>(streams[k].out_end - streams[k].out));
+  for (int k = 1; k < kHuffmanStreams; ++k)
+    common = std::min(common, static_cast<size_t>(streams[k].out_end - streams[k].out));
   for (size_t i = 0; i < common; ++i) {
     o0[i] = r0.Next(tables), o1[i] = r1.Next(tables), o2[i] = r2.Next(tables), o3[i] = r3.Next(tables);
   }

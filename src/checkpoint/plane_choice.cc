@@ -75,8 +75,8 @@ PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *
   const double entropy_bytes = EntropyBits(model->count, size) / 8;
   const double least_zstd = entropy_bytes + symbols / 4.0 + 9;  // frame and block headers: 9 bytes
   if (least_zstd >= static_cast<double>(size)) return PlaneChoice::kRaw;
-  const double least_huffman = std::max(entropy_bytes, size / 8.0) + kHuffmanBitmapBytes + symbols / 2.0 +
-                               4 * (kHuffmanStreams - 1);
+  const double least_huffman =
+      std::max(entropy_bytes, size / 8.0) + kHuffmanBitmapBytes + symbols / 2.0 + 4 * (kHuffmanStreams - 1);
   if (least_huffman >= static_cast<double>(size) || Repeats(data, 1, 0, size)) return PlaneChoice::kZstd;
   return PlaneChoice::kHuffman;
 }

@@ -354,7 +354,7 @@ static void ExpectCraftedPlanesRefused(size_t size) {
     byte = static_cast<uint8_t>((byte & ~(0xF << (4 * (nibble % 2)))) | bits << (4 * (nibble % 2)));
     return bad;
   };
-  ExpectDataLoss(with_length(length(nibble) - 1), plane.size(), "oversubscribed");  // one code shorter
+  ExpectDataLoss(with_length(length(nibble) - 1), plane.size(), "oversubscribed");   // one code shorter
   ExpectDataLoss(with_length(length(nibble) + 1), plane.size(), "incomplete code");  // one code longer
   {  // a single symbol of length 1: incomplete
     std::vector<uint8_t> bad(ckpt::kHuffmanBitmapBytes + 1 + 12, 0);
