@@ -72,9 +72,18 @@ PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *
     symbols += model->count[s] != 0;
   }
   model->whole_plane = true;
+  const auto zstd_cannot_shrink = [&](double entropy_bytes) {  // frame and block headers: 9 bytes
+    return entropy_bytes + symbols / 4.0 + 9 >= static_cast<double>(size);
+  };
+  // The collision entropy, log2(n² / Σ c²), is at most the entropy and costs no logarithm per symbol:
+  // it already shows most noise planes to be noise.
+  uint64_t squares = 0;
+  for (uint32_t c : model->count) squares += uint64_t{c} * c;
+  const double n = static_cast<double>(size);
+  if (zstd_cannot_shrink(n * (2 * std::log2(n) - std::log2(static_cast<double>(squares))) / 8))
+    return PlaneChoice::kRaw;
   const double entropy_bytes = EntropyBits(model->count, size) / 8;
-  const double least_zstd = entropy_bytes + symbols / 4.0 + 9;  // frame and block headers: 9 bytes
-  if (least_zstd >= static_cast<double>(size)) return PlaneChoice::kRaw;
+  if (zstd_cannot_shrink(entropy_bytes)) return PlaneChoice::kRaw;
   const double least_huffman =
       std::max(entropy_bytes, size / 8.0) + kHuffmanBitmapBytes + symbols / 2.0 + 4 * (kHuffmanStreams - 1);
   if (least_huffman >= static_cast<double>(size) || Repeats(data, 1, 0, size)) return PlaneChoice::kZstd;
