@@ -79,7 +79,7 @@ void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size,
 }
 
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes) {
-  if (count == 0) return;
+  if (count == 0 || SplitPlanesVector(elements, count, element_size, planes)) return;
   switch (element_size) {
     case 2: return SplitFixed<2>(elements, count, planes);
     case 4: return SplitFixed<4>(elements, count, planes);
