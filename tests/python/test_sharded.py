@@ -66,6 +66,16 @@ def test_a_shard_is_registered_zero_copy(make):
         assert to_bits(sess.run("w")[1, 2]) == to_bits(rows[1, 2])  # the library reads the registered memory
 
 
+@pytest.mark.parametrize("make", [lambda: torch.zeros(0, 4), lambda: torch.zeros(0, 4, dtype=torch.bfloat16)])
+def test_a_rank_may_hold_no_rows_of_a_shard(make):
+    # torch exports a tensor without elements with zero strides (DLPack): it is still row-major
+    rows = make()
+    with tw.MonitoredSession(tw.ChiefSessionCreator(tw.Scaffold(variables={"w": tw.Shard(rows, (8, 4), 8),
+                                                                           "empty": make()}))) as sess:
+        assert sess.raw_session().variables["w"] is rows
+        assert tuple(sess.run("empty").shape) == (0, 4)
+
+
 @pytest.mark.parametrize("shard, message", [
     (lambda: tw.Shard(np.zeros((2, 4), np.float32), (8, 4), 7), "shard 'w' dimension 0"),
     (lambda: tw.Shard(np.zeros((2, 4), np.float32), (8, 3), 0), "shard 'w' dimension 1"),
