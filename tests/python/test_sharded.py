@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import trainwatch as tw
+from trainwatch import distributed
 
 from distributed_world import run_gloo
-from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, global_tensors, rows_of,
-                           to_bits, zeroed)
+from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, box_of, global_tensors,
+                           grid_box, rows_of, to_bits, zeroed)
 
 torch = pytest.importorskip("torch")
 torch_distributed = pytest.importorskip("torch.distributed")
@@ -104,7 +105,7 @@ def saved(tmp_path_factory):
     if not torch_distributed.is_available():
         pytest.skip("torch has no distributed support")
     workdir = tmp_path_factory.mktemp("sharded")
-    return workdir, run_gloo(["session_save", "saver_save"], workdir, script=SCRIPT)
+    return workdir, run_gloo(["session_save", "saver_save", "grid_save"], workdir, script=SCRIPT)
 
 
 def test_every_rank_saved_without_error(saved):
@@ -134,6 +135,19 @@ def test_saver_checkpoint_lists_global_shapes_and_loads_whole_tensors(saved):
     assert listed == {**{name: list(shape) for name, (shape, _, _) in SPECS.items()}, "bias": [3]}
     for name, expected in global_tensors().items():
         assert_bit_exact(tw.load_variable(str(path), name), expected, name)
+
+
+def test_a_checkpoint_of_nd_boxes_loads_and_exports_whole_tensors(saved, tmp_path):
+    path = saved[0] / "grid_save" / "model.ckpt-9"
+    assert all(report["path"] == str(path) for report in saved[1]["grid_save"].values())
+    out = tmp_path / "grid.safetensors"
+    exported = subprocess.run([cli(), "export-safetensors", str(path), str(out)], capture_output=True, text=True,
+                              timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    tensors = read_safetensors(out)
+    for name, expected in global_tensors().items():
+        assert_bit_exact(tw.load_variable(str(path), name), expected, name)
+        assert_bit_exact(tensors[name], expected, name)
 
 
 def cli():
@@ -231,7 +245,7 @@ def assert_rows(restored, rank, world, expected, what):
 
 
 @pytest.mark.parametrize("written, world", [("4", 2), ("4", 1), ("2", 4), ("1", 4), ("4", 4), ("2", 1),
-                                            ("plain", 2), ("plain", 4)])
+                                            ("plain", 2), ("plain", 4), ("grid", 2), ("grid", 1), ("grid", 4)])
 def test_restore_into_another_number_of_ranks_is_bit_exact(resharded, written, world):
     expected = global_tensors()
     reports = resharded[world]["restore"]
@@ -259,6 +273,34 @@ def test_a_corrupted_part_makes_every_rank_fall_back_together_D16(resharded):
         assert report["error"] is None, report["traceback"]
         assert report["global_step"] == 2, f"rank {rank} restored step {report['global_step']}"
         assert_rows(report["restored"], rank, 4, expected, "fallback")
+
+
+class OneRank(distributed.Collective):
+    """A job of one rank: every collective operation is a no-op."""
+
+    def allreduce_int64(self, values, op, timeout):
+        pass
+
+    def broadcast(self, data, root, timeout):
+        pass
+
+    def barrier(self, timeout):
+        pass
+
+
+@pytest.mark.parametrize("source", ["saver_save/model.ckpt-7", "grid_save/model.ckpt-9", "plain/model.ckpt-0"])
+def test_nd_boxes_restore_from_any_slicing(saved, resharded, source):
+    # rank 3's box of the 2×2 grid (rows and columns cut), from slices of rows, from the grid, from one file
+    expected = global_tensors()
+    variables = {}
+    for name, bits in expected.items():
+        offset, extent = grid_box(3, bits.shape)
+        variables[name] = tw.Shard(as_library_tensor(name, np.zeros_like(box_of(bits, offset, extent))), bits.shape,
+                                   offset)
+    tw.Saver(variables, collective=OneRank()).restore(str(saved[0] / source))
+    for name, bits in expected.items():
+        assert_bit_exact(to_bits(variables[name].tensor), np.ascontiguousarray(box_of(bits, *grid_box(3, bits.shape))),
+                         name)
 
 
 def test_a_shard_that_does_not_fit_is_refused_naming_it_and_left_untouched(saved):

@@ -37,7 +37,7 @@ class Saver:
     the same point, writes its part, and the chief commits the checkpoint once every part is durable
     (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
     the chief saves (rank 0 unless ``is_chief`` says otherwise). ``restore`` writes each Shard with its
-    own rows of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
+    own box of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
     does, so that every rank falls back to the same older checkpoint together."""
 
