@@ -303,11 +303,18 @@ def test_nd_boxes_restore_from_any_slicing(saved, resharded, source):
                          name)
 
 
+@pytest.mark.parametrize("source", ["saver_save/model.ckpt-7", "plain/model.ckpt-0"])
+def test_a_saver_without_collective_restores_each_shard_rows(saved, resharded, source):
+    variables = zeroed(1, 2)
+    tw.Saver(variables).restore(str(saved[0] / source))
+    assert_rows(bits_of(variables), 1, 2, global_tensors(), source)
+
+
 def test_a_shard_that_does_not_fit_is_refused_naming_it_and_left_untouched(saved):
     path = str(saved[0] / "saver_save" / "model.ckpt-7")
     variables = zeroed(0, 2)
     variables["w32"] = tw.Shard(np.zeros((4, 3), np.float32), (16, 3), 0)  # another global shape
     before = bits_of(variables)
-    with pytest.raises(tw.InvalidArgumentError, match="'w32'"):
+    with pytest.raises(tw.InvalidArgumentError, match=r"'w32' is a shard of float32\[16,3\]"):
         tw.Saver(variables).restore(path)
     assert bits_of(variables) == before  # all or nothing

@@ -8,6 +8,7 @@ import os
 import numpy as np
 
 from . import native, shard
+from .distributed import Collective
 from .distributed import _configure as _configure_distributed
 from .errors import InvalidArgumentError, NotFoundError
 from .tensors import NUMPY_DTYPES, borrow
@@ -17,6 +18,20 @@ def _path(value, what):
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{what} must be a path; got {type(value).__name__}")
     return os.fspath(value)
+
+
+class _Alone(Collective):
+    """A job of one rank, for a Saver given Shards without a collective: the library reads a Shard's box
+    only in a job (else it restores the whole tensor into it), and restoring makes no collective call."""
+
+    def allreduce_int64(self, values, op, timeout):
+        pass
+
+    def broadcast(self, data, root, timeout):
+        pass
+
+    def barrier(self, timeout):
+        pass
 
 
 class Saver:
@@ -58,7 +73,8 @@ class Saver:
             if is_chief is not None:
                 options.set_int64(native.TW_OPT_IS_CHIEF, int(bool(is_chief)))
             self._held = shard.register(self.variables, options)
-            _configure_distributed(options, collective, collective_timeout_secs, 1, False, False)
+            job = _Alone() if self._unsaveable_shards else collective
+            _configure_distributed(options, job, collective_timeout_secs, 1, False, False)
             self._saver = native.Saver(options)
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
