@@ -97,6 +97,25 @@ def test_a_saver_without_collective_refuses_to_save_shards(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+class SecondRank(distributed.Collective):
+    """Rank 1 of a job of 2, for a saver that makes no collective call."""
+
+    rank, world_size = 1, 2
+
+    def allreduce_int64(self, values, op, timeout):
+        raise AssertionError("a saver without Shards makes no collective call")
+
+    broadcast = barrier = allreduce_int64
+
+
+@pytest.mark.parametrize("job", [dict(collective=SecondRank()), dict(is_chief=False)])
+def test_without_shards_only_the_chief_saves(tmp_path, job):
+    # every rank calling save: the others' would only fight the chief over the directory's lock
+    saver = tw.Saver({"b": BIAS.copy()}, **job)
+    assert saver.save(str(tmp_path / "model.ckpt"), global_step=1) is None
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------------------- 4 Gloo ranks
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from . import native, shard
 from .distributed import Collective
 from .distributed import _configure as _configure_distributed
+from .distributed import _rank_of
 from .errors import InvalidArgumentError, NotFoundError
 from .tensors import NUMPY_DTYPES, borrow
 
@@ -51,7 +52,8 @@ class Saver:
     every rank passes its ``collective``: every rank then calls ``save`` with the same path and step at
     the same point, writes its part, and the chief commits the checkpoint once every part is durable
     (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
-    the chief saves (rank 0 unless ``is_chief`` says otherwise). ``restore`` writes each Shard with its
+    the chief saves (rank 0 unless ``is_chief`` says otherwise): another rank's ``save`` writes nothing
+    and returns None. ``restore`` writes each Shard with its
     own box of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
     does, so that every rank falls back to the same older checkpoint together."""
@@ -65,6 +67,11 @@ class Saver:
         # holds only part of their tensors.
         self._unsaveable_shards = [] if collective is not None else [
             name for name, value in self.variables.items() if isinstance(value, shard.Shard)]
+        # A rank that is not the chief, holding no Shards, has nothing of its own to save: every
+        # rank writing the same checkpoint would only fight over the directory's lock.
+        chief = bool(is_chief) if is_chief is not None else collective is None or _rank_of(collective) == 0
+        self._saves = chief or (collective is not None and any(
+            isinstance(value, shard.Shard) for value in self.variables.values()))
         if collective is None and is_chief is None and not self._unsaveable_shards:
             self._held = shard.register(self.variables)
             self._saver = native.Saver(self._held.tensors())
@@ -89,6 +96,8 @@ class Saver:
         if self._unsaveable_shards:
             raise InvalidArgumentError(f"variables {self._unsaveable_shards} are Shards: saving them needs the job's "
                                        "collective (Saver(..., collective=...)), every rank writing its part")
+        if not self._saves:
+            return None
         self._held.check_unchanged()
         return self._saver.save(_path(save_path, "save_path"), step) or None
 
