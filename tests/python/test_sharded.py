@@ -55,6 +55,10 @@ def test_shard_offset_int_means_rows_and_tuple_is_kept():
         tw.Shard(rows, 8, 0)
     with pytest.raises(TypeError, match="offset"):
         tw.Shard(rows, (8, 4), (2.5, 0))
+    with pytest.raises(ValueError, match="global_shape must hold int64"):  # not SWIG's conversion error
+        tw.Shard(rows, (2**70, 4), 0)
+    with pytest.raises(ValueError, match="offset must hold int64"):
+        tw.Shard(rows, (8, 4), 2**63)
 
 
 @pytest.mark.parametrize("make", [lambda: np.arange(8, dtype=np.float16).reshape(2, 4),
