@@ -79,7 +79,7 @@ void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size,
 }
 
 void SplitBytePlanes(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes) {
-  if (count == 0) return;
+  if (count == 0 || SplitPlanesVector(elements, count, element_size, planes)) return;
   switch (element_size) {
     case 2: return SplitFixed<2>(elements, count, planes);
     case 4: return SplitFixed<4>(elements, count, planes);
@@ -165,20 +165,17 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
     HuffmanModel model;
     const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model);
     if (choice != PlaneChoice::kRaw) {
-      // Capacity one byte short of the plane (or of the other coder's result): a coder fails rather
-      // than produce bytes that save nothing, and the plane is then stored raw. Any other zstd failure
-      // (out of memory) also falls back to raw, which is always correct. Planes are coded into the
-      // scratch buffer (Huffman at its start, zstd after the plane's size when both are tried); an
-      // unfiltered chunk (zstd only) straight into `stored`. The Huffman coder's work area follows.
+      // Capacity one byte short of the plane: a coder fails rather than produce bytes that save
+      // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also falls
+      // back to raw, which is always correct. Planes are coded into the scratch buffer, followed by the
+      // Huffman coder's work area; an unfiltered chunk (zstd only) straight into `stored`.
       uint8_t *out = planes ? Scratch(plane_size + HuffmanWorkBytes(plane_size)) : stored + written;
-      if (choice == PlaneChoice::kHuffman || choice == PlaneChoice::kSmaller) {
+      if (choice == PlaneChoice::kHuffman) {
         const size_t n = HuffmanEncode(plane, plane_size, model, out, plane_size - 1, out + plane_size);
         if (n != 0) entry.codec = Codec::kHuffman, entry.stored_size = n, coded = out;
-      }
-      if (choice == PlaneChoice::kZstd || choice == PlaneChoice::kSmaller) {
-        uint8_t *zstd_out = entry.codec == Codec::kRaw ? out : out + plane_size;
-        const size_t n = ZSTD_compress2(cctx, zstd_out, static_cast<size_t>(entry.stored_size) - 1, plane, plane_size);
-        if (!ZSTD_isError(n)) entry.codec = Codec::kZstd, entry.stored_size = n, coded = zstd_out;
+      } else {
+        const size_t n = ZSTD_compress2(cctx, out, plane_size - 1, plane, plane_size);
+        if (!ZSTD_isError(n)) entry.codec = Codec::kZstd, entry.stored_size = n, coded = out;
       }
     }
     const size_t size = static_cast<size_t>(entry.stored_size);

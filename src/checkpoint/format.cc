@@ -51,7 +51,7 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t version, Tensor
   if (elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / element_size) {
     return bad("too many bytes");
   }
-  if (!in->Get(&filter) || filter != static_cast<uint8_t>(FilterFor(dtype))) return bad("bad filter");
+  if (!in->Get(&filter) || filter != static_cast<uint8_t>(FilterFor(dtype, version))) return bad("bad filter");
   t->filter = static_cast<Filter>(filter);
   if (!in->Get(&chunk_count) || chunk_count > in->remaining() / kMinChunkBytes) {
     return bad("bad chunk count");
@@ -122,8 +122,9 @@ uint64_t TensorEntry::byte_size() const {
   return count * DtypeSize(dtype);
 }
 
-Filter FilterFor(int32_t dtype) {
-  return IsFloatDtype(dtype) && DtypeSize(dtype) > 1 ? Filter::kBytePlanes : Filter::kNone;
+Filter FilterFor(int32_t dtype, uint32_t format_version) {
+  const bool planes = IsFloatDtype(dtype) || format_version >= kFirstIntegerPlanesVersion;
+  return planes && DtypeSize(dtype) > 1 ? Filter::kBytePlanes : Filter::kNone;
 }
 
 ChunkHash ChunkHashOf(uint32_t format_version) {

@@ -1,12 +1,13 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (3; 1 and 2 are still read), u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (4; 1 to 3 are still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
-//   index    every tensor's name, dtype, shape, filter and chunk list (offsets, sizes, codecs, checksums)
+//   index    every tensor's name, dtype, shape, filter (byte planes: floats, and from version 4 integers,
+//            wider than a byte) and chunk list (offsets, sizes, codecs, checksums)
 //   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index (seeded with the
 //            version from 3 on), magic "TWCKEND\n"
 //
-// Each plane of a chunk is stored raw, as a zstd frame, or (version 3) Huffman-coded (huffman.h).
+// Each plane of a chunk is stored raw, as a zstd frame, or (from version 3) Huffman-coded (huffman.h).
 //
 // All integers are little-endian. The footer has a fixed size so a reader finds the index from the end
 // of the file; the chunks must tile the bytes between header and index exactly, so every byte of a
@@ -25,7 +26,7 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 3;        // what the writer produces
+constexpr uint32_t kFormatVersion = 4;        // what the writer produces
 constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
@@ -46,6 +47,7 @@ enum class Codec : uint8_t {
   kHuffman = 2,  // byte planes only, from version 3: a Huffman-coded plane (huffman.h)
 };
 constexpr uint32_t kFirstHuffmanVersion = 3;
+constexpr uint32_t kFirstIntegerPlanesVersion = 4;  // integers wider than a byte split into byte planes
 
 constexpr int kMaxPlanes = 8;  // the widest element (float64)
 
@@ -91,8 +93,9 @@ struct Footer {
   uint64_t index_xxh64 = 0;
 };
 
-// The filter trainwatch applies to a dtype: byte planes for floats wider than one byte.
-Filter FilterFor(int32_t dtype);
+// The filter of a dtype in files of `format_version`: byte planes for floats wider than one byte, and
+// from version 4 for integers wider than one byte too; none for the others.
+Filter FilterFor(int32_t dtype, uint32_t format_version = kFormatVersion);
 // Planes a chunk is split into under `filter`.
 int PlaneCount(Filter filter, int32_t dtype);
 

@@ -2,8 +2,8 @@
 // yields up to six whole symbols (the short codes of an exponent plane average under 3 bits: ~4.1
 // symbols per lookup), and the four streams are decoded interleaved. The fast loop runs only while a
 // step can neither read past its stream nor write past its part of the plane; the last bytes of each
-// stream are decoded a symbol at a time with every read checked, and every stream must then end on
-// exactly its last byte.
+// stream (and planes under 8 KiB whole) are decoded a symbol at a time with every read checked, and
+// every stream must then end on exactly its last byte.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -21,6 +21,9 @@ constexpr int kPeekBits = kHuffmanMaxBits + 1;
 constexpr uint32_t kTableSize = 1u << kPeekBits;
 constexpr uint64_t kPeekMask = kTableSize - 1;
 constexpr int kMaxSymbols = 6;
+// Smaller planes (a model's small variables) are decoded a symbol at a time: the full table takes
+// ~16 µs to build, longer than such a plane takes to decode without it.
+constexpr size_t kSymbolAtATimeBytes = 8 << 10;
 
 // An entry decodes the next kPeekBits bits into up to kMaxSymbols whole symbols (at least one: every
 // code fits), laid out so that the fast loop spends one instruction on each use: byte 0 is the bits
@@ -30,19 +33,14 @@ constexpr int kMaxSymbols = 6;
 struct Tables {
   uint64_t entry[kTableSize];
   uint8_t length[256];  // of each symbol's code, for the symbol-at-a-time tail
+  uint64_t mask;        // of the bits that index `entry`
 
   // `lengths` is a complete code (ReadHuffmanTable checked it): every entry gets at least one symbol.
   __attribute__((always_inline)) void Build(const HuffmanLengths &lengths) {
     std::memcpy(length, lengths.length, sizeof length);
-    // first[v]: the entry of the one symbol whose code begins the 11 bits v (LSB-first).
-    uint16_t code[256];
+    mask = kPeekMask;
     uint32_t first[1u << kHuffmanMaxBits];
-    HuffmanCanonicalCodes(lengths, code);
-    for (uint32_t s = 0; s < 256; ++s) {
-      const uint32_t bits = lengths.length[s];
-      if (bits == 0) continue;
-      for (uint32_t v = code[s]; v < (1u << kHuffmanMaxBits); v += 1u << bits) first[v] = bits | 1u << 8 | s << 16;
-    }
+    FirstSymbols(lengths, kHuffmanMaxBits, first);
     // By width, narrowest first: the entry of the w bits v is v's first symbol followed by the entry
     // of the w - l bits after its code, or none when the code is longer than w (the bits above w are
     // not there). narrow[2^w + v] holds widths 0 to 11, as far as a first code leaves them over.
@@ -52,6 +50,28 @@ struct Tables {
     narrow[1] = 0;
     // Without 1-bit codes no entry reaches kMaxSymbols (6 × 2 bits), and none needs cutting.
     shortest == 1 ? Fill<true>(first, shortest, narrow) : Fill<false>(first, shortest, narrow);
+  }
+
+  // Entries of one symbol each, only as many as the longest code needs: all that a symbol-at-a-time
+  // decoder uses, for a fraction of Build's time.
+  void BuildSingle(const HuffmanLengths &lengths) {
+    std::memcpy(length, lengths.length, sizeof length);
+    uint32_t longest = 1;
+    for (uint8_t bits : lengths.length) longest = bits > longest ? bits : longest;
+    mask = (uint64_t{1} << longest) - 1;
+    FirstSymbols(lengths, longest, entry);
+  }
+
+  // to[v] for every v < 2^width: the entry of the one symbol whose code begins the bits v (LSB-first).
+  template <typename Entry>
+  __attribute__((always_inline)) static void FirstSymbols(const HuffmanLengths &lengths, uint32_t width, Entry *to) {
+    uint16_t code[256];
+    HuffmanCanonicalCodes(lengths, code);
+    for (uint32_t s = 0; s < 256; ++s) {
+      const uint32_t bits = lengths.length[s];
+      if (bits == 0) continue;
+      for (uint32_t v = code[s]; v < (1u << width); v += 1u << bits) to[v] = bits | 1u << 8 | s << 16;
+    }
   }
 
   template <bool kMayCut>
@@ -77,6 +97,32 @@ struct Tables {
 
 constexpr int kLookupsPerRefill = 4;  // a refill leaves >= 57 bits; three lookups take <= 36 of them
 static_assert(57 - (kLookupsPerRefill - 1) * kPeekBits >= kPeekBits, "the last lookup needs its bits");
+
+// A stream read a symbol at a time with every byte checked: past the stream's end its bits read as 0
+// and are counted, so that a stream too short is seen at the end.
+struct SymbolReader {
+  const uint8_t *begin;
+  size_t size, at;  // `at` may pass `size`: virtual zero bytes
+  uint64_t buffer = 0;
+  unsigned bits = 0;
+
+  // From the stream's byte at `at`, of which `skip` bits are decoded.
+  SymbolReader(const uint8_t *stream, size_t stream_size, size_t next, uint64_t skip)
+      : begin(stream), size(stream_size), at(next) {
+    Refill();
+    buffer >>= skip, bits -= static_cast<unsigned>(skip);
+  }
+  __attribute__((always_inline)) void Refill() {
+    for (; bits <= 56; bits += 8, ++at) buffer |= static_cast<uint64_t>(at < size ? begin[at] : 0) << bits;
+  }
+  __attribute__((always_inline)) uint8_t Next(const Tables &tables) {
+    Refill();
+    const uint8_t symbol = static_cast<uint8_t>(tables.entry[buffer & tables.mask] >> 16);
+    buffer >>= tables.length[symbol];
+    bits -= tables.length[symbol];
+    return symbol;
+  }
+};
 
 // One stream. The fast loop keeps no bit buffer from step to step: each step loads the 8 bytes at
 // `next` afresh and drops the `skip` bits already decoded, and the lookups add their whole entries to
@@ -113,27 +159,15 @@ struct Stream {
     skip &= 7;
   }
 
-  // The rest, a symbol at a time; past the stream's end the bits read as 0 and are counted, so that a
-  // stream too short is seen at the end. Then checks that the codes end in the stream's last byte and
-  // that its unused bits are 0.
-  Status Finish(const Tables &tables, int k) {
-    const size_t size = static_cast<size_t>(end - begin);
-    size_t at = static_cast<size_t>(next - begin);  // may pass `size`: virtual zero bytes
-    uint64_t buffer = 0;
-    unsigned bits = 0;
-    const auto refill = [&] {
-      for (; bits <= 56; bits += 8, ++at) buffer |= static_cast<uint64_t>(at < size ? begin[at] : 0) << bits;
-    };
-    refill();
-    buffer >>= skip, bits -= static_cast<unsigned>(skip);  // bits of `next` the fast loop decoded
-    while (out != out_end) {
-      refill();
-      const uint8_t symbol = static_cast<uint8_t>(tables.entry[buffer & kPeekMask] >> 16);
-      *out++ = symbol;
-      buffer >>= tables.length[symbol];
-      bits -= tables.length[symbol];
-    }
-    const size_t used = at * 8 - bits;  // bits the codes took
+  SymbolReader Reader() const {
+    return SymbolReader(begin, static_cast<size_t>(end - begin), static_cast<size_t>(next - begin), skip);
+  }
+
+  // The rest, a symbol at a time from `reader` (where the stream's decoding stands); then checks that
+  // the codes end in the stream's last byte and that its unused bits are 0.
+  Status Finish(SymbolReader reader, const Tables &tables, int k) {
+    while (out != out_end) *out++ = reader.Next(tables);
+    const size_t size = reader.size, used = reader.at * 8 - reader.bits;  // bits the codes took
     const std::string stream = "stream " + std::to_string(k) + " ";
     if (used > size * 8) return Status(TW_DATA_LOSS, stream + "ends before its bytes are decoded");
     if (size * 8 - used >= 8) return Status(TW_DATA_LOSS, stream + "has bytes left over");
@@ -143,6 +177,21 @@ struct Stream {
     return Status();
   }
 };
+
+// A small plane's four streams a symbol each in turn, so that their lookups' latencies overlap, while
+// every stream has bytes of the plane left; Finish decodes the rest. Locals, as in DecodeFast.
+void DecodeInLockstep(Stream *streams, SymbolReader *readers, const Tables &tables) {
+  SymbolReader r0 = readers[0], r1 = readers[1], r2 = readers[2], r3 = readers[3];
+  uint8_t *o0 = streams[0].out, *o1 = streams[1].out, *o2 = streams[2].out, *o3 = streams[3].out;
+  size_t common = static_cast<size_t>(streams[0].out_end - o0);
+  for (int k = 1; k < kHuffmanStreams; ++k)
+    common = std::min(common, static_cast<size_t>(streams[k].out_end - streams[k].out));
+  for (size_t i = 0; i < common; ++i) {
+    o0[i] = r0.Next(tables), o1[i] = r1.Next(tables), o2[i] = r2.Next(tables), o3[i] = r3.Next(tables);
+  }
+  readers[0] = r0, readers[1] = r1, readers[2] = r2, readers[3] = r3;
+  for (int k = 0; k < kHuffmanStreams; ++k) streams[k].out += common;
+}
 
 // The four streams interleaved, in runs of steps that need no check, then each alone; what is left
 // (the last bytes of each stream) is Finish's. Copied to locals, whose address is never taken: the
@@ -203,7 +252,7 @@ Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out
   }
   stream_size[kHuffmanStreams - 1] = left - listed;
 
-  Tables tables;
+  Tables tables;  // 32 KiB, left uninitialised: Build or BuildSingle fills what is read
   const size_t segment = (out_size + kHuffmanStreams - 1) / kHuffmanStreams;
   Stream streams[kHuffmanStreams];
   for (int k = 0; k < kHuffmanStreams; ++k) {
@@ -214,12 +263,20 @@ Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out
     s.out = out + begin;
     s.out_end = out + std::min(out_size, begin + segment);
   }
+  const bool small = out_size < kSymbolAtATimeBytes;
+  if (small) {
+    tables.BuildSingle(lengths);
+  } else {
 #if TW_HUFFMAN_BMI2
-  HuffmanBmi2() ? DecodeBmi2(lengths, &tables, streams) : DecodePlain(lengths, &tables, streams);
+    HuffmanBmi2() ? DecodeBmi2(lengths, &tables, streams) : DecodePlain(lengths, &tables, streams);
 #else
-  DecodePlain(lengths, &tables, streams);
+    DecodePlain(lengths, &tables, streams);
 #endif
-  for (int k = 0; k < kHuffmanStreams; ++k) TW_RETURN_IF_ERROR(streams[k].Finish(tables, k));
+  }
+  SymbolReader readers[kHuffmanStreams] = {streams[0].Reader(), streams[1].Reader(), streams[2].Reader(),
+                                           streams[3].Reader()};
+  if (small) DecodeInLockstep(streams, readers, tables);
+  for (int k = 0; k < kHuffmanStreams; ++k) TW_RETURN_IF_ERROR(streams[k].Finish(readers[k], tables, k));
   return Status();
 }
 

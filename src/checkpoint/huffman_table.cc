@@ -6,6 +6,43 @@
 namespace tw {
 namespace checkpoint {
 
+namespace {
+
+// Huffman's code lengths for the ascending weights w[0, n), n ≥ 2, computed in place (Moffat and
+// Katajainen, "In-place calculation of minimum-redundancy codes", 1995): w[i] becomes the length of
+// the i-th symbol, so w[0] is the longest. O(n) after the sort, against package-merge's O(n·L).
+void HuffmanLengthsInPlace(uint64_t *w, int n) {
+  // Left to right: each internal node takes the two lightest of the leaves left and the nodes made;
+  // a node taken becomes a pointer to its parent.
+  w[0] += w[1];
+  int root = 0, leaf = 2;
+  for (int next = 1; next < n - 1; ++next) {
+    if (leaf >= n || w[root] < w[leaf]) {
+      w[next] = w[root], w[root++] = static_cast<uint64_t>(next);
+    } else {
+      w[next] = w[leaf++];
+    }
+    if (leaf >= n || (root < next && w[root] < w[leaf])) {
+      w[next] += w[root], w[root++] = static_cast<uint64_t>(next);
+    } else {
+      w[next] += w[leaf++];
+    }
+  }
+  // Right to left: internal nodes' depths from their parents'.
+  w[n - 2] = 0;
+  for (int next = n - 3; next >= 0; --next) w[next] = w[w[next]] + 1;
+  // Right to left: leaf depths, filling the slots the internal nodes of each depth leave free.
+  int available = 1, used = 0, next = n - 1;
+  uint64_t depth = 0;
+  for (root = n - 2; available > 0; ++depth) {
+    for (; root >= 0 && w[root] == depth; --root) ++used;
+    for (; available > used; --available) w[next--] = depth;
+    available = 2 * used, used = 0;
+  }
+}
+
+}  // namespace
+
 HuffmanLengths ChooseHuffmanLengths(const uint64_t count[256]) {
   HuffmanLengths result{};
   // The symbols that occur, by count then value (the order fixes the output: deterministic files).
@@ -19,7 +56,16 @@ HuffmanLengths ChooseHuffmanLengths(const uint64_t count[256]) {
     result.length[only == 0 ? 1 : 0] = 1;
     return result;
   }
-  std::stable_sort(symbols, symbols + n, [&](int a, int b) { return count[a] < count[b]; });
+  std::sort(symbols, symbols + n, [&](int a, int b) { return count[a] != count[b] ? count[a] < count[b] : a < b; });
+
+  // Where Huffman's own code fits the limit it is the answer (most planes); otherwise package-merge.
+  uint64_t lengths[256];
+  for (int i = 0; i < n; ++i) lengths[i] = count[symbols[i]];
+  HuffmanLengthsInPlace(lengths, n);
+  if (lengths[0] <= kHuffmanMaxBits) {
+    for (int i = 0; i < n; ++i) result.length[symbols[i]] = static_cast<uint8_t>(lengths[i]);
+    return result;
+  }
 
   // Package-merge (Larmore and Hirschberg): list d (d = L … 1) merges the leaves with the pairs of
   // list d+1 (list L is the leaves alone); the 2n-2 cheapest items of list 1 decide the lengths. Only
@@ -55,6 +101,21 @@ HuffmanLengths ChooseHuffmanLengths(const uint64_t count[256]) {
   return result;
 }
 
+namespace {
+
+// kReversed[b] is byte b with its bits in the opposite order.
+constexpr struct ReversedBytes {
+  uint8_t value[256] = {};
+  constexpr ReversedBytes() {
+    for (int b = 0; b < 256; ++b) {
+      for (int i = 0; i < 8; ++i) value[b] = static_cast<uint8_t>(value[b] | ((b >> i) & 1) << (7 - i));
+    }
+  }
+  constexpr uint8_t operator[](uint32_t b) const { return value[b]; }
+} kReversed;
+
+}  // namespace
+
 void HuffmanCanonicalCodes(const HuffmanLengths &lengths, uint16_t code[256]) {
   int per_length[kHuffmanMaxBits + 1] = {};
   for (int s = 0; s < 256; ++s) ++per_length[lengths.length[s]];
@@ -65,10 +126,8 @@ void HuffmanCanonicalCodes(const HuffmanLengths &lengths, uint16_t code[256]) {
     const int bits = lengths.length[s];
     code[s] = 0;
     if (bits == 0) continue;
-    const uint32_t value = next[bits]++;
-    uint32_t reversed = 0;
-    for (int b = 0; b < bits; ++b) reversed |= ((value >> b) & 1u) << (bits - 1 - b);
-    code[s] = static_cast<uint16_t>(reversed);
+    const uint32_t value = next[bits]++;  // bits ≤ 11: two bytes reversed, then shifted down
+    code[s] = static_cast<uint16_t>((kReversed[value & 0xFF] << 8 | kReversed[value >> 8]) >> (16 - bits));
   }
 }
 

@@ -19,8 +19,12 @@ namespace tw {
 namespace checkpoint {
 
 int DefaultThreadCount() {
-  const unsigned cores = std::thread::hardware_concurrency();
-  return cores == 0 ? 1 : static_cast<int>(std::min(cores, 64u));
+  // Read once: glibc reads /sys/devices/system/cpu/online on every call, three system calls per save.
+  static const int threads = [] {
+    const unsigned cores = std::thread::hardware_concurrency();
+    return cores == 0 ? 1 : static_cast<int>(std::min(cores, 64u));
+  }();
+  return threads;
 }
 
 int ThreadsPerRank(int usable_cores, int machine_cores, int local_ranks) {

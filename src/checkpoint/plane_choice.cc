@@ -1,47 +1,44 @@
 #include "checkpoint/plane_choice.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
 namespace tw {
 namespace checkpoint {
+namespace {
 
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model) {
-  const bool planes = filter == Filter::kBytePlanes;
-  *model = HuffmanModel();
-  if (size < kPlaneSampleMinBytes) {
-    if (!planes) return PlaneChoice::kZstd;
-    for (size_t i = 0; i < size; ++i) ++model->count[data[i]];
-    model->whole_plane = true;
-    return PlaneChoice::kSmaller;
-  }
-  constexpr size_t kRuns = 32, kRunBytes = 512, kSampleBytes = kRuns * kRunBytes;
-  static_assert(4 * kSampleBytes <= kPlaneSampleMinBytes, "runs must not overlap");
-  const size_t step = (size - kRunBytes) / (kRuns - 1);
-  uint32_t *histogram = model->count;
-  for (size_t r = 0; r < kRuns; ++r) {
-    const uint8_t *run = data + r * step;
-    for (size_t i = 0; i < kRunBytes; ++i) ++histogram[run[i]];
-  }
-  double bits = 0;
-  for (uint32_t n : model->count) {
-    if (n != 0) bits -= n * std::log2(static_cast<double>(n) / kSampleBytes);
-  }
-  // Mantissa planes of trained weights are noise: above 7.8 bits per byte, Huffman coding would save
-  // under 2.5%, and skipping the attempt saves its time.
-  if (bits / kSampleBytes > 7.8) return PlaneChoice::kRaw;
-  if (!planes) return PlaneChoice::kZstd;
+// c·log2(c), from a table for the small counts that a small plane's bytes nearly all have.
+double CountTimesLog2(uint32_t c) {
+  static const struct Table {
+    double value[256];
+    Table() {
+      for (uint32_t i = 0; i < 256; ++i) value[i] = i == 0 ? 0 : i * std::log2(static_cast<double>(i));
+    }
+  } table;
+  return c < 256 ? table.value[c] : c * std::log2(static_cast<double>(c));
+}
 
-  // Huffman coding spends at least a bit on every byte; zstd codes a repeated string as one match.
-  // Every 4th position of the sample looks its 8-byte string up in a small hash table of the earlier
-  // ones (as zstd's match finder does); a plane where 1 in 16 of them repeats goes to zstd. Exponent
-  // planes of trained weights have next to none; zeros, constants and runs nearly all.
+// Bits of the byte entropy of `count` over `total` bytes (n·log2 n − Σ c·log2 c): no code of single
+// bytes is shorter.
+double EntropyBits(const uint32_t count[256], size_t total) {
+  double sum = 0;
+  for (int s = 0; s < 256; ++s) {
+    if (count[s] > 1) sum += CountTimesLog2(count[s]);
+  }
+  return static_cast<double>(total) * std::log2(static_cast<double>(total)) - sum;
+}
+
+// Whether 1 in 16 of the 8-byte strings at every 4th position of the runs data[r·step, r·step + run)
+// repeats an earlier one (looked up in a small hash table, as zstd's match finder does): zstd then
+// codes the plane below Huffman's 1 bit per byte.
+bool Repeats(const uint8_t *data, size_t runs, size_t step, size_t run) {
   constexpr int kHashBits = 12;
-  constexpr size_t kStride = 4, kLooks = kRuns * ((kRunBytes - 8) / kStride + 1);
+  constexpr size_t kStride = 4;
   uint32_t seen[1u << kHashBits] = {};  // offset + 1 of the last string with that hash, 0 for none
-  size_t repeats = 0;
-  for (size_t r = 0; r < kRuns; ++r) {
-    for (size_t i = 0; i + 8 <= kRunBytes; i += kStride) {
+  size_t repeats = 0, looks = 0;
+  for (size_t r = 0; r < runs; ++r) {
+    for (size_t i = 0; i + 8 <= run; i += kStride, ++looks) {
       const size_t offset = r * step + i;
       uint64_t string;
       std::memcpy(&string, data + offset, 8);
@@ -50,7 +47,69 @@ PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, Hu
       slot = static_cast<uint32_t>(offset + 1);
     }
   }
-  return repeats * 16 >= kLooks ? PlaneChoice::kZstd : PlaneChoice::kHuffman;
+  return repeats * 16 >= looks;
+}
+
+// A small plane's counts are the whole plane's, so its entropy bounds what a code of its bytes can
+// save: Huffman's output is at least the entropy (and a bit per byte) plus its table (a 32-byte bitmap,
+// a nibble per symbol, the stream sizes); zstd's at least the entropy plus its headers and its table of
+// code weights (2 bits a symbol or more, in practice). A plane no coder can shrink is stored raw
+// untried: the mantissa planes of a model's small variables (its biases and norms) are noise, and codes
+// built to fail cost more than the rest of saving them. Otherwise one coder, chosen as for a sampled
+// plane: zstd where Huffman's table alone is too large or bytes repeat, else Huffman. (zstd's smaller
+// table gives ~10 bytes less on an exponent plane under 16 KiB, for twice Huffman's time.)
+PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *model) {
+  // Four tallies: an exponent plane repeats a few byte values, and one tally would wait on its own
+  // increments of the same counter.
+  uint32_t tally[3][256] = {};
+  size_t i = 0, symbols = 0;
+  for (; i + 4 <= size; i += 4) {
+    ++model->count[data[i]], ++tally[0][data[i + 1]], ++tally[1][data[i + 2]], ++tally[2][data[i + 3]];
+  }
+  for (; i < size; ++i) ++model->count[data[i]];
+  for (int s = 0; s < 256; ++s) {
+    model->count[s] += tally[0][s] + tally[1][s] + tally[2][s];
+    symbols += model->count[s] != 0;
+  }
+  model->whole_plane = true;
+  const auto zstd_cannot_shrink = [&](double entropy_bytes) {  // frame and block headers: 9 bytes
+    return entropy_bytes + symbols / 4.0 + 9 >= static_cast<double>(size);
+  };
+  // The collision entropy, log2(n² / Σ c²), is at most the entropy and costs no logarithm per symbol:
+  // it already shows most noise planes to be noise.
+  uint64_t squares = 0;
+  for (uint32_t c : model->count) squares += uint64_t{c} * c;
+  const double n = static_cast<double>(size);
+  if (zstd_cannot_shrink(n * (2 * std::log2(n) - std::log2(static_cast<double>(squares))) / 8))
+    return PlaneChoice::kRaw;
+  const double entropy_bytes = EntropyBits(model->count, size) / 8;
+  if (zstd_cannot_shrink(entropy_bytes)) return PlaneChoice::kRaw;
+  const double least_huffman =
+      std::max(entropy_bytes, size / 8.0) + kHuffmanBitmapBytes + symbols / 2.0 + 4 * (kHuffmanStreams - 1);
+  if (least_huffman >= static_cast<double>(size) || Repeats(data, 1, 0, size)) return PlaneChoice::kZstd;
+  return PlaneChoice::kHuffman;
+}
+
+}  // namespace
+
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model) {
+  const bool planes = filter == Filter::kBytePlanes;
+  *model = HuffmanModel();
+  if (size < kPlaneSampleMinBytes) return planes ? ChooseForSmallPlane(data, size, model) : PlaneChoice::kZstd;
+  constexpr size_t kRuns = 32, kRunBytes = 512, kSampleBytes = kRuns * kRunBytes;
+  static_assert(4 * kSampleBytes <= kPlaneSampleMinBytes, "runs must not overlap");
+  const size_t step = (size - kRunBytes) / (kRuns - 1);
+  for (size_t r = 0; r < kRuns; ++r) {
+    const uint8_t *run = data + r * step;
+    for (size_t i = 0; i < kRunBytes; ++i) ++model->count[run[i]];
+  }
+  // Mantissa planes of trained weights are noise: above 7.8 bits per byte, Huffman coding would save
+  // under 2.5%, and skipping the attempt saves its time.
+  if (EntropyBits(model->count, kSampleBytes) / kSampleBytes > 7.8) return PlaneChoice::kRaw;
+  if (!planes) return PlaneChoice::kZstd;
+  // Huffman coding spends at least a bit on every byte; zstd codes a repeated string as one match.
+  // Exponent planes of trained weights have next to no repeats; zeros, constants and runs nearly all.
+  return Repeats(data, kRuns, step, kRunBytes) ? PlaneChoice::kZstd : PlaneChoice::kHuffman;
 }
 
 }  // namespace checkpoint

@@ -14,10 +14,9 @@ namespace checkpoint {
 
 enum class PlaneChoice {
   kRaw,      // noise (over 7.8 bits of entropy per byte): no coder would save 2.5%
-  kZstd,     // an unfiltered chunk, or a plane whose repeats zstd's matches code below Huffman's 1 bit
-             // per byte (zeros, a constant, runs)
+  kZstd,     // an unfiltered chunk, a plane whose repeats zstd's matches code below Huffman's 1 bit per
+             // byte (zeros, a constant, runs), or a small plane Huffman's table would not fit
   kHuffman,  // a plane of skewed bytes without repeats (exponent planes): codec 2, several times faster
-  kSmaller,  // a plane too small to sample: code it both ways and keep the smaller
 };
 
 // Planes smaller than this are not sampled.

@@ -15,6 +15,7 @@ namespace {
 
 #define TW_AVX2 __attribute__((__target__("avx2")))
 #define TW_AVX512 __attribute__((__target__("avx512f,avx512bw")))
+#define TW_AVX512_VBMI __attribute__((__target__("avx512f,avx512bw,avx512vbmi")))
 
 // Each kernel joins `count` elements, a multiple of its block; with kStream, `out` is 64-byte aligned.
 using Kernel = void (*)(const uint8_t *const *planes, size_t count, uint8_t *out);
@@ -109,15 +110,78 @@ TW_AVX512 void Join4Avx512(const uint8_t *const *planes, size_t count, uint8_t *
   }
 }
 
+// 8-byte elements: 64 of them are 8 vectors either way. Byte k of each of 8 elements (one vector of
+// elements) gathered into qword k is a byte transpose within the vector (one vpermb), and the qwords
+// of 8 such vectors transposed (8×8) are the 8 planes. Both steps are their own inverse, so the split
+// and the join are the same two steps in opposite orders.
+TW_AVX512_VBMI inline __m512i TransposeBytes8x8(__m512i v) {
+  alignas(64) static const uint8_t kIndex[64] = {0, 8,  16, 24, 32, 40, 48, 56, 1, 9,  17, 25, 33, 41, 49, 57,
+                                                 2, 10, 18, 26, 34, 42, 50, 58, 3, 11, 19, 27, 35, 43, 51, 59,
+                                                 4, 12, 20, 28, 36, 44, 52, 60, 5, 13, 21, 29, 37, 45, 53, 61,
+                                                 6, 14, 22, 30, 38, 46, 54, 62, 7, 15, 23, 31, 39, 47, 55, 63};
+  return _mm512_permutex2var_epi8(v, _mm512_load_si512(kIndex), v);  // vpermi2b: vpermb's headers warn
+}
+
+// v[i] qword k becomes v[k] qword i: qwords of pairs of vectors interleaved, then pairs of their
+// 128-bit lanes, twice (permutes of two vectors by qword index, as the 4-byte join's).
+TW_AVX512 inline void TransposeQwords8x8(__m512i *v) {
+  const __m512i low = _mm512_set_epi64(14, 6, 12, 4, 10, 2, 8, 0), high = _mm512_set_epi64(15, 7, 13, 5, 11, 3, 9, 1);
+  const __m512i even_lanes = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
+  const __m512i odd_lanes = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
+  __m512i t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm512_permutex2var_epi64(v[i], low, v[i + 1]);
+    t[i + 1] = _mm512_permutex2var_epi64(v[i], high, v[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm512_permutex2var_epi64(t[i], even_lanes, t[i + 2]);
+    u[i + 1] = _mm512_permutex2var_epi64(t[i], odd_lanes, t[i + 2]);
+    u[i + 2] = _mm512_permutex2var_epi64(t[i + 1], even_lanes, t[i + 3]);
+    u[i + 3] = _mm512_permutex2var_epi64(t[i + 1], odd_lanes, t[i + 3]);
+  }
+  for (int k = 0; k < 4; ++k) {  // u[k] and u[k + 4] hold qwords k' and k' + 4, k' = 0, 2, 1, 3
+    const int first = (k & 1) << 1 | k >> 1;
+    v[first] = _mm512_permutex2var_epi64(u[k], even_lanes, u[k + 4]);
+    v[first + 4] = _mm512_permutex2var_epi64(u[k], odd_lanes, u[k + 4]);
+  }
+}
+
+template <bool kStream>
+TW_AVX512_VBMI void Join8Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
+  for (size_t i = 0; i < count; i += 64) {
+    __m512i v[8];
+    for (int k = 0; k < 8; ++k) v[k] = _mm512_loadu_si512(planes[k] + i);
+    TransposeQwords8x8(v);
+    for (int j = 0; j < 8; ++j) Store512<kStream>(out + 8 * i + 64 * j, TransposeBytes8x8(v[j]));
+  }
+}
+
+TW_AVX512_VBMI void Split8Avx512(const uint8_t *elements, size_t count, uint8_t *const *planes) {
+  for (size_t i = 0; i < count; i += 64) {
+    __m512i v[8];
+    for (int j = 0; j < 8; ++j) v[j] = TransposeBytes8x8(_mm512_loadu_si512(elements + 8 * i + 64 * j));
+    TransposeQwords8x8(v);
+    for (int k = 0; k < 8; ++k) _mm512_storeu_si512(planes[k] + i, v[k]);
+  }
+}
+
 struct Kernels {
   size_t block;       // elements per step
-  Kernel join[2][2];  // [element size 2, 4][cached, streamed]
+  Kernel join[3][2];  // [element size 2, 4, 8][cached, streamed]; no 8-byte kernel: null
   const char *name;
 };
 
-const Kernels kAvx2 = {32, {{Join2Avx2<false>, Join2Avx2<true>}, {Join4Avx2<false>, Join4Avx2<true>}}, "avx2"};
-const Kernels kAvx512 = {
-    64, {{Join2Avx512<false>, Join2Avx512<true>}, {Join4Avx512<false>, Join4Avx512<true>}}, "avx512"};
+const Kernels kAvx2 = {
+    32, {{Join2Avx2<false>, Join2Avx2<true>}, {Join4Avx2<false>, Join4Avx2<true>}, {nullptr, nullptr}}, "avx2"};
+const Kernels kAvx512 = {64,
+                         {{Join2Avx512<false>, Join2Avx512<true>},
+                          {Join4Avx512<false>, Join4Avx512<true>},
+                          {Join8Avx512<false>, Join8Avx512<true>}},
+                         "avx512"};
+const Kernels kAvx512NoVbmi = {
+    64,
+    {{Join2Avx512<false>, Join2Avx512<true>}, {Join4Avx512<false>, Join4Avx512<true>}, {nullptr, nullptr}},
+    "avx512"};
 
 bool Runs(JoinLoop loop) {
   __builtin_cpu_init();
@@ -128,12 +192,17 @@ bool Runs(JoinLoop loop) {
   }
 }
 
+bool RunsVbmi() {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512vbmi");
+}
+
 const Kernels *Get(JoinLoop loop) {
   static const JoinLoop best = Runs(JoinLoop::kAvx512) ? JoinLoop::kAvx512
                                : Runs(JoinLoop::kAvx2) ? JoinLoop::kAvx2
                                                        : JoinLoop::kPortable;
   switch (loop == JoinLoop::kBest ? best : loop) {
-    case JoinLoop::kAvx512: return &kAvx512;
+    case JoinLoop::kAvx512: return RunsVbmi() ? &kAvx512 : &kAvx512NoVbmi;
     case JoinLoop::kAvx2: return &kAvx2;
     default: return nullptr;
   }
@@ -169,7 +238,8 @@ bool JoinPlanesVector(const uint8_t *const *planes, size_t count, size_t element
                       JoinStores stores, JoinLoop loop) {
 #if TW_JOIN_DISPATCH
   const Kernels *kernels = Get(loop);
-  if (kernels == nullptr || (element_size != 2 && element_size != 4)) return false;
+  const int size_index = element_size == 2 ? 0 : element_size == 4 ? 1 : element_size == 8 ? 2 : -1;
+  if (kernels == nullptr || size_index < 0 || kernels->join[size_index][0] == nullptr) return false;
   // Non-temporal stores need aligned lines: join the elements before the first one that starts a line
   // one at a time, or store normally when no element does (an odd address for 2-byte elements).
   size_t head = 0;
@@ -182,15 +252,32 @@ bool JoinPlanesVector(const uint8_t *const *planes, size_t count, size_t element
   }
   const size_t body = (count - head) / kernels->block * kernels->block;
   JoinEach(planes, 0, head, element_size, elements);
-  const uint8_t *from[4];
+  const uint8_t *from[8];
   for (size_t k = 0; k < element_size; ++k) from[k] = planes[k] + head;
-  kernels->join[element_size == 4][stream](from, body, elements + head * element_size);
+  kernels->join[size_index][stream](from, body, elements + head * element_size);
   // Streamed stores are weakly ordered: fence them before whatever tells another thread they are done.
   if (stream) _mm_sfence();
   JoinEach(planes, head + body, count, element_size, elements);
   return true;
 #else
   (void)planes, (void)count, (void)element_size, (void)elements, (void)stores, (void)loop;
+  return false;
+#endif
+}
+
+bool SplitPlanesVector(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes,
+                       JoinLoop loop) {
+#if TW_JOIN_DISPATCH
+  const Kernels *kernels = Get(loop);
+  if (kernels != &kAvx512 || element_size != 8) return false;
+  const size_t body = count / 64 * 64;
+  Split8Avx512(elements, body, planes);
+  for (size_t i = body; i < count; ++i) {
+    for (size_t k = 0; k < 8; ++k) planes[k][i] = elements[i * 8 + k];
+  }
+  return true;
+#else
+  (void)elements, (void)count, (void)element_size, (void)planes, (void)loop;
   return false;
 #endif
 }

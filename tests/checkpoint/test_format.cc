@@ -242,6 +242,8 @@ std::vector<Owned> Version1Tensors() {
 const std::string kVersion1File = TW_CHECKPOINT_TEST_DATA "/v1.ckpt";
 // The same tensors written by the version-2 writer (commit 41f1b83, chunk_bytes 512), kept as it was.
 const std::string kVersion2File = TW_CHECKPOINT_TEST_DATA "/v2.ckpt";
+// And by the version-3 writer (commit 92651de, chunk_bytes 512): integers unfiltered, Huffman planes.
+const std::string kVersion3File = TW_CHECKPOINT_TEST_DATA "/v3.ckpt";
 
 uint32_t VersionOf(const std::vector<uint8_t> &file) {
   uint32_t version = 0;
@@ -468,14 +470,16 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kHuffman);  // sign + exponent: Huffman-coded
   assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
   const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
-  assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kNone);
-  assert_int_equal(noise.planes[0].codec, ckpt::Codec::kRaw);
-  assert_int_equal(noise.planes[0].stored_size, 4u << 16);
-  assert_int_equal(reader->Find("zeros")->chunks.at(0).planes[0].codec, ckpt::Codec::kZstd);
-  // The frame carries its content size (pledged size), so a reader can check it before decoding.
+  assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kBytePlanes);  // integers too, from version 4
+  for (int p = 0; p < 4; ++p) {
+    assert_int_equal(noise.planes[p].codec, ckpt::Codec::kRaw);
+    assert_int_equal(noise.planes[p].stored_size, 1u << 16);
+  }
   const ckpt::Chunk &zeros = reader->Find("zeros")->chunks.at(0);
+  for (int p = 0; p < 4; ++p) assert_int_equal(zeros.planes[p].codec, ckpt::Codec::kZstd);
+  // The frame carries its content size (pledged size), so a reader can check it before decoding.
   const std::vector<uint8_t> bytes = ReadAll(path);
-  assert_int_equal(ZSTD_getFrameContentSize(bytes.data() + zeros.offset, zeros.stored_size()), 4u << 16);
+  assert_int_equal(ZSTD_getFrameContentSize(bytes.data() + zeros.offset, zeros.planes[0].stored_size), 1u << 16);
   reader.reset();
   scratch_dir_destroy(&dir);
 }
@@ -535,14 +539,26 @@ static void version_2_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors, positions);
 }
 
-// New files are version 3: every chunk checksum is XXH3-64, of the raw bytes and of the stored coded
+// Files of format version 3 (integers in one plane) load and verify, and every bit flip is detected.
+static void version_3_files_still_load_and_verify(void **state) {
+  (void)state;
+  const std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = ExpectOldFileReads(kVersion3File, 3, tensors);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "v3", &reader).ok());
+  assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kNone);
+  assert_int_equal(reader->Find("weights")->filter, ckpt::Filter::kBytePlanes);
+  AssertEveryBitFlipIsDetected(file, tensors);
+}
+
+// New files are version 4: every chunk checksum is XXH3-64, of the raw bytes and of the stored coded
 // planes (zstd frames, Huffman-coded planes; the raw planes are covered by the raw checksum), and
 // every bit flip is still detected — in coded planes, in raw planes, anywhere.
-static void new_files_are_version_3_with_xxh3_checksums(void **state) {
+static void new_files_are_version_4_with_xxh3_checksums(void **state) {
   (void)state;
   std::vector<Owned> tensors = Version1Tensors();
   const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
-  assert_int_equal(VersionOf(file), 3);
+  assert_int_equal(VersionOf(file), 4);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   size_t chunks = 0, zstd_planes = 0;
@@ -566,10 +582,10 @@ static void new_files_are_version_3_with_xxh3_checksums(void **state) {
     }
   }
   assert_int_equal(chunks, 16);      // as in data/v1.ckpt
-  assert_int_equal(zstd_planes, 11);  // weights 2, bias 1, zeros 8: zstd or Huffman
+  assert_int_equal(zstd_planes, 35);  // weights 2, bias 1, zeros 32 (four planes a chunk): zstd or Huffman
   AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
-  for (uint32_t version : {0u, 4u, 0x01000000u}) {
+  for (uint32_t version : {0u, 5u, 0x01000000u}) {
     std::vector<uint8_t> other = file;
     std::memcpy(other.data() + 8, &version, 4);
     const tw::Status status = ckpt::CheckpointReader::OpenMemory(other.data(), other.size(), "small", &reader);
@@ -634,7 +650,7 @@ static void huffman_planes_are_refused_in_version_2_files(void **state) {
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries, 3).ok());
+  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries).ok());
   assert_int_equal(entries[0].chunks[0].planes[1].codec, ckpt::Codec::kHuffman);
   ckpt::Footer as_version_2 = footer;  // the same index under version 2's unseeded checksum
   as_version_2.index_xxh64 = ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, 0);
@@ -645,6 +661,66 @@ static void huffman_planes_are_refused_in_version_2_files(void **state) {
 
 // Zeros and constants compress as before codec 2: zstd codes their runs far below Huffman's 1 bit per
 // byte, and the writer keeps them with zstd (float planes, unfiltered chunks).
+// Small planes (a model's biases and norms) are not sampled: their bytes are counted, and a plane whose
+// entropy and code table leave Huffman coding nothing to save goes to zstd alone (mantissa noise: then
+// stored raw). zstd's smaller table still shrinks an exponent plane too short for Huffman's.
+static void small_planes_skip_huffman_where_it_cannot_shrink_them(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("bias", TW_FLOAT32, {256}, 7), MakeTensor("norm", TW_BFLOAT16, {64}, 8),
+                                MakeTensor("layer", TW_FLOAT32, {4096}, 9)};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, ckpt::kDefaultChunkBytes);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  const ckpt::Chunk &bias = reader->Find("bias")->chunks.at(0);
+  const ckpt::Chunk &norm = reader->Find("norm")->chunks.at(0);
+  assert_int_equal(bias.plane_count, 4);
+  assert_int_equal(bias.planes[0].codec, ckpt::Codec::kRaw);  // low mantissa byte: noise
+  assert_int_equal(bias.planes[1].codec, ckpt::Codec::kRaw);
+  assert_int_not_equal(bias.planes[3].codec, ckpt::Codec::kRaw);  // sign + exponent: the smaller coding
+  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ckpt::Codec::kHuffman);
+  assert_int_equal(norm.plane_count, 2);
+  assert_int_equal(norm.planes[1].codec, ckpt::Codec::kZstd);  // 64 exponent bytes: Huffman's table alone is 32
+  assert_true(norm.planes[1].stored_size < 64);
+  for (const Owned &t : tensors) {
+    std::vector<uint8_t> restored(t.bytes.size());
+    assert_true(reader->ReadInto({{reader->Find(t.name), restored.data()}}).ok());
+    assert_true(restored == t.bytes);
+  }
+}
+
+// From version 4, integers wider than a byte are split into byte planes as floats are: token ids or
+// counts leave their high bytes zero, which zstd codes to nearly nothing, and their noisy low bytes
+// raw, instead of zstd's slow matching of the whole elements (4× less CPU for int64 ids).
+static void integers_wider_than_a_byte_are_split_into_planes(void **state) {
+  (void)state;
+  Owned ids{"ids", TW_INT64, {1 << 16}, {}};
+  std::mt19937 rng(11);
+  for (int i = 0; i < (1 << 16); ++i) {
+    const int64_t id = static_cast<int64_t>(rng() % 50000);
+    const auto *p = reinterpret_cast<const uint8_t *>(&id);
+    ids.bytes.insert(ids.bytes.end(), p, p + 8);
+  }
+  std::vector<Owned> tensors = {ids, Owned{"flags", TW_UINT8, {1000}, std::vector<uint8_t>(1000, 1)}};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, ckpt::kDefaultChunkBytes);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "ids", &reader).ok());
+  const ckpt::TensorEntry &entry = *reader->Find("ids");
+  assert_int_equal(entry.filter, ckpt::Filter::kBytePlanes);
+  const ckpt::Chunk &chunk = entry.chunks.at(0);
+  assert_int_equal(chunk.plane_count, 8);
+  assert_int_equal(chunk.planes[0].codec, ckpt::Codec::kRaw);  // the low byte: noise
+  for (int p = 2; p < 8; ++p) {  // ids < 50000 leave bytes 2 to 7 zero
+    assert_int_equal(chunk.planes[p].codec, ckpt::Codec::kZstd);
+    assert_true(chunk.planes[p].stored_size < 64);
+  }
+  assert_int_equal(reader->Find("flags")->filter, ckpt::Filter::kNone);  // one-byte elements: one plane
+  for (const Owned &t : tensors) {
+    std::vector<uint8_t> restored(t.bytes.size(), 0xA5);
+    assert_true(reader->ReadInto({{reader->Find(t.name), restored.data()}}).ok());
+    assert_true(restored == t.bytes);
+  }
+}
+
 static void zeros_and_constants_stay_with_zstd(void **state) {
   (void)state;
   std::vector<Owned> tensors;
@@ -728,10 +804,13 @@ int main(void) {
       cmocka_unit_test(kept_planes_memory_is_reused_across_reads_of_different_sizes),
       cmocka_unit_test(a_corrupt_chunk_fails_with_reused_kept_planes),
       cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
+      cmocka_unit_test(integers_wider_than_a_byte_are_split_into_planes),
+      cmocka_unit_test(small_planes_skip_huffman_where_it_cannot_shrink_them),
       cmocka_unit_test(every_bit_flip_is_detected),
       cmocka_unit_test(version_1_files_still_load_and_verify),
       cmocka_unit_test(version_2_files_still_load_and_verify),
-      cmocka_unit_test(new_files_are_version_3_with_xxh3_checksums),
+      cmocka_unit_test(version_3_files_still_load_and_verify),
+      cmocka_unit_test(new_files_are_version_4_with_xxh3_checksums),
       cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
       cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
       cmocka_unit_test(zeros_and_constants_stay_with_zstd),

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <queue>
 #include <random>
 #include <string>
 #include <vector>
@@ -133,6 +134,28 @@ static void code_lengths_are_complete_and_limited(void **state) {
       if (lengths.length[s] != 0) kraft += 1u << (ckpt::kHuffmanMaxBits - lengths.length[s]);
     }
     assert_int_equal(kraft, 1u << ckpt::kHuffmanMaxBits);
+    // Where a Huffman code (a priority queue of subtrees: cost is the sum of the merged weights) fits
+    // the limit, the lengths must cost exactly as much: both are optimal.
+    std::priority_queue<std::pair<uint64_t, int>, std::vector<std::pair<uint64_t, int>>, std::greater<>> trees;
+    for (int s = 0; s < 256; ++s) {
+      if (count[s] != 0) trees.push({count[s], 0});
+    }
+    uint64_t huffman_cost = 0, cost = 0;
+    int huffman_depth = 0;
+    while (trees.size() > 1) {
+      const auto a = trees.top();
+      trees.pop();
+      const auto b = trees.top();
+      trees.pop();
+      huffman_cost += a.first + b.first;
+      huffman_depth = std::max(huffman_depth, std::max(a.second, b.second) + 1);
+      trees.push({a.first + b.first, std::max(a.second, b.second) + 1});
+    }
+    for (int s = 0; s < 256; ++s) cost += count[s] * lengths.length[s];
+    if (trees.size() == 1 && huffman_depth >= 1 && huffman_depth <= ckpt::kHuffmanMaxBits) {
+      assert_int_equal(cost, huffman_cost);
+    }
+    assert_true(cost >= huffman_cost);
   }
   // Where the limit does not bind, the lengths are Huffman's: counts 1, 1, 2, 4, 8 → 4, 4, 3, 2, 1.
   uint64_t count[256] = {};
@@ -299,10 +322,9 @@ static void encoder_respects_capacity(void **state) {
                    0);
 }
 
-// Each defect of a coded plane is refused with its reason.
-static void crafted_planes_are_data_loss_with_a_reason(void **state) {
-  (void)state;
-  const std::vector<uint8_t> plane = ExponentPlane(5000, 4);
+// Each defect of a coded plane of `size` bytes is refused with its reason.
+static void ExpectCraftedPlanesRefused(size_t size) {
+  const std::vector<uint8_t> plane = ExponentPlane(size, 4);
   const std::vector<uint8_t> good = Encode(plane, WholePlane(plane));
   assert_true(Decode(good, plane.size()).ok());
   const size_t table = TableSize(good);
@@ -322,18 +344,18 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
     bad[ckpt::kHuffmanBitmapBytes] &= 0xF0;
     ExpectDataLoss(bad, plane.size(), "code length 0");
   }
-  {  // one code shorter: the code is oversubscribed
+  // The length nibble of the first listed symbol whose code is neither 1 bit nor the longest.
+  size_t nibble = 0;
+  const auto length = [&](size_t i) { return good[ckpt::kHuffmanBitmapBytes + i / 2] >> (4 * (i % 2)) & 0xF; };
+  while (length(nibble) <= 1 || length(nibble) >= ckpt::kHuffmanMaxBits) ++nibble;
+  const auto with_length = [&](int bits) {
     std::vector<uint8_t> bad = good;
-    const int first = bad[ckpt::kHuffmanBitmapBytes] & 0xF;
-    bad[ckpt::kHuffmanBitmapBytes] = static_cast<uint8_t>((bad[ckpt::kHuffmanBitmapBytes] & 0xF0) | (first - 1));
-    ExpectDataLoss(bad, plane.size(), "oversubscribed");
-  }
-  {  // one code longer: the code is incomplete
-    std::vector<uint8_t> bad = good;
-    const int first = bad[ckpt::kHuffmanBitmapBytes] & 0xF;
-    bad[ckpt::kHuffmanBitmapBytes] = static_cast<uint8_t>((bad[ckpt::kHuffmanBitmapBytes] & 0xF0) | (first + 1));
-    ExpectDataLoss(bad, plane.size(), "incomplete code");
-  }
+    uint8_t &byte = bad[ckpt::kHuffmanBitmapBytes + nibble / 2];
+    byte = static_cast<uint8_t>((byte & ~(0xF << (4 * (nibble % 2)))) | bits << (4 * (nibble % 2)));
+    return bad;
+  };
+  ExpectDataLoss(with_length(length(nibble) - 1), plane.size(), "oversubscribed");   // one code shorter
+  ExpectDataLoss(with_length(length(nibble) + 1), plane.size(), "incomplete code");  // one code longer
   {  // a single symbol of length 1: incomplete
     std::vector<uint8_t> bad(ckpt::kHuffmanBitmapBytes + 1 + 12, 0);
     bad[0] = 1, bad[ckpt::kHuffmanBitmapBytes] = 1;
@@ -378,6 +400,12 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
   for (size_t size : {plane.size() - 1, plane.size() + 1, plane.size() + 100, plane.size() / 2}) {
     assert_int_equal(Decode(good, size).code(), TW_DATA_LOSS);
   }
+}
+
+// Both decoders: a symbol at a time (planes under 8 KiB) and table-driven.
+static void crafted_planes_are_data_loss_with_a_reason(void **state) {
+  (void)state;
+  for (size_t size : {5000, 50000}) ExpectCraftedPlanesRefused(size);
 }
 
 // Random bytes, and valid planes with random edits, bit flips and cuts, decode to OK or TW_DATA_LOSS

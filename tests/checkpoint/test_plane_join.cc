@@ -1,6 +1,7 @@
-// The vector kernels that join byte planes (white-box): every kernel this CPU runs, cached and
-// streamed stores, against the element-by-element definition, at every alignment of planes and
-// destination and at counts around the kernels' steps, with the bytes around the destination untouched.
+// The vector kernels that join byte planes and split 8-byte elements (white-box): every kernel this CPU
+// runs, cached and streamed stores, against the element-by-element definition, at every alignment of
+// planes and destination and at counts around the kernels' steps, with the bytes around the
+// destination untouched.
 #include <cstring>
 #include <random>
 #include <vector>
@@ -24,22 +25,36 @@ constexpr ckpt::JoinLoop kLoops[] = {ckpt::JoinLoop::kBest, ckpt::JoinLoop::kAvx
 constexpr ckpt::JoinStores kStores[] = {ckpt::JoinStores::kCached, ckpt::JoinStores::kStreamed};
 constexpr uint8_t kGuard = 0xA5;
 
+// Whether `loop` has a kernel for 8-byte elements on this CPU: AVX-512 with VBMI.
+bool HandlesEightBytes(ckpt::JoinLoop loop) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+  const bool best_is_avx512 = loop == ckpt::JoinLoop::kBest && avx512;
+  return (loop == ckpt::JoinLoop::kAvx512 || best_is_avx512) && avx512 && __builtin_cpu_supports("avx512vbmi");
+#else
+  (void)loop;
+  return false;
+#endif
+}
+
 }  // namespace
 
 static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
   (void)state;
   std::mt19937 rng(3);
-  std::vector<uint8_t> source(4 * 4200 + 64);
+  std::vector<uint8_t> source(8 * 4200 + 64);
   for (uint8_t &b : source) b = static_cast<uint8_t>(rng());
   int kernels = 0;
   for (ckpt::JoinLoop loop : kLoops) {
     if (!ckpt::JoinLoopRuns(loop)) continue;
     ++kernels;
-    for (size_t element_size : {2, 4}) {
+    for (size_t element_size : {2, 4, 8}) {
+      if (element_size == 8 && !HandlesEightBytes(loop)) continue;
       for (size_t count : {0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4200}) {
         for (size_t misalign : {0, 1, 2, 3, 4, 17, 32, 62}) {
           for (ckpt::JoinStores stores : kStores) {
-            const uint8_t *planes[4];
+            const uint8_t *planes[8];
             for (size_t k = 0; k < element_size; ++k) planes[k] = source.data() + k * count + (misalign + k) % 7;
             std::vector<uint8_t> out(count * element_size + 128 + 64, kGuard);
             // 64-byte aligned base, then the misalignment: streamed stores start at the first line.
@@ -62,15 +77,50 @@ static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
       }
     }
     // Element sizes without a kernel are left to the portable loop: nothing written.
-    const uint8_t *planes[8] = {};
+    const uint8_t one[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    const uint8_t *planes[8] = {one, one + 1, one + 2, one + 3, one + 4, one + 5, one + 6, one + 7};
     uint8_t out[8] = {kGuard};
-    assert_false(ckpt::JoinPlanesVector(planes, 1, 8, out, ckpt::JoinStores::kCached, loop));
+    assert_int_equal(ckpt::JoinPlanesVector(planes, 1, 8, out, ckpt::JoinStores::kCached, loop),
+                     HandlesEightBytes(loop));
+    if (!HandlesEightBytes(loop)) assert_int_equal(out[0], kGuard);
+    out[0] = kGuard;
     assert_false(ckpt::JoinPlanesVector(planes, 1, 1, out, ckpt::JoinStores::kCached, loop));
     assert_int_equal(out[0], kGuard);
   }
   assert_true(kernels >= 1);  // kBest always runs
   assert_non_null(std::strstr("avx2 avx512 portable", ckpt::JoinLoopName(ckpt::JoinLoop::kBest)));
   assert_false(ckpt::JoinPlanesVector(nullptr, 0, 2, nullptr, ckpt::JoinStores::kCached, ckpt::JoinLoop::kPortable));
+}
+
+// The 8-byte split kernel against the definition, at counts around its step and any alignment, with
+// the bytes around every plane untouched; where no kernel runs, nothing is written.
+static void the_split_kernel_splits_as_defined_at_any_alignment(void **state) {
+  (void)state;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> source(8 * 4200 + 64);
+  for (uint8_t &b : source) b = static_cast<uint8_t>(rng());
+  for (ckpt::JoinLoop loop : kLoops) {
+    if (!ckpt::JoinLoopRuns(loop)) continue;
+    for (size_t count : {0, 1, 63, 64, 65, 127, 128, 129, 1000, 4200}) {
+      for (size_t misalign : {0, 1, 3, 8, 17, 62}) {
+        const uint8_t *elements = source.data() + misalign;
+        std::vector<uint8_t> out(8 * (count + 128), kGuard);
+        uint8_t *planes[8];
+        for (size_t k = 0; k < 8; ++k) planes[k] = out.data() + k * (count + 128) + 64 + (misalign + k) % 5;
+        const bool split = ckpt::SplitPlanesVector(elements, count, 8, planes, loop);
+        assert_int_equal(split, HandlesEightBytes(loop));
+        for (size_t k = 0; k < 8; ++k) {
+          for (const uint8_t *p = out.data() + k * (count + 128); p < planes[k]; ++p) assert_int_equal(*p, kGuard);
+          for (size_t i = 0; i < count; ++i) assert_int_equal(planes[k][i], split ? elements[i * 8 + k] : kGuard);
+          for (const uint8_t *p = planes[k] + count; p < out.data() + (k + 1) * (count + 128); ++p) {
+            assert_int_equal(*p, kGuard);
+          }
+        }
+      }
+    }
+    uint8_t *none[4] = {};
+    assert_false(ckpt::SplitPlanesVector(source.data(), 64, 4, none, loop));  // 2 and 4 bytes: the compiler's loop
+  }
 }
 
 // JoinBytePlanes (what the codec calls) gives the same bytes through whichever kernel it picks.
@@ -97,6 +147,7 @@ static void join_byte_planes_matches_the_definition_for_every_element_size(void 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_kernel_joins_as_defined_at_any_alignment),
+      cmocka_unit_test(the_split_kernel_splits_as_defined_at_any_alignment),
       cmocka_unit_test(join_byte_planes_matches_the_definition_for_every_element_size),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

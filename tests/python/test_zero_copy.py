@@ -36,6 +36,18 @@ def test_restore_writes_into_the_registered_torch_tensor(tmp_path, dtype):
     assert torch.equal(t, expected) and t.data_ptr() == pointer
 
 
+def test_torch_bool_tensors_are_bool_variables_in_place(tmp_path):
+    """torch 1.13 exports no bool over DLPack (a causal mask buffer is a common bool in a state dict):
+    the tensor's own bytes are registered, as bool, and restored in place."""
+    mask = torch.tril(torch.ones(5, 7, dtype=torch.bool))
+    expected, pointer = mask.clone(), mask.data_ptr()
+    save_then_clobber_then_restore(tmp_path, {"mask": mask}, lambda: mask.fill_(False))
+    assert torch.equal(mask, expected) and mask.data_ptr() == pointer and mask.dtype == torch.bool
+    loaded = tw.load_variable(str(tmp_path / "model.ckpt-1"), "mask")
+    assert loaded.dtype == np.bool_
+    np.testing.assert_array_equal(loaded, expected.numpy())
+
+
 def test_restore_writes_into_parameters_that_require_grad(tmp_path):
     layer = torch.nn.Linear(3, 2)
     before = layer.weight.detach().clone()

@@ -2,7 +2,7 @@
 dtypes.
 
 Arrays cross into the library without copying: numpy arrays and anything else with the buffer protocol,
-CPU torch tensors through ``__dlpack__`` (bfloat16 included), and Python numbers as 0-d values. The
+CPU torch tensors through ``__dlpack__`` (bfloat16 and bool included), and Python numbers as 0-d values. The
 native ``TensorSet`` keeps each object alive for as long as the library borrows its memory.
 
 numpy has no bfloat16 or float8: values of those dtypes come back as their bits (``uint16`` /

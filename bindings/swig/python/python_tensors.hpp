@@ -1,7 +1,7 @@
 // Zero-copy tensor views of Python objects, and numpy arrays of library tensors.
 //
 // Anything with the buffer protocol (numpy arrays and scalars, memoryview, array.array) or __dlpack__
-// (CPU torch tensors, bfloat16 included: torch has no buffer protocol) becomes a trainwatch::Tensor
+// (CPU torch tensors, bfloat16 and bool included: torch has no buffer protocol) becomes a trainwatch::Tensor
 // over the object's own memory; Python ints, floats and bools become 0-d int64/float64/bool tensors.
 // A HeldTensor keeps the object (and its exported buffer or DLPack capsule) alive until it is
 // destroyed, which is what lets the library borrow the memory for a run or a session.
@@ -237,6 +237,8 @@ class HeldTensor {
       if (detached == nullptr) throw_python_error();
       exporter = GilRef(detached);
     }
+    const bool torch_bool = is_torch_bool(exporter.get());
+    if (torch_bool) exporter = GilRef(bytes_of_torch_bool(exporter.get()));
     PyObject *capsule = PyObject_CallMethod(exporter.get(), "__dlpack__", nullptr);
     if (capsule == nullptr) throw_python_error();
     capsule_ = GilRef(capsule);
@@ -247,7 +249,7 @@ class HeldTensor {
       throw_python(PyExc_ValueError, what + " is not in host memory (DLPack device type " +
                                          std::to_string(t.device.device_type) + "); move it to the CPU first");
     }
-    const int dtype = dlpack::to_dtype(t.dtype);
+    const int dtype = torch_bool ? TW_BOOL : dlpack::to_dtype(t.dtype);
     if (dtype == TW_DTYPE_INVALID) {
       throw_python(PyExc_TypeError, what + " has a DLPack element type trainwatch does not know (code " +
                                         std::to_string(t.dtype.code) + ", " + std::to_string(t.dtype.bits) + " bits)");
@@ -258,6 +260,34 @@ class HeldTensor {
       strides.assign(t.strides, t.strides + t.ndim);
     }
     tensor_ = Tensor(name, static_cast<char *>(t.data) + t.byte_offset, dtype, std::move(shape), std::move(strides));
+  }
+
+  // torch (1.13) exports no bool tensor over DLPack; its bytes (one per element, 0 or 1) go as a
+  // uint8 view of the same storage, and the tensor stays bool to the library.
+  static bool is_torch_bool(PyObject *object) {
+    PyObject *dtype = PyObject_GetAttrString(object, "dtype");
+    if (dtype == nullptr) {
+      PyErr_Clear();
+      return false;
+    }
+    GilRef held(dtype);
+    PyObject *text = PyObject_Str(dtype);
+    if (text == nullptr) throw_python_error();
+    GilRef held_text(text);
+    const char *utf8 = PyUnicode_AsUTF8(text);
+    if (utf8 == nullptr) throw_python_error();
+    return std::string(utf8) == "torch.bool";
+  }
+  static PyObject *bytes_of_torch_bool(PyObject *object) {
+    PyObject *torch = PyImport_ImportModule("torch");
+    if (torch == nullptr) throw_python_error();
+    GilRef held(torch);
+    PyObject *uint8 = PyObject_GetAttrString(torch, "uint8");
+    if (uint8 == nullptr) throw_python_error();
+    GilRef held_uint8(uint8);
+    PyObject *bytes = PyObject_CallMethod(object, "view", "O", uint8);
+    if (bytes == nullptr) throw_python_error();
+    return bytes;
   }
 
   void from_number(const std::string &name, PyObject *object) {
