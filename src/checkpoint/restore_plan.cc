@@ -43,6 +43,7 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
         missing->push_back(variable.name());
         continue;
       }
+      *intact = true;  // a readable checkpoint without this variable: the caller's to fix, as TF's
       return Status(TW_NOT_FOUND, "Key " + variable.name() + " not found in checkpoint " + path);
     }
     const int32_t dtype = sharded ? sharded->dtype : entry->dtype;

@@ -34,9 +34,9 @@ class RestorePlan {
   // checked, and the parts a target needs are opened and pinned. Targets named in `optional` may be
   // absent: they are listed in *missing (when not NULL; else absence is an error). *intact (as
   // Saver::RestoreFrom): false when the checkpoint itself is unusable — TW_NOT_FOUND / TW_IO /
-  // TW_DATA_LOSS (the file or a part missing, corrupt or not the one the index pinned; "Key <name> not
-  // found in checkpoint <path>") — true when it is readable and does not fit: TW_INVALID_ARGUMENT
-  // naming the variable (dtype or global shape differs).
+  // TW_DATA_LOSS (the file or a part missing, corrupt or not the one the index pinned) — true when it
+  // is readable and does not fit: TW_INVALID_ARGUMENT naming the variable (dtype or global shape
+  // differs), or TW_NOT_FOUND "Key <name> not found in checkpoint <path>" (a variable it lacks).
   static Status Open(const std::string &path, const std::vector<RestoreTarget> &targets,
                      const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
                      std::unique_ptr<RestorePlan> *out);
