@@ -102,7 +102,7 @@ int64_t ElementCount(const tw_tensor &t) {
 }
 
 bool IsContiguous(const tw_tensor &t) {
-  if (t.strides == nullptr) return true;
+  if (t.strides == nullptr || ElementCount(t) == 0) return true;  // no element: any strides will do
   int64_t expected = 1;
   for (int32_t i = t.ndim - 1; i >= 0; --i) {
     if (t.shape[i] != 1 && t.strides[i] != expected) return false;

@@ -25,7 +25,7 @@ Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view);
 // Element count of a view ReadTensor accepted.
 int64_t ElementCount(const tw_tensor &t);
 
-// True when strides are NULL or equal to row-major strides.
+// True when strides are NULL or equal to row-major strides, or the tensor has no element.
 bool IsContiguous(const tw_tensor &t);
 
 // An owned copy of a view's metadata (name, shape, strides); the data pointer stays borrowed.

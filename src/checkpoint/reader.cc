@@ -170,7 +170,8 @@ Status LoadVariable(const std::string &path, const TensorRef &destination) {
     TW_RETURN_IF_ERROR(CheckRestorable(whole, destination, path));
     // Assembled aside: a part failing half-way leaves the destination untouched.
     std::vector<uint8_t> bytes(destination.byte_size());
-    TW_RETURN_IF_ERROR(sharded->ReadRows(*tensor, 0, tensor->shape.empty() ? 1 : tensor->shape[0], bytes.data()));
+    TW_RETURN_IF_ERROR(sharded->ReadBox(*tensor, std::vector<int64_t>(tensor->shape.size(), 0), tensor->shape,
+                                        bytes.data()));
     if (!bytes.empty()) std::memcpy(destination.data(), bytes.data(), bytes.size());
     return Status();
   }

@@ -12,31 +12,16 @@ std::string Describe(int32_t dtype, const std::vector<int64_t> &shape) {
   return text + "]";
 }
 
-uint64_t RowBytes(int32_t dtype, const std::vector<int64_t> &shape) {
-  uint64_t bytes = DtypeSize(dtype);
-  for (size_t d = 1; d < shape.size(); ++d) bytes *= static_cast<uint64_t>(shape[d]);
-  return bytes;
-}
-
 }  // namespace
 
-// A shard must match the stored tensor's dtype and global shape, and be whole along every dimension but
-// the first (a slice of rows: one byte range of the tensor). *row_begin receives its first row.
+// A shard must match the stored tensor's dtype and global shape.
 Status RestorePlan::PlanShard(const TensorRef &variable, const ShardSpec &shard, int32_t dtype,
-                              const std::vector<int64_t> &global_shape, uint64_t *row_begin) {
+                              const std::vector<int64_t> &global_shape) {
   if (dtype != variable.dtype() || global_shape != shard.global_shape) {
     return Status(TW_INVALID_ARGUMENT, "variable '" + variable.name() + "' is a shard of " +
                                            Describe(variable.dtype(), shard.global_shape) + " but checkpoint " + path_ +
                                            " holds " + Describe(dtype, global_shape));
   }
-  for (size_t d = 1; d < global_shape.size(); ++d) {
-    if (shard.offset[d] != 0 || variable.shape()[d] != global_shape[d]) {
-      return Status(TW_UNIMPLEMENTED, "variable '" + variable.name() +
-                                          "' is a shard split along a dimension other than the first; only "
-                                          "first-dimension slices can be restored");
-    }
-  }
-  *row_begin = static_cast<uint64_t>(shard.offset[0]);
   return Status();
 }
 
@@ -58,33 +43,30 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
         missing->push_back(variable.name());
         continue;
       }
+      *intact = true;  // a readable checkpoint without this variable: the caller's to fix, as TF's
       return Status(TW_NOT_FOUND, "Key " + variable.name() + " not found in checkpoint " + path);
     }
     const int32_t dtype = sharded ? sharded->dtype : entry->dtype;
     const std::vector<int64_t> &shape = sharded ? sharded->shape : entry->shape;
     // A readable checkpoint holding this variable: a mismatch is the caller's to fix.
     *intact = true;
-    uint64_t row_begin = 0;
+    std::vector<int64_t> offset(shape.size(), 0);  // of the variable's box in the stored tensor
     if (target.shard != nullptr) {
-      TW_RETURN_IF_ERROR(plan->PlanShard(variable, *target.shard, dtype, shape, &row_begin));
+      TW_RETURN_IF_ERROR(plan->PlanShard(variable, *target.shard, dtype, shape));
+      offset = target.shard->offset;
     } else {
       TensorEntry stored;
       stored.dtype = dtype;
       stored.shape = shape;
       TW_RETURN_IF_ERROR(CheckRestorable(stored, variable, path));
     }
-    const uint64_t rows = variable.shape().empty() ? 1 : static_cast<uint64_t>(variable.shape()[0]);
+    *intact = false;  // a part missing or damaged
     if (sharded != nullptr) {
-      const Status planned = plan->sharded_->PlanRows(*sharded, static_cast<int64_t>(row_begin),
-                                                      static_cast<int64_t>(rows), variable.data(), &plan->reads_);
-      *intact = planned.code() == TW_UNIMPLEMENTED;  // split along another dimension: not a damage
-      TW_RETURN_IF_ERROR(planned);
+      TW_RETURN_IF_ERROR(plan->sharded_->PlanBox(*sharded, offset, variable.shape(), variable.data(), &plan->reads_));
     } else {
-      const uint64_t row_bytes = RowBytes(dtype, shape);
-      plan->reads_.Add(plan->file_.get(), CheckpointReader::Range{entry, row_begin * row_bytes,
-                                                                  (row_begin + rows) * row_bytes, variable.data()});
+      plan->reads_.AddBox(plan->file_.get(), entry, std::vector<int64_t>(shape.size(), 0), offset, variable.shape(),
+                          variable.data());
     }
-    *intact = false;
   }
   *out = std::move(plan);
   return Status();

@@ -1,9 +1,9 @@
 // What one rank reads to restore its variables from one checkpoint — a single file or a sharded
 // checkpoint's index and parts (docs/checkpoint-format.md) — planned and proven before any byte is
-// written. A variable registered as a shard (ShardSpec: a slice along the first dimension of a global
-// tensor) reads only its rows, from whichever parts hold them, so a checkpoint written by N ranks
-// restores into M ranks sliced differently; any other variable reads its whole tensor, assembled from
-// the parts when the checkpoint is sharded.
+// written. A variable registered as a shard (ShardSpec: a box of a global tensor) reads only its box,
+// from whichever parts hold it, so a checkpoint written by N ranks restores into M ranks sliced
+// differently; any other variable reads its whole tensor, assembled from the parts when the checkpoint
+// is sharded.
 //
 // The proof and the write are apart so that the ranks of a job can vote between them
 // (session_agreement.cc): nobody writes a variable until every rank has proven its reads.
@@ -34,10 +34,9 @@ class RestorePlan {
   // checked, and the parts a target needs are opened and pinned. Targets named in `optional` may be
   // absent: they are listed in *missing (when not NULL; else absence is an error). *intact (as
   // Saver::RestoreFrom): false when the checkpoint itself is unusable — TW_NOT_FOUND / TW_IO /
-  // TW_DATA_LOSS (the file or a part missing, corrupt or not the one the index pinned; "Key <name> not
-  // found in checkpoint <path>") — true when it is readable and does not fit: TW_INVALID_ARGUMENT
-  // naming the variable (dtype or global shape differs), TW_UNIMPLEMENTED (a shard that is not a
-  // first-dimension slice, or a checkpoint split along another dimension).
+  // TW_DATA_LOSS (the file or a part missing, corrupt or not the one the index pinned) — true when it
+  // is readable and does not fit: TW_INVALID_ARGUMENT naming the variable (dtype or global shape
+  // differs), or TW_NOT_FOUND "Key <name> not found in checkpoint <path>" (a variable it lacks).
   static Status Open(const std::string &path, const std::vector<RestoreTarget> &targets,
                      const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
                      std::unique_ptr<RestorePlan> *out);
@@ -53,7 +52,7 @@ class RestorePlan {
  private:
   RestorePlan() = default;
   Status PlanShard(const TensorRef &variable, const ShardSpec &shard, int32_t dtype,
-                   const std::vector<int64_t> &global_shape, uint64_t *row_begin);
+                   const std::vector<int64_t> &global_shape);
 
   std::string path_;
   std::unique_ptr<CheckpointReader> file_;  // a single-file checkpoint

@@ -401,6 +401,7 @@ Status Saver::RestoreCandidates(const std::string &dir, std::vector<std::string>
 
 Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional,
                                 std::vector<std::string> *missing) {
+  path->clear();
   const std::string state_path = JoinPath(dir, options_.latest_filename);
   std::vector<std::string> candidates = ListedCandidates(dir);
   // The state file is a hint: after its entries come the saver's own checkpoints found in the
@@ -432,7 +433,10 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
     }
     // A listed checkpoint that does not fit the variables is the caller's error; one found by name may
     // belong to another model sharing the directory.
-    if (intact && i < listed) return status;
+    if (intact && i < listed) {
+      *path = candidate;
+      return status;
+    }
     Log(TW_LOG_WARNING, "Skipping checkpoint %s: %s", candidate.c_str(), status.message().c_str());
   }
   return Status(TW_NOT_FOUND, "no intact checkpoint is listed in " + state_path + " or found in " +

@@ -118,11 +118,15 @@ class Saver {
   // then the saver's own checkpoints found in `dir` by name (own_checkpoints.h; newest step first), so a
   // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. A candidate
   // that is not intact — missing, not a regular file (FIFO, directory, device: refused at once), a name
-  // too long, corrupt, truncated, lacking a variable — is skipped with a WARNING naming it.
+  // too long, corrupt, truncated — is skipped with a WARNING naming it.
   // Variables named in `optional` may be absent from a checkpoint: they are left as they are and
   // listed in *missing (a standalone Saver's checkpoint has no global_step). *path receives the
-  // checkpoint restored. TW_NOT_FOUND when none is left; TW_INVALID_ARGUMENT when a listed checkpoint
-  // does not fit the variables (dtype/shape); TW_IO. Reads only: takes no lock.
+  // checkpoint restored, or the listed one refused (else it is left empty). TW_NOT_FOUND when none is
+  // left (*path empty), or when a listed checkpoint lacks a variable
+  // ("Key <name> not found in checkpoint <path>", as TF: starting afresh would let retention delete
+  // the checkpoints of the model as it was); TW_INVALID_ARGUMENT when a listed checkpoint does not fit
+  // the variables (dtype/shape); TW_IO. A checkpoint found only by name that does not fit or lacks a
+  // variable is skipped (it may be another model's). Reads only: takes no lock.
   Status RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional = {},
                            std::vector<std::string> *missing = nullptr);
 
@@ -173,8 +177,8 @@ class Saver {
   int Threads() const;
   Status ReseedFromDirectory(const std::string &dir, const Status &state_damage);
   // Restore with the candidate's verdict: *intact false when the file itself is unusable (cannot be
-  // opened or parsed, corrupt, lacks a required variable), true when it is readable and the failure is
-  // the caller's (a variable that does not fit, an unknown name).
+  // opened or parsed, corrupt), true when it is readable and the failure is the caller's (a variable
+  // that does not fit or that it lacks, an unknown name).
   Status RestoreFrom(const std::string &path, const std::vector<std::string> &names,
                      const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact);
   // Opens and proves `path` for the selected variables (RestoreFrom's first half).

@@ -1,6 +1,7 @@
 #include "checkpoint/sharded_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "base/tensor.h"
@@ -19,13 +20,75 @@ void RangeReads::Add(const CheckpointReader *reader, const CheckpointReader::Ran
   files_.emplace_back(reader, std::vector<CheckpointReader::Range>{range});
 }
 
+void RangeReads::AddBox(const CheckpointReader *reader, const TensorEntry *entry,
+                        const std::vector<int64_t> &stored_offset, const std::vector<int64_t> &wanted_offset,
+                        const std::vector<int64_t> &wanted_extent, void *data) {
+  const std::vector<int64_t> &stored_extent = entry->shape;
+  const size_t ndim = stored_extent.size();
+  std::vector<int64_t> begin(ndim), count(ndim);  // the intersection, in global coordinates
+  for (size_t d = 0; d < ndim; ++d) {
+    begin[d] = std::max(stored_offset[d], wanted_offset[d]);
+    count[d] = std::min(stored_offset[d] + stored_extent[d], wanted_offset[d] + wanted_extent[d]) - begin[d];
+    if (count[d] <= 0) return;
+  }
+  const size_t element_size = DtypeSize(entry->dtype);
+  uint64_t row_bytes = element_size;  // of the stored box
+  bool rows_alike = true;             // both boxes whole along every other dimension: rows are contiguous in both
+  for (size_t d = 1; d < ndim; ++d) {
+    row_bytes *= static_cast<uint64_t>(stored_extent[d]);
+    rows_alike = rows_alike && stored_offset[d] == wanted_offset[d] && stored_extent[d] == wanted_extent[d];
+  }
+  const int64_t first = ndim == 0 ? 0 : begin[0] - stored_offset[0];
+  const int64_t rows = ndim == 0 ? 1 : count[0];
+  const uint64_t from = static_cast<uint64_t>(first) * row_bytes, to = from + static_cast<uint64_t>(rows) * row_bytes;
+  if (rows_alike) {
+    const int64_t skip = ndim == 0 ? 0 : begin[0] - wanted_offset[0];
+    Add(reader, CheckpointReader::Range{entry, from, to, static_cast<uint8_t *>(data) + skip * row_bytes});
+    return;
+  }
+  aside_.emplace_back(static_cast<size_t>(to - from));
+  Add(reader, CheckpointReader::Range{entry, from, to, aside_.back().data()});
+  BoxCopy copy{aside_.back().data(), stored_extent, {}, static_cast<uint8_t *>(data), wanted_extent, {}, count,
+               element_size};
+  copy.from_extent[0] = rows;
+  for (size_t d = 0; d < ndim; ++d) {
+    copy.from_begin.push_back(d == 0 ? 0 : begin[d] - stored_offset[d]);
+    copy.to_begin.push_back(begin[d] - wanted_offset[d]);
+  }
+  copies_.push_back(std::move(copy));
+}
+
 Status RangeReads::Prove(int threads) const {
   for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads, &kept_));
   return Status();
 }
 
+namespace {
+
+// Element offset of `index` + `begin` in a C-order array of `extent`.
+int64_t Flat(const std::vector<int64_t> &extent, const std::vector<int64_t> &begin, const std::vector<int64_t> &index) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < extent.size(); ++d) flat = flat * extent[d] + begin[d] + index[d];
+  return flat;
+}
+
+}  // namespace
+
 Status RangeReads::Fill(int threads) const {
   for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->FillRanges(file.second, threads, &kept_));
+  // Box copies have at least 2 dimensions (boxes of fewer are always rows alike): runs along the last one.
+  for (const BoxCopy &c : copies_) {
+    const size_t last = c.count.size() - 1;
+    const size_t run = static_cast<size_t>(c.count[last]) * c.element_size;
+    std::vector<int64_t> index(c.count.size(), 0);
+    for (;;) {
+      std::memcpy(c.to + static_cast<size_t>(Flat(c.to_extent, c.to_begin, index)) * c.element_size,
+                  c.from + static_cast<size_t>(Flat(c.from_extent, c.from_begin, index)) * c.element_size, run);
+      size_t d = last;
+      while (d-- > 0 && ++index[d] == c.count[d]) index[d] = 0;
+      if (d == static_cast<size_t>(-1)) break;
+    }
+  }
   return Status();
 }
 
@@ -76,36 +139,26 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
   return Status();
 }
 
-Status ShardedReader::ReadRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data) {
+Status ShardedReader::ReadBox(const ShardedTensor &tensor, const std::vector<int64_t> &offset,
+                              const std::vector<int64_t> &extent, void *data) {
   RangeReads reads;
-  TW_RETURN_IF_ERROR(PlanRows(tensor, row_begin, rows, data, &reads));
+  TW_RETURN_IF_ERROR(PlanBox(tensor, offset, extent, data, &reads));
   TW_RETURN_IF_ERROR(reads.Prove());
   return reads.Fill();
 }
 
-Status ShardedReader::PlanRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data,
-                               RangeReads *reads) {
+Status ShardedReader::PlanBox(const ShardedTensor &tensor, const std::vector<int64_t> &offset,
+                              const std::vector<int64_t> &extent, void *data, RangeReads *reads) {
   const std::vector<int64_t> &shape = tensor.shape;
-  const int64_t total_rows = shape.empty() ? 1 : shape[0];
-  if (row_begin < 0 || rows < 0 || row_begin > total_rows || rows > total_rows - row_begin) {
-    return Status(TW_INVALID_ARGUMENT, "rows out of range of '" + tensor.name + "'");
+  bool inside = offset.size() == shape.size() && extent.size() == shape.size();
+  for (size_t d = 0; inside && d < shape.size(); ++d) {
+    inside = offset[d] >= 0 && extent[d] >= 0 && offset[d] <= shape[d] && extent[d] <= shape[d] - offset[d];
   }
-  if (rows == 0) return Status();
-  uint64_t row_bytes = DtypeSize(tensor.dtype);
-  for (size_t d = 1; d < shape.size(); ++d) row_bytes *= static_cast<uint64_t>(shape[d]);
-  std::vector<int64_t> offset(shape.size(), 0), extent = shape;
-  if (!shape.empty()) {
-    offset[0] = row_begin;
-    extent[0] = rows;
+  if (!inside) return Status(TW_INVALID_ARGUMENT, "box out of range of '" + tensor.name + "'");
+  for (int64_t e : extent) {
+    if (e == 0) return Status();
   }
   for (const ShardBox *box : BoxesIntersecting(tensor, offset, extent)) {
-    for (size_t d = 1; d < shape.size(); ++d) {
-      if (box->offset[d] != 0 || box->extent[d] != shape[d]) {
-        return Status(TW_UNIMPLEMENTED, "variable '" + tensor.name + "' of " + path_ +
-                                            " is split along a dimension other than the first; only first-dimension "
-                                            "slices can be read");
-      }
-    }
     const CheckpointReader *reader = nullptr;
     TW_RETURN_IF_ERROR(Part(box->part, &reader));
     const TensorEntry *entry = reader->Find(tensor.name);
@@ -113,15 +166,7 @@ Status ShardedReader::PlanRows(const ShardedTensor &tensor, int64_t row_begin, i
       return Status(TW_DATA_LOSS,
                     "part " + reader->path() + " does not hold the box of '" + tensor.name + "' its index records");
     }
-    const int64_t box_begin = shape.empty() ? 0 : box->offset[0];
-    const int64_t box_rows = shape.empty() ? 1 : box->extent[0];
-    const int64_t first = std::max(row_begin, box_begin);
-    const int64_t last = std::min(row_begin + rows, box_begin + box_rows);
-    if (first >= last) continue;
-    reads->Add(reader, CheckpointReader::Range{
-                           entry, static_cast<uint64_t>(first - box_begin) * row_bytes,
-                           static_cast<uint64_t>(last - box_begin) * row_bytes,
-                           static_cast<uint8_t *>(data) + static_cast<uint64_t>(first - row_begin) * row_bytes});
+    reads->AddBox(reader, entry, box->offset, offset, extent, data);
   }
   return Status();
 }

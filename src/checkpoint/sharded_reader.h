@@ -4,6 +4,7 @@
 #ifndef TRAINWATCH_CHECKPOINT_SHARDED_READER_H
 #define TRAINWATCH_CHECKPOINT_SHARDED_READER_H
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -23,11 +24,28 @@ namespace checkpoint {
 class RangeReads {
  public:
   void Add(const CheckpointReader *reader, const CheckpointReader::Range &range);
+  // The part of `stored` (a box of a global tensor: offset, and its extent entry->shape) that lies in
+  // the box `wanted_offset` of extent `wanted_extent`, whose C-order bytes are at `data`. Rows along
+  // the first dimension go straight to `data` when both boxes are whole along every other dimension;
+  // otherwise the stored rows are read aside and their intersection copied into `data` by Fill.
+  void AddBox(const CheckpointReader *reader, const TensorEntry *entry, const std::vector<int64_t> &stored_offset,
+              const std::vector<int64_t> &wanted_offset, const std::vector<int64_t> &wanted_extent, void *data);
   Status Prove(int threads = 0) const;  // CheckpointReader::ProveRanges of every file
-  Status Fill(int threads = 0) const;   // then FillRanges
+  Status Fill(int threads = 0) const;   // then FillRanges, then the copies out of the rows read aside
 
  private:
+  // An N-d block copied from rows read aside into the wanted box (extents and starts in elements).
+  struct BoxCopy {
+    const uint8_t *from;
+    std::vector<int64_t> from_extent, from_begin;
+    uint8_t *to;
+    std::vector<int64_t> to_extent, to_begin;
+    std::vector<int64_t> count;
+    size_t element_size;
+  };
   std::vector<std::pair<const CheckpointReader *, std::vector<CheckpointReader::Range>>> files_;  // in first use order
+  std::deque<std::vector<uint8_t>> aside_;  // rows of boxes cut along another dimension (stable addresses)
+  std::vector<BoxCopy> copies_;
   mutable KeptPlanes kept_;  // the zstd planes Prove decoded, for Fill (one budget for every file)
 };
 
@@ -40,14 +58,16 @@ class ShardedReader {
   const ShardIndex &index() const { return index_; }
   const ShardedTensor *Find(const std::string &name) const;  // NULL when absent
 
-  // Copies rows [row_begin, row_begin + rows) of `tensor` (along its first dimension; a scalar is one
-  // row) into `data`, in C order, from the parts that hold them, all or nothing, decoding only the
-  // chunks that hold those rows. Boxes other than whole first-dimension slices: TW_UNIMPLEMENTED. A
+  // Copies the box [offset, offset + extent) of `tensor` (a scalar: both empty) into `data`, in C order,
+  // from the parts that hold it, all or nothing, decoding only the chunks that hold its rows: any box,
+  // whatever boxes the checkpoint was written in. A box outside the tensor: TW_INVALID_ARGUMENT. A
   // part missing or not the one the index pinned: TW_DATA_LOSS naming it.
-  Status ReadRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data);
-  // ReadRows without reading: opens (and pins) the parts holding those rows and adds their byte ranges
-  // to `reads`, which must not outlive this reader.
-  Status PlanRows(const ShardedTensor &tensor, int64_t row_begin, int64_t rows, void *data, RangeReads *reads);
+  Status ReadBox(const ShardedTensor &tensor, const std::vector<int64_t> &offset, const std::vector<int64_t> &extent,
+                 void *data);
+  // ReadBox without reading: opens (and pins) the parts holding that box and adds their reads to
+  // `reads`, which must not outlive this reader.
+  Status PlanBox(const ShardedTensor &tensor, const std::vector<int64_t> &offset, const std::vector<int64_t> &extent,
+                 void *data, RangeReads *reads);
 
   // Every part pinned and every chunk of it checked (CheckpointReader::Verify).
   Status Verify();

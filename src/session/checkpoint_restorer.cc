@@ -22,7 +22,7 @@ class CheckpointRestorer final : public Restorer {
     std::string path;
     std::vector<std::string> missing;
     const Status status = saver.RestoreNewestGood(dir_, &path, {"global_step"}, &missing);
-    if (status.code() == TW_NOT_FOUND) {
+    if (status.code() == TW_NOT_FOUND && path.empty()) {  // no checkpoint, rather than one that lacks a variable
       restored->clear();
       return saver.RecoverLastCheckpoints(dir_);  // still clears temporary files a crash left behind
     }

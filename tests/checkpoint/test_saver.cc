@@ -372,6 +372,43 @@ static void restore_all_some_and_nothing_half_written(void **state) {
   assert_true(f.model.w[0] == 99.0f);
 }
 
+// A listed checkpoint lacking a variable (a model grown since) is the caller's to fix, as TF's
+// NotFoundError: skipping it, and every older one, would start afresh and let retention delete the
+// checkpoints of the model as it was. One found only by name is skipped: it may be another model's.
+static void restore_newest_good_refuses_a_listed_checkpoint_lacking_a_variable(void **state) {
+  (void)state;
+  Fixture f;
+  f.Save(1);
+  const std::string newest = f.Save(2);
+  std::vector<float> extra(2, 7.0f);
+  int64_t extra_shape[1] = {2};
+  tw_tensor e = TW_TENSOR_INIT;
+  e.dtype = TW_FLOAT32;
+  e.ndim = 1;
+  e.shape = extra_shape;
+  e.data = extra.data();
+  std::vector<tw::TensorRef> refs = f.model.refs();
+  refs.emplace_back(e, "extra");
+  std::unique_ptr<ckpt::Saver> grown;
+  assert_true(ckpt::Saver::Create(refs, ckpt::SaverOptions(), &grown).ok());
+  f.model.Fill(99);
+  std::string restored;
+  tw::Status status = grown->RestoreNewestGood(f.dir.path, &restored);
+  assert_int_equal(status.code(), TW_NOT_FOUND);
+  assert_string_equal(status.message().c_str(), ("Key extra not found in checkpoint " + newest).c_str());
+  assert_true(f.model.w[0] == 99.0f && extra[0] == 7.0f);
+  // Without the state file both are found by name only: skipped, and none is left.
+  ::unlink(f.Path("checkpoint").c_str());
+  g_log.clear();
+  tw::SetLogSink(CaptureLog, nullptr);
+  status = grown->RestoreNewestGood(f.dir.path, &restored);
+  tw::SetLogSink(nullptr, nullptr);
+  assert_int_equal(status.code(), TW_NOT_FOUND);
+  assert_non_null(std::strstr(status.message().c_str(), "no intact checkpoint"));
+  assert_true(Logged("W Skipping checkpoint " + newest + ": Key extra not found"));
+  assert_true(f.model.w[0] == 99.0f);
+}
+
 static void restore_newest_good_skips_a_corrupt_checkpoint(void **state) {
   (void)state;
   Fixture f;
@@ -490,6 +527,7 @@ int main(void) {
       cmocka_unit_test(save_errors_c4_c6),
       cmocka_unit_test(latest_checkpoint_c7_c8),
       cmocka_unit_test(restore_all_some_and_nothing_half_written),
+      cmocka_unit_test(restore_newest_good_refuses_a_listed_checkpoint_lacking_a_variable),
       cmocka_unit_test(restore_newest_good_skips_a_corrupt_checkpoint),
       cmocka_unit_test(deleted_and_replaced_checkpoints_are_gone_at_return),
       cmocka_unit_test(stale_temporary_files_are_removed_at_startup),

@@ -103,10 +103,36 @@ def scenario_saver_save(collective, rank, workdir, report):
     report["path"] = saver.save(str(workdir / "model.ckpt"), global_step=7)
 
 
+def grid_box(rank, shape):
+    """(offset, extent) of rank's box of a 2×2 grid of a 2-d tensor (halves of rows and of columns, the
+    columns unevenly when odd); a 1-d tensor is cut in quarters of rows."""
+    if len(shape) == 1:
+        return (rank * shape[0] // 4,), (shape[0] // 4,)
+    rows, cols = shape[0] // 2, shape[1] // 2
+    row, col = divmod(rank, 2)
+    return (row * rows, col * cols), (rows, cols if col == 0 else shape[1] - cols)
+
+
+def box_of(bits, offset, extent):
+    return bits[tuple(slice(o, o + e) for o, e in zip(offset, extent))]
+
+
+def scenario_grid_save(collective, rank, workdir, report):
+    """The 4 ranks hold a 2×2 grid of boxes of every tensor (N-d boxes, not slices of rows) and save."""
+    variables = {}
+    for name, bits in global_tensors().items():
+        offset, extent = grid_box(rank, bits.shape)
+        variables[name] = tw.Shard(as_library_tensor(name, box_of(bits, offset, extent)), bits.shape, offset)
+    variables["bias"] = BIAS.copy()
+    saver = tw.Saver(variables, collective=collective, collective_timeout_secs=TIMEOUT_SECS)
+    report["path"] = saver.save(str(workdir / "model.ckpt"), global_step=9)
+
+
 # Checkpoints the restore scenarios read, relative to the directory every job of a test shares: written
-# by 4 ranks (saver_save), by 2 and by 1 (save), and by one process's plain Saver (the 1-part case).
-SOURCES = {"4": "saver_save/model.ckpt-7", "2": "save/world2/model.ckpt-2", "1": "save/world1/model.ckpt-1",
-           "plain": "plain/model.ckpt-0"}
+# by 4 ranks (saver_save; grid_save in boxes of a 2×2 grid), by 2 and by 1 (save), and by one
+# process's plain Saver (the 1-part case).
+SOURCES = {"4": "saver_save/model.ckpt-7", "grid": "grid_save/model.ckpt-9", "2": "save/world2/model.ckpt-2",
+           "1": "save/world1/model.ckpt-1", "plain": "plain/model.ckpt-0"}
 
 
 def zeroed(rank, world_size):

@@ -68,6 +68,20 @@ def test_flipped_byte_in_the_state_file_resumes_from_the_newest_step_S5(tmp_path
     assert tw.latest_checkpoint(str(tmp_path)) == str(tmp_path / "model.ckpt-6")  # state file rewritten
 
 
+def test_a_model_grown_since_its_checkpoints_is_refused_and_they_are_kept(tmp_path):
+    """A variable the listed checkpoints lack is TF's NotFoundError at creation (D16): starting
+    afresh at step 0 would let max_to_keep delete the checkpoints of the model as it was."""
+    w = np.zeros(2, np.float32)
+    train(tmp_path, w, 4, max_to_keep=2)
+    kept = sorted(p.name for p in tmp_path.glob("model.ckpt-*"))
+    grown = {"w": w, "z": np.ones(3, np.float32)}
+    with pytest.raises(tw.errors.NotFoundError, match="Key z not found in checkpoint .*model.ckpt-4"):
+        tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables=grown, save_checkpoint_steps=2,
+                                    max_to_keep=2)
+    assert sorted(p.name for p in tmp_path.glob("model.ckpt-*")) == kept
+    np.testing.assert_array_equal(grown["z"], [1, 1, 1])
+
+
 def test_standalone_saver_checkpoint_restores_with_the_step_of_its_name(tmp_path):
     w = np.array([3, 4], np.float32)
     tw.Saver({"w": w}).save(str(tmp_path / "model.ckpt"), global_step=7)  # no global_step inside

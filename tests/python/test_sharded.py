@@ -15,10 +15,11 @@ import numpy as np
 import pytest
 
 import trainwatch as tw
+from trainwatch import distributed
 
 from distributed_world import run_gloo
-from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, global_tensors, rows_of,
-                           to_bits, zeroed)
+from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, box_of, global_tensors,
+                           grid_box, rows_of, to_bits, zeroed)
 
 torch = pytest.importorskip("torch")
 torch_distributed = pytest.importorskip("torch.distributed")
@@ -54,6 +55,10 @@ def test_shard_offset_int_means_rows_and_tuple_is_kept():
         tw.Shard(rows, 8, 0)
     with pytest.raises(TypeError, match="offset"):
         tw.Shard(rows, (8, 4), (2.5, 0))
+    with pytest.raises(ValueError, match="global_shape must hold int64"):  # not SWIG's conversion error
+        tw.Shard(rows, (2**70, 4), 0)
+    with pytest.raises(ValueError, match="offset must hold int64"):
+        tw.Shard(rows, (8, 4), 2**63)
 
 
 @pytest.mark.parametrize("make", [lambda: np.arange(8, dtype=np.float16).reshape(2, 4),
@@ -64,6 +69,16 @@ def test_a_shard_is_registered_zero_copy(make):
         assert sess.raw_session().variables["w"] is rows  # the very array, as plain variables
         rows[1, 2] = 42
         assert to_bits(sess.run("w")[1, 2]) == to_bits(rows[1, 2])  # the library reads the registered memory
+
+
+@pytest.mark.parametrize("make", [lambda: torch.zeros(0, 4), lambda: torch.zeros(0, 4, dtype=torch.bfloat16)])
+def test_a_rank_may_hold_no_rows_of_a_shard(make):
+    # torch exports a tensor without elements with zero strides (DLPack): it is still row-major
+    rows = make()
+    with tw.MonitoredSession(tw.ChiefSessionCreator(tw.Scaffold(variables={"w": tw.Shard(rows, (8, 4), 8),
+                                                                           "empty": make()}))) as sess:
+        assert sess.raw_session().variables["w"] is rows
+        assert tuple(sess.run("empty").shape) == (0, 4)
 
 
 @pytest.mark.parametrize("shard, message", [
@@ -86,6 +101,25 @@ def test_a_saver_without_collective_refuses_to_save_shards(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+class SecondRank(distributed.Collective):
+    """Rank 1 of a job of 2, for a saver that makes no collective call."""
+
+    rank, world_size = 1, 2
+
+    def allreduce_int64(self, values, op, timeout):
+        raise AssertionError("a saver without Shards makes no collective call")
+
+    broadcast = barrier = allreduce_int64
+
+
+@pytest.mark.parametrize("job", [dict(collective=SecondRank()), dict(is_chief=False)])
+def test_without_shards_only_the_chief_saves(tmp_path, job):
+    # every rank calling save: the others' would only fight the chief over the directory's lock
+    saver = tw.Saver({"b": BIAS.copy()}, **job)
+    assert saver.save(str(tmp_path / "model.ckpt"), global_step=1) is None
+    assert not list(tmp_path.iterdir())
+
+
 # ---------------------------------------------------------------------------------------------- 4 Gloo ranks
 
 
@@ -94,7 +128,7 @@ def saved(tmp_path_factory):
     if not torch_distributed.is_available():
         pytest.skip("torch has no distributed support")
     workdir = tmp_path_factory.mktemp("sharded")
-    return workdir, run_gloo(["session_save", "saver_save"], workdir, script=SCRIPT)
+    return workdir, run_gloo(["session_save", "saver_save", "grid_save"], workdir, script=SCRIPT)
 
 
 def test_every_rank_saved_without_error(saved):
@@ -124,6 +158,19 @@ def test_saver_checkpoint_lists_global_shapes_and_loads_whole_tensors(saved):
     assert listed == {**{name: list(shape) for name, (shape, _, _) in SPECS.items()}, "bias": [3]}
     for name, expected in global_tensors().items():
         assert_bit_exact(tw.load_variable(str(path), name), expected, name)
+
+
+def test_a_checkpoint_of_nd_boxes_loads_and_exports_whole_tensors(saved, tmp_path):
+    path = saved[0] / "grid_save" / "model.ckpt-9"
+    assert all(report["path"] == str(path) for report in saved[1]["grid_save"].values())
+    out = tmp_path / "grid.safetensors"
+    exported = subprocess.run([cli(), "export-safetensors", str(path), str(out)], capture_output=True, text=True,
+                              timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    tensors = read_safetensors(out)
+    for name, expected in global_tensors().items():
+        assert_bit_exact(tw.load_variable(str(path), name), expected, name)
+        assert_bit_exact(tensors[name], expected, name)
 
 
 def cli():
@@ -221,7 +268,7 @@ def assert_rows(restored, rank, world, expected, what):
 
 
 @pytest.mark.parametrize("written, world", [("4", 2), ("4", 1), ("2", 4), ("1", 4), ("4", 4), ("2", 1),
-                                            ("plain", 2), ("plain", 4)])
+                                            ("plain", 2), ("plain", 4), ("grid", 2), ("grid", 1), ("grid", 4)])
 def test_restore_into_another_number_of_ranks_is_bit_exact(resharded, written, world):
     expected = global_tensors()
     reports = resharded[world]["restore"]
@@ -251,11 +298,46 @@ def test_a_corrupted_part_makes_every_rank_fall_back_together_D16(resharded):
         assert_rows(report["restored"], rank, 4, expected, "fallback")
 
 
+class OneRank(distributed.Collective):
+    """A job of one rank: every collective operation is a no-op."""
+
+    def allreduce_int64(self, values, op, timeout):
+        pass
+
+    def broadcast(self, data, root, timeout):
+        pass
+
+    def barrier(self, timeout):
+        pass
+
+
+@pytest.mark.parametrize("source", ["saver_save/model.ckpt-7", "grid_save/model.ckpt-9", "plain/model.ckpt-0"])
+def test_nd_boxes_restore_from_any_slicing(saved, resharded, source):
+    # rank 3's box of the 2×2 grid (rows and columns cut), from slices of rows, from the grid, from one file
+    expected = global_tensors()
+    variables = {}
+    for name, bits in expected.items():
+        offset, extent = grid_box(3, bits.shape)
+        variables[name] = tw.Shard(as_library_tensor(name, np.zeros_like(box_of(bits, offset, extent))), bits.shape,
+                                   offset)
+    tw.Saver(variables, collective=OneRank()).restore(str(saved[0] / source))
+    for name, bits in expected.items():
+        assert_bit_exact(to_bits(variables[name].tensor), np.ascontiguousarray(box_of(bits, *grid_box(3, bits.shape))),
+                         name)
+
+
+@pytest.mark.parametrize("source", ["saver_save/model.ckpt-7", "plain/model.ckpt-0"])
+def test_a_saver_without_collective_restores_each_shard_rows(saved, resharded, source):
+    variables = zeroed(1, 2)
+    tw.Saver(variables).restore(str(saved[0] / source))
+    assert_rows(bits_of(variables), 1, 2, global_tensors(), source)
+
+
 def test_a_shard_that_does_not_fit_is_refused_naming_it_and_left_untouched(saved):
     path = str(saved[0] / "saver_save" / "model.ckpt-7")
     variables = zeroed(0, 2)
     variables["w32"] = tw.Shard(np.zeros((4, 3), np.float32), (16, 3), 0)  # another global shape
     before = bits_of(variables)
-    with pytest.raises(tw.InvalidArgumentError, match="'w32'"):
+    with pytest.raises(tw.InvalidArgumentError, match=r"'w32' is a shard of float32\[16,3\]"):
         tw.Saver(variables).restore(path)
     assert bits_of(variables) == before  # all or nothing

@@ -24,7 +24,7 @@ class Shard:
         self.tensor = tensor
         self.global_shape = _ints(global_shape, "global_shape")
         if isinstance(offset, numbers.Integral):
-            self.offset = (int(offset),) + (0,) * max(len(self.global_shape) - 1, 0)
+            self.offset = _ints((offset,) + (0,) * max(len(self.global_shape) - 1, 0), "offset")
         else:
             self.offset = _ints(offset, "offset")
 
@@ -39,6 +39,8 @@ def _ints(values, what):
         raise TypeError(f"{what} must be a sequence of ints; got {type(values).__name__}") from None
     if not all(isinstance(v, numbers.Integral) for v in items):
         raise TypeError(f"{what} must be a sequence of ints; got {items!r}")
+    if not all(-2**63 <= v < 2**63 for v in items):
+        raise ValueError(f"{what} must hold int64 values; got {items!r}")
     return tuple(int(v) for v in items)
 
 

@@ -19,6 +19,7 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -305,8 +306,10 @@ class HeldTensor {
     tensor_ = Tensor(name, &scalar_, dtype, {});
   }
 
-  // True when the strides describe the row-major layout of `shape` (extents of 1 have any stride).
+  // True when the strides describe the row-major layout of `shape` (extents of 1 have any stride; a
+  // tensor without elements has any strides: numpy and torch's DLPack give it zeros).
   static bool is_row_major(const std::vector<int64_t> &shape, const std::vector<int64_t> &strides) {
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return true;
     int64_t expected = 1;
     for (size_t i = shape.size(); i-- > 0;) {
       if (shape[i] != 1 && strides[i] != expected) return false;
