@@ -66,9 +66,11 @@ typedef enum tw_reduce_op {
  * only when some rank failed, must recover or asks for a rollback, by a string from the lowest such
  * rank (its message).
  *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
- *      a. once per session, one allreduce_int64 (MAX) of 3 int64 that finds the chief and carries any
- *         rank's failed begin as an event slot (D1); only when a begin failed, a string from the lowest
- *         such rank (its message), and creation fails on every rank with that status;
+ *      a. once per session, one allreduce_int64 (MAX) of 5 int64 that finds the chief, carries any
+ *         rank's failed begin as an event slot (D1) and checks that every rank or none declares sharded
+ *         variables (else creation fails on every rank with TW_INVALID_ARGUMENT, D17); only when a begin
+ *         failed, a string from the lowest such rank (its message), and creation fails on every rank
+ *         with that status;
  *      b. the restore vote (D16): one `broadcast` from the chief of 2 int64 (its outcome as a
  *         tw_status, how many of its candidates its state file lists) and a string from the chief (its
  *         candidate checkpoints, one path per line, newest first; or its error message); then, for
@@ -164,7 +166,9 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
  * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
  * variables or without a collective the collective is not used: it is tw_saver_create's saver over the
- * variables, and only the chief should save (as a session does).
+ * variables, and only the chief should save (as a session does). Its restores are this rank's alone
+ * (each shard reads its rows): they take no vote, so after a damaged part ranks may fall back to
+ * different checkpoints — a session's restore votes (D16) so that every rank falls back together.
  * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
 

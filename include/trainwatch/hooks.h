@@ -83,7 +83,9 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * background write fails the next run. A hook with listeners waits for the write in the run that saves
  * and calls after_save there, so a listener's stop request ends training after that run, as in TF
  * (B22); TW_OPT_DEFERRED_CHECKPOINT_LISTENERS = 1 keeps the write in the background instead, and
- * after_save (with its stop request) then runs at a later run or at end, once the write has finished. A save is skipped, with a warning, while a float
+ * after_save (with its stop request) then runs at a later run or at end, once the write has finished.
+ * In a session of a job with sharded variables (trainwatch/distributed.h) the hook runs on every rank
+ * and saves synchronously on the session's thread, whatever `opts` says (D17). A save is skipped, with a warning, while a float
  * variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are
  * retained. Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a
  * count or a NULL entry; neither or both of secs and steps: "Either every_secs or every_steps should

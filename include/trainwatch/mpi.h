@@ -15,7 +15,10 @@
  * then TW_DEADLINE_EXCEEDED, naming the operation, the timeout, the communicator's size and, for the
  * allreduce, the rank it was waiting for (MPI cannot say how many ranks took part in a broadcast or
  * barrier that did not complete). Such an operation stays pending and the communicator is unusable
- * afterwards (trainwatch then makes no further call on it, D9). An MPI error returns TW_UNAVAILABLE with
+ * afterwards (trainwatch then makes no further call on it, D9). A program whose session or saver failed
+ * so should end with MPI_Abort, not MPI_Finalize: Open MPI's MPI_Finalize waits for every process of the
+ * job, a dead one included (under mpirun's defaults a rank killed or exiting without MPI_Finalize ends
+ * the whole job anyway). An MPI error returns TW_UNAVAILABLE with
  * MPI's error string (errors return instead of aborting on the duplicate: MPI_ERRORS_RETURN).
  *
  * Threads: the session calls the table from the thread that calls the session; MPI must have been

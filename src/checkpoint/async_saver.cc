@@ -16,6 +16,18 @@ void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
   pending_ = true;  // only once the thread runs: if it cannot start, nothing is pending
 }
 
+void AsyncSaver::Run(const std::string &prefix, int64_t global_step) {
+  Wait();
+  result_ = SaveResult();
+  result_.global_step = global_step;
+  Snapshot live;  // the variables themselves: the caller waits for the write
+  live.Borrow(saver_.variables());
+  // One core, as Start's write (and as a synchronous save always wrote).
+  result_.status = saver_.WriteSnapshot(live, prefix, global_step, &result_.path, 1);
+  done_.store(true, std::memory_order_release);
+  pending_ = true;
+}
+
 void AsyncSaver::Wait() {
   if (worker_.joinable()) worker_.join();
 }

@@ -35,6 +35,10 @@ class AsyncSaver {
   // Captures the variables now and starts writing them as <prefix>-<global_step>.
   // Precondition: !pending() (take the previous result first).
   void Start(const std::string &prefix, int64_t global_step);
+  // The same write on the calling thread, from the variables themselves (a synchronous save: a sharded
+  // one calls the job's collective, which only the session's thread may), its result left pending as
+  // Start's. Precondition: !pending().
+  void Run(const std::string &prefix, int64_t global_step);
 
   // A write was started and its result has not been taken.
   bool pending() const { return pending_; }

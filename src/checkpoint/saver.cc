@@ -146,11 +146,12 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
     return Status();
   }
   const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
-  TW_RETURN_IF_ERROR(CheckSavePath(prefix, global_step, checkpoint));
+  const Status checked = CheckSavePath(prefix, global_step, checkpoint);
   const std::string dir = DirectoryOf(checkpoint);
   // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
   // ranks do not save them).
-  if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path, threads);
+  if (sharded()) return WriteSharded(snapshot, dir, checkpoint, path, threads, checked);
+  TW_RETURN_IF_ERROR(checked);
   TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
@@ -161,7 +162,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
 }
 
 Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
-                           std::string *path, int threads) {
+                           std::string *path, int threads, const Status &checked) {
   // Every rank reaches the same collective calls whatever fails locally: a rank that returned early
   // would leave the others waiting in the vote.
   const Collective &collective = *options_.collective;
@@ -174,8 +175,8 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   const bool prepared_before = shard_layout_ != nullptr && committed_dir_ == dir;
   committed_dir_.clear();
   if (!prepared_before) {
-    Status prepared;
-    if (options_.chief) prepared = PrepareSave(dir, checkpoint);
+    Status prepared = checked;
+    if (prepared.ok() && options_.chief) prepared = PrepareSave(dir, checkpoint);
     int64_t job_prepared = prepared.code();
     if (shard_layout_ == nullptr) {  // the first save: the outcome travels with the layout's first round
       auto layout = std::make_unique<ShardLayout>();
@@ -190,10 +191,11 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
     if (!prepared.ok()) return prepared;
     if (job_prepared != TW_OK) {
       return Status(static_cast<tw_status>(job_prepared),
-                    "checkpoint " + checkpoint + " not saved: the chief could not prepare the directory");
+                    "checkpoint " + checkpoint + " not saved: the chief could not prepare the directory, or a " +
+                        "rank could not save there (" + tw::StatusName(static_cast<tw_status>(job_prepared)) + ")");
     }
   }
-  ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief, nullptr};
+  ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief, nullptr, checked};
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();

@@ -168,9 +168,10 @@ class Saver {
   Status RecordSaved(const std::string &dir, const std::string &checkpoint);
   // RecordSaved, removing the new checkpoint when its state-file update failed; *path on success.
   Status RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path);
-  // WriteSnapshot in a job of many ranks (sharded_save.h).
+  // WriteSnapshot in a job of many ranks (sharded_save.h). `checked` is CheckSavePath's verdict on
+  // this rank: a rank that cannot save there still makes the save's collective calls, failing them.
   Status WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
-                      std::string *path, int threads);
+                      std::string *path, int threads, const Status &checked);
   // Threads for a save or restore: options().write.threads, or in a sharded job this rank's share of
   // its machine's cores (0: every core).
   int Threads() const;

@@ -177,6 +177,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   const int32_t rank = collective.rank(), world = collective.world_size();
   const std::vector<std::string> parts = PartPaths(checkpoint, save.layout->part_count);
   const std::string &part_path = parts[static_cast<size_t>(rank)];
+  // A re-save of a checkpoint whose index exists (the save at a session's creation writes the step it
+  // just restored) replaces this rank's part by the same bytes: the index still lists it, so a failed
+  // re-save leaves the part (the committed checkpoint stays whole) instead of removing it.
+  const bool indexed_before = PathExists(checkpoint) && PathExists(part_path);
 
   // 1. This rank's part: every box it holds (replicated variables are the chief's box).
   std::vector<TensorRef> mine;
@@ -189,8 +193,10 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
     }
   }
   // The chief's preparation first (it may remove files of the directory, never this save's parts).
-  Status written =
-      save.chief && save.prepare ? save.prepare().WithPrefix("Preparing the checkpoint directory failed: ") : Status();
+  Status written = save.refused;
+  if (written.ok() && save.chief && save.prepare) {
+    written = save.prepare().WithPrefix("Preparing the checkpoint directory failed: ");
+  }
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;
@@ -207,7 +213,9 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   vote[3 * rank + 2] = static_cast<int64_t>(described.index_xxh64);
   const Status voted =
       collective.Allreduce(&vote, TW_REDUCE_SUM, save.timeout_secs, "voting on the parts of checkpoint " + checkpoint);
-  auto discard_part = [&] { ::unlink(part_path.c_str()); };
+  auto discard_part = [&] {
+    if (!indexed_before) ::unlink(part_path.c_str());
+  };
   if (!voted.ok()) {
     discard_part();
     return voted;

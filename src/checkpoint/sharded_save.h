@@ -50,13 +50,16 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
 // ranks write theirs: its failure is the chief's vote, and the chief then checks that every voted part
 // is still in place before it commits (its preparation must not have removed one).
 // `tensors` are the snapshot's (names as the variables'). On failure no index is written, this rank's
-// part is removed, and the message names the rank(s) that failed and quotes the first one's own error.
+// part is removed (unless `checkpoint`'s index existed before: a failed re-save of a committed step
+// leaves that checkpoint whole), and the message names the rank(s) that failed and quotes the first
+// one's own error.
 struct ShardedSave {
   const ShardLayout *layout;
   const Collective *collective;
   double timeout_secs;
   bool chief;
   std::function<Status()> prepare;
+  Status refused;  // this rank cannot save there (its directory is missing): its vote, no part written
 };
 Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkpoint,
                               const std::vector<TensorRef> &tensors, const WriteOptions &options, WriteBuffers *buffers,

@@ -59,7 +59,8 @@ namespace {
 
 class CheckpointSaverHook final : public Hook {
  public:
-  bool chief_only_in_a_job() const override { return !config_.every_rank; }  // D14
+  bool chief_only_in_a_job() const override { return true; }             // D14
+  bool writes_a_part_in_a_sharded_job() const override { return true; }  // D17
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
         config_(std::move(config)),
@@ -72,8 +73,16 @@ class CheckpointSaverHook final : public Hook {
   }
 
   // B20: the event file of checkpoint_dir, the kept list of that directory, then listeners' begin.
+  // The session says whether its job is sharded (D17), not the options the hook was created with
+  // (TF's CheckpointSaverHook takes no job): then every rank saves, synchronously, and only the chief
+  // keeps the event file.
   Status Begin(Session &session) override {
-    if (config_.chief) TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
+    every_rank_ = session.sharded_job();
+    async_ = config_.async && !every_rank_;
+    events_.reset();
+    if (config_.chief && (!every_rank_ || session.is_chief())) {
+      TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
+    }
     TW_RETURN_IF_ERROR(session.IdleSaver().RecoverLastCheckpoints(config_.checkpoint_dir));
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->Begin());
     return Status();
@@ -92,8 +101,8 @@ class CheckpointSaverHook final : public Hook {
   Status AfterRun(RunContext &ctx) override {
     Session &session = *ctx.session;
     bool stop = false;
-    if (config_.async && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
-    if (config_.every_rank && config_.timer->every_secs()) {
+    if (async_ && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
+    if (every_rank_ && config_.timer->every_secs()) {
       // D17: clocks differ between ranks; the chief's says when, and the vote tells every rank.
       const int64_t step = session.global_step();
       if (session.TakeAgreedSave()) {
@@ -149,7 +158,7 @@ class CheckpointSaverHook final : public Hook {
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->BeforeSave(session, step));
     const std::string bad = FirstNonFiniteVariable(session);
     int32_t bad_rank = bad.empty() ? -1 : 0;
-    if (config_.every_rank) {  // D17: every rank's part or none, so every rank skips together
+    if (every_rank_) {  // D17: every rank's part or none, so every rank skips together
       TW_RETURN_IF_ERROR(session.LowestRankWith(
           !bad.empty(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
     }
@@ -165,14 +174,20 @@ class CheckpointSaverHook final : public Hook {
     }
     Log(TW_LOG_INFO, "Saving checkpoints for %lld into %s.", static_cast<long long>(step), prefix_.c_str());
     last_saved_step_ = step;
-    session.async_saver().Start(prefix_, step);
+    // A synchronous save writes on the session's thread: a sharded one's vote calls the collective,
+    // which only that thread may (trainwatch/distributed.h).
+    if (async_) {
+      session.async_saver().Start(prefix_, step);
+    } else {
+      session.async_saver().Run(prefix_, step);
+    }
     return WaitsForWrite() ? FinishPendingSave(session, stop) : Status();
   }
 
   // Listeners hear after_save in the run that saved (TF's B22: a stop request ends that run), unless
   // the user deferred them to keep the write in the background.
   bool WaitsForWrite() const {
-    return !config_.async || (!config_.listeners.empty() && !config_.deferred_listeners);
+    return !async_ || (!config_.listeners.empty() && !config_.deferred_listeners);
   }
 
   // Takes the result of the write in flight, if any: a failure fails this call; success is announced.
@@ -217,6 +232,9 @@ class CheckpointSaverHook final : public Hook {
   std::string prefix_;
   std::shared_ptr<summary::EventWriter> events_;
   int64_t last_saved_step_ = INT64_MIN;
+  // Of the session being served (Begin).
+  bool every_rank_ = false;
+  bool async_ = true;
 };
 
 }  // namespace
@@ -237,9 +255,7 @@ Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Option
     }
     config->basename = *basename;
   }
-  // A sharded save votes over the collective, which only the session's thread may call: synchronous.
-  config->every_rank = IsShardedJob(options);
-  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0 && !config->every_rank;
+  config->async = options.Int64(TW_OPT_ASYNC_CHECKPOINT) != 0;
   config->deferred_listeners = options.Int64(TW_OPT_DEFERRED_CHECKPOINT_LISTENERS) != 0;
   return Status();
 }

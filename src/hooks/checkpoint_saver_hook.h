@@ -55,12 +55,11 @@ struct CheckpointSaverConfig {
   // false on a sharded job's non-chief rank (it writes its part of each checkpoint): no event file of
   // its own in checkpoint_dir, which is the chief's.
   bool chief = true;
-  // Forced off for sharded variables in a job of many ranks: the commit's vote calls the collective,
-  // which only the session's thread may do (trainwatch/distributed.h).
+  // TW_OPT_ASYNC_CHECKPOINT; ignored in a sharded job (the session's, D17), whose saves are synchronous:
+  // the commit's vote calls the collective, which only the session's thread may do
+  // (trainwatch/distributed.h). Such a job's checkpoint needs every rank's part: the hook then runs on
+  // every rank, not on the chief alone (D14's rule for replicated jobs).
   bool async = true;
-  // A sharded job's checkpoint needs every rank's part: the hook then runs on every rank, not on the
-  // chief alone (D14's rule for replicated jobs).
-  bool every_rank = false;
   bool deferred_listeners = false;  // TW_OPT_DEFERRED_CHECKPOINT_LISTENERS
   std::vector<CheckpointListener *> listeners;  // one reference each, owned by the config
 };

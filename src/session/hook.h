@@ -33,6 +33,9 @@ struct tw_hook {
   // Hooks that write files or logs for the whole job (checkpoints, summaries, step rates, logged
   // values) say so: in a job of many ranks a session other than the chief's leaves them out (D14).
   virtual bool chief_only_in_a_job() const { return false; }
+  // ... except a checkpoint saver in a job with sharded variables: each checkpoint needs every rank's
+  // part, so every rank runs it (D17) whatever options the hook itself was created with.
+  virtual bool writes_a_part_in_a_sharded_job() const { return false; }
 
   // The hook this one wraps (tw_hook_wrap), or nullptr. A session claims a wrapper's whole chain, so a
   // wrapped hook cannot run twice or in two sessions.

@@ -29,10 +29,11 @@ class ScopedFlag {
   bool &flag_;
 };
 
-// A hook, or a hook it wraps, that writes for the whole job (D14).
-bool ChiefOnlyInAJob(const tw::Hook *hook) {
+// A hook, or a hook it wraps, that writes for the whole job (D14); in a sharded job a checkpoint saver
+// runs on every rank (D17).
+bool ChiefOnlyInAJob(const tw::Hook *hook, bool sharded_job) {
   for (const tw::Hook *link = hook; link != nullptr; link = link->inner()) {
-    if (link->chief_only_in_a_job()) return true;
+    if (link->chief_only_in_a_job() && !(sharded_job && link->writes_a_part_in_a_sharded_job())) return true;
   }
   return false;
 }
@@ -194,7 +195,7 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
   }
   hooks_.reserve(hook_count);
   for (size_t i = 0; i < hook_count; ++i) {
-    if (collective_ != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i])) continue;  // D14
+    if (collective_ != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i], sharded_job_)) continue;  // D14
     hooks[i]->Ref();
     for (tw::Hook *link = hooks[i]; link != nullptr; link = link->inner()) link->owner = this;
     hooks_.push_back(hooks[i]);

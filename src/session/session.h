@@ -53,6 +53,8 @@ struct tw_session {
   tw::Status SetGlobalStep(int64_t value);
   bool closed() const { return closed_; }
   bool is_chief() const { return is_chief_; }
+  // A job with a collective and sharded variables: every rank writes its part of each save (D17).
+  bool sharded_job() const { return sharded_job_; }
   // The job's collective (trainwatch/distributed.h), nullptr for a single process.
   const tw::Collective *collective() const { return collective_.get(); }
   // NanTensorHook with TW_NAN_ACTION_ROLLBACK in a job: the rollback is carried by the vote and made

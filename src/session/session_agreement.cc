@@ -45,7 +45,10 @@ Status tw_session::FindChief(const Status &begun) {
   const int32_t world = collective_->world_size();
   const int64_t failed =
       begun.ok() ? 0 : (static_cast<int64_t>(world - rank) << 32) | static_cast<uint32_t>(begun.code());
-  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX, failed};
+  // Whether this rank declares sharded variables, as x and -x: every rank or none must (D17), or the
+  // ranks would make different collective calls at every save.
+  const int64_t sharded = sharded_job_ ? 1 : 0;
+  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX, failed, sharded, -sharded};
   TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
                                                       "at session creation, finding the chief")));
   const int64_t highest = chiefs[0];
@@ -57,6 +60,13 @@ Status tw_session::FindChief(const Status &begun) {
   if (lowest != highest) {
     return Errorf(TW_INVALID_ARGUMENT, "ranks %lld and %lld are both chief (TW_OPT_IS_CHIEF): exactly one must be",
                   static_cast<long long>(lowest), static_cast<long long>(highest));
+  }
+  if (chiefs[3] != -chiefs[4]) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "rank %lld declares %s (tw_options_add_shard) and other ranks %s: every rank of a sharded job "
+                  "registers its box of every sharded variable (an empty one when it holds none of its rows)",
+                  static_cast<long long>(rank), sharded != 0 ? "sharded variables" : "no sharded variable",
+                  sharded != 0 ? "none" : "some");
   }
   if (chiefs[2] != 0) {
     const int32_t origin = world - static_cast<int32_t>(chiefs[2] >> 32);
