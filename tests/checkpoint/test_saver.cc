@@ -55,6 +55,16 @@ struct Model {
   }
 };
 
+// A view of a float32 vector of shape[0] elements.
+tw_tensor Float32Vector(float *data, int64_t *shape) {
+  tw_tensor t = TW_TENSOR_INIT;
+  t.dtype = TW_FLOAT32;
+  t.ndim = 1;
+  t.shape = shape;
+  t.data = data;
+  return t;
+}
+
 struct Fixture {
   scratch_dir dir;
   Model model;
@@ -355,11 +365,7 @@ static void restore_all_some_and_nothing_half_written(void **state) {
   // A variable missing from the checkpoint: TF's message; nothing written.
   std::vector<float> extra(2, 7.0f);
   int64_t extra_shape[1] = {2};
-  tw_tensor e = TW_TENSOR_INIT;
-  e.dtype = TW_FLOAT32;
-  e.ndim = 1;
-  e.shape = extra_shape;
-  e.data = extra.data();
+  const tw_tensor e = Float32Vector(extra.data(), extra_shape);
   std::vector<tw::TensorRef> refs = other.refs();
   refs[0] = f.model.refs()[0];
   refs.emplace_back(e, "extra");
@@ -382,11 +388,7 @@ static void restore_newest_good_refuses_a_listed_checkpoint_lacking_a_variable(v
   const std::string newest = f.Save(2);
   std::vector<float> extra(2, 7.0f);
   int64_t extra_shape[1] = {2};
-  tw_tensor e = TW_TENSOR_INIT;
-  e.dtype = TW_FLOAT32;
-  e.ndim = 1;
-  e.shape = extra_shape;
-  e.data = extra.data();
+  const tw_tensor e = Float32Vector(extra.data(), extra_shape);
   std::vector<tw::TensorRef> refs = f.model.refs();
   refs.emplace_back(e, "extra");
   std::unique_ptr<ckpt::Saver> grown;
