@@ -215,7 +215,8 @@ static int entries(const char *dir) {
   DIR *d = opendir(dir);
   assert_non_null(d);
   int count = 0;
-  for (struct dirent *e; (e = readdir(d)) != NULL;) count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+  for (struct dirent *e; (e = readdir(d)) != NULL;)
+    count += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
   closedir(d);
   return count;
 }
