@@ -52,9 +52,10 @@ class Saver:
         self.variables = dict(variables)
         shards = any(isinstance(value, shard.Shard) for value in self.variables.values())
         # A rank that is not the chief, holding no Shards, has nothing of its own to save: every
-        # rank writing the same checkpoint would only fight over the directory's lock.
+        # rank writing the same checkpoint would only fight over the directory's lock. Shards always
+        # reach the library, which refuses to save a box without the job's collective.
         chief = bool(is_chief) if is_chief is not None else collective is None or _rank_of(collective) == 0
-        self._saves = chief or (collective is not None and shards)
+        self._saves = chief or shards
         if collective is None and is_chief is None and not shards:
             self._held = shard.register(self.variables)
             self._saver = native.Saver(self._held.tensors())
