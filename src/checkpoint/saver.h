@@ -85,9 +85,9 @@ class Saver {
   // untouched and the failed one is not recorded; when only the state-file update failed, the new
   // checkpoint file is removed so that it is never left unlisted), TW_FAILED_PRECONDITION (the
   // directory's lock is held elsewhere), TW_INVALID_ARGUMENT (without a collective, a shard that is not
-  // its whole global tensor: CheckSavesWholeTensors). Before writing, it removes the checkpoint an earlier save that
-  // was cut short (killed) after writing it left unlisted in the state file (SettleSavingNote), unless
-  // this saver restored from it.
+  // its whole global tensor: CheckSavesWholeTensors). Before writing, it removes the checkpoint an
+  // earlier save that was cut short (killed) after writing it left unlisted in the state file
+  // (SettleSavingNote), unless this saver restored from it.
   void Capture(Snapshot *snapshot) const;
   // `threads` > 0 overrides options().write.threads (an asynchronous write uses one core, so that it
   // slows the training step it overlaps by at most that core).
