@@ -169,9 +169,9 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
  * variables the collective is not used: it is tw_saver_create's saver over the variables, and only the
  * chief should save (as a session does). Without a collective (one process, or a rank restoring alone)
- * sharded variables can be restored but not saved: tw_saver_save fails with TW_INVALID_ARGUMENT naming
- * a shard that is not its whole global tensor, before writing anything (one process holds only part of
- * it). Its restores are this rank's alone, with a collective or without: each shard reads its own box
+ * a shard restores, but saves only when it is its whole global tensor: else tw_saver_save fails with
+ * TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only part of the tensor).
+ * Its restores are this rank's alone, with a collective or without: each shard reads its own box
  * of the checkpoint's global tensor — from a sharded checkpoint written by any number of ranks in any
  * slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and none takes a
  * vote, so after a damaged part ranks may fall back to different checkpoints — a session's restore

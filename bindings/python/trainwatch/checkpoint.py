@@ -38,9 +38,9 @@ class Saver:
     the same point, writes its part, and the chief commits the checkpoint once every part is durable
     (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
     the chief saves (rank 0 unless ``is_chief`` says otherwise): another rank's ``save`` writes nothing
-    and returns None. Without a collective, Shards can be restored but not saved: ``save`` raises
-    InvalidArgumentError naming a Shard that is not its whole global tensor (one process holds only
-    part of it). ``restore``, with a collective or without, writes each Shard with its own box of the
+    and returns None. Without a collective a Shard restores, but saves only when it is its whole
+    global tensor: else ``save`` raises InvalidArgumentError naming it (one process holds only part of
+    the tensor). ``restore``, with a collective or without, writes each Shard with its own box of the
     checkpoint's global tensor, whatever slicing wrote it (N ranks, or one process, restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
     does, so that every rank falls back to the same older checkpoint together."""
