@@ -89,9 +89,11 @@ TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int 
  * Errors: TW_INVALID_ARGUMENT (NULL saver or prefix, empty prefix; the prefix collides with the state
  * file: "'latest_filename' collides with 'save_path': …" / "Save path '<p>' conflicts with path used for
  * checkpoint state.  Please use a different save path."), TW_NOT_FOUND ("Parent directory of <path>
- * doesn't exist, can't save."), TW_IO, TW_RESOURCE_EXHAUSTED (disk full, file size limit, memory),
- * TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …": another saver, session or process
- * holds <dir>/.trainwatch.lock).
+ * doesn't exist, can't save."; a saver of tw_saver_create_from_options without a collective holding a
+ * shard that is not its whole global tensor: "variable '<name>' holds only a box of its global tensor:
+ * saving it needs the job's collective …", trainwatch/distributed.h), TW_IO, TW_RESOURCE_EXHAUSTED (disk
+ * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …":
+ * another saver, session or process holds <dir>/.trainwatch.lock).
  * On any error the previous checkpoints and state file are untouched and the failed save is not
  * recorded: a checkpoint written whose state-file update then failed is removed again. */
 TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix,
@@ -101,8 +103,13 @@ TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *sav
  * shapes, checksums, and that every chunk decodes to its recorded size and checksum, are all verified
  * before the first variable byte is written (a verify pass, then a second decode into the variables:
  * no staging copy of the model). On any error every variable is byte-identical to before.
+ * `path` may be a sharded checkpoint (its index, docs/checkpoint-format.md): it restores as whole
+ * tensors. A shard of a saver from tw_saver_create_from_options (trainwatch/distributed.h) — with a
+ * collective or without — receives its own box of the checkpoint's global tensor, whether one process or
+ * any number of ranks in any slicing wrote it; a restore makes no collective call.
  * Errors: TW_INVALID_ARGUMENT (NULL arguments; "variable 'w' is float32[3,4] but checkpoint <path>
- * holds float32[4,3]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
+ * holds float32[4,3]"; "variable 'w' is a shard of float32[8,4] but checkpoint <path> holds
+ * float32[6,4]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
  * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
  * the file and the tensor), TW_IO. */
 TW_NODISCARD TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);

@@ -151,7 +151,9 @@ TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const 
  * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
  * where the box starts in it. Every rank registers its own box of the same name, dtype and global
  * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
- * "Sharded checkpoints") and restore into any slicing of the same global tensor.
+ * "Sharded checkpoints") and restore into any slicing of the same global tensor. Options without a
+ * collective restore each box (tw_saver_create_from_options) but save no box that is not its whole
+ * global tensor (TW_INVALID_ARGUMENT from the save).
  * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
  * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
  * the dimension), TW_ALREADY_EXISTS (the name is taken). */
@@ -165,10 +167,15 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
  * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
- * variables or without a collective the collective is not used: it is tw_saver_create's saver over the
- * variables, and only the chief should save (as a session does). Its restores are this rank's alone
- * (each shard reads its rows): they take no vote, so after a damaged part ranks may fall back to
- * different checkpoints — a session's restore votes (D16) so that every rank falls back together.
+ * variables the collective is not used: it is tw_saver_create's saver over the variables, and only the
+ * chief should save (as a session does). Without a collective (one process, or a rank restoring alone)
+ * a shard restores, but saves only when it is its whole global tensor: else tw_saver_save fails with
+ * TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only part of the tensor).
+ * Its restores are this rank's alone, with a collective or without: each shard reads its own box
+ * of the checkpoint's global tensor — from a sharded checkpoint written by any number of ranks in any
+ * slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and none takes a
+ * vote, so after a damaged part ranks may fall back to different checkpoints — a session's restore
+ * votes (D16) so that every rank falls back together.
  * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
 

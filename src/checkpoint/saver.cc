@@ -145,6 +145,7 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
     path->clear();
     return Status();
   }
+  TW_RETURN_IF_ERROR(CheckSavesWholeTensors());
   const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
   const Status checked = CheckSavePath(prefix, global_step, checkpoint);
   const std::string dir = DirectoryOf(checkpoint);
@@ -159,6 +160,21 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   return RecordOrRemove(dir, checkpoint, path);
+}
+
+Status Saver::CheckSavesWholeTensors() const {
+  if (options_.collective != nullptr) return Status();
+  // Alone, a box of a tensor would be saved under the tensor's name as if it were all of it.
+  for (const TensorRef &v : variables_) {
+    const auto shard = options_.shards.find(v.name());
+    if (shard == options_.shards.end()) continue;
+    const ShardSpec &spec = shard->second;
+    if (v.shape() == spec.global_shape) continue;  // its offsets are then 0: the whole tensor
+    return Status(TW_INVALID_ARGUMENT, "variable '" + v.name() +
+                                           "' holds only a box of its global tensor: saving it needs the job's "
+                                           "collective (tw_options_set_collective), every rank writing its part");
+  }
+  return Status();
 }
 
 Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
@@ -351,7 +367,7 @@ Status Saver::PlanRestore(const std::string &path, const std::vector<const Tenso
   std::vector<RestoreTarget> targets;
   for (const TensorRef *v : selected) {
     const auto shard = options_.shards.find(v->name());
-    targets.push_back({v, sharded() && shard != options_.shards.end() ? &shard->second : nullptr});
+    targets.push_back({v, shard != options_.shards.end() ? &shard->second : nullptr});  // with a collective or not
   }
   TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, intact, plan));
   const Status proven = (*plan)->Prove(Threads());

@@ -52,7 +52,8 @@ struct SaverOptions {
   // chief takes the directory's lock, writes the state file and deletes old checkpoints. Without shards
   // the collective is not used here: the chief saves the replicated variables alone.
   std::shared_ptr<const Collective> collective;
-  std::map<std::string, ShardSpec> shards;  // variables holding one box of a global tensor
+  // Variables holding one box of a global tensor: restores read that box, with a collective or not.
+  std::map<std::string, ShardSpec> shards;
   bool chief = true;
   double collective_timeout_secs = 600.0;
 };
@@ -83,9 +84,10 @@ class Saver {
   // TW_RESOURCE_EXHAUSTED (write, fsync or rename failed: the previous checkpoints and state file are
   // untouched and the failed one is not recorded; when only the state-file update failed, the new
   // checkpoint file is removed so that it is never left unlisted), TW_FAILED_PRECONDITION (the
-  // directory's lock is held elsewhere). Before writing, it removes the checkpoint an earlier save that
-  // was cut short (killed) after writing it left unlisted in the state file (SettleSavingNote), unless
-  // this saver restored from it.
+  // directory's lock is held elsewhere), TW_INVALID_ARGUMENT (without a collective, a shard that is not
+  // its whole global tensor: CheckSavesWholeTensors). Before writing, it removes the checkpoint an
+  // earlier save that was cut short (killed) after writing it left unlisted in the state file
+  // (SettleSavingNote), unless this saver restored from it.
   void Capture(Snapshot *snapshot) const;
   // `threads` > 0 overrides options().write.threads (an asynchronous write uses one core, so that it
   // slows the training step it overlaps by at most that core).
@@ -94,9 +96,9 @@ class Saver {
 
   // Restores the named variables (all when `names` is empty) from the checkpoint at `path`, all or
   // nothing: every name, dtype, shape and checksum is checked before the first byte is written. The
-  // checkpoint may be sharded (its index and parts): a variable the options declare a shard (in a job
-  // with a collective, as saves do) reads only its rows, whatever slicing wrote it; any other reads its
-  // whole tensor (restore_plan.h).
+  // checkpoint may be sharded (its index and parts) or a single file: a variable the options declare a
+  // shard reads only its box, whatever slicing wrote it — with or without a collective, which a restore
+  // never calls; any other reads its whole tensor (restore_plan.h).
   // Errors: TW_NOT_FOUND (file; "Key <name> not found in checkpoint <path>"; a name that is not a
   // variable of this saver), TW_INVALID_ARGUMENT (dtype/shape mismatch naming the variable),
   // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO.
@@ -168,6 +170,9 @@ class Saver {
   Status RecordSaved(const std::string &dir, const std::string &checkpoint);
   // RecordSaved, removing the new checkpoint when its state-file update failed; *path on success.
   Status RecordOrRemove(const std::string &dir, const std::string &checkpoint, std::string *path);
+  // Without a collective a shard that is not its whole global tensor cannot be saved (one process
+  // holds only part of it): TW_INVALID_ARGUMENT naming it, before anything is written.
+  Status CheckSavesWholeTensors() const;
   // WriteSnapshot in a job of many ranks (sharded_save.h). `checked` is CheckSavePath's verdict on
   // this rank: a rank that cannot save there still makes the save's collective calls, failing them.
   Status WriteSharded(const Snapshot &snapshot, const std::string &dir, const std::string &checkpoint,
@@ -188,7 +193,8 @@ class Saver {
   // The state file's entries, newest first (RestoreNewestGood's first candidates); a damaged state
   // file is logged and lists none.
   std::vector<std::string> ListedCandidates(const std::string &dir);
-  // Saves and restores by shard: a collective and shards (WriteSnapshot's condition).
+  // Saves by shard: a collective and shards (WriteSnapshot's condition). Restores read a shard's box
+  // with a collective or without.
   bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }
   // Writes the state file for `kept` (newest last), then deletes the evicted checkpoints that are not
   // preserved (DeleteDoomed; in a sharded save once every rank heard the outcome). The saver's own

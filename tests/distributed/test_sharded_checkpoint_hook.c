@@ -73,25 +73,14 @@ static tw_status noop_step(void *user_data, tw_step_context *ctx) {
 /* The rank's options: its watched collective, its rows of w [kRanks·kRows, kCols] and a short timeout
  * (a rank left waiting fails the test quickly instead of hanging it). */
 static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
-  static const int64_t box[2] = {kRows, kCols};
-  const int64_t global_shape[2] = {kRanks * kRows, kCols};
-  const int64_t offset[2] = {rank * kRows, 0};
-  tw_tensor w = TW_TENSOR_INIT;
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 2;
-  w.shape = (int64_t *)box;
-  w.data = rows;
   watched *watch = &j->collectives[rank];
   tw_collective table = thread_world_collective(j->world, rank);
   table.allreduce_int64 = watched_allreduce;
   table.broadcast = watched_broadcast;
   table.barrier = watched_barrier;
   tw_options *opts = NULL;
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &table, watch);
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 5.0);
-  if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
+  tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, 5.0);
+  if (s == TW_OK) s = tw_options_set_collective(opts, &table, watch); /* the world's, watched */
   if (s == TW_OK && !j->users_hook) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
   if (s == TW_OK && !j->users_hook) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
   /* Asked for explicitly: a sharded job's saves are synchronous whatever this says. */

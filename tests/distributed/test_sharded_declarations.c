@@ -70,12 +70,9 @@ static tw_status rank_options(const job *j, int rank, double *rows, tw_options *
   b.ndim = 1;
   b.shape = (int64_t *)bias_shape;
   b.data = bias;
-  const tw_collective table = thread_world_collective(j->world, rank);
   tw_options *opts = NULL;
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &table, thread_world_user_data(j->world, rank));
   /* A rank left waiting would fail the test in seconds, not hang it. */
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 5.0);
+  tw_status s = thread_world_options(&opts, j->world, rank, 5.0);
   if (s == TW_OK && mine && j->departure == NOT_SHARDED) {
     box[0] = kRanks * kRows;
     s = tw_options_add_variable(opts, &w);

@@ -33,23 +33,10 @@ typedef struct job {
 static void rank_body(int rank, void *arg) {
   job *j = (job *)arg;
   float rows[kRows * kCols] = {0};
-  static const int64_t box[2] = {kRows, kCols};
-  const int64_t global_shape[2] = {kRanks * kRows, kCols};
-  const int64_t offset[2] = {rank * kRows, 0};
-  tw_tensor w = TW_TENSOR_INIT;
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 2;
-  w.shape = (int64_t *)box;
-  w.data = rows;
-  const tw_collective table = thread_world_collective(j->world, rank);
   tw_options *opts = NULL;
   tw_saver *saver = NULL;
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &table, thread_world_user_data(j->world, rank));
   /* Long enough that a rank left waiting shows as TW_DEADLINE_EXCEEDED, not as the expected status. */
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 2.0);
-  if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
+  tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, 2.0);
   if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
   tw_options_destroy(opts);
   char prefix[400];

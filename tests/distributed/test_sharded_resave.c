@@ -30,22 +30,9 @@ typedef struct job {
 static float value(int row, int col) { return (float)(row * kCols + col) + 0.5f; }
 
 static tw_status rank_saver(job *j, int rank, float *rows, tw_saver **out) {
-  static const int64_t box[2] = {kRows, kCols};
-  const int64_t global_shape[2] = {kRanks * kRows, kCols};
-  const int64_t offset[2] = {rank * kRows, 0};
-  tw_tensor w = TW_TENSOR_INIT;
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 2;
-  w.shape = (int64_t *)box;
-  w.data = rows;
-  const tw_collective table = thread_world_collective(j->world, rank);
   tw_options *opts = NULL;
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &table, thread_world_user_data(j->world, rank));
   /* The victim's peer waits for it until this timeout. */
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 0.5);
-  if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
+  tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, 0.5);
   if (s == TW_OK) s = tw_saver_create_from_options(out, opts);
   tw_options_destroy(opts);
   return s;

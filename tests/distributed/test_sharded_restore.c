@@ -143,14 +143,11 @@ static void run_rank(int rank, void *arg) {
     memset(st->bias, kSentinel, sizeof st->bias);
   }
   tw_options *opts = NULL;
-  tw_collective collective = thread_world_collective(j->world, rank);
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &collective, thread_world_user_data(j->world, rank));
+  tw_status s = thread_world_options(&opts, j->world, rank, 60.0);
   if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
   if (s == TW_OK && j->saves) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
   if (s == TW_OK && !j->saves) s = tw_options_set_none(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS);
   if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 60.0);
   int64_t shapes[kVars][2], global[kVars][2], offsets[kVars][2];
   for (int v = 0; v < kVars && s == TW_OK; ++v) {
     const int64_t begin = first_row(rank, j->ranks), end = first_row(rank + 1, j->ranks);

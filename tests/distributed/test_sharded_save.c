@@ -103,16 +103,7 @@ static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **
   }
   const float bias[kCols] = {1.5f, -2.5f, 3.5f};
   memcpy(state->bias, bias, sizeof bias);
-  int64_t box_shape[2] = {kRowsPerRank, kCols};
-  const int64_t global_shape[2] = {kRows, kCols};
-  const int64_t offset[2] = {rank * kRowsPerRank, 0};
   int64_t bias_shape[1] = {kCols};
-  tw_tensor w = TW_TENSOR_INIT;
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 2;
-  w.shape = box_shape;
-  w.data = state->rows;
   tw_tensor b = TW_TENSOR_INIT;
   b.name = "bias";
   b.dtype = TW_FLOAT32;
@@ -121,9 +112,8 @@ static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **
   b.data = state->bias;
 
   tw_options *opts = NULL;
-  tw_collective collective = thread_world_collective(j->world, rank);
-  tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_collective(opts, &collective, thread_world_user_data(j->world, rank));
+  /* Long enough for any honest exchange; a rank left waiting (a save decided alone) fails the job. */
+  tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRowsPerRank, kCols, state->rows, 30.0);
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_IS_CHIEF, rank == 0);
   if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
   if (s == TW_OK && j->chief_secs > 0) {
@@ -133,9 +123,6 @@ static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **
   }
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, j->max_to_keep);
   if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
-  /* Long enough for any honest exchange; a rank left waiting (a save decided alone) fails the job. */
-  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 30.0);
-  if (s == TW_OK) s = tw_options_add_shard(opts, &w, global_shape, offset);
   if (s == TW_OK) s = tw_options_add_variable(opts, &b);
   if (s != TW_OK) {
     tw_options_destroy(opts);

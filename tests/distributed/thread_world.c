@@ -174,6 +174,40 @@ tw_collective thread_world_collective(thread_world *w, int rank) {
 
 void *thread_world_user_data(thread_world *w, int rank) { return &w->ranks[rank]; }
 
+tw_status thread_world_options(tw_options **out, thread_world *w, int rank, double timeout_secs) {
+  const tw_collective table = thread_world_collective(w, rank);
+  tw_options *opts = NULL;
+  tw_status s = tw_options_create(&opts);
+  if (s == TW_OK) s = tw_options_set_collective(opts, &table, thread_world_user_data(w, rank));
+  if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, timeout_secs);
+  if (s != TW_OK) {
+    tw_options_destroy(opts);
+    opts = NULL;
+  }
+  *out = opts;
+  return s;
+}
+
+tw_status thread_world_row_shard_options(tw_options **out, thread_world *w, int rank, int64_t rows, int64_t cols,
+                                         float *data, double timeout_secs) {
+  int64_t box[2] = {rows, cols};
+  const int64_t global_shape[2] = {w->size * rows, cols};
+  const int64_t offset[2] = {rank * rows, 0};
+  tw_tensor var = TW_TENSOR_INIT;
+  var.name = "w";
+  var.dtype = TW_FLOAT32;
+  var.ndim = 2;
+  var.shape = box;
+  var.data = data;
+  tw_status s = thread_world_options(out, w, rank, timeout_secs);
+  if (s == TW_OK) s = tw_options_add_shard(*out, &var, global_shape, offset);
+  if (s != TW_OK) {
+    tw_options_destroy(*out);
+    *out = NULL;
+  }
+  return s;
+}
+
 void thread_world_fail_next(thread_world *w, int rank, tw_status status, int count) {
   w->ranks[rank].fail_status = status;
   w->ranks[rank].fail_count = count;

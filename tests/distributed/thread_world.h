@@ -19,6 +19,16 @@ void thread_world_destroy(thread_world *world);
 tw_collective thread_world_collective(thread_world *world, int rank);
 void *thread_world_user_data(thread_world *world, int rank);
 
+/* New options for `rank` (the caller destroys them): the world's collective for `rank` and
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS `timeout_secs`, so that a rank left waiting fails in that time instead
+ * of hanging the test. *out is NULL on error. */
+tw_status thread_world_options(tw_options **out, thread_world *world, int rank, double timeout_secs);
+/* thread_world_options with `rank`'s row shard of the float32 tensor "w" [world_size·rows, cols]: its
+ * box, rows [rank·rows, (rank + 1)·rows), is `data` (rows × cols floats, borrowed;
+ * tw_options_add_shard). */
+tw_status thread_world_row_shard_options(tw_options **out, thread_world *world, int rank, int64_t rows, int64_t cols,
+                                         float *data, double timeout_secs);
+
 /* The next `count` operations of `rank` fail with `status` (and a message) before meeting the others. */
 void thread_world_fail_next(thread_world *world, int rank, tw_status status, int count);
 /* fn(arg) runs on `rank`'s thread once its `operation`-th operation (counting from 1 over the world's

@@ -94,11 +94,18 @@ def test_bad_shards_raise_the_library_status(shard, message):
         tw.MonitoredTrainingSession(variables={"w": shard()}, save_summaries_steps=None, log_step_count_steps=None)
 
 
-def test_a_saver_without_collective_refuses_to_save_shards(tmp_path):
-    saver = tw.Saver({"w": tw.Shard(np.zeros((2, 4), np.float32), (8, 4), 2)})
-    with pytest.raises(tw.InvalidArgumentError, match="collective"):
+@pytest.mark.parametrize("job", [{}, dict(is_chief=False)])
+def test_a_saver_without_collective_refuses_to_save_shards(tmp_path, job):
+    saver = tw.Saver({"w": tw.Shard(np.zeros((2, 4), np.float32), (8, 4), 2)}, **job)
+    with pytest.raises(tw.InvalidArgumentError, match="'w' holds only a box .* collective"):
         saver.save(str(tmp_path / "model.ckpt"), global_step=1)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_saver_without_collective_saves_a_shard_that_is_its_whole_tensor(tmp_path):
+    whole = np.arange(32, dtype=np.float32).reshape(8, 4)
+    path = tw.Saver({"w": tw.Shard(whole, (8, 4), 0)}).save(str(tmp_path / "model.ckpt"), global_step=1)
+    assert np.array_equal(tw.load_variable(path, "w"), whole)
 
 
 class SecondRank(distributed.Collective):

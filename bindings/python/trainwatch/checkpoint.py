@@ -8,10 +8,9 @@ import os
 import numpy as np
 
 from . import native, shard
-from .distributed import Collective
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
-from .errors import InvalidArgumentError, NotFoundError
+from .errors import NotFoundError
 from .tensors import NUMPY_DTYPES, borrow
 
 
@@ -19,20 +18,6 @@ def _path(value, what):
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{what} must be a path; got {type(value).__name__}")
     return os.fspath(value)
-
-
-class _Alone(Collective):
-    """A job of one rank, for a Saver given Shards without a collective: the library reads a Shard's box
-    only in a job (else it restores the whole tensor into it), and restoring makes no collective call."""
-
-    def allreduce_int64(self, values, op, timeout):
-        pass
-
-    def broadcast(self, data, root, timeout):
-        pass
-
-    def barrier(self, timeout):
-        pass
 
 
 class Saver:
@@ -53,8 +38,10 @@ class Saver:
     the same point, writes its part, and the chief commits the checkpoint once every part is durable
     (``collective_timeout_secs`` bounds each collective operation, None: no limit). Without Shards only
     the chief saves (rank 0 unless ``is_chief`` says otherwise): another rank's ``save`` writes nothing
-    and returns None. ``restore`` writes each Shard with its
-    own box of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
+    and returns None. Without a collective a Shard restores, but saves only when it is its whole
+    global tensor: else ``save`` raises InvalidArgumentError naming it (one process holds only part of
+    the tensor). ``restore``, with a collective or without, writes each Shard with its own box of the
+    checkpoint's global tensor, whatever slicing wrote it (N ranks, or one process, restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
     does, so that every rank falls back to the same older checkpoint together."""
 
@@ -63,16 +50,13 @@ class Saver:
         if not isinstance(variables, dict):
             raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.variables = dict(variables)
-        # Shards without the job's collective can be restored (their rows) but not saved: one process
-        # holds only part of their tensors.
-        self._unsaveable_shards = [] if collective is not None else [
-            name for name, value in self.variables.items() if isinstance(value, shard.Shard)]
+        shards = any(isinstance(value, shard.Shard) for value in self.variables.values())
         # A rank that is not the chief, holding no Shards, has nothing of its own to save: every
-        # rank writing the same checkpoint would only fight over the directory's lock.
+        # rank writing the same checkpoint would only fight over the directory's lock. Shards always
+        # reach the library, which refuses to save a box without the job's collective.
         chief = bool(is_chief) if is_chief is not None else collective is None or _rank_of(collective) == 0
-        self._saves = chief or (collective is not None and any(
-            isinstance(value, shard.Shard) for value in self.variables.values()))
-        if collective is None and is_chief is None and not self._unsaveable_shards:
+        self._saves = chief or shards
+        if collective is None and is_chief is None and not shards:
             self._held = shard.register(self.variables)
             self._saver = native.Saver(self._held.tensors())
         else:
@@ -80,8 +64,7 @@ class Saver:
             if is_chief is not None:
                 options.set_int64(native.TW_OPT_IS_CHIEF, int(bool(is_chief)))
             self._held = shard.register(self.variables, options)
-            job = _Alone() if self._unsaveable_shards else collective
-            _configure_distributed(options, job, collective_timeout_secs, 1, False, False)
+            _configure_distributed(options, collective, collective_timeout_secs, 1, False, False)
             self._saver = native.Saver(options)
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
@@ -93,9 +76,6 @@ class Saver:
         """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
-        if self._unsaveable_shards:
-            raise InvalidArgumentError(f"variables {self._unsaveable_shards} are Shards: saving them needs the job's "
-                                       "collective (Saver(..., collective=...)), every rank writing its part")
         if not self._saves:
             return None
         self._held.check_unchanged()
