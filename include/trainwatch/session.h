@@ -229,9 +229,24 @@ TW_NODISCARD TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_st
  * save and restore in place (zero copy). The view (name, shape, strides) is copied; the memory at
  * var->data is borrowed and must stay valid, and not move, for the life of every session created from
  * these options. Variables must be contiguous (strides NULL or row-major).
+ * A failed registration is sticky: the options keep the first one (status and message; a later call,
+ * successful or not, does not clear it), and creating a session or a saver from them fails with it. In a
+ * job of many ranks (trainwatch/distributed.h) a rank whose registration failed must still create its
+ * session (or tw_saver_create_from_options its saver) at the point where the other ranks do: that
+ * creation's first collective round carries the failure, and every rank's creation fails at once with
+ * the failing rank's status and "rank k of n: <its message>" (D1), instead of the others waiting out
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS.
  * Errors: TW_INVALID_ARGUMENT (NULL, bad struct_size/dtype/shape, non-contiguous, NULL data with
  * elements, empty name, the reserved name "global_step"), TW_ALREADY_EXISTS (the name is taken). */
 TW_NODISCARD TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var);
+
+/* Records a failure of this rank's registration that happened before anything reached the library (a
+ * binding's own check of an array or a shard's shape, the caller's own preparation of a buffer), as a
+ * failed tw_options_add_variable does: sticky, the first failure kept, and the session or saver created
+ * from `opts` fails with `code` and `message` — in a job, on every rank (D1; see tw_options_add_variable).
+ * message may be NULL (then the status's name is the message); it is copied.
+ * Errors: TW_INVALID_ARGUMENT (opts NULL; code TW_OK or not a tw_status). On error nothing is recorded. */
+TW_NODISCARD TW_API tw_status tw_options_record_error(tw_options *opts, tw_status code, const char *message);
 
 /* Scaffold(init_fn=…): the chief calls init_fn when it restored nothing, on first creation and after
  * every recovery that restores nothing — TF's init_fn(scaffold, session). A non-OK return fails the
