@@ -80,6 +80,9 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
   if (options.State(TW_OPT_MAX_WAIT_SECS) == TW_OPTION_DEFAULT) {
     TW_RETURN_IF_ERROR(session_options.SetDouble(TW_OPT_MAX_WAIT_SECS, 7200.0));  // T10: MTS's own default
   }
+  // A failed registration: no hook is made (none would run); the session's creation fails with it, in
+  // a job on every rank (D1).
+  if (!options.registration.ok()) return Session::Create(session_options, nullptr, 0, /*recoverable=*/true, out);
   const bool is_chief = IsChief(options);  // D11: rank 0 in a job, unless TW_OPT_IS_CHIEF says otherwise
   HookList list;
   if (is_chief) {  // T6

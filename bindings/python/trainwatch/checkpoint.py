@@ -79,10 +79,19 @@ class Saver:
             options = native.Options()
             if is_chief is not None:
                 options.set_int64(native.TW_OPT_IS_CHIEF, int(bool(is_chief)))
-            self._held = shard.register(self.variables, options)
+            # In a job a failed registration still creates the saver, whose creation then fails on every
+            # rank naming this one (D1); this rank raises its own exception.
+            self._held, failure = shard.register_or_record(self.variables, options)
+            if failure is not None and collective is None:
+                raise failure
             job = _Alone() if self._unsaveable_shards else collective
             _configure_distributed(options, job, collective_timeout_secs, 1, False, False)
-            self._saver = native.Saver(options)
+            try:
+                self._saver = native.Saver(options)
+            except Exception as error:
+                if failure is None:
+                    raise
+                shard.raise_registration_failure(failure, error)
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
         self._saver.set_pad_step_number(pad_step_number)
