@@ -379,7 +379,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
  * a chief's checkpoint directory is in use by another writer — another process or session holds its
  * lock), any status a hook's
- * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
+ * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),
+ * a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
+ * rank's, D1).
  * On error nothing is created and every hook that ran begin has heard on_error. */
 TW_NODISCARD TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
                                                           tw_hook *const *hooks, size_t n_hooks);

@@ -56,7 +56,10 @@ class Saver:
     and returns None. ``restore`` writes each Shard with its
     own box of the checkpoint's global tensor, whatever slicing wrote it (N ranks restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
-    does, so that every rank falls back to the same older checkpoint together."""
+    does, so that every rank falls back to the same older checkpoint together. With a collective every
+    rank builds its Saver at the same point: when one rank's variables fail to register (a Shard outside
+    its global shape, a non-contiguous tensor), every rank's Saver raises at once — that rank its own
+    exception, the others an error naming it and its reason (D1)."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
                  collective=None, collective_timeout_secs=600.0, is_chief=None):

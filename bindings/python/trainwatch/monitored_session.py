@@ -399,7 +399,9 @@ class MonitoredTrainingSession(MonitoredSession):
 
     With a ``collective`` (trainwatch.distributed; the other distributed arguments as MonitoredSession's),
     ``is_chief`` defaults to ``collective.rank == 0``, and a worker waits for the chief through the
-    collective instead of polling; without one it defaults to True, as in TF."""
+    collective instead of polling; without one it defaults to True, as in TF. When one rank's variables
+    fail to register, every rank's session raises at once — that rank its own exception, the others an
+    error naming it and its reason (D1)."""
 
     def __init__(self, master="", is_chief=USE_DEFAULT, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
