@@ -409,7 +409,8 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
  * worker runs `hooks` only and waits for readiness (T5) — except in a job with a collective and sharded
  * variables (trainwatch/distributed.h), where every rank also runs CheckpointSaverHook, synchronously,
  * writing its part of each checkpoint. Errors: as tw_monitored_session_create, plus
- * the hooks' constructor errors. */
+ * the hooks' constructor errors (in a job, one rank's — the chief's summary options, say — fails every
+ * rank's creation with "rank k of n: <its message>", D1). */
 TW_NODISCARD TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
                                                                    tw_hook *const *hooks, size_t n_hooks,
                                                                    tw_hook *const *chief_only_hooks,

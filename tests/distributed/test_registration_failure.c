@@ -29,6 +29,7 @@ typedef enum failure {
   kVariableStrided,   /* tw_options_add_variable: not contiguous, before its shard is registered */
   kRecordedByBinding, /* tw_options_record_error: a binding's own check failed before anything reached C */
   kShardAfterShard,   /* a second tw_options_add_shard after a failed one: the first failure stays */
+  kChiefHookOptions,  /* every registration succeeds; the chief's own summary options cannot make its hook */
 } failure;
 
 /* What every rank creates once it has registered (or failed to); kSaverSaves: a saver that then saves
@@ -58,7 +59,7 @@ static tw_status register_variables(tw_options *opts, int rank, const job *j, fl
   w.ndim = 2;
   w.shape = (int64_t *)box;
   w.data = rows;
-  if (rank != j->failing_rank) return tw_options_add_shard(opts, &w, global_shape, offset);
+  if (rank != j->failing_rank || j->failure == kChiefHookOptions) return tw_options_add_shard(opts, &w, global_shape, offset);
   switch (j->failure) {
     case kShardOutside: {
       const int64_t outside[2] = {kRanks * kRows - 1, 0}; /* its last row past the end of dimension 0 */
@@ -73,6 +74,7 @@ static tw_status register_variables(tw_options *opts, int rank, const job *j, fl
     }
     case kRecordedByBinding:
       return tw_options_record_error(opts, TW_OUT_OF_RANGE, "offset must hold int64 values; got (2**63,)");
+    case kChiefHookOptions: break;
     case kShardAfterShard: {
       const int64_t outside[2] = {0, kCols};
       if (tw_options_add_shard(opts, &w, global_shape, outside) != TW_INVALID_ARGUMENT) return TW_INTERNAL;
@@ -106,6 +108,11 @@ static void rank_body(int rank, void *arg) {
   if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 3600.0);
   if (s == TW_OK && j->creation == kTrainingSession) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
   if (s == TW_OK && j->creation == kTrainingSession) s = tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 0);
+  if (s == TW_OK && j->failure == kChiefHookOptions && rank == j->failing_rank) {
+    /* Only the chief makes SummarySaverHook (T6): both of its frequencies set is its own error (T3). */
+    s = tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 1);
+    if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_SUMMARY_EVERY_N_SECS, 1.0);
+  }
   if (s == TW_OK) {
     /* The contract: a rank whose registration failed goes on to create its session or saver. */
     const tw_status registered = register_variables(opts, rank, j, rows);
@@ -213,6 +220,13 @@ static void d1_a_failed_registration_fails_every_ranks_training_session(void **s
   run_and_expect(kShardOutside, kTrainingSession, 1, TW_INVALID_ARGUMENT, "shard 'w' dimension 0");
 }
 
+/* D1: the chief cannot make one of MonitoredTrainingSession's own hooks (T3, T6): the workers, which
+ * make none of them, hear why instead of waiting for the chief. */
+static void d1_a_hook_only_the_chief_makes_fails_every_ranks_training_session(void **state) {
+  (void)state;
+  run_and_expect(kChiefHookOptions, kTrainingSession, 0, TW_INVALID_ARGUMENT, "Can not provide both every_secs and every_steps.");
+}
+
 /* D1: a failure a binding recorded (tw_options_record_error) travels with its own status and message. */
 static void d1_a_failure_recorded_by_a_binding_fails_every_rank(void **state) {
   (void)state;
@@ -247,6 +261,7 @@ int main(void) {
       cmocka_unit_test(d1_the_chiefs_failed_registration_fails_the_workers_session),
       cmocka_unit_test(d1_d17_a_failed_variable_before_the_shards_is_the_reason_given),
       cmocka_unit_test(d1_a_failed_registration_fails_every_ranks_training_session),
+      cmocka_unit_test(d1_a_hook_only_the_chief_makes_fails_every_ranks_training_session),
       cmocka_unit_test(d1_a_failure_recorded_by_a_binding_fails_every_rank),
       cmocka_unit_test(d1_a_later_registration_does_not_clear_the_failure),
       cmocka_unit_test(d17_a_failed_registration_fails_every_ranks_saver_creation),
