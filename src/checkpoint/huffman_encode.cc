@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "base/cpu_features.h"
 #include "checkpoint/huffman.h"
 #include "checkpoint/huffman_table.h"
 
@@ -385,11 +386,7 @@ TW_HUFFMAN_TARGET_AVX512 Ranges ByteRangesAvx512(const uint8_t *in, size_t size)
   return r;
 }
 
-bool Avx512Runs() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-         __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("bmi2");
-}
+bool Avx512Runs() { return Cpu().avx512f && Cpu().avx512bw && Cpu().avx512vbmi && Cpu().bmi2; }
 #endif
 
 HuffmanEncodeLoop Resolve(HuffmanEncodeLoop loop) {

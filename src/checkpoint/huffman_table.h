@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <string>
 
+#include "base/cpu_features.h"
+
 namespace tw {
 namespace checkpoint {
 
@@ -45,10 +47,7 @@ bool ReadHuffmanTable(const uint8_t *in, size_t size, HuffmanLengths *lengths, s
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TW_HUFFMAN_BMI2 1
 #define TW_HUFFMAN_TARGET_BMI2 __attribute__((__target__("bmi2")))
-inline bool HuffmanBmi2() {
-  static const bool bmi2 = __builtin_cpu_supports("bmi2");
-  return bmi2;
-}
+inline bool HuffmanBmi2() { return Cpu().bmi2; }
 #else
 #define TW_HUFFMAN_BMI2 0
 #endif

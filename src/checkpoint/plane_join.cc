@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "base/cpu_features.h"
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define TW_JOIN_DISPATCH 1
 #include <immintrin.h>
@@ -184,18 +186,14 @@ const Kernels kAvx512NoVbmi = {
     "avx512"};
 
 bool Runs(JoinLoop loop) {
-  __builtin_cpu_init();
   switch (loop) {
-    case JoinLoop::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    case JoinLoop::kAvx2: return __builtin_cpu_supports("avx2");
+    case JoinLoop::kAvx512: return Cpu().avx512f && Cpu().avx512bw;
+    case JoinLoop::kAvx2: return Cpu().avx2;
     default: return true;
   }
 }
 
-bool RunsVbmi() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vbmi");
-}
+bool RunsVbmi() { return Cpu().avx512vbmi; }
 
 const Kernels *Get(JoinLoop loop) {
   static const JoinLoop best = Runs(JoinLoop::kAvx512) ? JoinLoop::kAvx512

@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "base/cpu_features.h"
+
 // The whole of xxHash as static functions of this file (no library to link), with the x86 dispatch
 // build's three accumulator loops; the AVX2 and AVX-512 ones carry target attributes, so only the
 // functions below that use them need those instructions. Including xxhash.h here and nowhere else
@@ -64,10 +66,9 @@ const Implementation kLoops[] = {
 };
 
 bool Runs(Xxh3Loop loop) {
-  __builtin_cpu_init();
   switch (loop) {
-    case Xxh3Loop::kAvx512: return __builtin_cpu_supports("avx512f");
-    case Xxh3Loop::kAvx2: return __builtin_cpu_supports("avx2");
+    case Xxh3Loop::kAvx512: return Cpu().avx512f;
+    case Xxh3Loop::kAvx2: return Cpu().avx2;
     default: return true;  // SSE2 is part of x86-64
   }
 }

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstring>
 
+#include "base/cpu_features.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <nmmintrin.h>
 #define TW_CRC32C_X86 1
@@ -67,7 +69,7 @@ uint32_t Crc32cExtendPortable(uint32_t prefix_crc, const void *data, size_t size
 
 #if defined(TW_CRC32C_X86)
 
-bool HasHardwareCrc32c() { return __builtin_cpu_supports("sse4.2"); }
+bool HasHardwareCrc32c() { return Cpu().sse42; }
 
 __attribute__((target("sse4.2"))) uint32_t Crc32cExtendHardware(uint32_t prefix_crc, const void *data,
                                                                  size_t size) {

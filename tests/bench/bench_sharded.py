@@ -14,8 +14,11 @@ every rank / wall time:
   and torch.load + copy_ into the rank's tensors (what model.load_state_dict(torch.load(f)) does; like
   saver.restore it ends with the values in the live tensors). Repeated in one process, torch.load gets
   its tensors' memory back from the allocator: tensors up to 32 MiB (every bfloat16 one here) come from
-  glibc's heap without a page fault after the first run, larger ones are mapped afresh each time — a
-  restore at a job's start pays the faults (run with MALLOC_MMAP_THRESHOLD_=1048576 to measure that);
+  glibc's heap without a page fault after the first run, larger ones are mapped afresh each time;
+- restore at a job's start, as a job restores: for each repeat and contender a fresh job of 4 processes
+  builds its state (the model's own tensors, touched), then times one restore of a checkpoint written
+  beforehand (page cache warm, as for the repeated runs): saver.restore, torch.load, torch.load + copy_.
+  Best of the repeats; here torch.load's tensors are fresh memory and pay their page faults;
 - size: the checkpoint's files (index + parts) / raw bytes, and torch's files / raw bytes;
 - scaling: the save time of 1, 2 and 4 ranks holding the same total state (4 × 64 MiB) between them.
 Each line prints the anchor, trainwatch and their ratio, with rank 0's CPU time (all its threads) of
@@ -37,6 +40,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 import torch
 import torch.distributed as dist
@@ -45,7 +49,7 @@ import trainwatch as tw
 from trainwatch.distributed import TorchCollective
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from bench_checkpoint import best_of, fsync_path, model_state  # noqa: E402  (the shared generator)
+from bench_checkpoint import best_of, cpu_seconds, fsync_path, model_state  # noqa: E402  (the shared generator)
 
 RANKS = 4
 SAVE_TARGET = 1.3     # issue 15: sharded save >= 1.3x the per-rank torch.save baseline's throughput
@@ -159,9 +163,92 @@ def scaling(directory, dtype, mib, repeats, rank):
     return times
 
 
-def rank_main(rank, port, mib, repeats, disk):
+CONTENDERS_AT_START = ("trainwatch", "torch.load", "torch.load+copy_")
+
+
+def init_job(rank, port):
     dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=RANKS,
                             timeout=TIMEOUT)
+
+
+def start_files(work, rank):
+    return os.path.join(work, "model.ckpt"), os.path.join(work, f"shard{rank}.pt")
+
+
+def prepare_start(rank, port, mib, cells):
+    """A job that writes, for every cell's directory, the sharded checkpoint and every rank's torch file."""
+    init_job(rank, port)
+    for work, dtype in cells:
+        state = model_state(mib, dtype)
+        prefix, torch_path = start_files(work, rank)
+        tw.Saver(shards(state, rank, RANKS), max_to_keep=1, collective=TorchCollective()).save(prefix, global_step=1)
+        torch.save(state, torch_path)
+    dist.barrier()
+
+
+def restore_at_start(rank, port, mib, contender, work, dtype):
+    """A fresh job's one restore (rank 0 prints wall and CPU seconds, job-wide from barrier to barrier)."""
+    init_job(rank, port)
+    state = model_state(mib, dtype)  # the model, built: its tensors are touched memory
+    prefix, torch_path = start_files(work, rank)
+    if contender == "trainwatch":
+        saver = tw.Saver(shards(state, rank, RANKS), max_to_keep=1, collective=TorchCollective())
+        restore = lambda: saver.restore(prefix + "-1")  # noqa: E731
+    elif contender == "torch.load":
+        restore = lambda: torch.load(torch_path)  # noqa: E731
+    else:
+        def restore():
+            for name, value in torch.load(torch_path).items():
+                state[name].copy_(value)
+    dist.barrier()
+    cpu, start = cpu_seconds(), time.perf_counter()
+    restore()
+    dist.barrier()
+    wall = time.perf_counter() - start
+    if rank == 0:
+        print(json.dumps([wall, cpu_seconds() - cpu]), flush=True)
+    dist.barrier()
+
+
+def run_job(*args):
+    """Runs this file as a job of RANKS processes with `args`; rank 0's standard output."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    ranks = [subprocess.Popen([sys.executable, __file__, "--rank", str(rank), str(port)] + [str(a) for a in args],
+                              env=env, stdout=subprocess.PIPE if rank == 0 else subprocess.DEVNULL)
+             for rank in range(RANKS)]
+    output = ranks[0].communicate()[0]
+    codes = [rank.wait() for rank in ranks]
+    if any(codes):
+        sys.exit(f"a rank failed: exit codes {codes} ({args})")
+    return output
+
+
+def restores_at_start(mib, repeats, disk):
+    """{(where, dtype): {contender: (best wall s, CPU s)}}: contenders in turn, each in fresh jobs."""
+    cells = [(where, directory, dtype) for where, directory in (("tmpfs", "/dev/shm"), ("disk", disk))
+             for dtype in ("float32", "bfloat16")]
+    works = {(where, dtype): tempfile.mkdtemp(prefix="bench_sharded.start.", dir=directory)
+             for where, directory, dtype in cells}
+    try:
+        run_job("--prepare", mib, *[x for (_, dtype), work in works.items() for x in (work, dtype)])
+        best = {cell: {name: (float("inf"), 0.0) for name in CONTENDERS_AT_START} for cell in works}
+        for _ in range(repeats):
+            for cell, work in works.items():
+                for name in CONTENDERS_AT_START:
+                    wall, cpu = json.loads(run_job("--start", mib, name, work, cell[1]))
+                    if wall < best[cell][name][0]:
+                        best[cell][name] = (wall, cpu)
+        return best
+    finally:
+        for work in works.values():
+            shutil.rmtree(work, ignore_errors=True)
+
+
+def rank_main(rank, port, mib, repeats, disk):
+    init_job(rank, port)
     results = []
     for where, directory in (("tmpfs", "/dev/shm"), ("disk", disk)):
         for dtype in ("float32", "bfloat16"):
@@ -174,7 +261,7 @@ def rank_main(rank, port, mib, repeats, disk):
     dist.barrier()
 
 
-def report(cell, mib):
+def report(cell, mib, at_start):
     raw = cell["raw"]
 
     def gbs(seconds):
@@ -197,6 +284,10 @@ def report(cell, mib):
           + f"   commit {(ours - saves['parts alone'][0]) * 1e3:+.0f} ms")
     print(line("restore", "torch.load", restores["torch.load"], restores["trainwatch"], RESTORE_TARGET))
     print(line("restore", "torch.load+copy_", restores["torch.load+copy_"], restores["trainwatch"]))
+    start = at_start[(cell["where"], cell["dtype"])]
+    print(line("at start", "torch.load", start["torch.load"], start["trainwatch"], RESTORE_TARGET)
+          + "   (fresh jobs)")
+    print(line("at start", "torch.load+copy_", start["torch.load+copy_"], start["trainwatch"]) + "   (fresh jobs)")
     print(f"  size     torch/raw {cell['torch_bytes'] / raw:.3f}   trainwatch/raw {cell['ours_bytes'] / raw:.3f}   "
           f"ratio {cell['torch_bytes'] / cell['ours_bytes']:.2f}x (target trainwatch/raw <= "
           f"{SIZE_TARGETS[cell['dtype']]})")
@@ -210,26 +301,23 @@ def main():
     mib = int(sys.argv[1]) if len(sys.argv) > 1 else 64
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     disk = sys.argv[3] if len(sys.argv) > 3 else os.environ.get("TW_BENCH_DISK_DIR", "/var/tmp")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
     print(f"sharded checkpoints, {RANKS} ranks over Gloo, best of {repeats}; load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores at the start", flush=True)
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    ranks = [subprocess.Popen([sys.executable, __file__, "--rank", str(rank), str(port), str(mib), str(repeats), disk],
-                              env=env, stdout=subprocess.PIPE if rank == 0 else subprocess.DEVNULL)
-             for rank in range(RANKS)]
-    output = ranks[0].communicate()[0]
-    codes = [rank.wait() for rank in ranks]
-    if any(codes):
-        sys.exit(f"a rank failed: exit codes {codes}")
-    for cell in json.loads(output):
-        report(cell, mib)
+    cells = json.loads(run_job("--compare", mib, repeats, disk))
+    at_start = restores_at_start(mib, repeats, disk)
+    for cell in cells:
+        report(cell, mib, at_start)
     print(f"load average {os.getloadavg()[0]:.2f} at the end")
 
 
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "--rank":
-        rank_main(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6])
+        rank, port, mode, args = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+        if mode == "--compare":
+            rank_main(rank, port, int(args[0]), int(args[1]), args[2])
+        elif mode == "--prepare":
+            prepare_start(rank, port, int(args[0]), list(zip(args[1::2], args[2::2])))
+        else:
+            restore_at_start(rank, port, int(args[0]), args[1], args[2], args[3])
     else:
         main()

@@ -6,6 +6,7 @@
 #include <random>
 #include <vector>
 
+#include "base/cpu_features.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/plane_join.h"
 
@@ -27,15 +28,9 @@ constexpr uint8_t kGuard = 0xA5;
 
 // Whether `loop` has a kernel for 8-byte elements on this CPU: AVX-512 with VBMI.
 bool HandlesEightBytes(ckpt::JoinLoop loop) {
-#if defined(__x86_64__) && defined(__GNUC__)
-  __builtin_cpu_init();
-  const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  const bool best_is_avx512 = loop == ckpt::JoinLoop::kBest && avx512;
-  return (loop == ckpt::JoinLoop::kAvx512 || best_is_avx512) && avx512 && __builtin_cpu_supports("avx512vbmi");
-#else
-  (void)loop;
-  return false;
-#endif
+  const tw::CpuFeatures &cpu = tw::Cpu();
+  const bool avx512 = cpu.avx512f && cpu.avx512bw;
+  return (loop == ckpt::JoinLoop::kAvx512 || loop == ckpt::JoinLoop::kBest) && avx512 && cpu.avx512vbmi;
 }
 
 }  // namespace
