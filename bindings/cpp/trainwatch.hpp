@@ -693,11 +693,19 @@ class Options {
     const tw_tensor t = variable.c_tensor();
     const size_t ndim = static_cast<size_t>(t.ndim);
     if (global_shape.size() != ndim || offset.size() != ndim) {
-      throw Error(TW_INVALID_ARGUMENT, "shard '" + variable.name() + "' has " + std::to_string(ndim) +
-                                           " dimensions but global_shape has " + std::to_string(global_shape.size()) +
-                                           " and offset " + std::to_string(offset.size()));
+      const std::string message = "shard '" + variable.name() + "' has " + std::to_string(ndim) +
+                                  " dimensions but global_shape has " + std::to_string(global_shape.size()) +
+                                  " and offset " + std::to_string(offset.size());
+      record_error(TW_INVALID_ARGUMENT, message);  // sticky, as the library's own checks are
+      throw Error(TW_INVALID_ARGUMENT, message);
     }
     detail::call([&] { return tw_options_add_shard(options_, &t, global_shape.data(), offset.data()); });
+  }
+  // A registration that failed before reaching the library (a binding's own check): kept on the
+  // options, so that the session or saver created from them fails — in a job on every rank
+  // (tw_options_record_error).
+  void record_error(int code, const std::string &message) {
+    detail::call([&] { return tw_options_record_error(options_, static_cast<tw_status>(code), message.c_str()); });
   }
   void set_init_fn(InitFunction *fn) {
     detail::call([&] {

@@ -67,10 +67,11 @@ typedef enum tw_reduce_op {
  * rank (its message).
  *   1. Session creation (tw_monitored_session_create and the like), after begin on every hook:
  *      a. once per session, one allreduce_int64 (MAX) of 5 int64 that finds the chief, carries any
- *         rank's failed begin as an event slot (D1) and checks that every rank or none declares sharded
- *         variables (else creation fails on every rank with TW_INVALID_ARGUMENT, D17); only when a begin
- *         failed, a string from the lowest such rank (its message), and creation fails on every rank
- *         with that status;
+ *         rank's failure so far as an event slot (D1) — a failed registration of its variables (kept on
+ *         its options, tw_options_add_variable), a failed begin — and checks that every rank or none
+ *         declares sharded variables (else creation fails on every rank with TW_INVALID_ARGUMENT, D17);
+ *         only when a rank failed, a string from the lowest such rank (its message), and creation fails
+ *         on every rank with that status and "rank k of n: <its message>";
  *      b. the restore vote (D16): one `broadcast` from the chief of 2 int64 (its outcome as a
  *         tw_status, how many of its candidates its state file lists) and a string from the chief (its
  *         candidate checkpoints, one path per line, newest first; or its error message); then, for
@@ -98,7 +99,10 @@ typedef enum tw_reduce_op {
  * (it is one rank's work, D15). A collective operation that fails ends the call
  * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
  *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
- *      one `allreduce_int64` (MAX) preparing it, at the first save two more agreeing on the layout,
+ *      one `allreduce_int64` (MAX) preparing it (an event slot: the chief could not prepare the
+ *      directory, or a rank cannot save there), at the first save two more agreeing on the layout —
+ *      or, when a rank could not prepare, instead a string from the lowest such rank (its message) and
+ *      the save fails on every rank with "rank k of n: <its message>" —
  *      then, once this rank's part is written, one `allreduce_int64` (SUM, the vote) and one
  *      `allreduce_int64` (MAX) carrying the chief's commit outcome — or, when a rank could not write its
  *      part, instead a string from the lowest such rank (its message, which every rank's error quotes).
@@ -111,6 +115,9 @@ typedef enum tw_reduce_op {
  *      TW_OPT_CHECKPOINT_EVERY_N_SECS only the chief's clock counts, carried by the vote of 2 (D17).
  *      The preemption save (D10) is one of these saves, on every rank, after a string from the chief
  *      (the checkpoint prefix, empty for no save).
+ *   7. tw_saver_create_from_options with a collective, on every rank: one allreduce_int64 (MAX) of 1
+ *      int64, an event slot carrying a failed registration (D1); only when one failed, a string from
+ *      the lowest such rank, and every rank's creation fails with "rank k of n: <its message>".
  * Nothing else calls it: a job pays one allreduce of a few int64 per voted run.
  */
 typedef struct tw_collective {
@@ -147,7 +154,8 @@ TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const 
 
 /* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
  * parallelism), next to tw_options_add_variable's replicated variables. var is as for
- * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name); its shape is the box's
+ * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name; a failure is kept on
+ * the options, and the rank must still create its session or saver, which then fails on every rank); its shape is the box's
  * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
  * where the box starts in it. Every rank registers its own box of the same name, dtype and global
  * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
@@ -166,17 +174,23 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP and TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS (read now:
  * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
- * part, the chief commits (point 6 above: the same collective calls as a session's save). Without sharded
- * variables the collective is not used: it is tw_saver_create's saver over the variables, and only the
- * chief should save (as a session does). Without a collective (one process, or a rank restoring alone)
- * a shard restores, but saves only when it is its whole global tensor: else tw_saver_save fails with
- * TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only part of the tensor).
- * Its restores are this rank's alone, with a collective or without: each shard reads its own box
- * of the checkpoint's global tensor — from a sharded checkpoint written by any number of ranks in any
- * slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and none takes a
- * vote, so after a damaged part ranks may fall back to different checkpoints — a session's restore
- * votes (D16) so that every rank falls back together.
- * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED. */
+ * part, the chief commits (point 6 above: the same collective calls as a session's save). With a collective,
+ * creating the saver is itself a collective call (point 7 above): every rank creates its saver at the
+ * same point of its program — also a rank whose registration failed (tw_options_add_variable,
+ * tw_options_add_shard, tw_options_record_error), so that every rank's creation fails at once with that
+ * rank's status and "rank k of n: <its reason>" (D1) instead of the others waiting for it in the first
+ * save. Without sharded variables the collective is not used by saves: it is tw_saver_create's saver over
+ * the variables, and only the chief should save (as a session does). Without a collective (one process,
+ * or a rank restoring alone) a shard restores, but saves only when it is its whole global tensor: else
+ * tw_saver_save fails with TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only
+ * part of the tensor). Its restores are this rank's alone, with a collective or without: each shard reads
+ * its own box of the checkpoint's global tensor — from a sharded checkpoint written by any number of
+ * ranks in any slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and
+ * none takes a vote, so after a damaged part ranks may fall back to different checkpoints — a session's
+ * restore votes (D16) so that every rank falls back together.
+ * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED, a failed registration's status
+ * (this rank's or, with a collective, the lowest failing rank's), the collective's failures
+ * (TW_DEADLINE_EXCEEDED, TW_UNAVAILABLE, …). */
 TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
 
 #ifdef __cplusplus

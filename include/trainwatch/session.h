@@ -229,9 +229,24 @@ TW_NODISCARD TW_API tw_status tw_options_set_recoverable(tw_options *opts, tw_st
  * save and restore in place (zero copy). The view (name, shape, strides) is copied; the memory at
  * var->data is borrowed and must stay valid, and not move, for the life of every session created from
  * these options. Variables must be contiguous (strides NULL or row-major).
+ * A failed registration is sticky: the options keep the first one (status and message; a later call,
+ * successful or not, does not clear it), and creating a session or a saver from them fails with it. In a
+ * job of many ranks (trainwatch/distributed.h) a rank whose registration failed must still create its
+ * session (or tw_saver_create_from_options its saver) at the point where the other ranks do: that
+ * creation's first collective round carries the failure, and every rank's creation fails at once with
+ * the failing rank's status and "rank k of n: <its message>" (D1), instead of the others waiting out
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS.
  * Errors: TW_INVALID_ARGUMENT (NULL, bad struct_size/dtype/shape, non-contiguous, NULL data with
  * elements, empty name, the reserved name "global_step"), TW_ALREADY_EXISTS (the name is taken). */
 TW_NODISCARD TW_API tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var);
+
+/* Records a failure of this rank's registration that happened before anything reached the library (a
+ * binding's own check of an array or a shard's shape, the caller's own preparation of a buffer), as a
+ * failed tw_options_add_variable does: sticky, the first failure kept, and the session or saver created
+ * from `opts` fails with `code` and `message` — in a job, on every rank (D1; see tw_options_add_variable).
+ * message may be NULL (then the status's name is the message); it is copied.
+ * Errors: TW_INVALID_ARGUMENT (opts NULL; code TW_OK or not a tw_status). On error nothing is recorded. */
+TW_NODISCARD TW_API tw_status tw_options_record_error(tw_options *opts, tw_status code, const char *message);
 
 /* Scaffold(init_fn=…): the chief calls init_fn when it restored nothing, on first creation and after
  * every recovery that restores nothing — TF's init_fn(scaffold, session). A non-OK return fails the
@@ -364,7 +379,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
  * a chief's checkpoint directory is in use by another writer — another process or session holds its
  * lock), any status a hook's
- * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait).
+ * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),
+ * a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
+ * rank's, D1).
  * On error nothing is created and every hook that ran begin has heard on_error. */
 TW_NODISCARD TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
                                                           tw_hook *const *hooks, size_t n_hooks);
@@ -392,7 +409,8 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
  * worker runs `hooks` only and waits for readiness (T5) — except in a job with a collective and sharded
  * variables (trainwatch/distributed.h), where every rank also runs CheckpointSaverHook, synchronously,
  * writing its part of each checkpoint. Errors: as tw_monitored_session_create, plus
- * the hooks' constructor errors. */
+ * the hooks' constructor errors (in a job, one rank's — the chief's summary options, say — fails every
+ * rank's creation with "rank k of n: <its message>", D1). */
 TW_NODISCARD TW_API tw_status tw_monitored_training_session_create(tw_session **out, const tw_options *opts,
                                                                    tw_hook *const *hooks, size_t n_hooks,
                                                                    tw_hook *const *chief_only_hooks,

@@ -80,7 +80,7 @@ tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts) {
     TW_CHECK_ARG(out, "out");
     TW_CHECK_ARG(opts, "opts");
     std::unique_ptr<tw_saver> saver(new tw_saver());
-    TW_RETURN_IF_ERROR(ckpt::Saver::Create(opts->variables, tw::SaverOptionsOf(*opts), &saver->saver));
+    TW_RETURN_IF_ERROR(tw::CreateSaverOf(*opts, &saver->saver));
     *out = saver.release();
     return Status();
   });

@@ -28,7 +28,7 @@ tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int
                                const int64_t *offset) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
-    return opts->AddShard(var, global_shape, offset);
+    return opts->RecordError(opts->AddShard(var, global_shape, offset));
   });
 }
 

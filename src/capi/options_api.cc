@@ -1,4 +1,5 @@
 // extern "C" shims for the options part of trainwatch/session.h.
+#include <cstring>
 #include <memory>
 
 #include "capi/guard.h"
@@ -97,7 +98,18 @@ tw_status tw_options_set_recoverable(tw_options *opts, tw_status status, int rec
 tw_status tw_options_add_variable(tw_options *opts, const tw_tensor *var) {
   return Guard([&] {
     TW_CHECK_ARG(opts, "opts");
-    return opts->AddVariable(var);
+    return opts->RecordError(opts->AddVariable(var));
+  });
+}
+
+tw_status tw_options_record_error(tw_options *opts, tw_status code, const char *message) {
+  return Guard([&] {
+    TW_CHECK_ARG(opts, "opts");
+    if (code == TW_OK || std::strcmp(tw::StatusName(code), "TW_UNKNOWN_STATUS") == 0) {
+      return tw::Errorf(TW_INVALID_ARGUMENT, "code must be a failing tw_status, got %d", static_cast<int>(code));
+    }
+    (void)opts->RecordError(Status(code, message != nullptr ? message : tw::StatusName(code)));
+    return Status();
   });
 }
 

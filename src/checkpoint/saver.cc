@@ -19,6 +19,7 @@
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
+#include "distributed/shared_failure.h"
 
 namespace tw {
 namespace checkpoint {
@@ -193,23 +194,23 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   if (!prepared_before) {
     Status prepared = checked;
     if (prepared.ok() && options_.chief) prepared = PrepareSave(dir, checkpoint);
-    int64_t job_prepared = prepared.code();
+    // A failure slot (distributed/shared_failure.h): every rank learns which rank could not prepare or
+    // save there, and why.
+    int64_t job_prepared = FailureSlot(collective, prepared);
+    const std::string preparing = "preparing checkpoint " + checkpoint;
     if (shard_layout_ == nullptr) {  // the first save: the outcome travels with the layout's first round
       auto layout = std::make_unique<ShardLayout>();
       TW_RETURN_IF_ERROR(AgreeShardLayout(variables_, options_.shards, collective, timeout, options_.chief,
                                           &job_prepared, layout.get()));
-      if (job_prepared == TW_OK) shard_layout_ = std::move(layout);
+      if (job_prepared == 0) shard_layout_ = std::move(layout);
     } else {
       std::vector<int64_t> ready = {job_prepared};
-      TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, "preparing checkpoint " + checkpoint));
+      TW_RETURN_IF_ERROR(collective.Allreduce(&ready, TW_REDUCE_MAX, timeout, preparing));
       job_prepared = ready[0];
     }
-    if (!prepared.ok()) return prepared;
-    if (job_prepared != TW_OK) {
-      return Status(static_cast<tw_status>(job_prepared),
-                    "checkpoint " + checkpoint + " not saved: the chief could not prepare the directory, or a " +
-                        "rank could not save there (" + tw::StatusName(static_cast<tw_status>(job_prepared)) + ")");
-    }
+    Status failure;
+    TW_RETURN_IF_ERROR(ShareFailure(collective, timeout, job_prepared, prepared.message(), preparing, &failure));
+    if (!failure.ok()) return failure.WithPrefix("checkpoint " + checkpoint + " not saved: ");
   }
   ShardedSave save{shard_layout_.get(), &collective, timeout, options_.chief, nullptr, checked};
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };

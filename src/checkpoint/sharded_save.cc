@@ -98,7 +98,7 @@ Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<
       signature, -signature, box_values, -box_values, chief ? rank : -1, chief ? -rank : INT64_MIN + 1, *prepared};
   TW_RETURN_IF_ERROR(collective.Allreduce(&agree, TW_REDUCE_MAX, timeout_secs, "agreeing on the sharded variables"));
   *prepared = agree[6];
-  if (*prepared != TW_OK) return Status();
+  if (*prepared != 0) return Status();
   if (agree[0] != -agree[1] || agree[2] != -agree[3]) {
     return Status(TW_INVALID_ARGUMENT,
                   "the ranks declare different checkpoint variables (names, dtypes, which are sharded, or global "

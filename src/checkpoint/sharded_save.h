@@ -32,10 +32,11 @@ struct ShardLayout {
 // the replicated variables), and the boxes must tile every global tensor: TW_INVALID_ARGUMENT naming
 // the difference otherwise (on every rank alike). The gathering also counts the ranks sharing this
 // rank's machine, for the threads each may use. Collective failures as Collective's.
-// `*prepared` is this rank's tw_status of preparing the save (the chief's preparation of the directory;
-// TW_OK on the others), MAX-reduced in the first round — a saver's first save needs no round of its
-// own for it — and set to the job's; when it is not TW_OK the agreement ends there on every rank (TW_OK
-// returned, `layout` untouched) and the caller reports it.
+// `*prepared` is this rank's failure slot (distributed/shared_failure.h) of preparing the save (the
+// chief's preparation of the directory, any rank's check of its path; 0 when it went well), MAX-reduced
+// in the first round — a saver's first save needs no round of its own for it — and set to the job's;
+// when it is not 0 the agreement ends there on every rank (TW_OK returned, `layout` untouched) and the
+// caller shares the failing rank's message (ShareFailure) and reports it.
 Status AgreeShardLayout(const std::vector<TensorRef> &variables, const std::map<std::string, ShardSpec> &shards,
                         const Collective &collective, double timeout_secs, bool chief, int64_t *prepared,
                         ShardLayout *layout);

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "distributed/shared_failure.h"
+
 namespace tw {
 namespace {
 
@@ -10,43 +12,18 @@ constexpr size_t kStop = 0, kPreempt = 1, kRollback = 2, kRecoverable = 3, kFail
                  kNegStep = 7;
 constexpr size_t kSlots = 6, kSlotsWithStep = 8;
 
-int64_t Event(int32_t rank, int32_t world_size, tw_status code) {
-  return (static_cast<int64_t>(world_size - rank) << 32) | static_cast<int64_t>(static_cast<uint32_t>(code));
-}
-int32_t EventRank(int64_t value, int32_t world_size) { return world_size - static_cast<int32_t>(value >> 32); }
-tw_status EventCode(int64_t value) { return static_cast<tw_status>(static_cast<uint32_t>(value & 0xFFFFFFFF)); }
-
-std::string RankPrefix(int32_t rank, int32_t world_size) {
-  return "rank " + std::to_string(rank) + " of " + std::to_string(world_size) + ": ";
-}
-
-// The message of the rank that reported `value`, to every rank (one broadcast, only on this path).
-Status ShareMessage(const Collective &collective, double timeout_secs, int64_t value, const std::string &mine,
-                    const std::string &what, std::string *out) {
-  const int32_t origin = EventRank(value, collective.world_size());
-  std::string text = collective.rank() == origin ? mine : std::string();
-  TW_RETURN_IF_ERROR(collective.BroadcastString(&text, origin, timeout_secs,
-                                                what + ", sharing rank " + std::to_string(origin) + "'s message"));
-  *out = RankPrefix(origin, collective.world_size()) + text;
-  return Status();
-}
-
 }  // namespace
 
 namespace vote_internal {
 
 void Fill(const Collective &collective, const Ballot &ballot, std::vector<int64_t> *out) {
-  const int32_t rank = collective.rank();
-  const int32_t world = collective.world_size();
   std::vector<int64_t> &votes = *out;
   votes.assign(ballot.with_step ? kSlotsWithStep : kSlots, 0);
   votes[kStop] = ballot.stop ? 1 : 0;
   votes[kPreempt] = ballot.preempt ? 1 : 0;
   votes[kSave] = ballot.save ? 1 : 0;
-  votes[kRollback] = ballot.rollback ? Event(rank, world, TW_OK) : 0;
-  if (!ballot.failure.ok()) {
-    votes[ballot.recoverable ? kRecoverable : kFailure] = Event(rank, world, ballot.failure.code());
-  }
+  votes[kRollback] = ballot.rollback ? RankSlot(collective, TW_OK) : 0;
+  votes[ballot.recoverable ? kRecoverable : kFailure] = FailureSlot(collective, ballot.failure);
   if (ballot.with_step) {
     votes[kStep] = ballot.step;
     votes[kNegStep] = ballot.step == INT64_MIN ? INT64_MAX : -ballot.step;
@@ -59,21 +36,18 @@ bool NeedsMessage(const std::vector<int64_t> &votes) {
 
 Status Read(const Collective &collective, double timeout_secs, const Ballot &ballot, const std::vector<int64_t> &votes,
             const std::string &what, Verdict *out) {
-  const int32_t world = collective.world_size();
   Verdict verdict;
   verdict.stop = votes[kStop] != 0;
   verdict.preempt = votes[kPreempt] != 0;
   verdict.save = votes[kSave] != 0;
   const int64_t failed = votes[kFailure] != 0 ? votes[kFailure] : votes[kRecoverable];
   if (failed != 0) {
-    std::string message;
-    TW_RETURN_IF_ERROR(ShareMessage(collective, timeout_secs, failed, ballot.failure.message(), what, &message));
-    verdict.status = Status(EventCode(failed), message);
+    TW_RETURN_IF_ERROR(ShareFailure(collective, timeout_secs, failed, ballot.failure.message(), what, &verdict.status));
     verdict.recoverable = votes[kFailure] == 0;
   } else if (votes[kRollback] != 0) {
-    verdict.rollback_rank = EventRank(votes[kRollback], world);
-    TW_RETURN_IF_ERROR(ShareMessage(collective, timeout_secs, votes[kRollback], ballot.rollback_reason, what,
-                                    &verdict.rollback_reason));
+    verdict.rollback_rank = SlotRank(collective, votes[kRollback]);
+    TW_RETURN_IF_ERROR(ShareRankMessage(collective, timeout_secs, votes[kRollback], ballot.rollback_reason, what,
+                                        &verdict.rollback_reason));
   }
   if (ballot.with_step) {
     verdict.max_step = votes[kStep];

@@ -1,7 +1,8 @@
 // The vote that ends a run (or a session creation) on every rank of a job: one allreduce (MAX) of a
 // few int64, then — only when a rank failed, must recover or asks for a rollback — one broadcast of
-// that rank's message. Each event slot holds (world_size - rank) << 32 | status code, so that MAX
-// picks the lowest rank that reported it, and every rank reads the same verdict.
+// that rank's message. Each event slot holds (world_size - rank) << 32 | status code
+// (distributed/shared_failure.h), so that MAX picks the lowest rank that reported it, and every rank
+// reads the same verdict.
 #ifndef TRAINWATCH_DISTRIBUTED_VOTE_H
 #define TRAINWATCH_DISTRIBUTED_VOTE_H
 

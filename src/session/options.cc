@@ -1,6 +1,7 @@
 #include "session/options.h"
 
 #include "base/enum_bits.h"
+#include "distributed/shared_failure.h"
 #include "trainwatch/hooks.h"
 
 #include <cmath>
@@ -136,6 +137,27 @@ checkpoint::SaverOptions SaverOptionsOf(const Options &options) {
   return saver;
 }
 
+Status CreateSaverOf(const Options &options, std::unique_ptr<checkpoint::Saver> *out) {
+  checkpoint::SaverOptions saver_options = SaverOptionsOf(options);
+  Status local = options.registration;
+  std::unique_ptr<checkpoint::Saver> saver;
+  if (local.ok()) local = checkpoint::Saver::Create(options.variables, saver_options, &saver);
+  if (const Collective *collective = options.collective.get()) {
+    // The job's first round for this saver (D1, D17): a rank whose registration failed (it may not even
+    // know the job is sharded) fails every rank's creation, instead of leaving the others waiting in the
+    // first save.
+    const double timeout = saver_options.collective_timeout_secs;
+    std::vector<int64_t> slot = {FailureSlot(*collective, local)};
+    TW_RETURN_IF_ERROR(collective->Allreduce(&slot, TW_REDUCE_MAX, timeout, "creating the saver"));
+    Status failure;
+    TW_RETURN_IF_ERROR(ShareFailure(*collective, timeout, slot[0], local.message(), "creating the saver", &failure));
+    TW_RETURN_IF_ERROR(failure);
+  }
+  TW_RETURN_IF_ERROR(local);
+  *out = std::move(saver);
+  return Status();
+}
+
 }  // namespace tw
 
 using tw::Errorf;
@@ -245,6 +267,11 @@ Status tw_options::SetRecoverable(tw_status status, bool is_recoverable) {
     recoverable.erase(status);
   }
   return Status();
+}
+
+Status tw_options::RecordError(const Status &failure) {
+  if (registration.ok()) registration = failure;
+  return failure;
 }
 
 Status tw_options::AddVariable(const tw_tensor *in) {

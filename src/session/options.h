@@ -63,6 +63,10 @@ struct tw_options {
   tw::Status AddVariable(const tw_tensor *var);
   // A variable holding one box of a global tensor sharded across ranks (trainwatch/distributed.h).
   tw::Status AddShard(const tw_tensor *var, const int64_t *global_shape, const int64_t *offset);
+  // Keeps `failure` in `registration` unless one is kept already; returns it. The C entry points pass
+  // every registration's outcome through it (sticky, as tw_options_add_variable documents), and
+  // tw_options_record_error a binding's own failure.
+  tw::Status RecordError(const tw::Status &failure);
 
   std::map<tw_option, int64_t> ints;
   std::map<tw_option, double> doubles;
@@ -71,6 +75,7 @@ struct tw_options {
   std::set<tw_status> recoverable;
   std::vector<tw::TensorRef> variables;
   std::map<std::string, tw::checkpoint::ShardSpec> shards;  // by variable name; absent: replicated
+  tw::Status registration;  // the first failed registration (RecordError); OK when none failed
   std::shared_ptr<tw::UserCallback<tw_init_fn>> init_fn;
   std::shared_ptr<tw::UserCallback<tw_ready_fn>> ready_fn;
   std::shared_ptr<const tw::Collective> collective;  // nullptr: a single process
@@ -92,6 +97,11 @@ bool IsShardedJob(const Options &options);
 // What a saver of a session created from `options` follows: retention, the collective, the shards, the
 // chief, the collective's timeout (the session's own saver and tw_saver_create_from_options).
 checkpoint::SaverOptions SaverOptionsOf(const Options &options);
+
+// tw_saver_create_from_options: a saver over the options' variables with SaverOptionsOf. With a
+// collective, one round on every rank first (a failure slot, D1/D17): a rank whose registration failed
+// (options.registration) makes every rank's creation fail with "rank R of N: <its reason>".
+Status CreateSaverOf(const Options &options, std::unique_ptr<checkpoint::Saver> *out);
 }  // namespace tw
 
 #endif  // TRAINWATCH_SESSION_OPTIONS_H

@@ -147,18 +147,21 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
                           tw_session **out) {
   std::unique_ptr<tw_session> session(new tw_session(options, recoverable));
   const Entry entry(*session);  // hooks and init/ready functions see the session: no destroy from them
-  TW_RETURN_IF_ERROR(session->CreateSaver(options));
-  TW_RETURN_IF_ERROR(session->ClaimHooks(hooks, hook_count));
-  if (session->watch_preemption_) TW_RETURN_IF_ERROR(tw::PreemptionSignals::Acquire(&session->preemption_signals_));
-  if (session->restore_via_broadcast_ && tw::IsShardedJob(options)) {
-    return Status(TW_INVALID_ARGUMENT,
-                  "TW_OPT_RESTORE_VIA_BROADCAST cannot restore sharded variables (each rank holds other rows of "
-                  "them): every rank of a sharded job reads its own rows (D16)");
+  // What fails on this rank alone before the job's first collective round — a failed registration of
+  // the variables (sticky on the options), the saver, the hooks — goes into that round (D1), so that no
+  // other rank is left waiting for this one.
+  Status begun = options.registration;
+  if (begun.ok()) begun = session->CreateSaver(options);
+  if (begun.ok()) begun = session->ClaimHooks(hooks, hook_count);
+  if (begun.ok() && session->watch_preemption_) begun = tw::PreemptionSignals::Acquire(&session->preemption_signals_);
+  if (begun.ok() && session->restore_via_broadcast_ && tw::IsShardedJob(options)) {
+    begun = Status(TW_INVALID_ARGUMENT,
+                   "TW_OPT_RESTORE_VIA_BROADCAST cannot restore sharded variables (each rank holds other rows of "
+                   "them): every rank of a sharded job reads its own rows (D16)");
   }
 
   // H6: begin on every hook before the session exists. In a job every rank learns whether any rank's
   // begin failed (the chief's directory lock, for one), so none is left waiting for it (D1).
-  Status begun;
   size_t begun_hooks = 0;
   while (begun.ok() && begun_hooks < session->hooks_.size()) begun = session->hooks_[begun_hooks++]->Begin(*session);
   if (session->collective_ != nullptr) {

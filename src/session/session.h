@@ -111,7 +111,8 @@ struct tw_session {
   // the chief initializes (or restores alone to broadcast, D13) and every rank takes its state; the
   // hooks' after_create_session, then a vote.
   tw::Status CreateAgreed();
-  // D1, after begin on every hook: finds the chief and shares any rank's failed begin (`begun`).
+  // D1, after begin on every hook: finds the chief and shares any rank's failure so far (`begun`: a failed
+  // registration, saver, hook claim or begin), before the other checks.
   tw::Status FindChief(const tw::Status &begun);
   // The chief's `outcome` of its restore (or `path` restored, "" for initialized) → every rank (D2);
   // a rank that restored by the vote (D16) checks it holds the chief's step. *local starts as this

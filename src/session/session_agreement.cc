@@ -8,6 +8,7 @@
 #include "checkpoint/async_saver.h"
 #include "checkpoint/path.h"
 #include "checkpoint/saver.h"
+#include "distributed/shared_failure.h"
 #include "distributed/vote.h"
 #include "session/session.h"
 
@@ -38,19 +39,23 @@ void tw_session::RequestAgreedRollback(std::string reason) {
 }
 
 // D1: exactly one chief, found once per session (TW_OPT_IS_CHIEF may name any rank), in the same
-// allreduce as any rank's failed begin: a slot holding (world_size - rank) << 32 | status code, as the
-// vote's event slots do, so MAX picks the lowest failing rank, whose message every rank then receives.
+// allreduce as any rank's failure before it — a failed registration of its variables, a failed begin —
+// in a failure slot (distributed/shared_failure.h): the lowest failing rank's message reaches every rank.
+// A failure comes first: a rank that failed may declare anything (no shard, when its shard's
+// registration is what failed).
 Status tw_session::FindChief(const Status &begun) {
   const int64_t rank = collective_->rank();
-  const int32_t world = collective_->world_size();
-  const int64_t failed =
-      begun.ok() ? 0 : (static_cast<int64_t>(world - rank) << 32) | static_cast<uint32_t>(begun.code());
   // Whether this rank declares sharded variables, as x and -x: every rank or none must (D17), or the
   // ranks would make different collective calls at every save.
   const int64_t sharded = sharded_job_ ? 1 : 0;
-  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX, failed, sharded, -sharded};
-  TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_,
-                                                      "at session creation, finding the chief")));
+  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX,
+                                 tw::FailureSlot(*collective_, begun), sharded, -sharded};
+  const std::string what = "at session creation, finding the chief";
+  TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_, what)));
+  Status failure;
+  TW_RETURN_IF_ERROR(
+      Exchanged(tw::ShareFailure(*collective_, collective_timeout_secs_, chiefs[2], begun.message(), what, &failure)));
+  TW_RETURN_IF_ERROR(failure);
   const int64_t highest = chiefs[0];
   const int64_t lowest = -chiefs[1];
   if (highest < 0) {
@@ -67,15 +72,6 @@ Status tw_session::FindChief(const Status &begun) {
                   "registers its box of every sharded variable (an empty one when it holds none of its rows)",
                   static_cast<long long>(rank), sharded != 0 ? "sharded variables" : "no sharded variable",
                   sharded != 0 ? "none" : "some");
-  }
-  if (chiefs[2] != 0) {
-    const int32_t origin = world - static_cast<int32_t>(chiefs[2] >> 32);
-    std::string text = rank == origin ? begun.message() : std::string();
-    TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(
-        &text, origin, collective_timeout_secs_,
-        "at session creation, sharing rank " + std::to_string(origin) + "'s failed begin")));
-    return Errorf(static_cast<tw_status>(static_cast<uint32_t>(chiefs[2] & 0xFFFFFFFF)), "rank %d of %d: %s", origin,
-                  world, text.c_str());
   }
   chief_rank_ = static_cast<int32_t>(highest);
   return Status();

@@ -68,6 +68,43 @@ Status AddCheckpointSaver(const Options &options, bool is_chief, HookList *list)
   return Status();
 }
 
+// The hooks MonitoredTrainingSession adds before the user's (T6), in TF's order.
+Status AddDefaultHooks(const Options &options, bool is_chief, Hook *const *chief_only_hooks, size_t chief_only_count,
+                       HookList *list) {
+  if (is_chief) {  // T6
+    list->Add(chief_only_hooks, chief_only_count);
+    const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
+    const std::string *summary_dir = options.String(TW_OPT_SUMMARY_DIR);
+    if (summary_dir == nullptr) summary_dir = checkpoint_dir;  // T7
+
+    const int64_t log_step_count_steps = options.Int64(TW_OPT_STEP_COUNT_EVERY_N_STEPS);
+    if (summary_dir != nullptr && log_step_count_steps > 0) {
+      StepCounterConfig config;
+      config.every.steps = log_step_count_steps;
+      config.output_dir = *summary_dir;
+      Hook *hook = nullptr;
+      TW_RETURN_IF_ERROR(NewStepCounterHook(std::move(config), &hook));
+      list->Adopt(hook);
+    }
+    const Frequency summaries =
+        ResolveFrequency(options, TW_OPT_SUMMARY_EVERY_N_SECS, TW_OPT_SUMMARY_EVERY_N_STEPS, {std::nullopt, 100});  // T1
+    if (summary_dir != nullptr && summaries.any_positive()) {
+      SummarySaverConfig config;
+      config.every.secs = summaries.secs;
+      config.every.steps = summaries.steps;
+      config.output_dir = *summary_dir;
+      Hook *hook = nullptr;
+      TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
+      list->Adopt(hook);
+    }
+    if (!IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, list));
+  }
+  // A sharded job's checkpoint needs every rank's part: every rank saves, at the same steps (the
+  // checkpoint frequency is set alike on every rank), or the others would wait in the vote.
+  if (IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, list));
+  return Status();
+}
+
 }  // namespace
 
 Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks, size_t hook_count,
@@ -82,37 +119,16 @@ Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks
   }
   const bool is_chief = IsChief(options);  // D11: rank 0 in a job, unless TW_OPT_IS_CHIEF says otherwise
   HookList list;
-  if (is_chief) {  // T6
-    list.Add(chief_only_hooks, chief_only_count);
-    const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
-    const std::string *summary_dir = options.String(TW_OPT_SUMMARY_DIR);
-    if (summary_dir == nullptr) summary_dir = checkpoint_dir;  // T7
-
-    const int64_t log_step_count_steps = options.Int64(TW_OPT_STEP_COUNT_EVERY_N_STEPS);
-    if (summary_dir != nullptr && log_step_count_steps > 0) {
-      StepCounterConfig config;
-      config.every.steps = log_step_count_steps;
-      config.output_dir = *summary_dir;
-      Hook *hook = nullptr;
-      TW_RETURN_IF_ERROR(NewStepCounterHook(std::move(config), &hook));
-      list.Adopt(hook);
-    }
-    const Frequency summaries =
-        ResolveFrequency(options, TW_OPT_SUMMARY_EVERY_N_SECS, TW_OPT_SUMMARY_EVERY_N_STEPS, {std::nullopt, 100});  // T1
-    if (summary_dir != nullptr && summaries.any_positive()) {
-      SummarySaverConfig config;
-      config.every.secs = summaries.secs;
-      config.every.steps = summaries.steps;
-      config.output_dir = *summary_dir;
-      Hook *hook = nullptr;
-      TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
-      list.Adopt(hook);
-    }
-    if (!IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
+  Status made = options.registration;
+  if (made.ok()) made = AddDefaultHooks(options, is_chief, chief_only_hooks, chief_only_count, &list);
+  if (!made.ok()) {
+    // This rank failed before the job's first collective round (its registration of the variables, a
+    // hook it cannot make — the chief's summary directory): no hook runs, and in a job its session's
+    // creation still takes part in that round, so that every rank fails with this rank's reason (D1).
+    if (options.collective == nullptr) return made;
+    (void)session_options.RecordError(made);
+    return Session::Create(session_options, nullptr, 0, /*recoverable=*/true, out);
   }
-  // A sharded job's checkpoint needs every rank's part: every rank saves, at the same steps (the
-  // checkpoint frequency is set alike on every rank), or the others would wait in the vote.
-  if (IsShardedJob(options)) TW_RETURN_IF_ERROR(AddCheckpointSaver(options, is_chief, &list));
   list.Add(hooks, hook_count);  // T5: a worker gets the user's hooks only
   return Session::Create(session_options, list.all().data(), list.all().size(), /*recoverable=*/true, out);  // T8
 }

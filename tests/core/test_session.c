@@ -518,7 +518,13 @@ static void variables_and_patterns(void **state) {
   var.ndim = 2;
   var.shape = shape;
   assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
-  assert_int_equal(tw_options_add_variable(opts, &var), TW_ALREADY_EXISTS);
+  tw_options *twice = fast_options();
+  assert_int_equal(tw_options_add_variable(twice, &var), TW_OK);
+  assert_int_equal(tw_options_add_variable(twice, &var), TW_ALREADY_EXISTS);
+  /* The failed registration stays on the options: a session from them fails with it. */
+  assert_int_equal(tw_monitored_session_create(&s, twice, NULL, 0), TW_ALREADY_EXISTS);
+  assert_null(s);
+  tw_options_destroy(twice);
   assert_int_equal(tw_hook_create(&hook, "vars", &cb, &probe), TW_OK);
   assert_int_equal(tw_monitored_session_create(&s, opts, &hook, 1), TW_OK);
   tw_options_destroy(opts); /* the session copied what it needs */

@@ -528,16 +528,16 @@ static tw_saver *hold_other_dir(const job *j, float *w) {
   return holder;
 }
 
-/* Save k of the series went into the held directory: it failed on every rank — the chief's own error,
- * the others naming the chief — and left nothing there; every other save succeeded. */
+/* Save k of the series went into the held directory: it failed on every rank with the chief's reason,
+ * naming the chief (D17) — and left nothing there; every other save succeeded. */
 static void expect_held_save_failed(const job *j, const series *se, int k) {
   for (int rank = 0; rank < kRanks; ++rank) {
     for (int other = 0; other < kSeries; ++other) {
       if (other != k && se->status[rank][other] != TW_OK)
         fail_msg("rank %d: save %d: %d: %s", rank, other, se->status[rank][other], se->message[rank]);
     }
-    const char *needle = rank == 0 ? "is in use" : "the chief could not prepare the directory";
-    if (se->status[rank][k] != TW_FAILED_PRECONDITION || strstr(se->message[rank], needle) == NULL)
+    if (se->status[rank][k] != TW_FAILED_PRECONDITION || strstr(se->message[rank], "rank 0 of 4: ") == NULL ||
+        strstr(se->message[rank], "is in use") == NULL)
       fail_msg("rank %d: save into a held directory: %d: %s", rank, se->status[rank][k], se->message[rank]);
   }
   char path[400];
@@ -576,19 +576,20 @@ static void run_series_with_one_held_save(const char *name, int held, const long
 
 /* The chief failing to prepare a save (another writer holds the directory's lock: two jobs in one
  * directory) fails it on every rank before any part is written and commits nothing there: one round,
- * the preparation's; the next save, into the saver's own directory, prepares again (3 operations:
- * prepare, vote, outcome) and commits. */
+ * the preparation's, then the chief's message (a string: 2 broadcasts); the next save, into the saver's
+ * own directory, prepares again (3 operations: prepare, vote, outcome) and commits. */
 static void the_chief_failing_to_prepare_commits_nothing(void **state) {
   (void)state;
-  const long operations[kSeries] = {4, 1, 3};
+  const long operations[kSeries] = {4, 3, 3};
   run_series_with_one_held_save("prepare", 1, operations);
 }
 
 /* The same on a saver's first save, whose preparation travels with the layout's first round: that
- * round alone is taken (1 operation), and the next save agrees on the layout and commits (4). */
+ * round and the chief's message are taken (3 operations), and the next save agrees on the layout and
+ * commits (4). */
 static void a_first_save_the_chief_cannot_prepare_commits_nothing(void **state) {
   (void)state;
-  const long operations[kSeries] = {1, 4, 2};
+  const long operations[kSeries] = {3, 4, 2};
   run_series_with_one_held_save("first", 0, operations);
 }
 
@@ -596,8 +597,8 @@ static void a_first_save_the_chief_cannot_prepare_commits_nothing(void **state) 
  * ranks write, and it removes files of the directory; or another process touches the directory) is
  * caught by the chief before it writes the index: the save fails on every rank with the chief's reason,
  * the previous checkpoint stays the latest, and the next save commits. Here rank 1's part of step 2
- * grows by a byte once the chief has heard the vote (its 5th operation: 4 for the first save, then the
- * vote). */
+ * grows by a byte once the chief has heard the vote (its 6th operation: 1 creating the saver, 4 for the
+ * first save, then the vote). */
 typedef struct grow_part {
   char path[400];
   int grown;
@@ -617,7 +618,7 @@ static void a_part_changed_before_the_commit_commits_nothing(void **state) {
   make_job(&j, "changed");
   grow_part g = {.grown = 0};
   part_path(g.path, sizeof g.path, &j, 2, 1);
-  thread_world_after(j.world, 0, 5, grow_part_file, &g);
+  thread_world_after(j.world, 0, 6, grow_part_file, &g);
   series se = {.step = {1, 2, 3}};
   j.series = &se;
   assert_int_equal(thread_world_run(j.world, series_rank, &j), 0);

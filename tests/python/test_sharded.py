@@ -51,14 +51,16 @@ def test_shard_offset_int_means_rows_and_tuple_is_kept():
     assert tw.Shard(rows, (8, 4), 2).offset == (2, 0)
     assert tw.Shard(rows, [8, 4], (2, 0)).global_shape == (8, 4)
     assert tw.Shard(rows, (8, 4), np.int64(6)).offset == (6, 0)
+    # checked when registered (in a job, where every rank hears of it: D1), by a Saver or a session
     with pytest.raises(TypeError, match="global_shape"):
-        tw.Shard(rows, 8, 0)
+        tw.Saver({"w": tw.Shard(rows, 8, 0)})
     with pytest.raises(TypeError, match="offset"):
-        tw.Shard(rows, (8, 4), (2.5, 0))
+        tw.Saver({"w": tw.Shard(rows, (8, 4), (2.5, 0))})
     with pytest.raises(ValueError, match="global_shape must hold int64"):  # not SWIG's conversion error
-        tw.Shard(rows, (2**70, 4), 0)
+        tw.MonitoredTrainingSession(variables={"w": tw.Shard(rows, (2**70, 4), 0)}, save_summaries_steps=None,
+                                    log_step_count_steps=None)
     with pytest.raises(ValueError, match="offset must hold int64"):
-        tw.Shard(rows, (8, 4), 2**63)
+        tw.Saver({"w": tw.Shard(rows, (8, 4), 2**63)})
 
 
 @pytest.mark.parametrize("make", [lambda: np.arange(8, dtype=np.float16).reshape(2, 4),
@@ -109,14 +111,18 @@ def test_a_saver_without_collective_saves_a_shard_that_is_its_whole_tensor(tmp_p
 
 
 class SecondRank(distributed.Collective):
-    """Rank 1 of a job of 2, for a saver that makes no collective call."""
+    """Rank 1 of a job of 2, for a saver that makes no collective call but its creation's (D1: one
+    allreduce in which no rank reports a failure)."""
 
     rank, world_size = 1, 2
 
     def allreduce_int64(self, values, op, timeout):
-        raise AssertionError("a saver without Shards makes no collective call")
+        assert list(values) == [0], "a saver without Shards makes no collective call but its creation's"
 
-    broadcast = barrier = allreduce_int64
+    def broadcast(self, data, root, timeout):
+        raise AssertionError("a saver without Shards makes no collective call but its creation's")
+
+    barrier = broadcast
 
 
 @pytest.mark.parametrize("job", [dict(collective=SecondRank()), dict(is_chief=False)])

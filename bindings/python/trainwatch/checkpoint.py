@@ -43,7 +43,10 @@ class Saver:
     the tensor). ``restore``, with a collective or without, writes each Shard with its own box of the
     checkpoint's global tensor, whatever slicing wrote it (N ranks, or one process, restore into M), and
     any other variable with the whole tensor; it takes no vote — MonitoredTrainingSession's restore
-    does, so that every rank falls back to the same older checkpoint together."""
+    does, so that every rank falls back to the same older checkpoint together. With a collective every
+    rank builds its Saver at the same point: when one rank's variables fail to register (a Shard outside
+    its global shape, a non-contiguous tensor), every rank's Saver raises at once — that rank its own
+    exception, the others an error naming it and its reason (D1)."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
                  collective=None, collective_timeout_secs=600.0, is_chief=None):
@@ -63,9 +66,18 @@ class Saver:
             options = native.Options()
             if is_chief is not None:
                 options.set_int64(native.TW_OPT_IS_CHIEF, int(bool(is_chief)))
-            self._held = shard.register(self.variables, options)
+            # In a job a failed registration still creates the saver, whose creation then fails on every
+            # rank naming this one (D1); this rank raises its own exception.
+            self._held, failure = shard.register_or_record(self.variables, options)
+            if failure is not None and collective is None:
+                raise failure
             _configure_distributed(options, collective, collective_timeout_secs, 1, False, False)
-            self._saver = native.Saver(options)
+            try:
+                self._saver = native.Saver(options)
+            except Exception as error:
+                if failure is None:
+                    raise
+                shard.raise_registration_failure(failure, error)
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
         self._saver.set_pad_step_number(pad_step_number)

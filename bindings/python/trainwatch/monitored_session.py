@@ -71,7 +71,9 @@ class _SessionCreator:
         """Native options for ``owner``'s session; what they borrow is kept alive by ``owner``."""
         options = native.Options()
         options.set_int64(native.TW_OPT_IS_CHIEF, int(self._is_chief))
-        variables = shard.register(self.scaffold.variables, options)
+        # A failed registration is kept on the options (and reported by the owner once its session is
+        # created, or has failed to be: in a job, every rank's creation fails with it, D1).
+        variables, owner._registration_failure = shard.register_or_record(self.scaffold.variables, options)
         owner._keep_alive(variables)
         owner._registered = variables
         if self.retention is not None:
@@ -148,11 +150,16 @@ class _MonitoredSession:
         self._coordinator = None
         self._held = []
         self._registered = None  # the variables' TensorSet, checked before every use
+        self._registration_failure = None  # this rank's, raised once the job has heard of it
         self._variables = shard.arrays(session_creator.scaffold.variables)
         self._runner = StepRunner(self)
         self._current_step_fn = None
         self._current_feed_dict = None
         options = session_creator._options(self)
+        failure = self._registration_failure
+        if failure is not None and (distributed is None or distributed["collective"] is None):
+            self._alive = False
+            raise failure  # alone: nobody waits for this process
         if distributed is not None:
             _configure_distributed(options, **distributed)
         handles = [self._handle(hook) for hook in hooks]
@@ -160,10 +167,13 @@ class _MonitoredSession:
         self._handles = handles + chief_only_handles
         try:
             with creating(self):
+                # With a failed registration this fails on every rank of the job, naming this one (D1).
                 self._native = native.Session(kind, options, native.HookVector(handles),
                                               native.HookVector(chief_only_handles))
-        except BaseException:
+        except BaseException as error:
             self._alive = False
+            if failure is not None:
+                shard.raise_registration_failure(failure, error)
             raise
         register(self, self._native)
 
@@ -389,7 +399,9 @@ class MonitoredTrainingSession(MonitoredSession):
 
     With a ``collective`` (trainwatch.distributed; the other distributed arguments as MonitoredSession's),
     ``is_chief`` defaults to ``collective.rank == 0``, and a worker waits for the chief through the
-    collective instead of polling; without one it defaults to True, as in TF."""
+    collective instead of polling; without one it defaults to True, as in TF. When one rank's variables
+    fail to register, every rank's session raises at once — that rank its own exception, the others an
+    error naming it and its reason (D1)."""
 
     def __init__(self, master="", is_chief=USE_DEFAULT, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
