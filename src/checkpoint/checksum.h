@@ -15,10 +15,14 @@ namespace checkpoint {
 
 uint64_t ChunkChecksum(ChunkHash hash, const void *data, size_t size);
 
+// The raw checksum of a byte-plane chunk under kXxh3Planes (version 5): XXH3-64 of its planes'
+// XXH3-64 digests, 8 bytes each, little-endian, in plane order.
+uint64_t PlaneDigestsChecksum(const uint64_t *digests, int plane_count);
+
 // A chunk's stored checksum over its stored bytes `stored` (chunk.stored_size() of them). Version 1
-// (XXH64) hashes all of them; versions 2 and 3 (XXH3) only its coded planes (zstd frames, Huffman-coded
-// planes), back to back: the raw planes are the raw bytes themselves, which the raw checksum covers
-// byte for byte after the join, so hashing them twice bought nothing (docs/checkpoint-format.md).
+// (XXH64) hashes all of them; from version 2 (XXH3) only its coded planes (zstd frames, Huffman- and
+// tiered-coded planes), back to back: the raw planes are the raw bytes themselves, which the raw
+// checksum covers byte for byte, so hashing them twice bought nothing (docs/checkpoint-format.md).
 uint64_t StoredChecksum(ChunkHash hash, const uint8_t *stored, const Chunk &chunk);
 
 // Update(a), Update(b) then Digest() equals ChunkChecksum(hash, a + b).
@@ -26,13 +30,13 @@ class ChunkChecksumStream {
  public:
   explicit ChunkChecksumStream(ChunkHash hash) : hash_(hash) {}
   void Update(const void *data, size_t size) {
-    if (hash_ == ChunkHash::kXxh3) {
+    if (hash_ != ChunkHash::kXxh64) {
       xxh3_.Update(data, size);
     } else {
       xxh64_.Update(data, size);
     }
   }
-  uint64_t Digest() const { return hash_ == ChunkHash::kXxh3 ? xxh3_.Digest() : xxh64_.Digest(); }
+  uint64_t Digest() const { return hash_ != ChunkHash::kXxh64 ? xxh3_.Digest() : xxh64_.Digest(); }
 
  private:
   ChunkHash hash_;

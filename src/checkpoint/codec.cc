@@ -11,6 +11,7 @@
 #include "checkpoint/checksum.h"
 #include "checkpoint/huffman.h"
 #include "checkpoint/plane_choice.h"
+#include "checkpoint/tiered.h"
 
 namespace tw {
 namespace checkpoint {
@@ -42,6 +43,8 @@ void JoinFixed(const uint8_t *const *planes, size_t count, uint8_t *__restrict e
     for (size_t k = 0; k < kSize; ++k) elements[i * kSize + k] = plane[k][i];
   }
 }
+
+Status RawChecksumMismatch() { return Status(TW_DATA_LOSS, "checksum mismatch after decoding"); }
 
 ZSTD_CCtx *NewCompressor(int level, bool float_planes) {
   ZSTD_CCtx *cctx = ZSTD_createCCtx();
@@ -122,7 +125,7 @@ uint8_t *ChunkCodec::Scratch(size_t size) {
 }
 
 Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
-                          size_t *stored_size) {
+                          size_t *stored_size, bool tiered_planes) {
   const size_t raw_size = static_cast<size_t>(chunk->raw_size);
   const int plane_count = PlaneCount(filter, dtype);
   const size_t plane_size = raw_size / static_cast<size_t>(plane_count);
@@ -131,6 +134,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   if (cctx == nullptr) cctx = NewCompressor(zstd_level_, planes);
 
   const ChunkHash hash = ChunkHashOf(kFormatVersion);
+  static_assert(kFormatVersion >= kFirstPlaneDigestVersion, "the writer hashes planes");
   chunk->plane_count = static_cast<uint8_t>(plane_count);
   // Byte planes are split straight into `stored`, plane p at p·plane_size, so planes stored raw (the
   // mantissa planes: most of the bytes) are never copied again. A plane that compresses is coded into
@@ -138,18 +142,21 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   // after it move down (memmove) to follow. Writes never pass the end of the plane being handled, so
   // later planes are intact when their turn comes. Unfiltered chunks compress from `raw` directly.
   if (planes) {
-    // Hashed and split a tile at a time: the raw bytes come from memory once, for both.
+    // Split a tile at a time and each tile's planes hashed while in L1 (version 5's raw checksum is over
+    // the plane digests): the tensor's bytes come from memory once, for both.
     const size_t element_size = static_cast<size_t>(plane_count);
     const size_t tile = kTileBytes / element_size;  // elements per tile
-    ChunkChecksumStream raw_checksum(hash);
+    Xxh3Stream digest[kMaxPlanes];
     for (size_t at = 0; at < plane_size; at += tile) {
       const size_t count = std::min(tile, plane_size - at);
       uint8_t *to[kMaxPlanes];
       for (size_t k = 0; k < element_size; ++k) to[k] = stored + k * plane_size + at;
-      raw_checksum.Update(raw + at * element_size, count * element_size);
       SplitBytePlanes(raw + at * element_size, count, element_size, to);
+      for (size_t k = 0; k < element_size; ++k) digest[k].Update(to[k], count);
     }
-    chunk->raw_checksum = raw_checksum.Digest();
+    uint64_t digests[kMaxPlanes];
+    for (size_t k = 0; k < element_size; ++k) digests[k] = digest[k].Digest();
+    chunk->raw_checksum = PlaneDigestsChecksum(digests, plane_count);
   } else {
     chunk->raw_checksum = ChunkChecksum(hash, raw, raw_size);
   }
@@ -163,14 +170,19 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
     entry.stored_size = plane_size;
     const uint8_t *coded = plane;  // where the plane's stored bytes are
     HuffmanModel model;
-    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model);
+    TieredCode tiered;
+    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model, tiered_planes ? &tiered : nullptr);
     if (choice != PlaneChoice::kRaw) {
       // Capacity one byte short of the plane: a coder fails rather than produce bytes that save
       // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also falls
       // back to raw, which is always correct. Planes are coded into the scratch buffer, followed by the
       // Huffman coder's work area; an unfiltered chunk (zstd only) straight into `stored`.
-      uint8_t *out = planes ? Scratch(plane_size + HuffmanWorkBytes(plane_size)) : stored + written;
-      if (choice == PlaneChoice::kHuffman) {
+      uint8_t *out = planes ? Scratch(plane_size + std::max(HuffmanWorkBytes(plane_size), TieredWorkBytes(plane_size)))
+                            : stored + written;
+      if (choice == PlaneChoice::kTiered) {
+        const size_t n = TieredEncode(plane, plane_size, tiered, out, plane_size - 1, out + plane_size);
+        if (n != 0) entry.codec = Codec::kTiered, entry.stored_size = n, coded = out;
+      } else if (choice == PlaneChoice::kHuffman) {
         const size_t n = HuffmanEncode(plane, plane_size, model, out, plane_size - 1, out + plane_size);
         if (n != 0) entry.codec = Codec::kHuffman, entry.stored_size = n, coded = out;
       } else {
@@ -197,6 +209,10 @@ size_t ChunkCodec::CodedPlaneBytes(const Chunk &chunk) {
 // Decodes coded plane p (stored[0, size)) into exactly plane[0, plane_size).
 Status ChunkCodec::DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size,
                                int p) {
+  if (codec == Codec::kTiered) {
+    const Status decoded = TieredDecode(stored, size, plane, plane_size);
+    return decoded.ok() ? decoded : decoded.WithPrefix("tiered plane " + std::to_string(p) + ": ");
+  }
   if (codec == Codec::kHuffman) {
     const Status decoded = HuffmanDecode(stored, size, plane, plane_size);
     return decoded.ok() ? decoded : decoded.WithPrefix("Huffman-coded plane " + std::to_string(p) + ": ");
@@ -247,43 +263,53 @@ Status ChunkCodec::Decode(const uint8_t *stored, const Chunk &chunk, int32_t dty
   const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
   TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, raw, planes, nullptr, kept));
+  // Version 5 proves the planes before they are joined; older versions hash the joined bytes.
+  const bool digests = filter == Filter::kBytePlanes && hash == ChunkHash::kXxh3Planes;
+  if (check == RawCheck::kVerify && digests && RawChecksum(hash, planes, chunk, plane_size) != chunk.raw_checksum) {
+    return RawChecksumMismatch();
+  }
   if (filter == Filter::kBytePlanes) {
     JoinBytePlanes(planes, plane_size, static_cast<size_t>(chunk.plane_count), raw, stores);
   } else if (planes[0] != raw) {
     std::memcpy(raw, planes[0], raw_size);
   }
-  if (check == RawCheck::kVerify && ChunkChecksum(hash, raw, raw_size) != chunk.raw_checksum) {
-    return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
+  if (check == RawCheck::kVerify && !digests && ChunkChecksum(hash, raw, raw_size) != chunk.raw_checksum) {
+    return RawChecksumMismatch();
   }
   return Status();
 }
 
 Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                          uint8_t *keep) {
-  const size_t raw_size = static_cast<size_t>(chunk.raw_size);
-  const size_t plane_size = raw_size / static_cast<size_t>(PlaneCount(filter, dtype));
+  const size_t plane_size = static_cast<size_t>(chunk.raw_size) / static_cast<size_t>(PlaneCount(filter, dtype));
   const uint8_t *planes[kMaxPlanes];
   TW_RETURN_IF_ERROR(Planes(stored, chunk, plane_size, nullptr, planes, keep, nullptr));
-  uint64_t raw_checksum;
-  if (filter == Filter::kBytePlanes) {
-    // Joined a tile at a time into a buffer that stays in L1 and hashed as it goes: the whole chunk
-    // joined first would stream megabytes through memory twice for bytes that are then thrown away.
-    const size_t element_size = static_cast<size_t>(chunk.plane_count);
-    const size_t tile = kTileBytes / element_size;  // elements per tile
-    ChunkChecksumStream stream(hash);
-    for (size_t at = 0; at < plane_size; at += tile) {
-      const size_t count = std::min(tile, plane_size - at);
-      const uint8_t *from[kMaxPlanes];
-      for (size_t k = 0; k < element_size; ++k) from[k] = planes[k] + at;
-      JoinBytePlanes(from, count, element_size, tile_);
-      stream.Update(tile_, count * element_size);
-    }
-    raw_checksum = stream.Digest();
-  } else {
-    raw_checksum = ChunkChecksum(hash, planes[0], raw_size);  // an unfiltered chunk is its one plane
-  }
-  if (raw_checksum != chunk.raw_checksum) return Status(TW_DATA_LOSS, "checksum mismatch after decoding");
+  if (RawChecksum(hash, planes, chunk, plane_size) != chunk.raw_checksum) return RawChecksumMismatch();
   return Status();
+}
+
+uint64_t ChunkCodec::RawChecksum(ChunkHash hash, const uint8_t *const *planes, const Chunk &chunk,
+                                 size_t plane_size) {
+  const int plane_count = chunk.plane_count;
+  if (plane_count == 1) return ChunkChecksum(hash, planes[0], plane_size);  // an unfiltered chunk is its plane
+  if (hash == ChunkHash::kXxh3Planes) {
+    uint64_t digests[kMaxPlanes];
+    for (int p = 0; p < plane_count; ++p) digests[p] = Xxh3(planes[p], plane_size);
+    return PlaneDigestsChecksum(digests, plane_count);
+  }
+  // Joined a tile at a time into a buffer that stays in L1 and hashed as it goes: the whole chunk
+  // joined first would stream megabytes through memory twice for bytes that are then thrown away.
+  const size_t element_size = static_cast<size_t>(plane_count);
+  const size_t tile = kTileBytes / element_size;  // elements per tile
+  ChunkChecksumStream stream(hash);
+  for (size_t at = 0; at < plane_size; at += tile) {
+    const size_t count = std::min(tile, plane_size - at);
+    const uint8_t *from[kMaxPlanes];
+    for (size_t k = 0; k < element_size; ++k) from[k] = planes[k] + at;
+    JoinBytePlanes(from, count, element_size, tile_);
+    stream.Update(tile_, count * element_size);
+  }
+  return stream.Digest();
 }
 
 }  // namespace checkpoint

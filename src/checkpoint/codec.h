@@ -1,6 +1,6 @@
 // Turns a chunk of raw tensor bytes into stored bytes and back: the byte-plane filter for floats, then
-// per plane Huffman coding (huffman.h) or zstd (plane_choice.h says which), with planes that do not
-// compress stored raw.
+// per plane tiered coding (tiered.h), Huffman coding (huffman.h) or zstd (plane_choice.h says which),
+// with planes that do not compress stored raw.
 #ifndef TRAINWATCH_CHECKPOINT_CODEC_H
 #define TRAINWATCH_CHECKPOINT_CODEC_H
 
@@ -43,8 +43,9 @@ class ChunkCodec {
   // Encodes raw[0, chunk->raw_size) of a tensor of `dtype` under `filter` for a file of kFormatVersion:
   // fills chunk's planes and checksums and writes the stored bytes to `stored`, which must hold
   // chunk->raw_size bytes (a chunk never grows: a plane that would is stored raw). Sets *stored_size.
+  // `tiered_planes` false: no plane is tiered-coded (Huffman takes them).
   Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
-                size_t *stored_size);
+                size_t *stored_size, bool tiered_planes = true);
 
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
@@ -63,11 +64,13 @@ class ChunkCodec {
   static size_t CodedPlaneBytes(const Chunk &chunk);
 
  private:
-  // Raw bytes are split (Encode) or joined (Check) and hashed a tile at a time, so that the hash reads
-  // them from L1 instead of streaming the chunk through memory once more.
+  // Raw bytes are split (Encode) or, in files before version 5, joined (Check) and hashed a tile at a
+  // time, so that the hash reads them from L1 instead of streaming the chunk through memory once more.
   static constexpr size_t kTileBytes = 16 << 10;
 
   uint8_t *Scratch(size_t size);
+  // The raw checksum of a chunk whose planes lie at planes[p] (versions before 5 join them into tile_).
+  uint64_t RawChecksum(ChunkHash hash, const uint8_t *const *planes, const Chunk &chunk, size_t plane_size);
   Status DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size, int p);
   Status Planes(const uint8_t *stored, const Chunk &chunk, size_t plane_size, uint8_t *raw, const uint8_t **planes,
                 uint8_t *coded_out, const uint8_t *kept);
@@ -78,7 +81,7 @@ class ChunkCodec {
   ZSTD_DCtx *dctx_ = nullptr;
   std::unique_ptr<uint8_t[]> scratch_;  // decompressed planes
   size_t scratch_size_ = 0;
-  alignas(64) uint8_t tile_[kTileBytes];  // Check's joined raw bytes, one tile at a time
+  alignas(64) uint8_t tile_[kTileBytes];  // joined raw bytes of files before version 5, a tile at a time
 };
 
 }  // namespace checkpoint

@@ -78,9 +78,10 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t version, Tensor
       uint8_t codec = 0;
       if (!in->Get(&codec) || !in->Get(&plane.stored_size)) return bad(where + "truncated entry");
       plane.codec = static_cast<Codec>(codec);
+      const bool planes = t->filter == Filter::kBytePlanes;
       const bool coded = plane.codec == Codec::kZstd ||
-                         (plane.codec == Codec::kHuffman && version >= kFirstHuffmanVersion &&
-                          t->filter == Filter::kBytePlanes);
+                         (plane.codec == Codec::kHuffman && version >= kFirstHuffmanVersion && planes) ||
+                         (plane.codec == Codec::kTiered && version >= kFirstTieredVersion && planes);
       const bool ok = (plane.codec == Codec::kRaw && plane.stored_size == plane_raw_size) ||
                       (coded && plane.stored_size > 0 && plane.stored_size < plane_raw_size);
       if (!ok) return bad(where + "bad plane " + std::to_string(p));
@@ -128,7 +129,8 @@ Filter FilterFor(int32_t dtype, uint32_t format_version) {
 }
 
 ChunkHash ChunkHashOf(uint32_t format_version) {
-  return format_version == 1 ? ChunkHash::kXxh64 : ChunkHash::kXxh3;
+  if (format_version == 1) return ChunkHash::kXxh64;
+  return format_version >= kFirstPlaneDigestVersion ? ChunkHash::kXxh3Planes : ChunkHash::kXxh3;
 }
 
 int PlaneCount(Filter filter, int32_t dtype) {

@@ -1,13 +1,14 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (4; 1 to 3 are still read), u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (5; 1 to 4 are still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
 //   index    every tensor's name, dtype, shape, filter (byte planes: floats, and from version 4 integers,
 //            wider than a byte) and chunk list (offsets, sizes, codecs, checksums)
 //   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index (seeded with the
 //            version from 3 on), magic "TWCKEND\n"
 //
-// Each plane of a chunk is stored raw, as a zstd frame, or (from version 3) Huffman-coded (huffman.h).
+// Each plane of a chunk is stored raw, as a zstd frame, (from version 3) Huffman-coded (huffman.h) or
+// (from version 5) tiered-coded (tiered.h).
 //
 // All integers are little-endian. The footer has a fixed size so a reader finds the index from the end
 // of the file; the chunks must tile the bytes between header and index exactly, so every byte of a
@@ -26,7 +27,7 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 4;        // what the writer produces
+constexpr uint32_t kFormatVersion = 5;        // what the writer produces
 constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
@@ -45,8 +46,11 @@ enum class Codec : uint8_t {
   kRaw = 0,   // the bytes as they are: the plane did not compress
   kZstd = 1,     // one zstd frame carrying its content size
   kHuffman = 2,  // byte planes only, from version 3: a Huffman-coded plane (huffman.h)
+  kTiered = 3,   // byte planes only, from version 5: codes of a few fixed widths (tiered.h)
 };
 constexpr uint32_t kFirstHuffmanVersion = 3;
+constexpr uint32_t kFirstTieredVersion = 5;
+constexpr uint32_t kFirstPlaneDigestVersion = 5;  // raw checksums of byte-plane chunks over plane digests
 constexpr uint32_t kFirstIntegerPlanesVersion = 4;  // integers wider than a byte split into byte planes
 
 constexpr int kMaxPlanes = 8;  // the widest element (float64)
@@ -56,9 +60,11 @@ struct Plane {
   uint64_t stored_size = 0;
 };
 
-// The hash of the chunk checksums, decided by the file's format version: XXH64 in version 1, XXH3-64
-// from version 2 (checksum.h). The footer's index checksum is XXH64 in every version.
-enum class ChunkHash : uint8_t { kXxh64, kXxh3 };
+// How the chunk checksums are computed, decided by the file's format version (checksum.h): XXH64 in
+// version 1, XXH3-64 from version 2; from version 5 the raw checksum of a byte-plane chunk is XXH3-64 of
+// its planes' XXH3-64 digests, so a reader proves planes without joining them. The footer's index
+// checksum is XXH64 in every version.
+enum class ChunkHash : uint8_t { kXxh64, kXxh3, kXxh3Planes };
 ChunkHash ChunkHashOf(uint32_t format_version);
 // The seed of the footer's index checksum (XXH64): 0 in versions 1 and 2, the version from 3 on. Files
 // of versions 2 and 3 without Huffman planes have the same bytes otherwise, so without it a bit flip
@@ -68,7 +74,7 @@ inline uint64_t IndexChecksumSeed(uint32_t format_version) { return format_versi
 struct Chunk {
   uint64_t offset = 0;           // of the stored bytes in the file
   uint64_t raw_size = 0;         // bytes of the tensor this chunk holds; a multiple of the element size
-  uint64_t raw_checksum = 0;     // ChunkHash of those raw bytes (after decoding)
+  uint64_t raw_checksum = 0;     // ChunkHash of those raw bytes, or of their planes (after decoding)
   uint64_t stored_checksum = 0;  // ChunkHash of the stored bytes or their frames (checksum.h), before decoding
   uint8_t plane_count = 0;
   std::array<Plane, kMaxPlanes> planes{};

@@ -58,7 +58,7 @@ bool Repeats(const uint8_t *data, size_t runs, size_t step, size_t run) {
 // built to fail cost more than the rest of saving them. Otherwise one coder, chosen as for a sampled
 // plane: zstd where Huffman's table alone is too large or bytes repeat, else Huffman. (zstd's smaller
 // table gives ~10 bytes less on an exponent plane under 16 KiB, for twice Huffman's time.)
-PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *model) {
+PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *model, double *entropy_bits) {
   // Four tallies: an exponent plane repeats a few byte values, and one tally would wait on its own
   // increments of the same counter.
   uint32_t tally[3][256] = {};
@@ -82,7 +82,8 @@ PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *
   const double n = static_cast<double>(size);
   if (zstd_cannot_shrink(n * (2 * std::log2(n) - std::log2(static_cast<double>(squares))) / 8))
     return PlaneChoice::kRaw;
-  const double entropy_bytes = EntropyBits(model->count, size) / 8;
+  *entropy_bits = EntropyBits(model->count, size);
+  const double entropy_bytes = *entropy_bits / 8;
   if (zstd_cannot_shrink(entropy_bytes)) return PlaneChoice::kRaw;
   const double least_huffman =
       std::max(entropy_bytes, size / 8.0) + kHuffmanBitmapBytes + symbols / 2.0 + 4 * (kHuffmanStreams - 1);
@@ -90,12 +91,32 @@ PlaneChoice ChooseForSmallPlane(const uint8_t *data, size_t size, HuffmanModel *
   return PlaneChoice::kHuffman;
 }
 
+// A plane Huffman coding would take goes to the tiered code when that is at most kTieredSlack × the
+// entropy of the counted bytes (`total` of them, `entropy_bits` in all) and, for a whole small plane,
+// smaller than the plane with its header.
+PlaneChoice PreferTiered(const HuffmanModel &model, size_t total, double entropy_bits, size_t size,
+                         TieredCode *tiered) {
+  if (tiered == nullptr) return PlaneChoice::kHuffman;
+  double bits_per_byte = 0;
+  *tiered = ChooseTieredCode(model.count, &bits_per_byte);
+  const double tiered_bits = bits_per_byte * static_cast<double>(total);
+  const bool fits = !model.whole_plane ||
+                    tiered_bits / 8 + static_cast<double>(TieredHeaderBytes(*tiered)) < static_cast<double>(size);
+  return fits && tiered_bits <= kTieredSlack * entropy_bits ? PlaneChoice::kTiered : PlaneChoice::kHuffman;
+}
+
 }  // namespace
 
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model) {
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model,
+                             TieredCode *tiered) {
   const bool planes = filter == Filter::kBytePlanes;
   *model = HuffmanModel();
-  if (size < kPlaneSampleMinBytes) return planes ? ChooseForSmallPlane(data, size, model) : PlaneChoice::kZstd;
+  if (size < kPlaneSampleMinBytes) {
+    if (!planes) return PlaneChoice::kZstd;
+    double entropy_bits = 0;
+    const PlaneChoice choice = ChooseForSmallPlane(data, size, model, &entropy_bits);
+    return choice == PlaneChoice::kHuffman ? PreferTiered(*model, size, entropy_bits, size, tiered) : choice;
+  }
   constexpr size_t kRuns = 32, kRunBytes = 512, kSampleBytes = kRuns * kRunBytes;
   static_assert(4 * kSampleBytes <= kPlaneSampleMinBytes, "runs must not overlap");
   const size_t step = (size - kRunBytes) / (kRuns - 1);
@@ -105,11 +126,13 @@ PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, Hu
   }
   // Mantissa planes of trained weights are noise: above 7.8 bits per byte, Huffman coding would save
   // under 2.5%, and skipping the attempt saves its time.
-  if (EntropyBits(model->count, kSampleBytes) / kSampleBytes > 7.8) return PlaneChoice::kRaw;
+  const double entropy_bits = EntropyBits(model->count, kSampleBytes);
+  if (entropy_bits / kSampleBytes > 7.8) return PlaneChoice::kRaw;
   if (!planes) return PlaneChoice::kZstd;
-  // Huffman coding spends at least a bit on every byte; zstd codes a repeated string as one match.
-  // Exponent planes of trained weights have next to no repeats; zeros, constants and runs nearly all.
-  return Repeats(data, kRuns, step, kRunBytes) ? PlaneChoice::kZstd : PlaneChoice::kHuffman;
+  // Huffman and tiered coding spend at least a bit on every byte; zstd codes a repeated string as one
+  // match. Exponent planes of trained weights have next to no repeats; zeros, constants and runs nearly all.
+  if (Repeats(data, kRuns, step, kRunBytes)) return PlaneChoice::kZstd;
+  return PreferTiered(*model, kSampleBytes, entropy_bits, size, tiered);
 }
 
 }  // namespace checkpoint

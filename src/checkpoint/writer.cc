@@ -175,7 +175,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
     std::unique_ptr<uint8_t[]> stored = appender.TakeBuffer();
     size_t stored_size = 0;
     TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
-                                     entry.filter, &chunk, stored.get(), &stored_size));
+                                     entry.filter, &chunk, stored.get(), &stored_size, options.tiered_planes));
     return appender.Submit(j, std::move(stored), stored_size);
   });
   pool.buffers = appender.ReleaseBuffers();

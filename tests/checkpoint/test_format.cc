@@ -124,7 +124,7 @@ void AssertRoundTrip(std::vector<Owned> &tensors, const ckpt::WriteOptions &opti
 }
 
 // `tensors` written as a checkpoint in chunks of `chunk_bytes`, as bytes.
-std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes) {
+std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes, bool tiered_planes = true) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
   const std::string path = std::string(dir.path) + "/small";
@@ -132,6 +132,7 @@ std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk
   for (Owned &t : tensors) refs.push_back(t.ref());
   ckpt::WriteOptions options;
   options.chunk_bytes = chunk_bytes;
+  options.tiered_planes = tiered_planes;
   assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
   std::vector<uint8_t> bytes = ReadAll(path);
   scratch_dir_destroy(&dir);
@@ -244,6 +245,9 @@ const std::string kVersion1File = TW_CHECKPOINT_TEST_DATA "/v1.ckpt";
 const std::string kVersion2File = TW_CHECKPOINT_TEST_DATA "/v2.ckpt";
 // And by the version-3 writer (commit 92651de, chunk_bytes 512): integers unfiltered, Huffman planes.
 const std::string kVersion3File = TW_CHECKPOINT_TEST_DATA "/v3.ckpt";
+// And by the version-4 writer (commit fbe0f7e, chunk_bytes 512): integers in byte planes, raw checksums
+// of the joined bytes.
+const std::string kVersion4File = TW_CHECKPOINT_TEST_DATA "/v4.ckpt";
 
 uint32_t VersionOf(const std::vector<uint8_t> &file) {
   uint32_t version = 0;
@@ -436,7 +440,7 @@ static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
   assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "good", &reader).ok());
   const ckpt::Chunk &last = reader->Find("h")->chunks.back();
   assert_int_equal(last.planes[0].codec, ckpt::Codec::kRaw);  // the low bytes of bfloat16: noise
-  assert_int_equal(last.planes[1].codec, ckpt::Codec::kHuffman);  // sign and exponent: coded, kept
+  assert_int_equal(last.planes[1].codec, ckpt::Codec::kTiered);  // sign and exponent: coded, kept
   std::vector<uint8_t> bad_frame = good, bad_raw = good;
   const uint64_t frame = last.offset + last.planes[0].stored_size;
   for (uint64_t i = frame + 8; i < frame + last.planes[1].stored_size; i += 97) bad_frame[i] ^= 0x5a;
@@ -467,7 +471,7 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   assert_int_equal(reader->Find("gauss")->filter, ckpt::Filter::kBytePlanes);
   assert_int_equal(gauss.plane_count, 4);
   assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);      // low mantissa byte: noise
-  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kHuffman);  // sign + exponent: Huffman-coded
+  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kTiered);  // sign + exponent: tiered-coded
   assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
   const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
   assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kBytePlanes);  // integers too, from version 4
@@ -491,11 +495,28 @@ static void every_bit_flip_is_detected(void **state) {
   AssertEveryBitFlipIsDetected(good, tensors);
 }
 
+// The tail the coded-plane file tests share: `tensors` read back from `file`, and a flip of any bit at
+// `positions`, of the file's header, index and footer, and of 100 random places is detected.
+static void ExpectReadsBackAndFlipsAreDetected(const std::vector<uint8_t> &file, std::vector<Owned> &tensors,
+                                               ckpt::CheckpointReader *reader, std::vector<size_t> *positions) {
+  uint64_t index_offset = 0;
+  std::memcpy(&index_offset, file.data() + file.size() - ckpt::kFooterSize, 8);
+  for (size_t i = 0; i < ckpt::kHeaderSize; ++i) positions->push_back(i);
+  for (size_t i = static_cast<size_t>(index_offset); i < file.size(); ++i) positions->push_back(i);
+  std::mt19937 rng(8);
+  for (int i = 0; i < 100; ++i) positions->push_back(rng() % file.size());
+  std::vector<uint8_t> restored(tensors[0].bytes.size());
+  assert_true(reader->ReadInto({{reader->Find(tensors[0].name), restored.data()}}, 2).ok());
+  assert_true(restored == tensors[0].bytes);
+  AssertEveryBitFlipIsDetected(file, tensors, *positions);
+}
+
 // A checked-in file of an older format version (the tensors of Version1Tensors) opens, verifies and
 // reads back every tensor, through the reader and through LoadVariable. Returns its bytes.
-static std::vector<uint8_t> ExpectOldFileReads(const std::string &path, uint32_t version, const std::vector<Owned> &tensors) {
+static std::vector<uint8_t> ExpectOldFileReads(const std::string &path, uint32_t version, const std::vector<Owned> &tensors,
+                                               size_t size = 2998) {
   const std::vector<uint8_t> file = ReadAll(path);
-  assert_int_equal(file.size(), 2998);
+  assert_int_equal(file.size(), size);
   assert_int_equal(VersionOf(file), version);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
@@ -551,21 +572,52 @@ static void version_3_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors);
 }
 
-// New files are version 4: every chunk checksum is XXH3-64, of the raw bytes and of the stored coded
-// planes (zstd frames, Huffman-coded planes; the raw planes are covered by the raw checksum), and
-// every bit flip is still detected — in coded planes, in raw planes, anywhere.
-static void new_files_are_version_4_with_xxh3_checksums(void **state) {
+// Files of format version 4 (integers in byte planes, raw checksums of the joined bytes) load and
+// verify, and every bit flip is detected.
+static void version_4_files_still_load_and_verify(void **state) {
+  (void)state;
+  const std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = ExpectOldFileReads(kVersion4File, 4, tensors, 3633);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "v4", &reader).ok());
+  assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kBytePlanes);
+  AssertEveryBitFlipIsDetected(file, tensors);
+}
+
+// The XXH3-64 of each of a chunk's planes, as version 5's raw checksum combines them.
+static uint64_t PlaneDigests(const Owned &t, uint64_t begin, const ckpt::Chunk &chunk) {
+  const size_t element = static_cast<size_t>(chunk.plane_count), count = chunk.raw_size / element;
+  uint64_t digests[ckpt::kMaxPlanes];
+  for (size_t p = 0; p < element; ++p) {
+    std::vector<uint8_t> plane(count);
+    for (size_t i = 0; i < count; ++i) plane[i] = t.bytes[begin + i * element + p];
+    digests[p] = ckpt::Xxh3(plane.data(), count);
+  }
+  uint8_t bytes[8 * ckpt::kMaxPlanes];
+  for (size_t i = 0; i < 8 * element; ++i) bytes[i] = static_cast<uint8_t>(digests[i / 8] >> (8 * (i % 8)));
+  return ckpt::Xxh3(bytes, 8 * element);
+}
+
+// New files are version 5: every chunk checksum is XXH3-64; the raw checksum of an unfiltered chunk is
+// of its raw bytes, of a byte-plane chunk of its planes' digests (so a reader proves planes without
+// joining them); the stored checksum of the stored coded planes (zstd frames, Huffman- and tiered-coded
+// planes; the raw planes are covered by the raw checksum). Every bit flip is still detected — in coded
+// planes, in raw planes, anywhere.
+static void new_files_are_version_5_with_xxh3_checksums(void **state) {
   (void)state;
   std::vector<Owned> tensors = Version1Tensors();
   const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
-  assert_int_equal(VersionOf(file), 4);
+  assert_int_equal(VersionOf(file), 5);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   size_t chunks = 0, zstd_planes = 0;
   for (const Owned &t : tensors) {
     uint64_t begin = 0;
-    for (const ckpt::Chunk &chunk : reader->Find(t.name)->chunks) {
-      assert_true(chunk.raw_checksum == ckpt::Xxh3(t.bytes.data() + begin, chunk.raw_size));
+    const ckpt::TensorEntry *entry = reader->Find(t.name);
+    for (const ckpt::Chunk &chunk : entry->chunks) {
+      assert_true(chunk.raw_checksum == (entry->filter == ckpt::Filter::kBytePlanes
+                                             ? PlaneDigests(t, begin, chunk)
+                                             : ckpt::Xxh3(t.bytes.data() + begin, chunk.raw_size)));
       std::vector<uint8_t> frames;
       uint64_t at = chunk.offset;
       for (int p = 0; p < chunk.plane_count; ++p) {
@@ -585,7 +637,7 @@ static void new_files_are_version_4_with_xxh3_checksums(void **state) {
   assert_int_equal(zstd_planes, 35);  // weights 2, bias 1, zeros 32 (four planes a chunk): zstd or Huffman
   AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
-  for (uint32_t version : {0u, 5u, 0x01000000u}) {
+  for (uint32_t version : {0u, 6u, 0x01000000u}) {
     std::vector<uint8_t> other = file;
     std::memcpy(other.data() + 8, &version, 4);
     const tw::Status status = ckpt::CheckpointReader::OpenMemory(other.data(), other.size(), "small", &reader);
@@ -595,13 +647,14 @@ static void new_files_are_version_4_with_xxh3_checksums(void **state) {
 }
 
 // A file whose bfloat16 exponent plane is Huffman-coded (codec 2, the writer's choice for sampled
-// planes of 64 KiB and more): it reads back, and a bit flip is detected anywhere in the coded plane's
-// table and stream sizes, at the ends of every stream, in the header, index and footer, and at 100
-// random places (every bit of a 90 KB file would take many minutes under the sanitizers).
+// planes of 64 KiB and more before version 5, and where a tiered code would be too large): it reads
+// back, and a bit flip is detected anywhere in the coded plane's table and stream sizes, at the ends of
+// every stream, in the header, index and footer, and at 100 random places (every bit of a 90 KB file
+// would take many minutes under the sanitizers).
 static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
-  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);  // one chunk: planes of 64 KiB
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, false);  // one chunk: planes of 64 KiB
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   std::vector<size_t> positions;
@@ -630,23 +683,71 @@ static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **stat
     ++huffman;
   }
   assert_int_equal(huffman, 1);
-  uint64_t index_offset = 0;
-  std::memcpy(&index_offset, file.data() + file.size() - ckpt::kFooterSize, 8);
-  for (size_t i = 0; i < ckpt::kHeaderSize; ++i) positions.push_back(i);
-  for (size_t i = static_cast<size_t>(index_offset); i < file.size(); ++i) positions.push_back(i);
-  std::mt19937 rng(8);
-  for (int i = 0; i < 100; ++i) positions.push_back(rng() % file.size());
-  std::vector<uint8_t> restored(tensors[0].bytes.size());
-  assert_true(reader->ReadInto({{reader->Find("w"), restored.data()}}, 2).ok());
-  assert_true(restored == tensors[0].bytes);
-  AssertEveryBitFlipIsDetected(file, tensors, positions);
+  ExpectReadsBackAndFlipsAreDetected(file, tensors, reader.get(), &positions);
+}
+
+// The same file with the writer's default: the exponent plane tiered-coded (codec 3, version 5), a few
+// percent larger than Huffman's; a bit flip is detected anywhere in its header (widths, symbols,
+// counts), at the ends of every stream and of the raw bytes, in the file's header, index and footer,
+// and at 100 random places.
+static void tiered_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  std::vector<size_t> positions;
+  const ckpt::Chunk &c = reader->Find("w")->chunks.at(0);
+  assert_int_equal(c.planes[0].codec, ckpt::Codec::kRaw);
+  assert_int_equal(c.planes[1].codec, ckpt::Codec::kTiered);
+  assert_true(c.planes[1].stored_size < c.raw_size / 2 * 38 / 100);  // ~2.8 bits per exponent byte
+  const size_t plane = static_cast<size_t>(c.offset + c.planes[0].stored_size);
+  const uint8_t *coded = file.data() + plane;
+  const int tiers = coded[0];
+  assert_true(tiers >= 1 && tiers <= 3);
+  size_t header = 1;
+  int width[3] = {};
+  for (int t = 0; t < tiers; ++t) width[t] = coded[header], header += 1 + ((1u << width[t]) - 1);
+  uint64_t count[4] = {uint64_t{1} << 16};  // tier 1 codes every byte of the plane
+  for (int t = 0; t < tiers; ++t) {
+    uint32_t n = 0;
+    std::memcpy(&n, coded + header + 4 * t, 4);
+    count[t + 1] = n;
+  }
+  header += 4 * static_cast<size_t>(tiers);
+  for (size_t i = 0; i < header; ++i) positions.push_back(plane + i);
+  size_t at = plane + header;
+  for (int t = 0; t <= tiers; ++t) {  // the tiers' streams, then the raw bytes
+    const size_t size = t < tiers ? (count[t] * static_cast<uint64_t>(width[t]) + 7) / 8 : count[t];
+    if (size != 0) positions.push_back(at), positions.push_back(at + size - 1);
+    at += size;
+  }
+  assert_int_equal(at, plane + c.planes[1].stored_size);  // the parts tile the plane
+  ExpectReadsBackAndFlipsAreDetected(file, tensors, reader.get(), &positions);
+}
+
+// Codec 3 exists from version 5 on: a version-4 file that claims it is refused by the index parser.
+static void tiered_planes_are_refused_in_version_4_files(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  ckpt::Footer footer;
+  assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
+  std::vector<ckpt::TensorEntry> entries;
+  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries).ok());
+  assert_int_equal(entries[0].chunks[0].planes[1].codec, ckpt::Codec::kTiered);
+  ckpt::Footer as_version_4 = footer;  // the same index under version 4's seed
+  as_version_4.index_xxh64 = ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, 4);
+  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_version_4, "f", &entries, 4);
+  assert_int_equal(status.code(), TW_DATA_LOSS);
+  assert_non_null(std::strstr(status.message().c_str(), "bad plane 1"));
 }
 
 // Codec 2 exists from version 3 on: a version-2 file that claims it is refused by the index parser.
 static void huffman_planes_are_refused_in_version_2_files(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
-  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, false);
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
@@ -677,7 +778,7 @@ static void small_planes_skip_huffman_where_it_cannot_shrink_them(void **state) 
   assert_int_equal(bias.planes[0].codec, ckpt::Codec::kRaw);  // low mantissa byte: noise
   assert_int_equal(bias.planes[1].codec, ckpt::Codec::kRaw);
   assert_int_not_equal(bias.planes[3].codec, ckpt::Codec::kRaw);  // sign + exponent: the smaller coding
-  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ckpt::Codec::kHuffman);
+  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ckpt::Codec::kTiered);
   assert_int_equal(norm.plane_count, 2);
   assert_int_equal(norm.planes[1].codec, ckpt::Codec::kZstd);  // 64 exponent bytes: Huffman's table alone is 32
   assert_true(norm.planes[1].stored_size < 64);
@@ -810,9 +911,12 @@ int main(void) {
       cmocka_unit_test(version_1_files_still_load_and_verify),
       cmocka_unit_test(version_2_files_still_load_and_verify),
       cmocka_unit_test(version_3_files_still_load_and_verify),
-      cmocka_unit_test(new_files_are_version_4_with_xxh3_checksums),
+      cmocka_unit_test(version_4_files_still_load_and_verify),
+      cmocka_unit_test(new_files_are_version_5_with_xxh3_checksums),
       cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
       cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
+      cmocka_unit_test(tiered_planes_round_trip_and_every_bit_flip_is_detected),
+      cmocka_unit_test(tiered_planes_are_refused_in_version_4_files),
       cmocka_unit_test(zeros_and_constants_stay_with_zstd),
       cmocka_unit_test(every_truncation_is_detected),
       cmocka_unit_test(random_bytes_never_crash),

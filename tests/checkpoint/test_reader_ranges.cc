@@ -166,9 +166,9 @@ tw::Status RestoreShard(const std::string &path, int64_t first, int64_t count, s
   return plan->Fill();
 }
 
-// Ranges of a tensor whose exponent planes are Huffman-coded (codec 2: planes of 64 KiB of small
-// floats) read exactly their bytes, as those of zstd and raw planes.
-void RangesOfHuffmanCodedChunks(void **) {
+// Ranges of a tensor whose exponent planes are tiered- or Huffman-coded (codecs 3 and 2: planes of 64 KiB
+// of small floats) read exactly their bytes, as those of zstd and raw planes.
+void RangesOfCodedChunks(bool tiered_planes) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
   const std::string path = std::string(dir.path) + "/huffman";
@@ -183,10 +183,13 @@ void RangesOfHuffmanCodedChunks(void **) {
   std::vector<int64_t> shape = {kBigRows, kCols};
   ckpt::WriteOptions options;
   options.chunk_bytes = 256 << 10;
+  options.tiered_planes = tiered_planes;
   assert_true(ckpt::WriteCheckpoint(path, {Ref("t", &shape, data.data())}, options).ok());
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
-  for (const ckpt::Chunk &c : reader->Find("t")->chunks) assert_int_equal(c.planes[3].codec, ckpt::Codec::kHuffman);
+  for (const ckpt::Chunk &c : reader->Find("t")->chunks) {
+    assert_int_equal(c.planes[3].codec, tiered_planes ? ckpt::Codec::kTiered : ckpt::Codec::kHuffman);
+  }
   const int64_t cases[][2] = {{0, kBigRows}, {1, 2}, {4000, 4200}, {4095, 4097}, {8191, 8192}};
   for (const auto &rows : cases) {
     const size_t bytes = static_cast<size_t>(rows[1] - rows[0]) * kRowBytes;
@@ -197,6 +200,9 @@ void RangesOfHuffmanCodedChunks(void **) {
   }
   scratch_dir_destroy(&dir);
 }
+
+void RangesOfTieredCodedChunks(void **) { RangesOfCodedChunks(true); }
+void RangesOfHuffmanCodedChunks(void **) { RangesOfCodedChunks(false); }
 
 void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   scratch_dir dir;
@@ -235,6 +241,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(RangesReadExactlyTheirBytes),
       cmocka_unit_test(OnlyTheOverlappingChunksAreRead),
+      cmocka_unit_test(RangesOfTieredCodedChunks),
       cmocka_unit_test(RangesOfHuffmanCodedChunks),
       cmocka_unit_test(AShardReadsOnlyThePartsHoldingItsRows),
   };

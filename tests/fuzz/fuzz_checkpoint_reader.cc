@@ -2,7 +2,7 @@
 // Status, never a crash, a hang, an out-of-bounds access or an unbounded allocation.
 //
 // With TW_FUZZ_SEED_DIR set, LLVMFuzzerInitialize first writes valid checkpoints there (several
-// dtypes, multi-chunk tensors, raw, zstd and Huffman-coded planes) as the seed corpus.
+// dtypes, multi-chunk tensors, raw, zstd, Huffman- and tiered-coded planes) as the seed corpus.
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -32,7 +32,8 @@ void WriteSeeds(const std::string &dir) {
   small_chunks.chunk_bytes = 256;
   ckpt::WriteCheckpoint(dir + "/seed-chunked", tensors, small_chunks);
   ckpt::WriteCheckpoint(dir + "/seed-whole", tensors);
-  // Exponent planes of 64 KiB, which the writer samples and Huffman-codes (codec 2).
+  // Exponent planes of 64 KiB, which the writer samples and tiered-codes (codec 3), or Huffman-codes
+  // (codec 2) when told not to use tiered codes.
   std::vector<uint16_t> gauss(1 << 16);
   uint32_t h = 1;
   for (uint16_t &g : gauss)
@@ -40,7 +41,10 @@ void WriteSeeds(const std::string &dir) {
   const int64_t gauss_shape[1] = {1 << 16};
   tw_tensor d = TW_TENSOR_INIT;
   d.dtype = TW_BFLOAT16, d.ndim = 1, d.shape = gauss_shape, d.data = gauss.data();
-  ckpt::WriteCheckpoint(dir + "/seed-huffman", {tw::TensorRef(d, "g")});
+  ckpt::WriteCheckpoint(dir + "/seed-tiered", {tw::TensorRef(d, "g")});
+  ckpt::WriteOptions huffman;
+  huffman.tiered_planes = false;
+  ckpt::WriteCheckpoint(dir + "/seed-huffman", {tw::TensorRef(d, "g")}, huffman);
 }
 
 }  // namespace

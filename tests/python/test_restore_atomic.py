@@ -104,7 +104,7 @@ def _craft(path, change):
 def _break_zstd_frame(data, chunk):
     at = chunk["offset"]
     for codec, size in chunk["planes"]:
-        if codec in (1, 2):  # zstd or Huffman: garble the coded plane past its first bytes
+        if codec in (1, 2, 3):  # zstd, Huffman or tiered: garble the coded plane past its first bytes
             for i in range(at + 6, at + size):
                 data[i] ^= 0x5A
             return
