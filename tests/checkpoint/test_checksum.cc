@@ -88,18 +88,28 @@ static void chunk_checksums_follow_the_format_version(void **state) {
   (void)state;
   assert_int_equal(ckpt::ChunkHashOf(1), ckpt::ChunkHash::kXxh64);
   assert_int_equal(ckpt::ChunkHashOf(2), ckpt::ChunkHash::kXxh3);
-  assert_int_equal(ckpt::ChunkHashOf(ckpt::kFormatVersion), ckpt::ChunkHash::kXxh3);
+  assert_int_equal(ckpt::ChunkHashOf(4), ckpt::ChunkHash::kXxh3);
+  assert_int_equal(ckpt::ChunkHashOf(5), ckpt::ChunkHash::kXxh3Planes);
+  assert_int_equal(ckpt::ChunkHashOf(ckpt::kFormatVersion), ckpt::ChunkHash::kXxh3Planes);
   const std::vector<uint8_t> data = RandomBytes(5000, 3);
   for (size_t size : {0, 31, 32, 4999}) {
     assert_true(ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh64, data.data(), size) == ckpt::Xxh64(data.data(), size));
     assert_true(ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh3, data.data(), size) == XXH3_64bits(data.data(), size));
-    for (ckpt::ChunkHash hash : {ckpt::ChunkHash::kXxh64, ckpt::ChunkHash::kXxh3}) {
+    // Version 5 hashes whole bytes (an unfiltered chunk, the stored planes) with XXH3 too.
+    assert_true(ckpt::ChunkChecksum(ckpt::ChunkHash::kXxh3Planes, data.data(), size) == XXH3_64bits(data.data(), size));
+    for (ckpt::ChunkHash hash : {ckpt::ChunkHash::kXxh64, ckpt::ChunkHash::kXxh3, ckpt::ChunkHash::kXxh3Planes}) {
       ckpt::ChunkChecksumStream stream(hash);
       for (size_t at = 0; at < size; at += 1000) stream.Update(data.data() + at, std::min<size_t>(1000, size - at));
       assert_true(stream.Digest() == ckpt::ChunkChecksum(hash, data.data(), size));
     }
   }
   assert_true(ckpt::Xxh3(data.data(), 100) != ckpt::Xxh64(data.data(), 100));  // the versions differ
+  // Version 5's raw checksum of a byte-plane chunk: XXH3 of the planes' digests, 8 bytes each, little-endian.
+  const uint64_t digests[2] = {0x0123456789ABCDEFull, 0xFEDCBA9876543210ull};
+  const uint8_t bytes[16] = {0xEF, 0xCD, 0xAB, 0x89, 0x67, 0x45, 0x23, 0x01,
+                             0x10, 0x32, 0x54, 0x76, 0x98, 0xBA, 0xDC, 0xFE};
+  assert_true(ckpt::PlaneDigestsChecksum(digests, 2) == XXH3_64bits(bytes, 16));
+  assert_true(ckpt::PlaneDigestsChecksum(digests, 1) == XXH3_64bits(bytes, 8));
 }
 
 int main(void) {
