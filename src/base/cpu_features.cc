@@ -13,6 +13,8 @@ CpuFeatures Detect() {
   cpu.avx512f = __builtin_cpu_supports("avx512f");
   cpu.avx512bw = __builtin_cpu_supports("avx512bw");
   cpu.avx512vbmi = __builtin_cpu_supports("avx512vbmi");
+  cpu.avx512vbmi2 = __builtin_cpu_supports("avx512vbmi2");
+  cpu.popcnt = __builtin_cpu_supports("popcnt");
 #endif
   return cpu;
 }

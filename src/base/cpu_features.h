@@ -14,6 +14,8 @@ struct CpuFeatures {
   bool avx512f = false;
   bool avx512bw = false;
   bool avx512vbmi = false;
+  bool avx512vbmi2 = false;  // vpexpandb / vpcompressb (the tiered plane codec)
+  bool popcnt = false;
 };
 
 // All false off x86-64 (the portable builds run there).

@@ -1,0 +1,292 @@
+// The decoder of tiered.h. The header, the sizes and the padding are checked once, before any byte is
+// decoded; a loop then only has to keep each tier's reads within the codes its count promises, and at
+// the end check that every count was used up. The AVX-512 loop decodes 64 bytes per step: the 64
+// tier-1 codes of a step are byte-aligned (8·w1 bytes each step), a later tier's codes start anywhere
+// and are unpacked from the byte holding their first bit. Every read and write of a partial vector is a
+// masked (fault-suppressing) load or store of exactly the bytes it needs.
+#include <string>
+
+#include "base/cpu_features.h"
+#include "checkpoint/tiered.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
+// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#define TW_TIERED_AVX512 1
+#define TW_TIERED_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")))
+#else
+#define TW_TIERED_AVX512 0
+#endif
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+Status Loss(const std::string &why) { return Status(TW_DATA_LOSS, "tiered plane: " + why); }
+
+// The coded plane's parts, checked against each other and against in_size and out_size.
+struct Plane {
+  int tiers = 0;
+  int width[kTieredMaxTiers] = {};
+  const uint8_t *symbol[kTieredMaxTiers] = {};
+  uint64_t count[kTieredMaxTiers + 1] = {};  // codes of streams 1..T (count[0] = n), then raw bytes
+  const uint8_t *stream[kTieredMaxTiers] = {};
+  uint64_t stream_bytes[kTieredMaxTiers] = {};
+  const uint8_t *raw = nullptr;
+};
+
+std::string TierName(int t, int tiers) {
+  return t == tiers ? "raw_count" : "tier " + std::to_string(t + 1) + "'s count";
+}
+
+Status Parse(const uint8_t *in, size_t in_size, size_t out_size, Plane *plane) {
+  if (out_size == 0) return Loss("no plane of 0 bytes is coded");
+  if (in_size < 1) return Loss("truncated header");
+  const int tiers = in[0];
+  if (tiers < 1 || tiers > kTieredMaxTiers) return Loss("T = " + std::to_string(tiers) + " is not 1 to 3");
+  plane->tiers = tiers;
+  size_t at = 1;
+  bool seen[256] = {};
+  for (int t = 0; t < tiers; ++t) {
+    if (at >= in_size) return Loss("truncated header");
+    const int width = in[at++];
+    if (width < 1 || width > kTieredMaxWidth) {
+      return Loss("tier " + std::to_string(t + 1) + " width " + std::to_string(width) + " is not 1 to 6");
+    }
+    const size_t symbols = (size_t{1} << width) - 1;
+    if (in_size - at < symbols) return Loss("truncated header");
+    for (size_t c = 0; c < symbols; ++c) {
+      if (seen[in[at + c]]) return Loss("symbol " + std::to_string(in[at + c]) + " repeated");
+      seen[in[at + c]] = true;
+    }
+    plane->width[t] = width;
+    plane->symbol[t] = in + at;
+    at += symbols;
+  }
+  if (in_size - at < 4 * static_cast<size_t>(tiers)) return Loss("truncated header");
+  plane->count[0] = out_size;
+  for (int t = 1; t <= tiers; ++t, at += 4) {
+    plane->count[t] =
+        uint64_t{in[at]} | uint64_t{in[at + 1]} << 8 | uint64_t{in[at + 2]} << 16 | uint64_t{in[at + 3]} << 24;
+  }
+  // Each byte of the plane takes at least a bit: a plane larger than that cannot be in in_size (and the
+  // sums below cannot overflow).
+  if (out_size / 8 > in_size) return Loss("sizes do not add up (the plane is larger than 8 × its coded size)");
+  uint64_t total = at;
+  for (int t = 0; t < tiers; ++t) {
+    plane->stream_bytes[t] = (plane->count[t] * static_cast<uint64_t>(plane->width[t]) + 7) / 8;
+    total += plane->stream_bytes[t];
+  }
+  total += plane->count[tiers];
+  if (total != in_size) {
+    return Loss("sizes do not add up (" + std::to_string(total) + " bytes listed, " + std::to_string(in_size) +
+                " stored)");
+  }
+  for (int t = 0; t < tiers; ++t) {
+    if (plane->count[t + 1] > plane->count[t]) {
+      return Loss(TierName(t + 1, tiers) + " exceeds tier " + std::to_string(t + 1) + "'s codes");
+    }
+    plane->stream[t] = in + at;
+    at += plane->stream_bytes[t];
+    const uint64_t used = plane->count[t] * static_cast<uint64_t>(plane->width[t]) % 8;
+    if (used != 0 && (plane->stream[t][plane->stream_bytes[t] - 1] >> used) != 0) {
+      return Loss("stream " + std::to_string(t + 1) + " has non-zero padding bits");
+    }
+  }
+  plane->raw = in + at;
+  return Status();
+}
+
+Status TooManyEscapes(int t, int tiers) {
+  return Loss("tier " + std::to_string(t + 1) + " has more escapes than " + TierName(t + 1, tiers));
+}
+
+// After a loop: every count used up. left[t]: codes of tier t (raw bytes for t = tiers) not decoded.
+Status CheckUsedUp(const uint64_t *left, const Plane &plane) {
+  for (int t = 1; t <= plane.tiers; ++t) {
+    if (left[t] != 0) {
+      return Loss("tier " + std::to_string(t) + " has " + std::to_string(plane.count[t] - left[t]) + " escapes, " +
+                  TierName(t, plane.tiers) + " is " + std::to_string(plane.count[t]));
+    }
+  }
+  return Status();
+}
+
+// ---- The portable loop: a code at a time. A code is read only when its tier's count has it, so it
+// lies within the stream.
+Status DecodePortable(const Plane &plane, uint8_t *out, size_t out_size) {
+  uint64_t position[kTieredMaxTiers] = {};  // bits
+  uint64_t left[kTieredMaxTiers + 1];
+  for (int t = 0; t <= plane.tiers; ++t) left[t] = plane.count[t];
+  const uint8_t *raw = plane.raw;
+  for (size_t i = 0; i < out_size; ++i) {
+    int t = 0;
+    for (;; ++t) {
+      if (left[t] == 0) return TooManyEscapes(t - 1, plane.tiers);  // t >= 1: count[0] = out_size
+      --left[t];
+      if (t == plane.tiers) {
+        out[i] = *raw++;
+        break;
+      }
+      const int width = plane.width[t];
+      const uint8_t *at = plane.stream[t] + (position[t] >> 3);
+      const unsigned skip = position[t] & 7;
+      unsigned value = at[0] >> skip;
+      if (skip + width > 8) value |= static_cast<unsigned>(at[1]) << (8 - skip);
+      value &= (1u << width) - 1;
+      position[t] += width;
+      if (value != (1u << width) - 1) {
+        out[i] = plane.symbol[t][value];
+        break;
+      }
+    }
+  }
+  return CheckUsedUp(left, plane);
+}
+
+#if TW_TIERED_AVX512
+// ---- The AVX-512 loop.
+
+bool Avx512Runs() {
+  const CpuFeatures &cpu = Cpu();
+  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
+}
+
+// One tier's unpacking: 64 codes of `width` bits from bit `skip` (0–7) of a 64-byte window. The
+// permutation brings bytes L·w … L·w+7 of the window into qword L (its 8 codes start at bit skip + 8·L·w
+// of the window), the multishift takes each code's 8 bits from bit skip + j·w of its qword (at most
+// 7 + 7·6 + 6 < 64), the mask drops the next code's bits.
+struct Tier {
+  __m512i permute;
+  __m512i shift[8];  // by skip
+  __m512i mask, escape;
+  const uint8_t *stream;
+  uint64_t position = 0;  // bits
+  uint64_t width = 0;
+
+  TW_TIERED_TARGET_AVX512 void Init(int w, const uint8_t *bytes) {
+    alignas(64) uint8_t index[64];
+    for (int i = 0; i < 64; ++i) index[i] = static_cast<uint8_t>(i / 8 * w + i % 8);
+    permute = _mm512_load_si512(index);
+    for (int skip = 0; skip < 8; ++skip) {
+      for (int i = 0; i < 64; ++i) index[i] = static_cast<uint8_t>(skip + i % 8 * w);
+      shift[skip] = _mm512_load_si512(index);
+    }
+    mask = _mm512_set1_epi8(static_cast<char>((1 << w) - 1));
+    escape = mask;
+    stream = bytes;
+    width = static_cast<uint64_t>(w);
+  }
+  TW_TIERED_TARGET_AVX512 __m512i Unpack(__m512i window, unsigned skip) const {
+    return _mm512_and_si512(_mm512_multishift_epi64_epi8(shift[skip], _mm512_permutexvar_epi8(permute, window)), mask);
+  }
+  // The next m (1–64) codes; the caller has checked the tier's count has them, so the bytes are in the stream.
+  TW_TIERED_TARGET_AVX512 __m512i Next(unsigned m) {
+    const uint64_t skip = position & 7, end = skip + m * width;
+    const __m512i window =
+        _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, static_cast<unsigned>((end + 7) >> 3)), stream + (position >> 3));
+    position += m * width;
+    return Unpack(window, static_cast<unsigned>(skip));
+  }
+};
+
+// The symbols of every tier in one table, tier 1's first: a byte that escapes tiers 1 … t-1 and has code
+// c in tier t has index (2^w1 - 1) + … + (2^w(t-1) - 1) + c, the sum of its codes (an escape is 2^w - 1),
+// so one lookup per step serves every tier. kParts: 64-byte parts of the table the symbols fill.
+template <int kParts>
+TW_TIERED_TARGET_AVX512 inline __m512i Symbols(const __m512i *table, __m512i index) {
+  if (kParts == 1) return _mm512_permutexvar_epi8(index, table[0]);
+  const __m512i low = _mm512_permutex2var_epi8(table[0], index, table[1]);
+  if (kParts == 2) return low;
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, _mm512_permutexvar_epi8(index, table[2]));
+}
+
+template <int kTiers, int kParts>
+TW_TIERED_TARGET_AVX512 Status DecodeSteps(const Plane &plane, uint8_t *out, size_t out_size) {
+  Tier tier[kTiers];
+  alignas(64) uint8_t all[192] = {};
+  int symbols = 0;
+  for (int t = 0; t < kTiers; ++t) {
+    tier[t].Init(plane.width[t], plane.stream[t]);
+    const int n = (1 << plane.width[t]) - 1;
+    for (int c = 0; c < n; ++c) all[symbols + c] = plane.symbol[t][c];
+    symbols += n;
+  }
+  __m512i table[3];
+  for (int k = 0; k < 3; ++k) table[k] = _mm512_load_si512(all + 64 * k);
+  uint64_t left[kTiers + 1];
+  for (int t = 1; t <= kTiers; ++t) left[t] = plane.count[t];
+  const uint8_t *raw = plane.raw;
+  const uint8_t *first = plane.stream[0];
+  const uint64_t step_bytes = 8 * tier[0].width, first_bytes = plane.stream_bytes[0];
+  for (size_t at = 0, offset = 0; at < out_size; at += 64, offset += step_bytes) {
+    const __mmask64 lanes =
+        out_size - at >= 64 ? ~__mmask64{0} : _bzhi_u64(~0ull, static_cast<unsigned>(out_size - at));
+    const uint64_t bytes = first_bytes - offset < step_bytes ? first_bytes - offset : step_bytes;
+    const __m512i c1 =
+        tier[0].Unpack(_mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, static_cast<unsigned>(bytes)), first + offset), 0);
+    // Lanes past the plane hold the padding bits and zeros: never escapes.
+    __mmask64 escaped = _mm512_mask_cmpeq_epi8_mask(lanes, c1, tier[0].escape);
+    __m512i index = c1;
+    for (int t = 1; t < kTiers && escaped != 0; ++t) {
+      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
+      if (m > left[t]) return TooManyEscapes(t - 1, kTiers);
+      left[t] -= m;
+      const __m512i c = _mm512_maskz_expand_epi8(escaped, tier[t].Next(m));
+      index = _mm512_add_epi8(index, c);
+      escaped = _mm512_mask_cmpeq_epi8_mask(escaped, c, tier[t].escape);
+    }
+    __m512i bytes_out = Symbols<kParts>(table, index);
+    if (escaped != 0) {
+      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
+      if (m > left[kTiers]) return TooManyEscapes(kTiers - 1, kTiers);
+      left[kTiers] -= m;
+      bytes_out = _mm512_mask_expandloadu_epi8(bytes_out, escaped, raw);
+      raw += m;
+    }
+    _mm512_mask_storeu_epi8(out + at, lanes, bytes_out);
+  }
+  left[0] = 0;
+  return CheckUsedUp(left, plane);
+}
+
+template <int kTiers>
+TW_TIERED_TARGET_AVX512 Status DecodeAvx512(const Plane &plane, uint8_t *out, size_t out_size) {
+  int symbols = 0;
+  for (int t = 0; t < kTiers; ++t) symbols += (1 << plane.width[t]) - 1;
+  if (symbols <= 64) return DecodeSteps<kTiers, 1>(plane, out, out_size);
+  if (symbols <= 128) return DecodeSteps<kTiers, 2>(plane, out, out_size);
+  return DecodeSteps<kTiers, 3>(plane, out, out_size);
+}
+#endif
+
+}  // namespace
+
+Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, TieredLoop loop) {
+  Plane plane;
+  TW_RETURN_IF_ERROR(Parse(in, in_size, out_size, &plane));
+#if TW_TIERED_AVX512
+  static const bool avx512 = Avx512Runs();
+  if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512)) {
+    switch (plane.tiers) {
+      case 1: return DecodeAvx512<1>(plane, out, out_size);
+      case 2: return DecodeAvx512<2>(plane, out, out_size);
+      default: return DecodeAvx512<3>(plane, out, out_size);
+    }
+  }
+#else
+  (void)loop;
+#endif
+  return DecodePortable(plane, out, out_size);
+}
+
+}  // namespace checkpoint
+}  // namespace tw

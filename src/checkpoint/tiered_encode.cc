@@ -1,0 +1,361 @@
+// The code choice and the encoder of tiered.h. Two passes over the plane: the first counts the bytes
+// that reach each tier, which sizes every stream, so that the second writes each stream in place at its
+// final offset (no work area, no copy) and a plane that would not fit is refused before any write.
+#include <algorithm>
+#include <cstring>
+
+#include "base/cpu_features.h"
+#include "checkpoint/tiered.h"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
+// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#define TW_TIERED_AVX512 1
+#define TW_TIERED_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")))
+#else
+#define TW_TIERED_AVX512 0
+#endif
+
+namespace tw {
+namespace checkpoint {
+namespace {
+
+size_t HeaderBytes(const TieredCode &code) {
+  size_t bytes = 1 + 4 * static_cast<size_t>(code.tiers);
+  for (int t = 0; t < code.tiers; ++t) bytes += size_t{1} << code.width[t];  // the width and 2^w - 1 symbols
+  return bytes;
+}
+
+// What the encoder is given must be a code a reader accepts.
+bool Valid(const TieredCode &code) {
+  if (code.tiers < 1 || code.tiers > kTieredMaxTiers) return false;
+  bool seen[256] = {};
+  for (int t = 0; t < code.tiers; ++t) {
+    if (code.width[t] < 1 || code.width[t] > kTieredMaxWidth) return false;
+    for (int c = 0; c < (1 << code.width[t]) - 1; ++c) {
+      if (seen[code.symbol[t][c]]) return false;
+      seen[code.symbol[t][c]] = true;
+    }
+  }
+  return true;
+}
+
+// Per byte value: its code in each tier (the escape where the tier does not code it) and the tier that
+// codes it (code.tiers: raw).
+struct Tables {
+  alignas(64) uint8_t code[kTieredMaxTiers][256];
+  alignas(64) uint8_t tier[256];
+  explicit Tables(const TieredCode &code_) {
+    std::memset(tier, code_.tiers, sizeof tier);
+    for (int t = 0; t < code_.tiers; ++t) {
+      const int escape = (1 << code_.width[t]) - 1;
+      std::memset(code[t], escape, 256);
+      for (int c = 0; c < escape; ++c) {
+        code[t][code_.symbol[t][c]] = static_cast<uint8_t>(c);
+        tier[code_.symbol[t][c]] = static_cast<uint8_t>(t);
+      }
+    }
+  }
+};
+
+// Where each part of the coded plane goes, from the counts of bytes reaching each tier.
+struct Layout {
+  uint64_t count[kTieredMaxTiers + 1] = {};  // codes in streams 1..T (0-based), then raw bytes
+  uint64_t stream_bytes[kTieredMaxTiers] = {};
+  size_t total = 0;
+};
+
+Layout MakeLayout(const TieredCode &code, const uint64_t *count) {
+  Layout layout;
+  layout.total = HeaderBytes(code) + count[code.tiers];
+  for (int t = 0; t <= code.tiers; ++t) layout.count[t] = count[t];
+  for (int t = 0; t < code.tiers; ++t) {
+    layout.stream_bytes[t] = (count[t] * static_cast<uint64_t>(code.width[t]) + 7) / 8;
+    layout.total += layout.stream_bytes[t];
+  }
+  return layout;
+}
+
+uint8_t *WriteHeader(const TieredCode &code, const Layout &layout, uint8_t *out) {
+  *out++ = static_cast<uint8_t>(code.tiers);
+  for (int t = 0; t < code.tiers; ++t) {
+    *out++ = static_cast<uint8_t>(code.width[t]);
+    const size_t symbols = (size_t{1} << code.width[t]) - 1;
+    std::memcpy(out, code.symbol[t], symbols);
+    out += symbols;
+  }
+  for (int t = 1; t <= code.tiers; ++t) {
+    const uint32_t count = static_cast<uint32_t>(layout.count[t]);
+    for (int b = 0; b < 4; ++b) *out++ = static_cast<uint8_t>(count >> (8 * b));
+  }
+  return out;
+}
+
+// A stream written LSB-first, 8 whole bytes at a time: every store holds only the stream's own bits,
+// so that it never reaches into the next stream (written in the same pass).
+struct BitWriter {
+  uint8_t *at;
+  uint64_t buffer = 0;
+  unsigned bits = 0;  // < 64
+
+  explicit BitWriter(uint8_t *stream) : at(stream) {}
+  // `value` < 2^count, 1 <= count <= 64.
+  __attribute__((always_inline)) void Put(uint64_t value, unsigned count) {
+    buffer |= value << bits;
+    bits += count;
+    if (bits >= 64) {
+      std::memcpy(at, &buffer, 8);  // little-endian host
+      at += 8;
+      bits -= 64;
+      buffer = bits == 0 ? 0 : value >> (count - bits);
+    }
+  }
+  void Flush() {
+    for (unsigned i = 0; i < (bits + 7) / 8; ++i) at[i] = static_cast<uint8_t>(buffer >> (8 * i));
+  }
+};
+
+// ---- The portable loops: a byte at a time.
+
+void CountPortable(const uint8_t *in, size_t size, const Tables &tables, int tiers, uint64_t *count) {
+  uint64_t by_tier[kTieredMaxTiers + 1] = {};
+  for (size_t i = 0; i < size; ++i) ++by_tier[tables.tier[in[i]]];
+  uint64_t reach = 0;  // bytes coded by tier t or later
+  for (int t = tiers; t >= 0; --t) count[t] = reach += by_tier[t];
+}
+
+void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables, uint8_t **stream,
+                    uint8_t *raw) {
+  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0]), BitWriter(stream[1]), BitWriter(stream[2])};
+  for (size_t i = 0; i < size; ++i) {
+    const uint8_t byte = in[i];
+    const int tier = tables.tier[byte];
+    for (int t = 0; t < code.tiers && t <= tier; ++t) writer[t].Put(tables.code[t][byte], code.width[t]);
+    if (tier == code.tiers) *raw++ = byte;
+  }
+  for (int t = 0; t < code.tiers; ++t) writer[t].Flush();
+}
+
+#if TW_TIERED_AVX512
+// ---- The AVX-512 loops: 64 bytes per step.
+
+bool Avx512Runs() {
+  const CpuFeatures &cpu = Cpu();
+  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
+}
+
+struct Table256 {
+  __m512i part[4];
+};
+
+TW_TIERED_TARGET_AVX512 inline Table256 LoadTable(const uint8_t *table) {
+  Table256 t;
+  for (int k = 0; k < 4; ++k) t.part[k] = _mm512_load_si512(table + 64 * k);
+  return t;
+}
+
+// table[x] for each byte x: two 128-entry lookups, chosen by the byte's top bit.
+TW_TIERED_TARGET_AVX512 inline __m512i Lookup(const Table256 &table, __m512i x) {
+  return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), _mm512_permutex2var_epi8(table.part[0], x, table.part[1]),
+                                _mm512_permutex2var_epi8(table.part[2], x, table.part[3]));
+}
+
+TW_TIERED_TARGET_AVX512 inline __mmask64 Lanes(size_t n) { return n >= 64 ? ~__mmask64{0} : _bzhi_u64(~0ull, n); }
+
+TW_TIERED_TARGET_AVX512 void CountAvx512(const uint8_t *in, size_t size, const Tables &tables, int tiers,
+                                         uint64_t *count) {
+  const Table256 tier = LoadTable(tables.tier);
+  uint64_t reach[kTieredMaxTiers + 1] = {};  // reach[t]: bytes coded by tier t or later (t >= 1)
+  for (size_t at = 0; at < size; at += 64) {
+    const __mmask64 lanes = Lanes(size - at);
+    // Lanes past the plane read 0 and are masked out of every count.
+    const __m512i t = Lookup(tier, _mm512_maskz_loadu_epi8(lanes, in + at));
+    for (int k = 1; k <= tiers; ++k) {
+      reach[k] += static_cast<uint64_t>(_mm_popcnt_u64(_mm512_mask_cmpge_epu8_mask(lanes, t, _mm512_set1_epi8(k))));
+    }
+  }
+  count[0] = size;
+  for (int k = 1; k <= tiers; ++k) count[k] = reach[k];
+}
+
+// How 64 codes of `width` bits are packed into 8·width bytes: adjacent codes joined in words, dwords and
+// qwords (each qword then holds 8 codes in its low 8·width bits), and a permutation that gathers the
+// low `width` bytes of each qword.
+struct Packer {
+  __m128i shift[3];  // width, 2·width, 4·width
+  __m512i gather;
+  uint64_t bytes;  // 8 · width
+
+  TW_TIERED_TARGET_AVX512 explicit Packer(int width) {
+    shift[0] = _mm_cvtsi32_si128(width);
+    shift[1] = _mm_cvtsi32_si128(2 * width);
+    shift[2] = _mm_cvtsi32_si128(4 * width);
+    alignas(64) uint8_t index[64];
+    for (int i = 0; i < 64; ++i) index[i] = static_cast<uint8_t>(i < 8 * width ? 8 * (i / width) + i % width : 0);
+    gather = _mm512_load_si512(index);
+    bytes = 8 * static_cast<uint64_t>(width);
+  }
+  // The 64 codes (each < 2^width) packed LSB-first into the low 8·width bytes.
+  TW_TIERED_TARGET_AVX512 __m512i Pack(__m512i codes) const {
+    const __m512i words = _mm512_or_si512(_mm512_and_si512(codes, _mm512_set1_epi16(0x00FF)),
+                                          _mm512_sll_epi16(_mm512_srli_epi16(codes, 8), shift[0]));
+    const __m512i dwords = _mm512_or_si512(_mm512_and_si512(words, _mm512_set1_epi32(0xFFFF)),
+                                           _mm512_sll_epi32(_mm512_srli_epi32(words, 16), shift[1]));
+    const __m512i qwords = _mm512_or_si512(_mm512_and_si512(dwords, _mm512_set1_epi64(0xFFFFFFFF)),
+                                           _mm512_sll_epi64(_mm512_srli_epi64(dwords, 32), shift[2]));
+    return _mm512_permutexvar_epi8(gather, qwords);
+  }
+};
+
+TW_TIERED_TARGET_AVX512 void EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                          const Layout &layout, uint8_t **stream, uint8_t *raw) {
+  const int tiers = code.tiers;
+  Table256 table[kTieredMaxTiers];
+  __m512i escape[kTieredMaxTiers];
+  // Zero-initialised for the tiers not in use: they are never read.
+  Packer packer[kTieredMaxTiers] = {Packer(code.width[0]), Packer(tiers > 1 ? code.width[1] : 1),
+                                    Packer(tiers > 2 ? code.width[2] : 1)};
+  for (int t = 0; t < tiers; ++t) {
+    table[t] = LoadTable(tables.code[t]);
+    escape[t] = _mm512_set1_epi8(static_cast<char>((1 << code.width[t]) - 1));
+  }
+  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0]), BitWriter(stream[1]), BitWriter(stream[2])};
+  uint8_t *first = stream[0];
+  const uint64_t first_bytes = layout.stream_bytes[0];
+  const uint64_t width1 = packer[0].bytes;
+  alignas(64) uint64_t packed[8];
+  for (size_t at = 0, block = 0; at < size; at += 64, ++block) {
+    const __mmask64 lanes = Lanes(size - at);
+    const __m512i x = _mm512_maskz_loadu_epi8(lanes, in + at);
+    // Tier 1: every byte, byte-aligned blocks of 8·w1 bytes at their place in stream 1.
+    const __m512i c1 = _mm512_maskz_mov_epi8(lanes, Lookup(table[0], x));
+    const uint64_t offset = block * width1;
+    _mm512_mask_storeu_epi8(first + offset,
+                            _bzhi_u64(~0ull, static_cast<unsigned>(std::min(width1, first_bytes - offset))),
+                            packer[0].Pack(c1));
+    __mmask64 escaped = _mm512_mask_cmpeq_epi8_mask(lanes, c1, escape[0]);
+    __m512i bytes = x;
+    // Tiers 2 and 3: the escaped bytes, compressed to the first lanes, appended to their stream.
+    for (int t = 1; t < tiers && escaped != 0; ++t) {
+      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
+      const __mmask64 first_m = _bzhi_u64(~0ull, m);
+      bytes = _mm512_maskz_compress_epi8(escaped, bytes);
+      const __m512i c = _mm512_maskz_mov_epi8(first_m, Lookup(table[t], bytes));
+      _mm512_store_si512(packed, packer[t].Pack(c));
+      for (unsigned bits = m * static_cast<unsigned>(code.width[t]), q = 0; bits > 0;
+           bits -= std::min(bits, 64u), ++q) {
+        writer[t].Put(packed[q], std::min(bits, 64u));
+      }
+      escaped = _mm512_mask_cmpeq_epi8_mask(first_m, c, escape[t]);
+    }
+    if (escaped != 0) {  // raw bytes
+      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
+      _mm512_mask_storeu_epi8(raw, _bzhi_u64(~0ull, m), _mm512_maskz_compress_epi8(escaped, bytes));
+      raw += m;
+    }
+  }
+  for (int t = 1; t < tiers; ++t) writer[t].Flush();
+}
+#else
+bool Avx512Runs() { return false; }
+#endif
+
+}  // namespace
+
+TieredCode ChooseTieredCode(const uint32_t count[256], double *bits_per_byte) {
+  int order[256];
+  for (int v = 0; v < 256; ++v) order[v] = v;
+  std::sort(order, order + 256, [&](int a, int b) { return count[a] != count[b] ? count[a] > count[b] : a < b; });
+  uint64_t after[257];  // after[r]: the count of the byte values of rank r and later
+  after[256] = 0;
+  for (int r = 255; r >= 0; --r) after[r] = after[r + 1] + count[order[r]];
+  const auto reach = [&](int rank) { return after[std::min(rank, 256)]; };
+
+  // Costs in bits, integers: the minimum and its ties are exact. Candidates in order of tiers, then
+  // widths (lexicographically); only a strictly smaller cost replaces the best.
+  TieredCode best;
+  uint64_t best_cost = ~uint64_t{0}, best_header = 0;
+  for (int tiers = 1; tiers <= kTieredMaxTiers; ++tiers) {
+    int width[kTieredMaxTiers] = {1, 1, 1};
+    for (;;) {
+      uint64_t cost = 0, header = 1 + 4 * static_cast<uint64_t>(tiers);
+      int rank = 0;
+      for (int t = 0; t < tiers; ++t) {
+        cost += reach(rank) * static_cast<uint64_t>(width[t]);
+        rank += (1 << width[t]) - 1;
+        header += uint64_t{1} << width[t];
+      }
+      cost += reach(rank) * 8 + header * 8;
+      if (cost < best_cost) {
+        best_cost = cost, best_header = header;
+        best.tiers = tiers;
+        for (int t = 0; t < kTieredMaxTiers; ++t) best.width[t] = t < tiers ? width[t] : 0;
+      }
+      int t = tiers - 1;  // the next widths, the last tier's counting fastest
+      while (t >= 0 && width[t] == kTieredMaxWidth) width[t--] = 1;
+      if (t < 0) break;
+      ++width[t];
+    }
+  }
+  int rank = 0;
+  for (int t = 0; t < best.tiers; ++t) {
+    for (int c = 0; c < (1 << best.width[t]) - 1; ++c) best.symbol[t][c] = static_cast<uint8_t>(order[rank++]);
+  }
+  if (bits_per_byte != nullptr) {
+    *bits_per_byte =
+        after[0] == 0 ? 0.0 : static_cast<double>(best_cost - 8 * best_header) / static_cast<double>(after[0]);
+  }
+  return best;
+}
+
+bool TieredLoopRuns(TieredLoop loop) {
+  switch (loop) {
+    case TieredLoop::kBest:
+    case TieredLoop::kPortable: return true;
+    case TieredLoop::kAvx512: return Avx512Runs();
+  }
+  return false;
+}
+
+size_t TieredWorkBytes(size_t) { return 0; }
+
+size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint8_t *out, size_t capacity,
+                    uint8_t *work, TieredLoop loop) {
+  (void)work;
+  if (size == 0 || !Valid(code)) return 0;
+  // Counts are u32 in the format.
+  if (size > UINT32_MAX) return 0;
+  static const bool avx512 = Avx512Runs();
+  const bool vector = loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512);
+  const Tables tables(code);
+  uint64_t count[kTieredMaxTiers + 1];
+#if TW_TIERED_AVX512
+  vector ? CountAvx512(in, size, tables, code.tiers, count) : CountPortable(in, size, tables, code.tiers, count);
+#else
+  CountPortable(in, size, tables, code.tiers, count);
+#endif
+  const Layout layout = MakeLayout(code, count);
+  if (layout.total > capacity) return 0;
+  uint8_t *stream[kTieredMaxTiers] = {};
+  uint8_t *at = WriteHeader(code, layout, out);
+  for (int t = 0; t < code.tiers; ++t) stream[t] = at, at += layout.stream_bytes[t];
+#if TW_TIERED_AVX512
+  if (vector) {
+    EncodeAvx512(in, size, code, tables, layout, stream, at);
+    return layout.total;
+  }
+#endif
+  EncodePortable(in, size, code, tables, stream, at);
+  return layout.total;
+}
+
+}  // namespace checkpoint
+}  // namespace tw
