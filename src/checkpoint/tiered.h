@@ -50,6 +50,13 @@ struct TieredCode {
 // estimate of the codes alone, header excluded. Deterministic.
 TieredCode ChooseTieredCode(const uint32_t count[256], double *bits_per_byte = nullptr);
 
+// Bytes of the header a plane coded with `code` starts with: T, each tier's width and symbols, the counts.
+inline size_t TieredHeaderBytes(const TieredCode &code) {
+  size_t bytes = 1 + 4 * static_cast<size_t>(code.tiers);
+  for (int t = 0; t < code.tiers; ++t) bytes += size_t{1} << code.width[t];
+  return bytes;
+}
+
 // Which loop codes or decodes; every one writes the same bytes and agrees on what it refuses. kBest is
 // kAvx512 (AVX-512 F/BW/VBMI/VBMI2, BMI2, POPCNT) when the CPU has it, else kPortable (everywhere).
 enum class TieredLoop { kBest, kPortable, kAvx512 };

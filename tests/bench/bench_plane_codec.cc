@@ -56,7 +56,7 @@ std::vector<std::vector<uint8_t>> HuffmanPlanes(const std::vector<Variable> &var
       ckpt::SplitBytePlanes(v.bytes.data() + at * element, n, element, split.data());
       for (size_t k = 0; k < element; ++k) {
         const uint8_t *plane = split.data() + k * n;
-        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model) == ckpt::PlaneChoice::kHuffman) {
+        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model, nullptr) == ckpt::PlaneChoice::kHuffman) {
           planes.emplace_back(plane, plane + n);
         }
       }
@@ -88,7 +88,7 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
   std::vector<ckpt::HuffmanModel> models(planes.size());
   const double choose = BestCpu([&] {
     for (size_t i = 0; i < planes.size(); ++i) {
-      if (ckpt::ChoosePlaneCodec(planes[i].data(), planes[i].size(), ckpt::Filter::kBytePlanes, &models[i]) !=
+      if (ckpt::ChoosePlaneCodec(planes[i].data(), planes[i].size(), ckpt::Filter::kBytePlanes, &models[i], nullptr) !=
           ckpt::PlaneChoice::kHuffman) {
         std::abort();
       }
