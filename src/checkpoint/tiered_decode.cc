@@ -4,6 +4,8 @@
 // tier-1 codes of a step are byte-aligned (8·w1 bytes each step), a later tier's codes start anywhere
 // and are unpacked from the byte holding their first bit. Every read and write of a partial vector is a
 // masked (fault-suppressing) load or store of exactly the bytes it needs.
+#include <algorithm>
+#include <cstring>
 #include <string>
 
 #include "base/cpu_features.h"
@@ -120,34 +122,77 @@ Status CheckUsedUp(const uint64_t *left, const Plane &plane) {
   return Status();
 }
 
-// ---- The portable loop: a code at a time. A code is read only when its tier's count has it, so it
-// lies within the stream.
-Status DecodePortable(const Plane &plane, uint8_t *out, size_t out_size) {
-  uint64_t position[kTieredMaxTiers] = {};  // bits
-  uint64_t left[kTieredMaxTiers + 1];
-  for (int t = 0; t <= plane.tiers; ++t) left[t] = plane.count[t];
-  const uint8_t *raw = plane.raw;
-  for (size_t i = 0; i < out_size; ++i) {
-    int t = 0;
-    for (;; ++t) {
-      if (left[t] == 0) return TooManyEscapes(t - 1, plane.tiers);  // t >= 1: count[0] = out_size
-      --left[t];
-      if (t == plane.tiers) {
-        out[i] = *raw++;
-        break;
-      }
-      const int width = plane.width[t];
-      const uint8_t *at = plane.stream[t] + (position[t] >> 3);
-      const unsigned skip = position[t] & 7;
-      unsigned value = at[0] >> skip;
-      if (skip + width > 8) value |= static_cast<unsigned>(at[1]) << (8 - skip);
-      value &= (1u << width) - 1;
-      position[t] += width;
-      if (value != (1u << width) - 1) {
-        out[i] = plane.symbol[t][value];
-        break;
-      }
+// ---- The portable loop: blocks of the plane decoded tier by tier, as the vector loop does, so that no
+// branch depends on whether a byte escapes (a byte at a time, the tier loop's exit was mispredicted at
+// about every other byte): tier 1 writes every byte and lists the escapes, each later tier reads the
+// listed bytes' codes, writes them and keeps those that escape again. A tier's codes are read only once
+// its count is known to have them, so every read lies within the stream.
+struct BitReader {
+  const uint8_t *stream;
+  uint64_t bytes, position = 0;  // bits
+  unsigned width, mask;
+
+  BitReader(const uint8_t *begin, uint64_t size, int w)
+      : stream(begin), bytes(size), width(static_cast<unsigned>(w)), mask((1u << w) - 1) {}
+  unsigned Next() {
+    const uint64_t byte = position >> 3;
+    const unsigned skip = position & 7;
+    position += width;
+    if (byte + 8 <= bytes) {  // 8 bytes at once while the stream has them
+      uint64_t word;
+      std::memcpy(&word, stream + byte, 8);  // little-endian host
+      return static_cast<unsigned>(word >> skip) & mask;
     }
+    unsigned value = stream[byte] >> skip;
+    if (skip + width > 8) value |= static_cast<unsigned>(stream[byte + 1]) << (8 - skip);
+    return value & mask;
+  }
+};
+
+Status DecodePortable(const Plane &plane, uint8_t *out, size_t out_size) {
+  constexpr size_t kBlock = 4096;
+  uint16_t listed[kBlock];  // the block's bytes that reach the tier at hand
+  uint8_t symbol[kTieredMaxTiers][64] = {};
+  BitReader readers[kTieredMaxTiers] = {BitReader(plane.stream[0], plane.stream_bytes[0], plane.width[0]),
+                                        BitReader(plane.stream[1], plane.stream_bytes[1], plane.width[1]),
+                                        BitReader(plane.stream[2], plane.stream_bytes[2], plane.width[2])};
+  for (int t = 0; t < plane.tiers; ++t) std::memcpy(symbol[t], plane.symbol[t], (size_t{1} << plane.width[t]) - 1);
+  uint64_t left[kTieredMaxTiers + 1] = {};
+  for (int t = 1; t <= plane.tiers; ++t) left[t] = plane.count[t];
+  const uint8_t *raw = plane.raw;
+  for (size_t begin = 0; begin < out_size; begin += kBlock) {
+    const size_t n = std::min(kBlock, out_size - begin);
+    uint8_t *block = out + begin;
+    size_t reach = 0;
+    {
+      BitReader r = readers[0];
+      const unsigned escape = r.mask;
+      for (size_t i = 0; i < n; ++i) {
+        const unsigned c = r.Next();
+        block[i] = symbol[0][c];
+        listed[reach] = static_cast<uint16_t>(i);
+        reach += c == escape;
+      }
+      readers[0] = r;
+    }
+    for (int t = 1; t < plane.tiers; ++t) {
+      if (reach > left[t]) return TooManyEscapes(t - 1, plane.tiers);
+      left[t] -= reach;
+      BitReader r = readers[t];
+      const unsigned escape = r.mask;
+      size_t again = 0;
+      for (size_t j = 0; j < reach; ++j) {
+        const unsigned c = r.Next();
+        block[listed[j]] = symbol[t][c];
+        listed[again] = listed[j];
+        again += c == escape;
+      }
+      readers[t] = r;
+      reach = again;
+    }
+    if (reach > left[plane.tiers]) return TooManyEscapes(plane.tiers - 1, plane.tiers);
+    left[plane.tiers] -= reach;
+    for (size_t j = 0; j < reach; ++j) block[listed[j]] = *raw++;
   }
   return CheckUsedUp(left, plane);
 }

@@ -149,16 +149,44 @@ void CountPortable(const uint8_t *in, size_t size, const Tables &tables, int tie
   for (int t = tiers; t >= 0; --t) count[t] = reach += by_tier[t];
 }
 
+// Blocks of the plane coded tier by tier, as the decoder reads them: tier 1 codes every byte and lists
+// those that reach tier 2, each later tier codes the listed bytes and keeps those that go on; no branch
+// on a byte's tier.
 void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables, const Layout &layout,
                     uint8_t **stream, uint8_t *raw) {
+  constexpr size_t kBlock = 4096;
+  uint16_t listed[kBlock];
   BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0], layout.stream_bytes[0]),
                                        BitWriter(stream[1], layout.stream_bytes[1]),
                                        BitWriter(stream[2], layout.stream_bytes[2])};
-  for (size_t i = 0; i < size; ++i) {
-    const uint8_t byte = in[i];
-    const int tier = tables.tier[byte];
-    for (int t = 0; t < code.tiers && t <= tier; ++t) writer[t].Put(tables.code[t][byte], code.width[t]);
-    if (tier == code.tiers) *raw++ = byte;
+  for (size_t begin = 0; begin < size; begin += kBlock) {
+    const size_t n = std::min(kBlock, size - begin);
+    const uint8_t *block = in + begin;
+    size_t reach = 0;
+    {
+      BitWriter w = writer[0];
+      const unsigned width = static_cast<unsigned>(code.width[0]);
+      for (size_t i = 0; i < n; ++i) {
+        w.Put(tables.code[0][block[i]], width);
+        listed[reach] = static_cast<uint16_t>(i);
+        reach += tables.tier[block[i]] > 0;
+      }
+      writer[0] = w;
+    }
+    for (int t = 1; t < code.tiers; ++t) {
+      BitWriter w = writer[t];
+      const unsigned width = static_cast<unsigned>(code.width[t]);
+      size_t again = 0;
+      for (size_t j = 0; j < reach; ++j) {
+        const uint8_t byte = block[listed[j]];
+        w.Put(tables.code[t][byte], width);
+        listed[again] = listed[j];
+        again += tables.tier[byte] > t;
+      }
+      writer[t] = w;
+      reach = again;
+    }
+    for (size_t j = 0; j < reach; ++j) *raw++ = block[listed[j]];
   }
   for (int t = 0; t < code.tiers; ++t) writer[t].Flush();
 }

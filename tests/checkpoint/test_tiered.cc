@@ -82,7 +82,7 @@ std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::Tiere
 tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, TieredLoop loop = TieredLoop::kBest,
                   std::vector<uint8_t> *plane = nullptr) {
   std::unique_ptr<uint8_t[]> in(new uint8_t[coded.size() + (coded.empty() ? 1 : 0)]);
-  std::memcpy(in.get(), coded.data(), coded.size());
+  if (!coded.empty()) std::memcpy(in.get(), coded.data(), coded.size());
   std::unique_ptr<uint8_t[]> out(new uint8_t[size + (size == 0 ? 1 : 0)]);
   const tw::Status status = ckpt::TieredDecode(in.get(), coded.size(), out.get(), size, loop);
   if (plane != nullptr) plane->assign(out.get(), out.get() + size);
