@@ -48,19 +48,24 @@ bool Valid(const TieredCode &code) {
   return true;
 }
 
-// Per byte value: its code in each tier (the escape where the tier does not code it) and the tier that
-// codes it (code.tiers: raw).
+// Per byte value: its code in each tier (the escape where the tier does not code it), the tier that
+// codes it (code.tiers: raw), and both in one byte, tier · 64 + code, for the vector loop: a byte's
+// code in tier t is then min(tagged - 64·t, escape_t) wherever it reaches tier t (a later tier's tag
+// minus 64·t is at least 64, above every escape), with no lookup per tier.
 struct Tables {
   alignas(64) uint8_t code[kTieredMaxTiers][256];
   alignas(64) uint8_t tier[256];
+  alignas(64) uint8_t tagged[256];
   explicit Tables(const TieredCode &code_) {
     std::memset(tier, code_.tiers, sizeof tier);
+    std::memset(tagged, code_.tiers * 64, sizeof tagged);
     for (int t = 0; t < code_.tiers; ++t) {
       const int escape = (1 << code_.width[t]) - 1;
       std::memset(code[t], escape, 256);
       for (int c = 0; c < escape; ++c) {
         code[t][code_.symbol[t][c]] = static_cast<uint8_t>(c);
         tier[code_.symbol[t][c]] = static_cast<uint8_t>(t);
+        tagged[code_.symbol[t][c]] = static_cast<uint8_t>(64 * t + c);
       }
     }
   }
@@ -99,20 +104,32 @@ uint8_t *WriteHeader(const TieredCode &code, const Layout &layout, uint8_t *out)
   return out;
 }
 
-// A stream written LSB-first, 8 whole bytes at a time: every store holds only the stream's own bits,
-// so that it never reaches into the next stream (written in the same pass).
+// A stream written LSB-first, 8 bytes at a time. While 8 bytes of the stream are left, every Put stores
+// them, whether they are full or not, and moves on by 8 only when they are: no branch on the data (the
+// bits a step appends vary, and a branch on them was mispredicted every few steps). Near the end only
+// full bytes are stored, so that no store reaches into the next stream (written in the same pass).
 struct BitWriter {
-  uint8_t *at;
+  uint8_t *at, *end;
   uint64_t buffer = 0;
   unsigned bits = 0;  // < 64
 
-  explicit BitWriter(uint8_t *stream) : at(stream) {}
-  // `value` < 2^count, 1 <= count <= 64.
+  BitWriter(uint8_t *stream, uint64_t bytes) : at(stream), end(stream + bytes) {}
+  // `value` < 2^count, 0 <= count <= 64.
   __attribute__((always_inline)) void Put(uint64_t value, unsigned count) {
-    buffer |= value << bits;
-    bits += count;
+    const uint64_t low = buffer | value << bits;
+    const unsigned total = bits + count;
+    if (__builtin_expect(end - at >= 8, 1)) {
+      std::memcpy(at, &low, 8);  // little-endian host
+      const bool full = total >= 64;
+      at += full ? 8 : 0;
+      buffer = full ? (value >> 1) >> (63 - bits) : low;  // the bits of value past the 64
+      bits = total & 63;
+      return;
+    }
+    buffer = low;
+    bits = total;
     if (bits >= 64) {
-      std::memcpy(at, &buffer, 8);  // little-endian host
+      std::memcpy(at, &buffer, 8);
       at += 8;
       bits -= 64;
       buffer = bits == 0 ? 0 : value >> (count - bits);
@@ -132,14 +149,44 @@ void CountPortable(const uint8_t *in, size_t size, const Tables &tables, int tie
   for (int t = tiers; t >= 0; --t) count[t] = reach += by_tier[t];
 }
 
-void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables, uint8_t **stream,
-                    uint8_t *raw) {
-  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0]), BitWriter(stream[1]), BitWriter(stream[2])};
-  for (size_t i = 0; i < size; ++i) {
-    const uint8_t byte = in[i];
-    const int tier = tables.tier[byte];
-    for (int t = 0; t < code.tiers && t <= tier; ++t) writer[t].Put(tables.code[t][byte], code.width[t]);
-    if (tier == code.tiers) *raw++ = byte;
+// Blocks of the plane coded tier by tier, as the decoder reads them: tier 1 codes every byte and lists
+// those that reach tier 2, each later tier codes the listed bytes and keeps those that go on; no branch
+// on a byte's tier.
+void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables, const Layout &layout,
+                    uint8_t **stream, uint8_t *raw) {
+  constexpr size_t kBlock = 4096;
+  uint16_t listed[kBlock];
+  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0], layout.stream_bytes[0]),
+                                       BitWriter(stream[1], layout.stream_bytes[1]),
+                                       BitWriter(stream[2], layout.stream_bytes[2])};
+  for (size_t begin = 0; begin < size; begin += kBlock) {
+    const size_t n = std::min(kBlock, size - begin);
+    const uint8_t *block = in + begin;
+    size_t reach = 0;
+    {
+      BitWriter w = writer[0];
+      const unsigned width = static_cast<unsigned>(code.width[0]);
+      for (size_t i = 0; i < n; ++i) {
+        w.Put(tables.code[0][block[i]], width);
+        listed[reach] = static_cast<uint16_t>(i);
+        reach += tables.tier[block[i]] > 0;
+      }
+      writer[0] = w;
+    }
+    for (int t = 1; t < code.tiers; ++t) {
+      BitWriter w = writer[t];
+      const unsigned width = static_cast<unsigned>(code.width[t]);
+      size_t again = 0;
+      for (size_t j = 0; j < reach; ++j) {
+        const uint8_t byte = block[listed[j]];
+        w.Put(tables.code[t][byte], width);
+        listed[again] = listed[j];
+        again += tables.tier[byte] > t;
+      }
+      writer[t] = w;
+      reach = again;
+    }
+    for (size_t j = 0; j < reach; ++j) *raw++ = block[listed[j]];
   }
   for (int t = 0; t < code.tiers; ++t) writer[t].Flush();
 }
@@ -186,83 +233,88 @@ TW_TIERED_TARGET_AVX512 void CountAvx512(const uint8_t *in, size_t size, const T
   for (int k = 1; k <= tiers; ++k) count[k] = reach[k];
 }
 
-// How 64 codes of `width` bits are packed into 8·width bytes: adjacent codes joined in words, dwords and
-// qwords (each qword then holds 8 codes in its low 8·width bits), and a permutation that gathers the
-// low `width` bytes of each qword.
+// How 64 codes of `width` bits are packed into 8·width bytes: adjacent codes joined into words and
+// dwords by multiply-adds (a + b·2^w: the products cannot overflow), dwords into qwords by shifts (each
+// qword then holds 8 codes in its low 8·width bits), and a permutation that gathers the low `width`
+// bytes of each qword.
 struct Packer {
-  __m128i shift[3];  // width, 2·width, 4·width
+  __m512i pair_bytes, pair_words;  // multipliers 1, 2^w and 1, 2^2w
+  __m128i shift;                   // 4·width
   __m512i gather;
-  uint64_t bytes;  // 8 · width
 
+  TW_TIERED_TARGET_AVX512 Packer() : Packer(1) {}
   TW_TIERED_TARGET_AVX512 explicit Packer(int width) {
-    shift[0] = _mm_cvtsi32_si128(width);
-    shift[1] = _mm_cvtsi32_si128(2 * width);
-    shift[2] = _mm_cvtsi32_si128(4 * width);
+    pair_bytes = _mm512_set1_epi16(static_cast<int16_t>(1 | (1 << width) << 8));
+    pair_words = _mm512_set1_epi32(1 | (1 << 2 * width) << 16);
+    shift = _mm_cvtsi32_si128(4 * width);
     alignas(64) uint8_t index[64];
     for (int i = 0; i < 64; ++i) index[i] = static_cast<uint8_t>(i < 8 * width ? 8 * (i / width) + i % width : 0);
     gather = _mm512_load_si512(index);
-    bytes = 8 * static_cast<uint64_t>(width);
   }
   // The 64 codes (each < 2^width) packed LSB-first into the low 8·width bytes.
   TW_TIERED_TARGET_AVX512 __m512i Pack(__m512i codes) const {
-    const __m512i words = _mm512_or_si512(_mm512_and_si512(codes, _mm512_set1_epi16(0x00FF)),
-                                          _mm512_sll_epi16(_mm512_srli_epi16(codes, 8), shift[0]));
-    const __m512i dwords = _mm512_or_si512(_mm512_and_si512(words, _mm512_set1_epi32(0xFFFF)),
-                                           _mm512_sll_epi32(_mm512_srli_epi32(words, 16), shift[1]));
+    const __m512i dwords = _mm512_madd_epi16(_mm512_maddubs_epi16(codes, pair_bytes), pair_words);
     const __m512i qwords = _mm512_or_si512(_mm512_and_si512(dwords, _mm512_set1_epi64(0xFFFFFFFF)),
-                                           _mm512_sll_epi64(_mm512_srli_epi64(dwords, 32), shift[2]));
+                                           _mm512_sll_epi64(_mm512_srli_epi64(dwords, 32), shift));
     return _mm512_permutexvar_epi8(gather, qwords);
   }
 };
 
-TW_TIERED_TARGET_AVX512 void EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
-                                          const Layout &layout, uint8_t **stream, uint8_t *raw) {
-  const int tiers = code.tiers;
-  Table256 table[kTieredMaxTiers];
-  __m512i escape[kTieredMaxTiers];
-  // Zero-initialised for the tiers not in use: they are never read.
-  Packer packer[kTieredMaxTiers] = {Packer(code.width[0]), Packer(tiers > 1 ? code.width[1] : 1),
-                                    Packer(tiers > 2 ? code.width[2] : 1)};
-  for (int t = 0; t < tiers; ++t) {
-    table[t] = LoadTable(tables.code[t]);
+// A step: the bytes' tags looked up once; tier 1's codes packed into their place in stream 1 (64 codes:
+// 8·w1 bytes), each later tier's codes (of the bytes whose tag reaches it) compressed to the first
+// lanes, packed and appended to its stream, the raw bytes compressed and stored. No branch on whether
+// a step has escapes: raw bytes come in about half the steps of an exponent plane, a branch there is
+// mispredicted half the time, and an empty mask stores nothing.
+template <int kTiers>
+TW_TIERED_TARGET_AVX512 void EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                         const Layout &layout, uint8_t **stream, uint8_t *raw) {
+  const Table256 tagged = LoadTable(tables.tagged);
+  Packer packer[kTiers];
+  __m512i escape[kTiers];
+  for (int t = 0; t < kTiers; ++t) {
+    packer[t] = Packer(code.width[t]);
     escape[t] = _mm512_set1_epi8(static_cast<char>((1 << code.width[t]) - 1));
   }
-  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0]), BitWriter(stream[1]), BitWriter(stream[2])};
+  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0], layout.stream_bytes[0]),
+                                       BitWriter(stream[1], layout.stream_bytes[1]),
+                                       BitWriter(stream[2], layout.stream_bytes[2])};
   uint8_t *first = stream[0];
   const uint64_t first_bytes = layout.stream_bytes[0];
-  const uint64_t width1 = packer[0].bytes;
+  const uint64_t step_bytes = 8 * static_cast<uint64_t>(code.width[0]);
   alignas(64) uint64_t packed[8];
-  for (size_t at = 0, block = 0; at < size; at += 64, ++block) {
+  for (size_t at = 0, offset = 0; at < size; at += 64, offset += step_bytes) {
     const __mmask64 lanes = Lanes(size - at);
     const __m512i x = _mm512_maskz_loadu_epi8(lanes, in + at);
-    // Tier 1: every byte, byte-aligned blocks of 8·w1 bytes at their place in stream 1.
-    const __m512i c1 = _mm512_maskz_mov_epi8(lanes, Lookup(table[0], x));
-    const uint64_t offset = block * width1;
-    _mm512_mask_storeu_epi8(first + offset,
-                            _bzhi_u64(~0ull, static_cast<unsigned>(std::min(width1, first_bytes - offset))),
-                            packer[0].Pack(c1));
-    __mmask64 escaped = _mm512_mask_cmpeq_epi8_mask(lanes, c1, escape[0]);
-    __m512i bytes = x;
-    // Tiers 2 and 3: the escaped bytes, compressed to the first lanes, appended to their stream.
-    for (int t = 1; t < tiers && escaped != 0; ++t) {
-      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
-      const __mmask64 first_m = _bzhi_u64(~0ull, m);
-      bytes = _mm512_maskz_compress_epi8(escaped, bytes);
-      const __m512i c = _mm512_maskz_mov_epi8(first_m, Lookup(table[t], bytes));
+    const __m512i tag = _mm512_maskz_mov_epi8(lanes, Lookup(tagged, x));  // lanes past the plane: code 0 of tier 1
+    const unsigned first_step =
+        static_cast<unsigned>(first_bytes - offset < step_bytes ? first_bytes - offset : step_bytes);
+    _mm512_mask_storeu_epi8(first + offset, _bzhi_u64(~0ull, first_step),
+                            packer[0].Pack(_mm512_min_epu8(tag, escape[0])));
+#pragma GCC unroll 2
+    for (int t = 1; t < kTiers; ++t) {
+      const __m512i base = _mm512_set1_epi8(static_cast<char>(64 * t));
+      const __mmask64 reach = _mm512_cmpge_epu8_mask(tag, base);
+      const __m512i c = _mm512_maskz_compress_epi8(reach, _mm512_min_epu8(_mm512_sub_epi8(tag, base), escape[t]));
       _mm512_store_si512(packed, packer[t].Pack(c));
-      for (unsigned bits = m * static_cast<unsigned>(code.width[t]), q = 0; bits > 0;
-           bits -= std::min(bits, 64u), ++q) {
-        writer[t].Put(packed[q], std::min(bits, 64u));
-      }
-      escaped = _mm512_mask_cmpeq_epi8_mask(first_m, c, escape[t]);
+      const unsigned bits = static_cast<unsigned>(_mm_popcnt_u64(reach)) * static_cast<unsigned>(code.width[t]);
+      writer[t].Put(packed[0], std::min(bits, 64u));
+      for (unsigned q = 1; q * 64 < bits; ++q) writer[t].Put(packed[q], std::min(bits - q * 64, 64u));
     }
-    if (escaped != 0) {  // raw bytes
-      const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
-      _mm512_mask_storeu_epi8(raw, _bzhi_u64(~0ull, m), _mm512_maskz_compress_epi8(escaped, bytes));
-      raw += m;
-    }
+    const __mmask64 raw_lanes = _mm512_cmpge_epu8_mask(tag, _mm512_set1_epi8(static_cast<char>(64 * kTiers)));
+    const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(raw_lanes));
+    _mm512_mask_storeu_epi8(raw, _bzhi_u64(~0ull, m), _mm512_maskz_compress_epi8(raw_lanes, x));
+    raw += m;
   }
-  for (int t = 1; t < tiers; ++t) writer[t].Flush();
+  for (int t = 1; t < kTiers; ++t) writer[t].Flush();
+}
+
+TW_TIERED_TARGET_AVX512 void EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                          const Layout &layout, uint8_t **stream, uint8_t *raw) {
+  switch (code.tiers) {
+    case 1: return EncodeSteps<1>(in, size, code, tables, layout, stream, raw);
+    case 2: return EncodeSteps<2>(in, size, code, tables, layout, stream, raw);
+    default: return EncodeSteps<3>(in, size, code, tables, layout, stream, raw);
+  }
 }
 #else
 bool Avx512Runs() { return false; }
@@ -353,7 +405,7 @@ size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint
     return layout.total;
   }
 #endif
-  EncodePortable(in, size, code, tables, stream, at);
+  EncodePortable(in, size, code, tables, layout, stream, at);
   return layout.total;
 }
 

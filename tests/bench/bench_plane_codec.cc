@@ -1,5 +1,6 @@
-// The exponent-plane coders side by side: Huffman (codec 2, huffman.h) against zstd as the writer
-// configures it for planes (codec.cc), on the planes the writer gives to Huffman coding — the exponent
+// The exponent-plane coders side by side: Huffman (codec 2, huffman.h) and the tiered code (codec 3,
+// tiered.h) against zstd as the writer configures it for planes (codec.cc) and memcpy (the anchor: the
+// plane's bytes copied, the least a decoder can take), on the planes the writer gives to Huffman coding — the exponent
 // planes of the model-like state (model_state.h) cut into 4 MiB chunks. CPU time of one thread
 // (CLOCK_THREAD_CPUTIME_ID, best of several passes), so a loaded machine inflates the figures less.
 //
@@ -11,7 +12,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "checkpoint/codec.h"
 #include "checkpoint/huffman.h"
 #include "checkpoint/plane_choice.h"
+#include "checkpoint/tiered.h"
 #include "model_state.h"
 
 namespace ckpt = tw::checkpoint;
@@ -148,6 +152,54 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
       std::exit(1);
     }
   }
+  // The tiered code, from the same sample's counts (a byte value the sample missed is a raw byte).
+  std::vector<ckpt::TieredCode> codes(planes.size());
+  const double tiered_choose = BestCpu([&] {
+    for (size_t i = 0; i < planes.size(); ++i) codes[i] = ckpt::ChooseTieredCode(models[i].count);
+  });
+  std::map<std::string, int> widths;  // how often each choice of widths was made
+  for (const ckpt::TieredCode &code : codes) {
+    std::string w;
+    for (int t = 0; t < code.tiers; ++t) w += (t ? "," : "") + std::to_string(code.width[t]);
+    ++widths["(" + w + ")"];
+  }
+  std::vector<std::vector<uint8_t>> tiered(planes.size());
+  for (size_t i = 0; i < planes.size(); ++i) tiered[i].resize(planes[i].size());
+  std::vector<uint8_t> tiered_work(ckpt::TieredWorkBytes(largest) + 1);
+  const auto tiered_encode_with = [&](ckpt::TieredLoop loop) {
+    return BestCpu([&] {
+      for (size_t i = 0; i < planes.size(); ++i) {
+        coded[i] = ckpt::TieredEncode(planes[i].data(), planes[i].size(), codes[i], tiered[i].data(),
+                                      planes[i].size() - 1, tiered_work.data(), loop);
+        if (coded[i] == 0) std::abort();
+      }
+    });
+  };
+  const double tiered_portable_encode = tiered_encode_with(ckpt::TieredLoop::kPortable);
+  const double tiered_encode = tiered_encode_with(ckpt::TieredLoop::kBest);
+  size_t tiered_bytes = 0;
+  for (size_t i = 0; i < planes.size(); ++i) tiered[i].resize(coded[i]), tiered_bytes += coded[i];
+  const auto tiered_decode_with = [&](ckpt::TieredLoop loop) {
+    return BestCpu([&] {
+      for (size_t i = 0; i < planes.size(); ++i) {
+        if (!ckpt::TieredDecode(tiered[i].data(), tiered[i].size(), out.data(), planes[i].size(), loop).ok())
+          std::abort();
+      }
+    });
+  };
+  const double tiered_portable_decode = tiered_decode_with(ckpt::TieredLoop::kPortable);
+  const double tiered_decode = tiered_decode_with(ckpt::TieredLoop::kBest);
+  for (size_t i = 0; i < planes.size(); ++i) {
+    if (!ckpt::TieredDecode(tiered[i].data(), tiered[i].size(), out.data(), planes[i].size()).ok() ||
+        std::memcmp(out.data(), planes[i].data(), planes[i].size()) != 0) {
+      std::fprintf(stderr, "tiered round trip failed\n");
+      std::exit(1);
+    }
+  }
+  // The anchor: the planes copied into the decoders' output buffer.
+  const double copy = BestCpu([&] {
+    for (size_t i = 0; i < planes.size(); ++i) std::memcpy(out.data(), planes[i].data(), planes[i].size());
+  });
   ZSTD_freeCCtx(cctx);
   ZSTD_freeDCtx(dctx);
 
@@ -161,6 +213,18 @@ void Bench(const char *label, int32_t dtype, size_t bytes) {
   std::printf("  zstd     encode %5.2f GB/s (%6.1f ms)  decode %5.2f GB/s (%6.1f ms)  coded/plane %.4f\n",
               gb / zstd_encode, zstd_encode * 1e3, gb / zstd_decode, zstd_decode * 1e3,
               static_cast<double>(zstd_bytes) / static_cast<double>(plane_bytes));
+  std::printf(
+      "  tiered   encode %5.2f GB/s (%6.1f ms)  decode %5.2f GB/s (%6.1f ms)  coded/plane %.4f (%.3f of Huffman's)\n",
+      gb / tiered_encode, tiered_encode * 1e3, gb / tiered_decode, tiered_decode * 1e3,
+      static_cast<double>(tiered_bytes) / static_cast<double>(plane_bytes),
+      static_cast<double>(tiered_bytes) / static_cast<double>(huffman_bytes));
+  std::string chosen;
+  for (const auto &[w, n] : widths) chosen += "  " + w + " ×" + std::to_string(n);
+  std::printf("  tiered portable loops: encode %5.2f GB/s  decode %5.2f GB/s; code choice %.2f ms; widths:%s\n",
+              gb / tiered_portable_encode, gb / tiered_portable_decode, tiered_choose * 1e3, chosen.c_str());
+  std::printf(
+      "  memcpy   %5.2f GB/s (%6.1f ms)  decode ratios: tiered/memcpy %.2f, Huffman/memcpy %.2f, tiered/Huffman %.2f\n",
+      gb / copy, copy * 1e3, copy / tiered_decode, copy / huffman_decode, huffman_decode / tiered_decode);
 }
 
 }  // namespace

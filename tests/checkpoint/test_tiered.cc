@@ -82,7 +82,7 @@ std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::Tiere
 tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, TieredLoop loop = TieredLoop::kBest,
                   std::vector<uint8_t> *plane = nullptr) {
   std::unique_ptr<uint8_t[]> in(new uint8_t[coded.size() + (coded.empty() ? 1 : 0)]);
-  std::memcpy(in.get(), coded.data(), coded.size());
+  if (!coded.empty()) std::memcpy(in.get(), coded.data(), coded.size());
   std::unique_ptr<uint8_t[]> out(new uint8_t[size + (size == 0 ? 1 : 0)]);
   const tw::Status status = ckpt::TieredDecode(in.get(), coded.size(), out.get(), size, loop);
   if (plane != nullptr) plane->assign(out.get(), out.get() + size);
@@ -386,6 +386,25 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
     ExpectDataLoss(Craft({2}, {{0xA, 0xB, 0xC}}, {1}, {codes}, {0x42}), 150, "tier 1 has more escapes than raw_count");
     codes[149] = 0;
     assert_true(Decode(Craft({2}, {{0xA, 0xB, 0xC}}, {1}, {codes}, {0x42}), 150).ok());
+  }
+  // And in the vector loop's groups of 8 steps (512 bytes), in each tier.
+  {
+    std::vector<int> codes(1000, 0), second(3, 0);
+    codes[70] = codes[300] = codes[450] = 3;  // all in the first group
+    ExpectDataLoss(Craft({2}, {{0xA, 0xB, 0xC}}, {2}, {codes}, {0x42, 0x43}), 1000,
+                   "tier 1 has more escapes than raw_count");
+    ExpectDataLoss(Craft({2, 1}, tables, {2, 1}, {codes, {0, 1}}, {0x42}), 1000,
+                   "tier 1 has more escapes than tier 2's count");
+    second[0] = second[2] = 1;
+    ExpectDataLoss(Craft({2, 1}, tables, {3, 1}, {codes, second}, {0x42}), 1000,
+                   "tier 2 has more escapes than raw_count");
+    second[2] = 0;
+    std::vector<uint8_t> back1000;
+    assert_true(
+        Decode(Craft({2, 1}, tables, {3, 1}, {codes, second}, {0x42}), 1000, TieredLoop::kBest, &back1000).ok());
+    assert_int_equal(back1000[70], 0x42);
+    assert_int_equal(back1000[300], 0xD);
+    assert_int_equal(back1000[999], 0xA);
   }
   // Padding: the unused bits of each stream's last byte.
   bad = good;
