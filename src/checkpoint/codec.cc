@@ -125,7 +125,7 @@ uint8_t *ChunkCodec::Scratch(size_t size) {
 }
 
 Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
-                          size_t *stored_size, bool tiered_planes) {
+                          size_t *stored_size, TieredPlanes tiered_planes) {
   const size_t raw_size = static_cast<size_t>(chunk->raw_size);
   const int plane_count = PlaneCount(filter, dtype);
   const size_t plane_size = raw_size / static_cast<size_t>(plane_count);
@@ -134,6 +134,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
   if (cctx == nullptr) cctx = NewCompressor(zstd_level_, planes);
 
   const ChunkHash hash = ChunkHashOf(kFormatVersion);
+  const bool tiered_allowed = TieredPlanesAllowed(tiered_planes);
   static_assert(kFormatVersion >= kFirstPlaneDigestVersion, "the writer hashes planes");
   chunk->plane_count = static_cast<uint8_t>(plane_count);
   // Byte planes are split straight into `stored`, plane p at p·plane_size, so planes stored raw (the
@@ -171,7 +172,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
     const uint8_t *coded = plane;  // where the plane's stored bytes are
     HuffmanModel model;
     TieredCode tiered;
-    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model, tiered_planes ? &tiered : nullptr);
+    const PlaneChoice choice = ChoosePlaneCodec(plane, plane_size, filter, &model, tiered_allowed ? &tiered : nullptr);
     if (choice != PlaneChoice::kRaw) {
       // Capacity one byte short of the plane: a coder fails rather than produce bytes that save
       // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also falls
@@ -288,8 +289,7 @@ Status ChunkCodec::Check(const uint8_t *stored, const Chunk &chunk, int32_t dtyp
   return Status();
 }
 
-uint64_t ChunkCodec::RawChecksum(ChunkHash hash, const uint8_t *const *planes, const Chunk &chunk,
-                                 size_t plane_size) {
+uint64_t ChunkCodec::RawChecksum(ChunkHash hash, const uint8_t *const *planes, const Chunk &chunk, size_t plane_size) {
   const int plane_count = chunk.plane_count;
   if (plane_count == 1) return ChunkChecksum(hash, planes[0], plane_size);  // an unfiltered chunk is its plane
   if (hash == ChunkHash::kXxh3Planes) {

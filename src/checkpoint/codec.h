@@ -10,6 +10,7 @@
 
 #include "base/status.h"
 #include "checkpoint/format.h"
+#include "checkpoint/plane_choice.h"
 #include "checkpoint/plane_join.h"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;
@@ -43,9 +44,9 @@ class ChunkCodec {
   // Encodes raw[0, chunk->raw_size) of a tensor of `dtype` under `filter` for a file of kFormatVersion:
   // fills chunk's planes and checksums and writes the stored bytes to `stored`, which must hold
   // chunk->raw_size bytes (a chunk never grows: a plane that would is stored raw). Sets *stored_size.
-  // `tiered_planes` false: no plane is tiered-coded (Huffman takes them).
+  // `tiered_planes`: where planes may be tiered-coded (plane_choice.h).
   Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
-                size_t *stored_size, bool tiered_planes = true);
+                size_t *stored_size, TieredPlanes tiered_planes = TieredPlanes::kWhereFast);
 
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS

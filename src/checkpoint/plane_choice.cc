@@ -107,8 +107,11 @@ PlaneChoice PreferTiered(const HuffmanModel &model, size_t total, double entropy
 
 }  // namespace
 
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model,
-                             TieredCode *tiered) {
+bool TieredPlanesAllowed(TieredPlanes policy) {
+  return policy == TieredPlanes::kAlways || (policy == TieredPlanes::kWhereFast && TieredLoopRuns(TieredLoop::kAvx512));
+}
+
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model, TieredCode *tiered) {
   const bool planes = filter == Filter::kBytePlanes;
   *model = HuffmanModel();
   if (size < kPlaneSampleMinBytes) {

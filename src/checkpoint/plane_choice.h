@@ -22,6 +22,17 @@ enum class PlaneChoice {
              // codec 3, a few percent larger than Huffman's and decoded several times faster
 };
 
+// Where the writer may code a plane with a tiered code instead of Huffman coding.
+enum class TieredPlanes {
+  kWhereFast,  // where this CPU decodes tiered planes with its AVX-512 loop (the default). A checkpoint is
+               // most often read on the kind of machine that wrote it, and elsewhere the portable loop
+               // decodes ~7× slower than Huffman's (0.5 against 3.5–4 GB/s): a file written here then
+               // stays as fast to read on a CPU without it as version 4's.
+  kAlways,
+  kNever,  // as version 4 wrote its planes
+};
+bool TieredPlanesAllowed(TieredPlanes policy);
+
 // How much larger than the entropy of its bytes a tiered code may be and still be chosen over Huffman
 // coding. The exponent planes of trained weights code to 1.05–1.07× their entropy as tiered planes
 // (Huffman: 1.01–1.02×), a file ~1% larger, decoded 4–5× faster.
@@ -32,8 +43,7 @@ constexpr size_t kPlaneSampleMinBytes = 64 << 10;
 
 // Also leaves in *model the byte counts of the sample (of the whole plane when it is small), which
 // the Huffman coder builds its code from, and for kTiered the code in *tiered (null: never kTiered).
-PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model,
-                             TieredCode *tiered);
+PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model, TieredCode *tiered);
 
 }  // namespace checkpoint
 }  // namespace tw

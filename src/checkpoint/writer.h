@@ -26,9 +26,8 @@ struct WriteOptions {
   // >= 0: overwrite the directory's spare of this slot when it has a usable one (a saver's checkpoint: 0,
   // a sharded part: its part index), instead of creating the file fresh (spare_files.h, durable_file.h).
   int spare_slot = -1;
-  // false: planes a tiered code would take are Huffman-coded, as version 4 wrote them (the tests of
-  // Huffman planes in files use it).
-  bool tiered_planes = true;
+  // Where exponent planes may be tiered-coded (codec 3) rather than Huffman-coded (plane_choice.h).
+  TieredPlanes tiered_planes = TieredPlanes::kWhereFast;
 };
 
 // `tensors` hold contiguous row-major data and unique non-empty names. Errors: TW_INVALID_ARGUMENT

@@ -60,7 +60,8 @@ std::vector<std::vector<uint8_t>> HuffmanPlanes(const std::vector<Variable> &var
       ckpt::SplitBytePlanes(v.bytes.data() + at * element, n, element, split.data());
       for (size_t k = 0; k < element; ++k) {
         const uint8_t *plane = split.data() + k * n;
-        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model, nullptr) == ckpt::PlaneChoice::kHuffman) {
+        if (ckpt::ChoosePlaneCodec(plane, n, ckpt::Filter::kBytePlanes, &model, nullptr) ==
+            ckpt::PlaneChoice::kHuffman) {
           planes.emplace_back(plane, plane + n);
         }
       }

@@ -80,7 +80,8 @@ int main(int argc, char **argv) {
   if (!ckpt::WriteCheckpoint(path, refs, options).ok()) return std::printf("cannot write %s\n", path.c_str()), 1;
   std::vector<uint8_t> state(raw);
   // Stream stores need 64-byte alignment, as the restore's join gives them.
-  std::unique_ptr<uint8_t, decltype(&std::free)> aligned(static_cast<uint8_t *>(std::aligned_alloc(64, raw)), &std::free);
+  std::unique_ptr<uint8_t, decltype(&std::free)> aligned(static_cast<uint8_t *>(std::aligned_alloc(64, raw)),
+                                                         &std::free);
   uint8_t *target = aligned.get();
   std::memset(target, 1, raw);
   size_t at = 0;
@@ -110,8 +111,8 @@ int main(int argc, char **argv) {
   const double hash_ms = BestMs(runs, [&] { sink = sink + ckpt::Xxh3(state.data(), file_size); });
   const double write_ms = BestMs(runs, [&] { StreamCopy(target, state.data(), raw); });
   const double floor_ms = map_ms + hash_ms + write_ms;
-  std::printf("bfloat16 state %.1f MiB, checkpoint %.1f MiB (%.3f of raw), best of %d, one core, %s\n",
-              raw / 1048576.0, file_size / 1048576.0, static_cast<double>(file_size) / raw, runs, dir.c_str());
+  std::printf("bfloat16 state %.1f MiB, checkpoint %.1f MiB (%.3f of raw), best of %d, one core, %s\n", raw / 1048576.0,
+              file_size / 1048576.0, static_cast<double>(file_size) / raw, runs, dir.c_str());
   std::printf("anchor: read() of %.0f MiB into touched memory (torch.load's core)  %7.2f ms\n", raw / 1048576.0,
               read_ms);
   std::printf("trainwatch restore (ReadInto, 1 thread)                         %7.2f ms  ratio %.2f\n", restore_ms,

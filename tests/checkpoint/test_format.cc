@@ -124,7 +124,8 @@ void AssertRoundTrip(std::vector<Owned> &tensors, const ckpt::WriteOptions &opti
 }
 
 // `tensors` written as a checkpoint in chunks of `chunk_bytes`, as bytes.
-std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes, bool tiered_planes = true) {
+std::vector<uint8_t> CheckpointBytes(std::vector<Owned> &tensors, uint64_t chunk_bytes,
+                                     ckpt::TieredPlanes tiered_planes = ckpt::TieredPlanes::kWhereFast) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
   const std::string path = std::string(dir.path) + "/small";
@@ -248,6 +249,12 @@ const std::string kVersion3File = TW_CHECKPOINT_TEST_DATA "/v3.ckpt";
 // And by the version-4 writer (commit fbe0f7e, chunk_bytes 512): integers in byte planes, raw checksums
 // of the joined bytes.
 const std::string kVersion4File = TW_CHECKPOINT_TEST_DATA "/v4.ckpt";
+
+// The writer's codec for an exponent plane of trained weights: tiered where this CPU decodes tiered
+// planes with AVX-512, else Huffman (plane_choice.h, TieredPlanes::kWhereFast).
+ckpt::Codec ExponentCodec() {
+  return ckpt::TieredPlanesAllowed(ckpt::TieredPlanes::kWhereFast) ? ckpt::Codec::kTiered : ckpt::Codec::kHuffman;
+}
 
 uint32_t VersionOf(const std::vector<uint8_t> &file) {
   uint32_t version = 0;
@@ -440,7 +447,7 @@ static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
   assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "good", &reader).ok());
   const ckpt::Chunk &last = reader->Find("h")->chunks.back();
   assert_int_equal(last.planes[0].codec, ckpt::Codec::kRaw);  // the low bytes of bfloat16: noise
-  assert_int_equal(last.planes[1].codec, ckpt::Codec::kTiered);  // sign and exponent: coded, kept
+  assert_int_equal(last.planes[1].codec, ExponentCodec());  // sign and exponent: coded, kept
   std::vector<uint8_t> bad_frame = good, bad_raw = good;
   const uint64_t frame = last.offset + last.planes[0].stored_size;
   for (uint64_t i = frame + 8; i < frame + last.planes[1].stored_size; i += 97) bad_frame[i] ^= 0x5a;
@@ -471,7 +478,7 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   assert_int_equal(reader->Find("gauss")->filter, ckpt::Filter::kBytePlanes);
   assert_int_equal(gauss.plane_count, 4);
   assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);      // low mantissa byte: noise
-  assert_int_equal(gauss.planes[3].codec, ckpt::Codec::kTiered);  // sign + exponent: tiered-coded
+  assert_int_equal(gauss.planes[3].codec, ExponentCodec());  // sign + exponent: tiered- or Huffman-coded
   assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
   const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
   assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kBytePlanes);  // integers too, from version 4
@@ -654,7 +661,7 @@ static void new_files_are_version_5_with_xxh3_checksums(void **state) {
 static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
-  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, false);  // one chunk: planes of 64 KiB
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kNever);  // one chunk: planes of 64 KiB
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   std::vector<size_t> positions;
@@ -686,14 +693,14 @@ static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **stat
   ExpectReadsBackAndFlipsAreDetected(file, tensors, reader.get(), &positions);
 }
 
-// The same file with the writer's default: the exponent plane tiered-coded (codec 3, version 5), a few
-// percent larger than Huffman's; a bit flip is detected anywhere in its header (widths, symbols,
+// The same file with the exponent plane tiered-coded (codec 3, version 5; the writer's default where the
+// CPU decodes them with AVX-512), a few percent larger than Huffman's; a bit flip is detected anywhere in its header (widths, symbols,
 // counts), at the ends of every stream and of the raw bytes, in the file's header, index and footer,
 // and at 100 random places.
 static void tiered_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
-  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kAlways);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   std::vector<size_t> positions;
@@ -730,7 +737,7 @@ static void tiered_planes_round_trip_and_every_bit_flip_is_detected(void **state
 static void tiered_planes_are_refused_in_version_4_files(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
-  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10);
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kAlways);
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
@@ -747,7 +754,7 @@ static void tiered_planes_are_refused_in_version_4_files(void **state) {
 static void huffman_planes_are_refused_in_version_2_files(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
-  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, false);
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kNever);
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
@@ -778,7 +785,7 @@ static void small_planes_skip_huffman_where_it_cannot_shrink_them(void **state) 
   assert_int_equal(bias.planes[0].codec, ckpt::Codec::kRaw);  // low mantissa byte: noise
   assert_int_equal(bias.planes[1].codec, ckpt::Codec::kRaw);
   assert_int_not_equal(bias.planes[3].codec, ckpt::Codec::kRaw);  // sign + exponent: the smaller coding
-  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ckpt::Codec::kTiered);
+  assert_int_equal(reader->Find("layer")->chunks.at(0).planes[3].codec, ExponentCodec());
   assert_int_equal(norm.plane_count, 2);
   assert_int_equal(norm.planes[1].codec, ckpt::Codec::kZstd);  // 64 exponent bytes: Huffman's table alone is 32
   assert_true(norm.planes[1].stored_size < 64);

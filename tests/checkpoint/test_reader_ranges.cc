@@ -168,7 +168,7 @@ tw::Status RestoreShard(const std::string &path, int64_t first, int64_t count, s
 
 // Ranges of a tensor whose exponent planes are tiered- or Huffman-coded (codecs 3 and 2: planes of 64 KiB
 // of small floats) read exactly their bytes, as those of zstd and raw planes.
-void RangesOfCodedChunks(bool tiered_planes) {
+void RangesOfCodedChunks(ckpt::TieredPlanes tiered_planes) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
   const std::string path = std::string(dir.path) + "/huffman";
@@ -188,7 +188,8 @@ void RangesOfCodedChunks(bool tiered_planes) {
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::Open(path, &reader).ok());
   for (const ckpt::Chunk &c : reader->Find("t")->chunks) {
-    assert_int_equal(c.planes[3].codec, tiered_planes ? ckpt::Codec::kTiered : ckpt::Codec::kHuffman);
+    assert_int_equal(c.planes[3].codec,
+                     tiered_planes == ckpt::TieredPlanes::kAlways ? ckpt::Codec::kTiered : ckpt::Codec::kHuffman);
   }
   const int64_t cases[][2] = {{0, kBigRows}, {1, 2}, {4000, 4200}, {4095, 4097}, {8191, 8192}};
   for (const auto &rows : cases) {
@@ -201,8 +202,8 @@ void RangesOfCodedChunks(bool tiered_planes) {
   scratch_dir_destroy(&dir);
 }
 
-void RangesOfTieredCodedChunks(void **) { RangesOfCodedChunks(true); }
-void RangesOfHuffmanCodedChunks(void **) { RangesOfCodedChunks(false); }
+void RangesOfTieredCodedChunks(void **) { RangesOfCodedChunks(ckpt::TieredPlanes::kAlways); }
+void RangesOfHuffmanCodedChunks(void **) { RangesOfCodedChunks(ckpt::TieredPlanes::kNever); }
 
 void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   scratch_dir dir;

@@ -32,8 +32,8 @@ void WriteSeeds(const std::string &dir) {
   small_chunks.chunk_bytes = 256;
   ckpt::WriteCheckpoint(dir + "/seed-chunked", tensors, small_chunks);
   ckpt::WriteCheckpoint(dir + "/seed-whole", tensors);
-  // Exponent planes of 64 KiB, which the writer samples and tiered-codes (codec 3), or Huffman-codes
-  // (codec 2) when told not to use tiered codes.
+  // Exponent planes of 64 KiB, which the writer samples and tiered-codes (codec 3) or Huffman-codes
+  // (codec 2).
   std::vector<uint16_t> gauss(1 << 16);
   uint32_t h = 1;
   for (uint16_t &g : gauss)
@@ -41,9 +41,10 @@ void WriteSeeds(const std::string &dir) {
   const int64_t gauss_shape[1] = {1 << 16};
   tw_tensor d = TW_TENSOR_INIT;
   d.dtype = TW_BFLOAT16, d.ndim = 1, d.shape = gauss_shape, d.data = gauss.data();
-  ckpt::WriteCheckpoint(dir + "/seed-tiered", {tw::TensorRef(d, "g")});
-  ckpt::WriteOptions huffman;
-  huffman.tiered_planes = false;
+  ckpt::WriteOptions tiered, huffman;
+  tiered.tiered_planes = ckpt::TieredPlanes::kAlways;
+  huffman.tiered_planes = ckpt::TieredPlanes::kNever;
+  ckpt::WriteCheckpoint(dir + "/seed-tiered", {tw::TensorRef(d, "g")}, tiered);
   ckpt::WriteCheckpoint(dir + "/seed-huffman", {tw::TensorRef(d, "g")}, huffman);
 }
 
