@@ -62,14 +62,16 @@ inline size_t TieredHeaderBytes(const TieredCode &code) {
 enum class TieredLoop { kBest, kPortable, kAvx512 };
 bool TieredLoopRuns(TieredLoop loop);  // whether this CPU runs it (for tests of every loop)
 
-// Bytes of `work` TieredEncode needs: none (a counting pass sizes every stream first, and each is then
-// written in place).
+// Bytes of `work` TieredEncode needs for a plane of `size` bytes: 2·size + 128. The AVX-512 loop stages
+// there, a byte each, tier 2's codes and the bytes that reach tier 3 (or the raw bytes), until the
+// streams' sizes are known; the portable loop counts first and needs none.
 size_t TieredWorkBytes(size_t size);
 
 // Codes in[0, size) (size > 0) with `code` into `out`, which has `capacity` bytes. Returns the coded
 // size, or 0 when it would exceed `capacity` (a caller passes one byte less than the plane to get a
-// plane that shrinks, or nothing) or `code` is not a valid code. Never writes past out[capacity) (nor
-// touches `work`). `loop` must run on this CPU.
+// plane that shrinks, or nothing) or `code` is not a valid code. Never writes past out[capacity) nor
+// past work[TieredWorkBytes(size)); out[0, capacity) may have been written when it returns 0. `loop`
+// must run on this CPU.
 size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint8_t *out, size_t capacity,
                     uint8_t *work, TieredLoop loop = TieredLoop::kBest);
 

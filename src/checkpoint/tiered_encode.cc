@@ -1,6 +1,8 @@
-// The code choice and the encoder of tiered.h. Two passes over the plane: the first counts the bytes
-// that reach each tier, which sizes every stream, so that the second writes each stream in place at its
-// final offset (no work area, no copy) and a plane that would not fit is refused before any write.
+// The code choice and the encoder of tiered.h. The portable loop (the reference) makes two passes over
+// the plane: the first counts the bytes that reach each tier, which sizes every stream, so that the
+// second writes each stream in place at its final offset and a plane that would not fit is refused
+// before any write. The AVX-512 loop makes one: stream 1, whose size and offset are known beforehand,
+// in place, the rest staged in `work` a byte a code and packed once the counts are known (EncodeSteps).
 #include <algorithm>
 #include <cstring>
 
@@ -217,22 +219,6 @@ TW_TIERED_TARGET_AVX512 inline __m512i Lookup(const Table256 &table, __m512i x) 
 
 TW_TIERED_TARGET_AVX512 inline __mmask64 Lanes(size_t n) { return n >= 64 ? ~__mmask64{0} : _bzhi_u64(~0ull, n); }
 
-TW_TIERED_TARGET_AVX512 void CountAvx512(const uint8_t *in, size_t size, const Tables &tables, int tiers,
-                                         uint64_t *count) {
-  const Table256 tier = LoadTable(tables.tier);
-  uint64_t reach[kTieredMaxTiers + 1] = {};  // reach[t]: bytes coded by tier t or later (t >= 1)
-  for (size_t at = 0; at < size; at += 64) {
-    const __mmask64 lanes = Lanes(size - at);
-    // Lanes past the plane read 0 and are masked out of every count.
-    const __m512i t = Lookup(tier, _mm512_maskz_loadu_epi8(lanes, in + at));
-    for (int k = 1; k <= tiers; ++k) {
-      reach[k] += static_cast<uint64_t>(_mm_popcnt_u64(_mm512_mask_cmpge_epu8_mask(lanes, t, _mm512_set1_epi8(k))));
-    }
-  }
-  count[0] = size;
-  for (int k = 1; k <= tiers; ++k) count[k] = reach[k];
-}
-
 // How 64 codes of `width` bits are packed into 8·width bytes: adjacent codes joined into words and
 // dwords by multiply-adds (a + b·2^w: the products cannot overflow), dwords into qwords by shifts (each
 // qword then holds 8 codes in its low 8·width bits), and a permutation that gathers the low `width`
@@ -260,60 +246,140 @@ struct Packer {
   }
 };
 
-// A step: the bytes' tags looked up once; tier 1's codes packed into their place in stream 1 (64 codes:
-// 8·w1 bytes), each later tier's codes (of the bytes whose tag reaches it) compressed to the first
-// lanes, packed and appended to its stream, the raw bytes compressed and stored. No branch on whether
-// a step has escapes: raw bytes come in about half the steps of an exponent plane, a branch there is
-// mispredicted half the time, and an empty mask stores nothing.
-template <int kTiers>
-TW_TIERED_TARGET_AVX512 void EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
-                                         const Layout &layout, uint8_t **stream, uint8_t *raw) {
-  const Table256 tagged = LoadTable(tables.tagged);
-  Packer packer[kTiers];
-  __m512i escape[kTiers];
-  for (int t = 0; t < kTiers; ++t) {
-    packer[t] = Packer(code.width[t]);
-    escape[t] = _mm512_set1_epi8(static_cast<char>((1 << code.width[t]) - 1));
+// The codes of the staged tier, one a byte at codes[0, count), packed LSB-first into their stream at
+// `out`: 64 codes at a time into 8·width bytes, always byte-aligned; the tail's missing codes are 0, so
+// the unused bits of the last byte are 0. Writes exactly ceil(count·width / 8) bytes.
+TW_TIERED_TARGET_AVX512 void PackStaged(const uint8_t *codes, size_t count, int width, uint8_t *out) {
+  const Packer packer(width);
+  const size_t step_bytes = 8 * static_cast<size_t>(width);
+  const __mmask64 step = _bzhi_u64(~0ull, static_cast<unsigned>(step_bytes));
+  size_t i = 0;
+  for (; i + 64 <= count; i += 64, out += step_bytes)
+    _mm512_mask_storeu_epi8(out, step, packer.Pack(_mm512_loadu_si512(codes + i)));
+  if (i < count) {
+    const size_t rest = count - i;
+    const unsigned bytes = static_cast<unsigned>((rest * static_cast<size_t>(width) + 7) / 8);
+    _mm512_mask_storeu_epi8(out, _bzhi_u64(~0ull, bytes), packer.Pack(_mm512_maskz_loadu_epi8(Lanes(rest), codes + i)));
   }
-  BitWriter writer[kTieredMaxTiers] = {BitWriter(stream[0], layout.stream_bytes[0]),
-                                       BitWriter(stream[1], layout.stream_bytes[1]),
-                                       BitWriter(stream[2], layout.stream_bytes[2])};
-  uint8_t *first = stream[0];
-  const uint64_t first_bytes = layout.stream_bytes[0];
-  const uint64_t step_bytes = 8 * static_cast<uint64_t>(code.width[0]);
-  alignas(64) uint64_t packed[8];
-  for (size_t at = 0, offset = 0; at < size; at += 64, offset += step_bytes) {
-    const __mmask64 lanes = Lanes(size - at);
-    const __m512i x = _mm512_maskz_loadu_epi8(lanes, in + at);
-    const __m512i tag = _mm512_maskz_mov_epi8(lanes, Lookup(tagged, x));  // lanes past the plane: code 0 of tier 1
-    const unsigned first_step =
-        static_cast<unsigned>(first_bytes - offset < step_bytes ? first_bytes - offset : step_bytes);
-    _mm512_mask_storeu_epi8(first + offset, _bzhi_u64(~0ull, first_step),
-                            packer[0].Pack(_mm512_min_epu8(tag, escape[0])));
-#pragma GCC unroll 2
-    for (int t = 1; t < kTiers; ++t) {
-      const __m512i base = _mm512_set1_epi8(static_cast<char>(64 * t));
-      const __mmask64 reach = _mm512_cmpge_epu8_mask(tag, base);
-      const __m512i c = _mm512_maskz_compress_epi8(reach, _mm512_min_epu8(_mm512_sub_epi8(tag, base), escape[t]));
-      _mm512_store_si512(packed, packer[t].Pack(c));
-      const unsigned bits = static_cast<unsigned>(_mm_popcnt_u64(reach)) * static_cast<unsigned>(code.width[t]);
-      writer[t].Put(packed[0], std::min(bits, 64u));
-      for (unsigned q = 1; q * 64 < bits; ++q) writer[t].Put(packed[q], std::min(bits - q * 64, 64u));
-    }
-    const __mmask64 raw_lanes = _mm512_cmpge_epu8_mask(tag, _mm512_set1_epi8(static_cast<char>(64 * kTiers)));
-    const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(raw_lanes));
-    _mm512_mask_storeu_epi8(raw, _bzhi_u64(~0ull, m), _mm512_maskz_compress_epi8(raw_lanes, x));
-    raw += m;
-  }
-  for (int t = 1; t < kTiers; ++t) writer[t].Flush();
 }
 
-TW_TIERED_TARGET_AVX512 void EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
-                                          const Layout &layout, uint8_t **stream, uint8_t *raw) {
+// Tier 3 of a three-tier code from the bytes staged for it (those that reach it, at bytes[0, count)):
+// their codes packed into stream 3 at `stream`, the bytes it escapes copied to `raw`.
+TW_TIERED_TARGET_AVX512 void CodeLastTier(const uint8_t *bytes, size_t count, const TieredCode &code,
+                                          const Tables &tables, uint8_t *stream, uint8_t *raw) {
+  const Table256 tagged = LoadTable(tables.tagged);
+  const Packer packer(code.width[2]);
+  const __m512i escape = _mm512_set1_epi8(static_cast<char>((1 << code.width[2]) - 1));
+  const __m512i base = _mm512_set1_epi8(static_cast<char>(128));
+  const size_t step_bytes = 8 * static_cast<size_t>(code.width[2]);
+  for (size_t i = 0; i < count; i += 64, stream += step_bytes) {
+    const size_t rest = count - i;
+    const __mmask64 lanes = Lanes(rest);
+    const __m512i x = _mm512_maskz_loadu_epi8(lanes, bytes + i);
+    const __m512i tag = Lookup(tagged, x);  // at least 128: every staged byte reaches tier 3
+    const __m512i c = _mm512_maskz_min_epu8(lanes, _mm512_sub_epi8(tag, base), escape);  // lanes past: code 0
+    const unsigned bytes_out = static_cast<unsigned>(rest >= 64 ? step_bytes : (rest * step_bytes / 8 + 7) / 8);
+    _mm512_mask_storeu_epi8(stream, _bzhi_u64(~0ull, bytes_out), packer.Pack(c));
+    const __mmask64 escaped = _mm512_mask_cmpge_epu8_mask(lanes, tag, _mm512_set1_epi8(static_cast<char>(192)));
+    const unsigned m = static_cast<unsigned>(_mm_popcnt_u64(escaped));
+    _mm512_mask_storeu_epi8(raw, _bzhi_u64(~0ull, m), _mm512_maskz_compress_epi8(escaped, x));
+    raw += m;
+  }
+}
+
+// A step of the loop below: 64 bytes (`lanes` of them) looked up once, tier 1's codes packed to `to`
+// (`first_lanes` of the 8·w1 bytes), the lanes that reach tier 2 and tier 3 compressed to the front and
+// stored whole at the ends of regions A and B, which move on by their count.
+template <int kTiers>
+struct Stepper {
+  Table256 tagged;
+  Packer first_packer;
+  __m512i first_escape, second_escape;
+  uint8_t *a, *b;
+  uint64_t raw_count = 0;  // T = 3
+
+  TW_TIERED_TARGET_AVX512 Stepper(const TieredCode &code, const Tables &tables, uint8_t *stage_a, uint8_t *stage_b)
+      : tagged(LoadTable(tables.tagged)), first_packer(code.width[0]), a(stage_a), b(stage_b) {
+    first_escape = _mm512_set1_epi8(static_cast<char>((1 << code.width[0]) - 1));
+    second_escape = _mm512_set1_epi8(static_cast<char>(kTiers >= 2 ? (1 << code.width[1]) - 1 : 0));
+  }
+  TW_TIERED_TARGET_AVX512 __attribute__((always_inline)) inline void Step(const uint8_t *from, __mmask64 lanes,
+                                                                          uint8_t *to, __mmask64 first_lanes) {
+    const __m512i x = _mm512_maskz_loadu_epi8(lanes, from);
+    const __m512i tag = _mm512_maskz_mov_epi8(lanes, Lookup(tagged, x));  // lanes past the plane: code 0, tier 1
+    _mm512_mask_storeu_epi8(to, first_lanes, first_packer.Pack(_mm512_min_epu8(tag, first_escape)));
+    const __mmask64 second = _mm512_cmpge_epu8_mask(tag, _mm512_set1_epi8(64));
+    if (kTiers == 1) {
+      _mm512_storeu_si512(a, _mm512_maskz_compress_epi8(second, x));
+    } else {
+      const __m512i c = _mm512_min_epu8(_mm512_sub_epi8(tag, _mm512_set1_epi8(64)), second_escape);
+      _mm512_storeu_si512(a, _mm512_maskz_compress_epi8(second, c));
+      const __mmask64 third = _mm512_cmpge_epu8_mask(tag, _mm512_set1_epi8(static_cast<char>(128)));
+      _mm512_storeu_si512(b, _mm512_maskz_compress_epi8(third, x));
+      b += _mm_popcnt_u64(third);
+      if (kTiers == 3) {
+        raw_count += static_cast<uint64_t>(
+            _mm_popcnt_u64(_mm512_cmpge_epu8_mask(tag, _mm512_set1_epi8(static_cast<char>(192)))));
+      }
+    }
+    a += _mm_popcnt_u64(second);
+  }
+};
+
+// One pass over the plane, 64 bytes a step, and no counting pass: stream 1 (whose size, ceil(n·w1/8),
+// and offset, after the header, are known beforehand) is packed in place; the rest is staged in `work`
+// one byte a lane, with no bit packing in the loop: region A holds tier 2's codes (T = 1: the raw
+// bytes), region B the bytes that reach tier 3 (T = 2: the raw bytes; T = 3: the plane's bytes, coded
+// after the loop, and the raw bytes only counted). A step's bytes are looked up once; each region gets
+// its lanes compressed to the front and stored whole, its end moving by their count. Once the counts
+// are known, the header is written, the total checked against `capacity`, and the staged codes packed
+// 64 at a time into byte-aligned streams. A region holds at most n bytes and a store reaches 64 bytes
+// past its end: TieredWorkBytes. Returns the coded size or 0 (it does not fit).
+template <int kTiers>
+TW_TIERED_TARGET_AVX512 size_t EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                           uint8_t *out, size_t capacity, uint8_t *work) {
+  const size_t header = HeaderBytes(code);
+  const uint64_t first_bytes = (size * static_cast<uint64_t>(code.width[0]) + 7) / 8;
+  if (first_bytes > capacity || header > capacity - first_bytes) return 0;  // before any write
+  uint8_t *const first = out + header;
+  uint8_t *const stage_a = work, *const stage_b = work + size + 64;
+  Stepper<kTiers> step(code, tables, stage_a, stage_b);
+  const size_t step_bytes = 8 * static_cast<size_t>(code.width[0]);
+
+  const size_t steps = size / 64;
+  const __mmask64 first_step = _bzhi_u64(~0ull, static_cast<unsigned>(step_bytes));
+  for (size_t s = 0; s < steps; ++s) step.Step(in + 64 * s, ~__mmask64{0}, first + s * step_bytes, first_step);
+  if (size % 64 != 0) {
+    const unsigned last = static_cast<unsigned>(first_bytes - steps * step_bytes);
+    step.Step(in + 64 * steps, Lanes(size % 64), first + steps * step_bytes, _bzhi_u64(~0ull, last));
+  }
+
+  uint64_t count[kTieredMaxTiers + 1] = {size, static_cast<uint64_t>(step.a - stage_a),
+                                         static_cast<uint64_t>(step.b - stage_b), step.raw_count};
+  const Layout layout = MakeLayout(code, count);
+  if (layout.total > capacity) return 0;
+  WriteHeader(code, layout, out);
+  uint8_t *at = first + first_bytes;
+  if (kTiers == 1) {
+    std::memcpy(at, stage_a, count[1]);
+  } else {
+    PackStaged(stage_a, count[1], code.width[1], at);
+    at += layout.stream_bytes[1];
+    if (kTiers == 2) {
+      std::memcpy(at, stage_b, count[2]);
+    } else {
+      CodeLastTier(stage_b, count[2], code, tables, at, at + layout.stream_bytes[2]);
+    }
+  }
+  return layout.total;
+}
+
+TW_TIERED_TARGET_AVX512 size_t EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code,
+                                            const Tables &tables, uint8_t *out, size_t capacity, uint8_t *work) {
   switch (code.tiers) {
-    case 1: return EncodeSteps<1>(in, size, code, tables, layout, stream, raw);
-    case 2: return EncodeSteps<2>(in, size, code, tables, layout, stream, raw);
-    default: return EncodeSteps<3>(in, size, code, tables, layout, stream, raw);
+    case 1: return EncodeSteps<1>(in, size, code, tables, out, capacity, work);
+    case 2: return EncodeSteps<2>(in, size, code, tables, out, capacity, work);
+    default: return EncodeSteps<3>(in, size, code, tables, out, capacity, work);
   }
 }
 #else
@@ -377,34 +443,29 @@ bool TieredLoopRuns(TieredLoop loop) {
   return false;
 }
 
-size_t TieredWorkBytes(size_t) { return 0; }
+size_t TieredWorkBytes(size_t size) { return 2 * size + 2 * 64; }
 
 size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint8_t *out, size_t capacity,
                     uint8_t *work, TieredLoop loop) {
-  (void)work;
   if (size == 0 || !Valid(code)) return 0;
   // Counts are u32 in the format.
   if (size > UINT32_MAX) return 0;
-  static const bool avx512 = Avx512Runs();
-  const bool vector = loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512);
   const Tables tables(code);
-  uint64_t count[kTieredMaxTiers + 1];
 #if TW_TIERED_AVX512
-  vector ? CountAvx512(in, size, tables, code.tiers, count) : CountPortable(in, size, tables, code.tiers, count);
+  static const bool avx512 = Avx512Runs();
+  if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512))
+    return EncodeAvx512(in, size, code, tables, out, capacity, work);
 #else
-  CountPortable(in, size, tables, code.tiers, count);
+  (void)loop;
 #endif
+  (void)work;
+  uint64_t count[kTieredMaxTiers + 1];
+  CountPortable(in, size, tables, code.tiers, count);
   const Layout layout = MakeLayout(code, count);
   if (layout.total > capacity) return 0;
   uint8_t *stream[kTieredMaxTiers] = {};
   uint8_t *at = WriteHeader(code, layout, out);
   for (int t = 0; t < code.tiers; ++t) stream[t] = at, at += layout.stream_bytes[t];
-#if TW_TIERED_AVX512
-  if (vector) {
-    EncodeAvx512(in, size, code, tables, layout, stream, at);
-    return layout.total;
-  }
-#endif
   EncodePortable(in, size, code, tables, layout, stream, at);
   return layout.total;
 }

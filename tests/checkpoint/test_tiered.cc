@@ -63,17 +63,25 @@ size_t HeaderBytes(const ckpt::TieredCode &code) {
 }
 
 // Codes `plane` into a buffer with guard bytes after `capacity` (default: more than any plane needs),
-// which must stay untouched. Empty when it does not fit.
+// with a work area of TieredWorkBytes with guard bytes after it; the guard bytes must stay untouched.
+// Empty when it does not fit. The portable loop, which counts first, refuses before writing anything.
 std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::TieredCode &code,
                             TieredLoop loop = TieredLoop::kBest, size_t capacity = 0) {
   if (capacity == 0) capacity = 4 * plane.size() + 300;  // 3.25 bytes a byte at most (widths 6, 6, 6)
   std::vector<uint8_t> out(capacity + 64, 0xEE), work(ckpt::TieredWorkBytes(plane.size()) + 64, 0xEE);
   const size_t n = ckpt::TieredEncode(plane.data(), plane.size(), code, out.data(), capacity, work.data(), loop);
-  for (size_t i = capacity; i < out.size(); ++i) assert_int_equal(out[i], 0xEE);
-  for (size_t i = ckpt::TieredWorkBytes(plane.size()); i < work.size(); ++i) assert_int_equal(work[i], 0xEE);
-  if (n == 0) {  // refused before writing anything
+  for (size_t i = capacity; i < out.size(); ++i) {
+    if (out[i] != 0xEE) fail_msg("loop %d: out[%zu] written, capacity %zu", static_cast<int>(loop), i, capacity);
+  }
+  for (size_t i = ckpt::TieredWorkBytes(plane.size()); i < work.size(); ++i) {
+    if (work[i] != 0xEE)
+      fail_msg("loop %d: work[%zu] written, %zu bytes given", static_cast<int>(loop), i,
+               ckpt::TieredWorkBytes(plane.size()));
+  }
+  if (n == 0 && loop == TieredLoop::kPortable) {
     for (size_t i = 0; i < capacity; ++i) assert_int_equal(out[i], 0xEE);
   }
+  assert_true(n <= capacity);
   out.resize(n);
   return out;
 }
@@ -292,8 +300,8 @@ static void round_trips_of_every_loop(void **state) {
   }
 }
 
-// The coded size is what the caller allows or nothing, written before no byte at all; exponent planes
-// shrink to about 2.75 bits a byte, noise does not shrink.
+// The coded size is what the caller allows or nothing, never a byte past the capacity (Encode's guard
+// bytes); exponent planes shrink to about 2.75 bits a byte, noise does not shrink.
 static void encoder_respects_capacity(void **state) {
   (void)state;
   const std::vector<uint8_t> plane = ExponentPlane(1 << 16, 1);
@@ -318,6 +326,31 @@ static void encoder_respects_capacity(void **state) {
     assert_true(Encode(plane, bad, loop).empty());
     uint8_t out[64];
     assert_int_equal(ckpt::TieredEncode(plane.data(), 0, code, out, sizeof out, nullptr, loop), 0);
+  }
+  // Every capacity around the coded size, by every loop: below it nothing, at or above it the portable
+  // loop's bytes; planes whose tier 1 alone fits or does not, whose later streams or raw bytes are most
+  // of the plane (widths 1, 1, 1 on noise: the work area's regions full), of one to three tiers.
+  std::mt19937 rng(3);
+  for (size_t size : {size_t{1}, size_t{63}, size_t{64}, size_t{130}, size_t{1000}}) {
+    for (int kind = 0; kind < 2; ++kind) {
+      std::vector<uint8_t> plane = ExponentPlane(size, static_cast<uint32_t>(rng()));
+      if (kind == 1) {
+        for (uint8_t &b : plane) b = static_cast<uint8_t>(rng());
+      }
+      for (const std::vector<int> &widths : std::vector<std::vector<int>>{{2}, {1, 1}, {2, 2, 3}, {1, 1, 1}}) {
+        const ckpt::TieredCode code = CodeOf(plane, widths);
+        const std::vector<uint8_t> expected = Encode(plane, code, TieredLoop::kPortable);
+        const size_t n = expected.size();
+        for (TieredLoop loop : Loops()) {
+          for (size_t capacity = n > 80 ? n - 80 : 1; capacity <= n + 2; ++capacity) {
+            const std::vector<uint8_t> coded = Encode(plane, code, loop, capacity);
+            if (capacity < n ? !coded.empty() : coded != expected)
+              fail_msg("loop %d: %zu bytes, %zu tiers, capacity %zu of %zu: coded %zu", static_cast<int>(loop), size,
+                       widths.size(), capacity, n, coded.size());
+          }
+        }
+      }
+    }
   }
 }
 

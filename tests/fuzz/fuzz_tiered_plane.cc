@@ -57,8 +57,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   std::vector<uint8_t> expected;
   for (ckpt::TieredLoop loop : loops) {
     if (!ckpt::TieredLoopRuns(loop)) continue;
-    std::unique_ptr<uint8_t[]> coded(new uint8_t[capacity]);
-    const size_t n = ckpt::TieredEncode(data, size, code, coded.get(), capacity, nullptr, loop);
+    std::unique_ptr<uint8_t[]> coded(new uint8_t[capacity]), work(new uint8_t[ckpt::TieredWorkBytes(size)]);
+    const size_t n = ckpt::TieredEncode(data, size, code, coded.get(), capacity, work.get(), loop);
     Check(n > 0, "a plane did not fit 4 bytes a byte");
     if (loop == ckpt::TieredLoop::kPortable) {
       expected.assign(coded.get(), coded.get() + n);
