@@ -11,16 +11,7 @@
 #include <emmintrin.h>
 #endif
 #if TW_HUFFMAN_BMI2
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
-// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+#include "checkpoint/x86_intrinsics.h"
 #endif
 
 namespace tw {

@@ -8,25 +8,8 @@
 #include <cstring>
 #include <string>
 
-#include "base/cpu_features.h"
 #include "checkpoint/tiered.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
-// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-#define TW_TIERED_AVX512 1
-#define TW_TIERED_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")))
-#else
-#define TW_TIERED_AVX512 0
-#endif
+#include "checkpoint/tiered_avx512.h"
 
 namespace tw {
 namespace checkpoint {
@@ -200,11 +183,6 @@ Status DecodePortable(const Plane &plane, uint8_t *out, size_t out_size) {
 #if TW_TIERED_AVX512
 // ---- The AVX-512 loop.
 
-bool Avx512Runs() {
-  const CpuFeatures &cpu = Cpu();
-  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
-}
-
 // One tier's unpacking: 64 codes of `width` bits from bit `skip` (0–7) of a 64-byte window. The
 // permutation brings bytes L·w … L·w+7 of the window into qword L (its 8 codes start at bit skip + 8·L·w
 // of the window), the multishift takes each code's 8 bits from bit skip + j·w of its qword (at most
@@ -365,7 +343,7 @@ Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_
   Plane plane;
   TW_RETURN_IF_ERROR(Parse(in, in_size, out_size, &plane));
 #if TW_TIERED_AVX512
-  static const bool avx512 = Avx512Runs();
+  static const bool avx512 = TieredAvx512Runs();
   if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512)) {
     switch (plane.tiers) {
       case 1: return DecodeAvx512<1>(plane, out, out_size);

@@ -8,33 +8,11 @@
 
 #include "base/cpu_features.h"
 #include "checkpoint/tiered.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-// GCC 12's AVX-512 intrinsics start from _mm512_undefined_epi32(), which -Wmaybe-uninitialized flags
-// once inlined (GCC bug 105593, fixed in 13): the header's lines are exempted.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-#define TW_TIERED_AVX512 1
-#define TW_TIERED_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi2,popcnt")))
-#else
-#define TW_TIERED_AVX512 0
-#endif
+#include "checkpoint/tiered_avx512.h"
 
 namespace tw {
 namespace checkpoint {
 namespace {
-
-size_t HeaderBytes(const TieredCode &code) {
-  size_t bytes = 1 + 4 * static_cast<size_t>(code.tiers);
-  for (int t = 0; t < code.tiers; ++t) bytes += size_t{1} << code.width[t];  // the width and 2^w - 1 symbols
-  return bytes;
-}
 
 // What the encoder is given must be a code a reader accepts.
 bool Valid(const TieredCode &code) {
@@ -82,7 +60,7 @@ struct Layout {
 
 Layout MakeLayout(const TieredCode &code, const uint64_t *count) {
   Layout layout;
-  layout.total = HeaderBytes(code) + count[code.tiers];
+  layout.total = TieredHeaderBytes(code) + count[code.tiers];
   for (int t = 0; t <= code.tiers; ++t) layout.count[t] = count[t];
   for (int t = 0; t < code.tiers; ++t) {
     layout.stream_bytes[t] = (count[t] * static_cast<uint64_t>(code.width[t]) + 7) / 8;
@@ -195,11 +173,6 @@ void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, cons
 
 #if TW_TIERED_AVX512
 // ---- The AVX-512 loops: 64 bytes per step.
-
-bool Avx512Runs() {
-  const CpuFeatures &cpu = Cpu();
-  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
-}
 
 struct Table256 {
   __m512i part[4];
@@ -338,7 +311,7 @@ struct Stepper {
 template <int kTiers>
 TW_TIERED_TARGET_AVX512 size_t EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
                                            uint8_t *out, size_t capacity, uint8_t *work) {
-  const size_t header = HeaderBytes(code);
+  const size_t header = TieredHeaderBytes(code);
   const uint64_t first_bytes = (size * static_cast<uint64_t>(code.width[0]) + 7) / 8;
   if (first_bytes > capacity || header > capacity - first_bytes) return 0;  // before any write
   uint8_t *const first = out + header;
@@ -382,11 +355,18 @@ TW_TIERED_TARGET_AVX512 size_t EncodeAvx512(const uint8_t *in, size_t size, cons
     default: return EncodeSteps<3>(in, size, code, tables, out, capacity, work);
   }
 }
-#else
-bool Avx512Runs() { return false; }
 #endif
 
 }  // namespace
+
+bool TieredAvx512Runs() {
+#if TW_TIERED_AVX512
+  const CpuFeatures &cpu = Cpu();
+  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
+#else
+  return false;
+#endif
+}
 
 TieredCode ChooseTieredCode(const uint32_t count[256], double *bits_per_byte) {
   int order[256];
@@ -438,7 +418,7 @@ bool TieredLoopRuns(TieredLoop loop) {
   switch (loop) {
     case TieredLoop::kBest:
     case TieredLoop::kPortable: return true;
-    case TieredLoop::kAvx512: return Avx512Runs();
+    case TieredLoop::kAvx512: return TieredAvx512Runs();
   }
   return false;
 }
@@ -452,7 +432,7 @@ size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint
   if (size > UINT32_MAX) return 0;
   const Tables tables(code);
 #if TW_TIERED_AVX512
-  static const bool avx512 = Avx512Runs();
+  static const bool avx512 = TieredAvx512Runs();
   if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512))
     return EncodeAvx512(in, size, code, tables, out, capacity, work);
 #else

@@ -72,8 +72,16 @@ Owned MakeTensor(const std::string &name, int32_t dtype, std::vector<int64_t> sh
     switch (dtype) {
       case TW_FLOAT32: std::memcpy(e, &f, 4); break;
       case TW_FLOAT64: std::memcpy(e, &d, 8); break;
-      case TW_BFLOAT16: { const uint16_t h = static_cast<uint16_t>(bits >> 16); std::memcpy(e, &h, 2); break; }
-      case TW_FLOAT16: { const uint16_t h = static_cast<uint16_t>(((bits >> 16) & 0x8000) | (rng() & 0x3fff)); std::memcpy(e, &h, 2); break; }
+      case TW_BFLOAT16: {
+        const uint16_t h = static_cast<uint16_t>(bits >> 16);
+        std::memcpy(e, &h, 2);
+        break;
+      }
+      case TW_FLOAT16: {
+        const uint16_t h = static_cast<uint16_t>(((bits >> 16) & 0x8000) | (rng() & 0x3fff));
+        std::memcpy(e, &h, 2);
+        break;
+      }
       default:
         for (size_t k = 0; k < tw::DtypeSize(dtype); ++k) e[k] = static_cast<uint8_t>(rng());
         if (dtype == TW_BOOL) e[0] &= 1;
@@ -193,7 +201,7 @@ void AssertEveryBitFlipIsDetected(const std::vector<uint8_t> &good, const std::v
       bad[i] ^= static_cast<uint8_t>(1u << bit);
       const tw::Status status = OpenVerifyRead(bad, tensors, &untouched);
       assert_int_equal(status.code(), TW_DATA_LOSS);  // never OK, never a wrong tensor (TW_INTERNAL)
-      assert_true(untouched);                          // nothing half-written
+      assert_true(untouched);                         // nothing half-written
       if (i >= ckpt::kHeaderSize && i < index_offset) {
         assert_non_null(std::strstr(status.message().c_str(), "tensor '"));  // names the tensor
       }
@@ -332,7 +340,8 @@ static void round_trip_every_dtype_and_shape(void **state) {
   uint32_t seed = 0;
   for (int32_t dtype = TW_BOOL; dtype <= TW_FLOAT8_E5M2; ++dtype) {
     for (size_t s = 0; s < shapes.size(); ++s) {
-      tensors.push_back(MakeTensor(std::string(tw::DtypeName(dtype)) + "/" + std::to_string(s), dtype, shapes[s], ++seed));
+      tensors.push_back(
+          MakeTensor(std::string(tw::DtypeName(dtype)) + "/" + std::to_string(s), dtype, shapes[s], ++seed));
     }
   }
   ckpt::WriteOptions options;
@@ -356,7 +365,8 @@ static void round_trip_tensor_larger_than_a_chunk(void **state) {
 // chunks kept, chunks decoded again and a mix of both read the same bytes.
 static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
   (void)state;
-  std::vector<Owned> tensors = {MakeTensor("w32", TW_FLOAT32, {3, 1000}, 21), MakeTensor("w16", TW_BFLOAT16, {5000}, 22),
+  std::vector<Owned> tensors = {MakeTensor("w32", TW_FLOAT32, {3, 1000}, 21),
+                                MakeTensor("w16", TW_BFLOAT16, {5000}, 22),
                                 Owned{"zeros", TW_INT32, {2000}, std::vector<uint8_t>(8000, 0)}};
   const std::vector<uint8_t> file = CheckpointBytes(tensors, 2048);
   std::unique_ptr<ckpt::CheckpointReader> reader;
@@ -371,7 +381,8 @@ static void kept_planes_within_any_budget_read_the_same_bytes(void **state) {
       std::vector<std::vector<uint8_t>> restored;
       std::vector<ckpt::CheckpointReader::Target> targets;
       for (const Owned &t : tensors) restored.emplace_back(t.bytes.size(), 0xA5);
-      for (size_t i = 0; i < tensors.size(); ++i) targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
+      for (size_t i = 0; i < tensors.size(); ++i)
+        targets.push_back({reader->Find(tensors[i].name), restored[i].data()});
       assert_true(reader->ReadInto(targets, threads, budget).ok());
       for (size_t i = 0; i < tensors.size(); ++i) assert_true(restored[i] == tensors[i].bytes);
     }
@@ -441,13 +452,14 @@ static void kept_planes_memory_is_reused_across_reads_of_different_sizes(void **
 // a coded plane that does not decode, and raw bytes that do not match the raw checksum.
 static void a_corrupt_chunk_fails_with_reused_kept_planes(void **state) {
   (void)state;
-  std::vector<Owned> tensors = {MakeTensor("w", TW_FLOAT32, {1 << 20}, 41), MakeTensor("h", TW_BFLOAT16, {1 << 20}, 42)};
+  std::vector<Owned> tensors = {MakeTensor("w", TW_FLOAT32, {1 << 20}, 41),
+                                MakeTensor("h", TW_BFLOAT16, {1 << 20}, 42)};
   const std::vector<uint8_t> good = CheckpointBytes(tensors, 1 << 20);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(good.data(), good.size(), "good", &reader).ok());
   const ckpt::Chunk &last = reader->Find("h")->chunks.back();
   assert_int_equal(last.planes[0].codec, ckpt::Codec::kRaw);  // the low bytes of bfloat16: noise
-  assert_int_equal(last.planes[1].codec, ExponentCodec());  // sign and exponent: coded, kept
+  assert_int_equal(last.planes[1].codec, ExponentCodec());    // sign and exponent: coded, kept
   std::vector<uint8_t> bad_frame = good, bad_raw = good;
   const uint64_t frame = last.offset + last.planes[0].stored_size;
   for (uint64_t i = frame + 8; i < frame + last.planes[1].stored_size; i += 97) bad_frame[i] ^= 0x5a;
@@ -466,7 +478,8 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   (void)state;
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
-  std::vector<Owned> tensors = {MakeTensor("gauss", TW_FLOAT32, {1 << 16}, 1), MakeTensor("noise", TW_INT32, {1 << 16}, 2),
+  std::vector<Owned> tensors = {MakeTensor("gauss", TW_FLOAT32, {1 << 16}, 1),
+                                MakeTensor("noise", TW_INT32, {1 << 16}, 2),
                                 Owned{"zeros", TW_INT32, {1 << 16}, std::vector<uint8_t>(4 << 16, 0)}};
   std::vector<tw::TensorRef> refs;
   for (Owned &t : tensors) refs.push_back(t.ref());
@@ -477,8 +490,8 @@ static void planes_that_do_not_compress_are_stored_raw(void **state) {
   const ckpt::Chunk &gauss = reader->Find("gauss")->chunks.at(0);
   assert_int_equal(reader->Find("gauss")->filter, ckpt::Filter::kBytePlanes);
   assert_int_equal(gauss.plane_count, 4);
-  assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);      // low mantissa byte: noise
-  assert_int_equal(gauss.planes[3].codec, ExponentCodec());  // sign + exponent: tiered- or Huffman-coded
+  assert_int_equal(gauss.planes[0].codec, ckpt::Codec::kRaw);  // low mantissa byte: noise
+  assert_int_equal(gauss.planes[3].codec, ExponentCodec());    // sign + exponent: tiered- or Huffman-coded
   assert_true(gauss.planes[3].stored_size < (1u << 16) / 2);
   const ckpt::Chunk &noise = reader->Find("noise")->chunks.at(0);
   assert_int_equal(reader->Find("noise")->filter, ckpt::Filter::kBytePlanes);  // integers too, from version 4
@@ -520,8 +533,8 @@ static void ExpectReadsBackAndFlipsAreDetected(const std::vector<uint8_t> &file,
 
 // A checked-in file of an older format version (the tensors of Version1Tensors) opens, verifies and
 // reads back every tensor, through the reader and through LoadVariable. Returns its bytes.
-static std::vector<uint8_t> ExpectOldFileReads(const std::string &path, uint32_t version, const std::vector<Owned> &tensors,
-                                               size_t size = 2998) {
+static std::vector<uint8_t> ExpectOldFileReads(const std::string &path, uint32_t version,
+                                               const std::vector<Owned> &tensors, size_t size = 2998) {
   const std::vector<uint8_t> file = ReadAll(path);
   assert_int_equal(file.size(), size);
   assert_int_equal(VersionOf(file), version);
@@ -640,7 +653,7 @@ static void new_files_are_version_5_with_xxh3_checksums(void **state) {
       ++chunks;
     }
   }
-  assert_int_equal(chunks, 16);      // as in data/v1.ckpt
+  assert_int_equal(chunks, 16);       // as in data/v1.ckpt
   assert_int_equal(zstd_planes, 35);  // weights 2, bias 1, zeros 32 (four planes a chunk): zstd or Huffman
   AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
@@ -661,7 +674,8 @@ static void new_files_are_version_5_with_xxh3_checksums(void **state) {
 static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
   (void)state;
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31), MakeTensor("step", TW_INT64, {}, 32)};
-  const std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kNever);  // one chunk: planes of 64 KiB
+  const std::vector<uint8_t> file =
+      CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kNever);  // one chunk: planes of 64 KiB
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   std::vector<size_t> positions;
@@ -694,8 +708,8 @@ static void huffman_planes_round_trip_and_every_bit_flip_is_detected(void **stat
 }
 
 // The same file with the exponent plane tiered-coded (codec 3, version 5; the writer's default where the
-// CPU decodes them with AVX-512), a few percent larger than Huffman's; a bit flip is detected anywhere in its header (widths, symbols,
-// counts), at the ends of every stream and of the raw bytes, in the file's header, index and footer,
+// CPU decodes them with AVX-512), a few percent larger than Huffman's; a bit flip is detected anywhere in its header
+// (widths, symbols, counts), at the ends of every stream and of the raw bytes, in the file's header, index and footer,
 // and at 100 random places.
 static void tiered_planes_round_trip_and_every_bit_flip_is_detected(void **state) {
   (void)state;
@@ -733,38 +747,35 @@ static void tiered_planes_round_trip_and_every_bit_flip_is_detected(void **state
   ExpectReadsBackAndFlipsAreDetected(file, tensors, reader.get(), &positions);
 }
 
-// Codec 3 exists from version 5 on: a version-4 file that claims it is refused by the index parser.
-static void tiered_planes_are_refused_in_version_4_files(void **state) {
-  (void)state;
+// A codec claimed by a file of a version before the codec's: the index of a file the writer gives
+// `codec` (under `tiered_planes`) is refused when it says it is of `version` (its index checksum
+// reseeded to match).
+static void ExpectCodecRefusedInVersion(ckpt::Codec codec, ckpt::TieredPlanes tiered_planes, uint32_t version) {
   std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
-  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kAlways);
+  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, tiered_planes);
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
   assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries).ok());
-  assert_int_equal(entries[0].chunks[0].planes[1].codec, ckpt::Codec::kTiered);
-  ckpt::Footer as_version_4 = footer;  // the same index under version 4's seed
-  as_version_4.index_xxh64 = ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, 4);
-  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_version_4, "f", &entries, 4);
+  assert_int_equal(entries[0].chunks[0].planes[1].codec, codec);
+  ckpt::Footer as_older = footer;  // the same index under the older version's seed
+  as_older.index_xxh64 =
+      ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, ckpt::IndexChecksumSeed(version));
+  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_older, "f", &entries, version);
   assert_int_equal(status.code(), TW_DATA_LOSS);
   assert_non_null(std::strstr(status.message().c_str(), "bad plane 1"));
+}
+
+// Codec 3 exists from version 5 on: a version-4 file that claims it is refused by the index parser.
+static void tiered_planes_are_refused_in_version_4_files(void **state) {
+  (void)state;
+  ExpectCodecRefusedInVersion(ckpt::Codec::kTiered, ckpt::TieredPlanes::kAlways, 4);
 }
 
 // Codec 2 exists from version 3 on: a version-2 file that claims it is refused by the index parser.
 static void huffman_planes_are_refused_in_version_2_files(void **state) {
   (void)state;
-  std::vector<Owned> tensors = {MakeTensor("w", TW_BFLOAT16, {1 << 16}, 31)};
-  std::vector<uint8_t> file = CheckpointBytes(tensors, 128 << 10, ckpt::TieredPlanes::kNever);
-  ckpt::Footer footer;
-  assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
-  std::vector<ckpt::TensorEntry> entries;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries).ok());
-  assert_int_equal(entries[0].chunks[0].planes[1].codec, ckpt::Codec::kHuffman);
-  ckpt::Footer as_version_2 = footer;  // the same index under version 2's unseeded checksum
-  as_version_2.index_xxh64 = ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, 0);
-  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_version_2, "f", &entries, 2);
-  assert_int_equal(status.code(), TW_DATA_LOSS);
-  assert_non_null(std::strstr(status.message().c_str(), "bad plane 1"));
+  ExpectCodecRefusedInVersion(ckpt::Codec::kHuffman, ckpt::TieredPlanes::kNever, 2);
 }
 
 // Zeros and constants compress as before codec 2: zstd codes their runs far below Huffman's 1 bit per
@@ -817,7 +828,7 @@ static void integers_wider_than_a_byte_are_split_into_planes(void **state) {
   const ckpt::Chunk &chunk = entry.chunks.at(0);
   assert_int_equal(chunk.plane_count, 8);
   assert_int_equal(chunk.planes[0].codec, ckpt::Codec::kRaw);  // the low byte: noise
-  for (int p = 2; p < 8; ++p) {  // ids < 50000 leave bytes 2 to 7 zero
+  for (int p = 2; p < 8; ++p) {                                // ids < 50000 leave bytes 2 to 7 zero
     assert_int_equal(chunk.planes[p].codec, ckpt::Codec::kZstd);
     assert_true(chunk.planes[p].stored_size < 64);
   }
