@@ -61,7 +61,7 @@ class ChunkCodec {
   // (CodedPlaneBytes(chunk) bytes), the decoded coded planes are left there for Decode.
   Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                uint8_t *keep = nullptr);
-  // Bytes of `chunk`'s coded (zstd and Huffman) planes once decoded.
+  // Bytes of `chunk`'s coded (zstd, Huffman and tiered) planes once decoded.
   static size_t CodedPlaneBytes(const Chunk &chunk);
 
  private:
