@@ -177,7 +177,7 @@ Status ChunkCodec::Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chun
       // Capacity one byte short of the plane: a coder fails rather than produce bytes that save
       // nothing, and the plane is then stored raw. Any other zstd failure (out of memory) also falls
       // back to raw, which is always correct. Planes are coded into the scratch buffer, followed by the
-      // Huffman coder's work area; an unfiltered chunk (zstd only) straight into `stored`.
+      // coder's work area; an unfiltered chunk (zstd only) straight into `stored`.
       uint8_t *out = planes ? Scratch(plane_size + std::max(HuffmanWorkBytes(plane_size), TieredWorkBytes(plane_size)))
                             : stored + written;
       if (choice == PlaneChoice::kTiered) {
