@@ -12,6 +12,7 @@
 
 #include "checkpoint/huffman.h"
 #include "checkpoint/huffman_table.h"
+#include "exponent_plane.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>
@@ -68,20 +69,6 @@ void AssertRoundTrip(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel
   const tw::Status status = Decode(coded, plane.size(), &back);
   if (!status.ok()) fail_msg("%s", status.message().c_str());
   assert_true(back == plane);
-}
-
-// Exponent bytes of Gaussian floats: sign and the high 7 exponent bits, as in a float32 plane 3.
-std::vector<uint8_t> ExponentPlane(size_t size, uint32_t seed, float sigma = 0.02f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> gauss(0.0f, sigma);
-  std::vector<uint8_t> plane(size);
-  for (uint8_t &b : plane) {
-    const float f = gauss(rng);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    b = static_cast<uint8_t>(bits >> 24);
-  }
-  return plane;
 }
 
 void ExpectDataLoss(const std::vector<uint8_t> &coded, size_t size, const char *why) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checkpoint/tiered.h"
+#include "exponent_plane.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>
@@ -115,20 +116,6 @@ std::vector<uint8_t> AssertRoundTrip(const std::vector<uint8_t> &plane, const ck
     if (back != plane) fail_msg("loop %d: %zu bytes decode to other bytes", static_cast<int>(loop), plane.size());
   }
   return expected;
-}
-
-// The sign and exponent byte of Gaussian floats: a float32 plane 3, a bfloat16 plane 1.
-std::vector<uint8_t> ExponentPlane(size_t size, uint32_t seed, float sigma = 0.02f) {
-  std::mt19937 rng(seed);
-  std::normal_distribution<float> gauss(0.0f, sigma);
-  std::vector<uint8_t> plane(size);
-  for (uint8_t &b : plane) {
-    const float f = gauss(rng);
-    uint32_t bits;
-    std::memcpy(&bits, &f, 4);
-    b = static_cast<uint8_t>(bits >> 24);
-  }
-  return plane;
 }
 
 void ExpectDataLoss(const std::vector<uint8_t> &coded, size_t size, const char *why) {
