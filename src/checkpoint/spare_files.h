@@ -9,7 +9,7 @@
 // ReleaseDirectoryLocks or destruction).
 //
 // Readers are never shown a recycled file changing: a reader holds flock(LOCK_SH) on every file it maps
-// (mapped_file.h), and a writer takes a spare only with flock(LOCK_EX | LOCK_NB) — a spare some reader
+// (private_file.h), and a writer takes a spare only with flock(LOCK_EX | LOCK_NB) — a spare some reader
 // still holds is given up (deleted; the reader keeps its bytes) and the save writes a fresh file.
 // docs/checkpoint-format.md, "Spare files"; tf-semantics C15.
 #ifndef TRAINWATCH_CHECKPOINT_SPARE_FILES_H
