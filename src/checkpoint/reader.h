@@ -47,11 +47,12 @@ class CheckpointReader {
   // Reads each target's tensor into its buffer, all or nothing: every chunk of every target is read
   // into private memory and proven there (stored checksum, zstd frames and their sizes, raw checksum
   // after decoding, as Verify), and only then written, in parallel, into the buffers, from the same
-  // bytes; everything the writing pass needs is allocated before it starts (FillResources). The decoded zstd planes of the proof are kept
-  // for the writing pass up to KeptPlanes::kDefaultBudget bytes (a quarter of a float32 model's bytes,
-  // half of a bfloat16 one's); chunks beyond it are decoded again. Never a second copy of the tensors. TW_DATA_LOSS
-  // names the file, tensor and chunk (a file truncated while being read included),
-  // TW_RESOURCE_EXHAUSTED a failed allocation; the buffers are then untouched.
+  // bytes; everything the writing pass needs is allocated before it starts (FillResources). The
+  // decoded zstd planes of the proof are kept for the writing pass up to KeptPlanes::kDefaultBudget
+  // bytes (a quarter of a float32 model's bytes, half of a bfloat16 one's); chunks beyond it are
+  // decoded again. Never a second copy of the tensors. TW_DATA_LOSS names the file, tensor and chunk
+  // (a file truncated while being read included), TW_RESOURCE_EXHAUSTED a failed allocation; the
+  // buffers are then untouched.
   Status ReadInto(const std::vector<Target> &targets, int threads = 0,
                   size_t keep_budget = KeptPlanes::kDefaultBudget) const;
 

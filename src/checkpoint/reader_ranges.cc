@@ -87,8 +87,7 @@ Status CheckpointReader::FillChunk(const FillJob &job, ChunkCodec *codec, uint8_
   return Status();
 }
 
-Status CheckpointReader::FillJobs(const std::vector<FillJob> &jobs, FillResources *resources,
-                                  const KeptPlanes *kept) {
+Status CheckpointReader::FillJobs(const std::vector<FillJob> &jobs, FillResources *resources, const KeptPlanes *kept) {
   auto fill = [&](size_t j, int worker) {
     return jobs[j].reader->FillChunk(jobs[j], resources->codec(worker), resources->cut_scratch(worker), kept);
   };

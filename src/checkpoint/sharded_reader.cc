@@ -49,8 +49,15 @@ void RangeReads::AddBox(const CheckpointReader *reader, const TensorEntry *entry
   }
   aside_.emplace_back(static_cast<size_t>(to - from));
   Add(reader, CheckpointReader::Range{entry, from, to, aside_.back().data()});
-  BoxCopy copy{aside_.back().data(), stored_extent, {}, static_cast<uint8_t *>(data), wanted_extent, {}, count,
-               element_size, std::vector<int64_t>(ndim, 0)};
+  BoxCopy copy{aside_.back().data(),
+               stored_extent,
+               {},
+               static_cast<uint8_t *>(data),
+               wanted_extent,
+               {},
+               count,
+               element_size,
+               std::vector<int64_t>(ndim, 0)};
   copy.from_extent[0] = rows;
   for (size_t d = 0; d < ndim; ++d) {
     copy.from_begin.push_back(d == 0 ? 0 : begin[d] - stored_offset[d]);

@@ -54,7 +54,7 @@ class RangeReads {
   std::vector<BoxCopy> copies_;
   mutable KeptPlanes kept_;  // the zstd planes Prove decoded, for Fill (one budget for every file)
   mutable std::vector<CheckpointReader::FillJob> fill_;  // what Fill decodes, listed by Prove
-  mutable FillResources resources_;                     // and allocated by Prove
+  mutable FillResources resources_;                      // and allocated by Prove
 };
 
 class ShardedReader {

@@ -4,6 +4,9 @@
 // either fails with TW_RESOURCE_EXHAUSTED and leaves every variable byte as it was, or succeeds (a
 // thread that could not be started only slows it down) with exactly the saved values. Failed
 // allocations are turned into a status as every C entry point does (capi/guard.h).
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -17,9 +20,6 @@
 #include "scratch_dir.h"
 
 extern "C" {
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <cmocka.h>
 }
 
@@ -70,17 +70,17 @@ void restore_writes_nothing_when_any_allocation_fails(void **) {
   model.Sentinel();
   const std::vector<uint8_t> sentinel = model.Bytes();
 
-  const int failed = EveryAllocationFailing(
-      [&] { return saver->Restore(path); },
-      [&](const tw::Status &status) {
-        if (status.ok()) {
-          assert_true(model.Bytes() == saved);
-          model.Sentinel();
-        } else {
-          if (status.code() != TW_RESOURCE_EXHAUSTED) fail_msg("%s", status.message().c_str());
-          assert_true(model.Bytes() == sentinel);  // not a byte written
-        }
-      });
+  const int failed = EveryAllocationFailing([&] { return saver->Restore(path); },
+                                            [&](const tw::Status &status) {
+                                              if (status.ok()) {
+                                                assert_true(model.Bytes() == saved);
+                                                model.Sentinel();
+                                              } else {
+                                                if (status.code() != TW_RESOURCE_EXHAUSTED)
+                                                  fail_msg("%s", status.message().c_str());
+                                                assert_true(model.Bytes() == sentinel);  // not a byte written
+                                              }
+                                            });
   print_message("%d of the restore's allocation points failed it\n", failed);
   assert_true(failed > 10);
   scratch_dir_destroy(&dir);
@@ -102,19 +102,19 @@ void load_variable_writes_nothing_when_any_allocation_fails(void **) {
   const std::vector<uint8_t> sentinel = model.Bytes();
   const tw::TensorRef b = model.refs()[1];
 
-  const int failed = EveryAllocationFailing([&] { return ckpt::LoadVariable(path, b); },
-                                            [&](const tw::Status &status) {
-                                              if (status.ok()) {
-                                                assert_memory_equal(model.b.data(), saved.data() + 4096 * 4,
-                                                                    model.b.size() * 4);
-                                                model.Sentinel();
-                                              } else {
-                                                if (status.code() != TW_RESOURCE_EXHAUSTED) {
-                                                  fail_msg("%s", status.message().c_str());
-                                                }
-                                                assert_true(model.Bytes() == sentinel);
-                                              }
-                                            });
+  const int failed =
+      EveryAllocationFailing([&] { return ckpt::LoadVariable(path, b); },
+                             [&](const tw::Status &status) {
+                               if (status.ok()) {
+                                 assert_memory_equal(model.b.data(), saved.data() + 4096 * 4, model.b.size() * 4);
+                                 model.Sentinel();
+                               } else {
+                                 if (status.code() != TW_RESOURCE_EXHAUSTED) {
+                                   fail_msg("%s", status.message().c_str());
+                                 }
+                                 assert_true(model.Bytes() == sentinel);
+                               }
+                             });
   assert_true(failed > 5);
   scratch_dir_destroy(&dir);
 }

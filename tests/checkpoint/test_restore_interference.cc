@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csetjmp>
+#include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -27,9 +30,6 @@
 #include "scratch_dir.h"
 
 extern "C" {
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
 #include <cmocka.h>
 }
 
@@ -72,9 +72,9 @@ struct Checkpoints {
   scratch_dir dir;
   RestoreModel model;
   std::unique_ptr<ckpt::Saver> saver;
-  std::vector<uint8_t> first, second;      // the files of two saves with other values
+  std::vector<uint8_t> first, second;  // the files of two saves with other values
   std::vector<uint8_t> first_values, second_values, sentinel;
-  std::string target;                      // the file restores read, rewritten by the tests
+  std::string target;  // the file restores read, rewritten by the tests
 
   Checkpoints() {
     assert_int_equal(scratch_dir_create(&dir), 0);
