@@ -139,6 +139,32 @@ void file_changed_between_proof_and_write_is_not_seen(void **) {
   }
 }
 
+// Truncated after the plan opened the file and before its proof read the chunks: a short read, refused
+// naming the file, with nothing written.
+int TruncateBeforeProof(Checkpoints *c, int fd) {
+  std::vector<tw::TensorRef> refs = c->model.refs();
+  std::vector<ckpt::RestoreTarget> targets;
+  for (const tw::TensorRef &ref : refs) targets.push_back({&ref, nullptr});
+  std::unique_ptr<ckpt::RestorePlan> plan;
+  bool intact = false;
+  if (!ckpt::RestorePlan::Open(c->target, targets, {}, nullptr, &intact, &plan).ok()) return 2;
+  if (::ftruncate(fd, static_cast<off_t>(c->first.size() / 2)) != 0) return 3;
+  const tw::Status proven = plan->Prove(4);
+  std::fprintf(stderr, "# %s\n", proven.message().c_str());
+  if (proven.code() != TW_DATA_LOSS) return 4;
+  if (proven.message().find("checkpoint " + c->target + " was truncated while being read") == std::string::npos) {
+    return 5;
+  }
+  return c->model.Bytes() == c->sentinel ? 0 : 6;
+}
+
+void file_truncated_before_the_proof_is_refused(void **) {
+  Checkpoints c;
+  const int fd = c.OpenTarget();
+  assert_true(InChild([&] { return TruncateBeforeProof(&c, fd); }));
+  ::close(fd);
+}
+
 // Restores in a loop while another thread rewrites the file in place (the other checkpoint's bytes,
 // random bytes, a truncation) and puts it back.
 int RestoresWhileRewritten(Checkpoints *c, int fd) {
@@ -190,6 +216,7 @@ void restores_racing_an_outside_rewriter(void **) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(file_changed_between_proof_and_write_is_not_seen),
+      cmocka_unit_test(file_truncated_before_the_proof_is_refused),
       cmocka_unit_test(restores_racing_an_outside_rewriter),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
