@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <mutex>
 #include <new>
+#include <utility>
 
 #include "base/regular_file.h"
 
@@ -39,8 +41,8 @@ Status LockAgainstRecycling(const std::string &path, int fd, uint64_t *size) {
 }
 
 // Anonymous memory for `size` bytes, from the C++ allocator (so that a failing allocation is one more
-// std::bad_alloc point to the tests that inject them), aligned for huge pages: fresh pages every
-// restore, and 2 MiB ones fault 512× less often.
+// std::bad_alloc point to the tests that inject them), aligned for huge pages: 2 MiB pages fault 512×
+// less often.
 uint8_t *NewBuffer(uint64_t size) {
   if (size > SIZE_MAX - kHugePage) return nullptr;
   void *buffer = ::operator new(static_cast<size_t>(size), std::align_val_t(kHugePage), std::nothrow);
@@ -48,6 +50,54 @@ uint8_t *NewBuffer(uint64_t size) {
   if (buffer != nullptr && size >= 2 * kHugePage) ::madvise(buffer, static_cast<size_t>(size), MADV_HUGEPAGE);
 #endif
   return static_cast<uint8_t *>(buffer);
+}
+
+void DeleteBuffer(uint8_t *buffer) { ::operator delete(buffer, std::align_val_t(kHugePage)); }
+
+// One buffer of at most kSpareBytes kept for the process's next read, as KeptPlanes keeps its slabs:
+// fresh memory every restore costs a page fault, a zeroed page and a cgroup charge per page, as much as
+// the copy. Kept MADV_FREE: the kernel may take its pages back under memory pressure; if it does not,
+// a repeated restore reads into it without a fault. Freed when the library is unloaded.
+constexpr uint64_t kSpareBytes = 256u << 20;
+
+class SpareBuffer {
+ public:
+  ~SpareBuffer() {
+    if (data_ != nullptr) DeleteBuffer(data_);
+  }
+  // The spare when it holds `size` bytes (*capacity: its size), else NULL.
+  uint8_t *Take(uint64_t size, uint64_t *capacity) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (data_ == nullptr || capacity_ < size) return nullptr;
+    uint8_t *data = data_;
+    *capacity = capacity_;
+    data_ = nullptr;
+    return data;
+  }
+  // Keeps `data` (capacity bytes) as the spare if it is larger than the one kept; frees the other.
+  void Give(uint8_t *data, uint64_t capacity) {
+    if (capacity <= kSpareBytes) {
+#ifdef MADV_FREE
+      ::madvise(data, static_cast<size_t>(capacity), MADV_FREE);
+#endif
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (data_ == nullptr || capacity_ < capacity) {
+        std::swap(data, data_);
+        std::swap(capacity, capacity_);
+      }
+    }
+    if (data != nullptr) DeleteBuffer(data);
+  }
+
+ private:
+  std::mutex mutex_;
+  uint8_t *data_ = nullptr;
+  uint64_t capacity_ = 0;
+};
+
+SpareBuffer &Spare() {
+  static SpareBuffer spare;
+  return spare;
 }
 
 }  // namespace
@@ -62,14 +112,15 @@ Status PrivateFile::Open(const std::string &path, std::unique_ptr<PrivateFile> *
     return locked;
   }
   uint8_t *data = nullptr;
-  if (size > 0 && (data = NewBuffer(size)) == nullptr) {
+  uint64_t capacity = size;
+  if (size > 0 && (data = Spare().Take(size, &capacity)) == nullptr && (data = NewBuffer(size)) == nullptr) {
     ::close(fd);
     return Status(TW_RESOURCE_EXHAUSTED,
                   "out of memory for the " + std::to_string(size) + " bytes of checkpoint " + path);
   }
-  out->reset(new (std::nothrow) PrivateFile(fd, path, data, size));
+  out->reset(new (std::nothrow) PrivateFile(fd, path, data, size, capacity));
   if (*out == nullptr) {
-    ::operator delete(data, std::align_val_t(kHugePage));
+    if (data != nullptr) Spare().Give(data, capacity);
     ::close(fd);
     return Status(TW_RESOURCE_EXHAUSTED, "out of memory opening checkpoint " + path);
   }
@@ -103,7 +154,7 @@ void PrivateFile::Release(uint64_t offset, uint64_t size) {
 
 PrivateFile::~PrivateFile() {
   ::close(fd_);
-  if (data_ != nullptr) ::operator delete(data_, std::align_val_t(kHugePage));
+  if (data_ != nullptr) Spare().Give(data_, capacity_);
 }
 
 }  // namespace checkpoint

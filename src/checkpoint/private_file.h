@@ -11,7 +11,9 @@
 //
 // The buffer spans the whole file in address space, but only the ranges Load()ed are touched: a
 // restore holds the stored bytes of the chunks it reads (never more than the compressed size of the
-// variables it restores) between its proof and its write, where a mapping held none.
+// variables it restores) between its proof and its write, where a mapping held none. A buffer of up to
+// 256 MiB is kept for the process's next read (MADV_FREE: the kernel may take it back), so that a
+// repeated restore does not fault fresh pages in.
 //
 // A checkpoint file is never modified under its name by our saver, but once evicted it may be recycled:
 // a later save overwrites it in place (spare_files.h, C15). So this object holds flock(LOCK_SH) on the
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "base/status.h"
 
@@ -58,13 +61,14 @@ class PrivateFile {
   void Release(uint64_t offset, uint64_t size);
 
  private:
-  PrivateFile(int fd, std::string path, uint8_t *data, uint64_t size)
-      : fd_(fd), path_(std::move(path)), data_(data), size_(size) {}
+  PrivateFile(int fd, std::string path, uint8_t *data, uint64_t size, uint64_t capacity)
+      : fd_(fd), path_(std::move(path)), data_(data), size_(size), capacity_(capacity) {}
 
   int fd_;  // holds the shared lock
   std::string path_;
   uint8_t *data_;  // size_ bytes (NULL when empty), aligned to a huge page
   uint64_t size_;
+  uint64_t capacity_;  // of the buffer, which may be a larger one reused (private_file.cc)
 };
 
 }  // namespace checkpoint
