@@ -106,24 +106,23 @@ Status PrivateFile::Open(const std::string &path, std::unique_ptr<PrivateFile> *
   int fd = -1;
   uint64_t size = 0;
   TW_RETURN_IF_ERROR(OpenRegularFile(path, "checkpoint", true, &fd, &size));
-  const Status locked = LockAgainstRecycling(path, fd, &size);
-  if (!locked.ok()) {
+  // The object first, so that whatever fails later (an allocation throwing included) is undone by its
+  // destructor.
+  std::unique_ptr<PrivateFile> file;
+  try {
+    file.reset(new PrivateFile(fd, path, nullptr, 0, 0));
+  } catch (const std::bad_alloc &) {
     ::close(fd);
-    return locked;
+    throw;
   }
-  uint8_t *data = nullptr;
-  uint64_t capacity = size;
-  if (size > 0 && (data = Spare().Take(size, &capacity)) == nullptr && (data = NewBuffer(size)) == nullptr) {
-    ::close(fd);
+  TW_RETURN_IF_ERROR(LockAgainstRecycling(path, fd, &size));
+  file->size_ = file->capacity_ = size;
+  if (size > 0 && (file->data_ = Spare().Take(size, &file->capacity_)) == nullptr &&
+      (file->data_ = NewBuffer(size)) == nullptr) {
     return Status(TW_RESOURCE_EXHAUSTED,
                   "out of memory for the " + std::to_string(size) + " bytes of checkpoint " + path);
   }
-  out->reset(new (std::nothrow) PrivateFile(fd, path, data, size, capacity));
-  if (*out == nullptr) {
-    if (data != nullptr) Spare().Give(data, capacity);
-    ::close(fd);
-    return Status(TW_RESOURCE_EXHAUSTED, "out of memory opening checkpoint " + path);
-  }
+  *out = std::move(file);
   return Status();
 }
 
