@@ -13,7 +13,6 @@ namespace tw {
 namespace checkpoint {
 
 Status CheckpointReader::Open(const std::string &path, std::unique_ptr<CheckpointReader> *out) {
-  std::unique_ptr<CheckpointReader> reader(new CheckpointReader());
   std::unique_ptr<PrivateFile> file;
   TW_RETURN_IF_ERROR(PrivateFile::Open(path, &file));
   return OpenFile(std::move(file), path, out);
@@ -55,6 +54,7 @@ Status CheckpointReader::Parse() {
   TW_RETURN_IF_ERROR(ParseFooter(data_ + size_ - kFooterSize, size_, path_, &footer));
   if (file_) TW_RETURN_IF_ERROR(file_->Load(footer.index_offset, footer.index_size));
   TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_, version));
+  index_checksum_ = footer.index_xxh64;
   for (size_t i = 0; i < tensors_.size(); ++i) by_name_.emplace(tensors_[i].name, i);
   return Status();
 }

@@ -39,6 +39,8 @@ class CheckpointReader {
   const std::string &path() const { return path_; }
   const std::vector<TensorEntry> &tensors() const { return tensors_; }
   const TensorEntry *Find(const std::string &name) const;  // NULL when absent
+  // The footer's index checksum, of the index this reader parsed (a sharded checkpoint's index pins it).
+  uint64_t index_checksum() const { return index_checksum_; }
 
   struct Target {
     const TensorEntry *tensor;  // from tensors()
@@ -115,6 +117,7 @@ class CheckpointReader {
   std::unique_ptr<PrivateFile> file_;  // NULL for OpenMemory
   const uint8_t *data_ = nullptr;
   uint64_t size_ = 0;
+  uint64_t index_checksum_ = 0;
   ChunkHash hash_ = ChunkHash::kXxh3;  // of the chunk checksums, by the file's format version
   std::vector<TensorEntry> tensors_;
   std::unordered_map<std::string, size_t> by_name_;

@@ -147,15 +147,18 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
       return Status(TW_DATA_LOSS,
                     "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + status.message());
     }
+    const Status other(TW_DATA_LOSS, "part " + file + " is not the one sharded checkpoint " + path_ +
+                                         " recorded (size or footer checksum differs)");
     Footer footer;
     const uint64_t size = opened->size();
     if (size != pinned.file_size || size < kFooterSize ||
         !ParseFooter(opened->data() + size - kFooterSize, size, file, &footer).ok() ||
         footer.index_xxh64 != pinned.index_xxh64) {
-      return Status(TW_DATA_LOSS, "part " + file + " is not the one sharded checkpoint " + path_ +
-                                      " recorded (size or footer checksum differs)");
+      return other;
     }
     TW_RETURN_IF_ERROR(CheckpointReader::OpenFile(std::move(opened), file, &open.reader));
+    // The reader read the footer again: the index it parsed must be the pinned one too.
+    if (open.reader->index_checksum() != pinned.index_xxh64) return other;
     found = parts_.emplace(part, std::move(open)).first;
   }
   *out = found->second.reader.get();
