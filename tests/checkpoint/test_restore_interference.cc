@@ -55,7 +55,9 @@ void Scribble(int fd, size_t file_size, std::mt19937 *random) {
   if (::pwrite(fd, noise.data(), noise.size() / 2, ckpt::kHeaderSize) < 0) std::abort();
 }
 
-// Runs `child` in a child process; true when it exited normally with 0.
+// Runs `child` in a child process; true when it exited normally with 0. Everything that starts threads
+// (saves, restores) runs in the child: the test process stays single-threaded, so that it may fork
+// (ThreadSanitizer refuses threads in the child of a multi-threaded process).
 template <typename Child>
 bool InChild(Child child) {
   std::fflush(nullptr);
@@ -131,11 +133,14 @@ int ProveInterfereFill(Checkpoints *c, int fd, Interference interference) {
 void file_changed_between_proof_and_write_is_not_seen(void **) {
   for (Interference interference : {Interference::kScribble, Interference::kOtherCheckpoint,
                                     Interference::kTruncateToZero, Interference::kTruncateToHalf}) {
-    Checkpoints c;
-    const int fd = c.OpenTarget();
     print_message("interference %d\n", static_cast<int>(interference));
-    assert_true(InChild([&] { return ProveInterfereFill(&c, fd, interference); }));
-    ::close(fd);
+    assert_true(InChild([&] {
+      Checkpoints c;
+      const int fd = c.OpenTarget();
+      const int result = ProveInterfereFill(&c, fd, interference);
+      ::close(fd);
+      return result;
+    }));
   }
 }
 
@@ -159,10 +164,13 @@ int TruncateBeforeProof(Checkpoints *c, int fd) {
 }
 
 void file_truncated_before_the_proof_is_refused(void **) {
-  Checkpoints c;
-  const int fd = c.OpenTarget();
-  assert_true(InChild([&] { return TruncateBeforeProof(&c, fd); }));
-  ::close(fd);
+  assert_true(InChild([&] {
+    Checkpoints c;
+    const int fd = c.OpenTarget();
+    const int result = TruncateBeforeProof(&c, fd);
+    ::close(fd);
+    return result;
+  }));
 }
 
 // Restores in a loop while another thread rewrites the file in place (the other checkpoint's bytes,
@@ -205,10 +213,13 @@ int RestoresWhileRewritten(Checkpoints *c, int fd) {
 }
 
 void restores_racing_an_outside_rewriter(void **) {
-  Checkpoints c;
-  const int fd = c.OpenTarget();
-  assert_true(InChild([&] { return RestoresWhileRewritten(&c, fd); }));
-  ::close(fd);
+  assert_true(InChild([&] {
+    Checkpoints c;
+    const int fd = c.OpenTarget();
+    const int result = RestoresWhileRewritten(&c, fd);
+    ::close(fd);
+    return result;
+  }));
 }
 
 }  // namespace
