@@ -154,8 +154,10 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_newest_good(const char **out_path
  * large, not a regular file, empty model_checkpoint_path) or names no existing file, the list is
  * rebuilt from the checkpoints found in `dir` by name and the state file rewritten from it (a WARNING
  * names the damage; nothing is deleted). Nothing found: nothing to recover, OK.
- * Errors: TW_INVALID_ARGUMENT (NULL arguments), TW_FAILED_PRECONDITION (another saver, session or
- * process holds `dir`'s lock), TW_IO, TW_RESOURCE_EXHAUSTED. */
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments; a lock file that is a symbolic link, not a regular file
+ * or has another link), TW_FAILED_PRECONDITION (another saver, session or process holds `dir`'s lock),
+ * TW_PERMISSION_DENIED (`dir` is writable but its lock file cannot be opened read-write), TW_IO,
+ * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
 
 /* The saver's kept checkpoints, oldest → newest: count, and the i-th path (valid until the next call

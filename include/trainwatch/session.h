@@ -386,7 +386,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * twice; a hook listed next to its wrapper or wrapped by two wrappers, see tw_hook_wrap),
  * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
  * a chief's checkpoint directory is in use by another writer — another process or session holds its
- * lock), any status a hook's
+ * lock), TW_PERMISSION_DENIED (a chief's checkpoint directory is writable but its lock file cannot be
+ * opened read-write, e.g. another user's: it refuses to write unlocked), TW_INVALID_ARGUMENT (that lock
+ * file is a symbolic link, not a regular file, or has another link; tf-semantics C16), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),
  * a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
  * rank's, D1).
