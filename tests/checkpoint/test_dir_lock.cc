@@ -54,24 +54,40 @@ void Write(const std::string &path, const std::string &bytes) {
   out << bytes;
 }
 
+// Codes a child reports (0: as expected).
+enum ChildResult { kAsExpected = 0, kWrongCode = 1, kWrongMessage = 2, kLocked = 3, kFailed = 4, kUnreachable = 5 };
+
 // Runs `body` in a child process as user and group 65534 and returns its exit code (the body's
-// result), or -1 when the child could not drop privileges or died.
-int RunAsNobody(const std::function<int()> &body) {
+// result), or -1 when the child could not drop privileges or died. The test is skipped when that user
+// cannot reach `dir` (a $TMPDIR only root may enter).
+int RunAsNobody(const std::string &dir, const std::function<int()> &body) {
   fflush(nullptr);
   const pid_t child = ::fork();
   if (child == 0) {
     if (::setresgid(kNobody, kNobody, kNobody) != 0 || ::setresuid(kNobody, kNobody, kNobody) != 0) ::_exit(100);
+    if (::access(dir.c_str(), X_OK) != 0) ::_exit(kUnreachable);
     ::_exit(body());
   }
   int status = 0;
   if (child < 0 || ::waitpid(child, &status, 0) != child || !WIFEXITED(status)) return -1;
+  if (WEXITSTATUS(status) == kUnreachable) skip();
   return WEXITSTATUS(status);
 }
 
-// Codes a child reports (0: as expected).
-enum ChildResult { kAsExpected = 0, kWrongCode = 1, kWrongMessage = 2, kLocked = 3, kFailed = 4 };
-
 }  // namespace
+
+// A saver over four floats at `w` (shape held by the caller).
+static std::unique_ptr<ckpt::Saver> FourFloatSaver(float *w, int64_t *shape) {
+  tw_tensor t = TW_TENSOR_INIT;
+  t.dtype = TW_FLOAT32;
+  t.ndim = 1;
+  shape[0] = 4;
+  t.shape = shape;
+  t.data = w;
+  std::unique_ptr<ckpt::Saver> saver;
+  if (!ckpt::Saver::Create({tw::TensorRef(t, "w")}, ckpt::SaverOptions(), &saver).ok()) return nullptr;
+  return saver;
+}
 
 // C16: another user's 0644 lock file in a directory this process can write (a shared directory): the
 // lock cannot be opened read-write, and the writer is refused with TW_PERMISSION_DENIED naming the file,
@@ -86,35 +102,25 @@ static void a_lock_file_that_cannot_be_opened_read_write_refuses_the_writer_c16(
   assert_int_equal(::chmod(s.Lock().c_str(), 0644), 0);  // root's lock file: others can only read it
   const std::string lock = s.Lock();
   const std::string dir = s.dir.path;
-  assert_int_equal(RunAsNobody([&] {
-                     std::unique_ptr<ckpt::DirectoryLock> held;
-                     const tw::Status status = ckpt::DirectoryLock::Acquire(dir, &held);
-                     if (held) return static_cast<int>(kLocked);
-                     if (status.code() != TW_PERMISSION_DENIED) return static_cast<int>(kWrongCode);
-                     if (status.message().find(lock) == std::string::npos) return static_cast<int>(kWrongMessage);
-                     return static_cast<int>(kAsExpected);
-                   }),
-                   kAsExpected);
-  assert_int_equal(RunAsNobody([&] {
-                     float w[4] = {1, 2, 3, 4};
-                     int64_t shape[1] = {4};
-                     tw_tensor t = TW_TENSOR_INIT;
-                     t.dtype = TW_FLOAT32;
-                     t.ndim = 1;
-                     t.shape = shape;
-                     t.data = w;
-                     std::unique_ptr<ckpt::Saver> saver;
-                     if (!ckpt::Saver::Create({tw::TensorRef(t, "w")}, ckpt::SaverOptions(), &saver).ok()) {
-                       return static_cast<int>(kFailed);
-                     }
-                     std::string path;
-                     const tw::Status saved = saver->Save(dir + "/model.ckpt", 1, &path);
-                     if (saved.code() != TW_PERMISSION_DENIED) return static_cast<int>(kWrongCode);
-                     struct stat st;
-                     if (::lstat((dir + "/model.ckpt-1").c_str(), &st) == 0) return static_cast<int>(kFailed);
-                     return static_cast<int>(kAsExpected);
-                   }),
-                   kAsExpected);
+  const auto acquire = [&]() -> int {
+    std::unique_ptr<ckpt::DirectoryLock> held;
+    const tw::Status status = ckpt::DirectoryLock::Acquire(dir, &held);
+    if (held) return kLocked;
+    if (status.code() != TW_PERMISSION_DENIED) return kWrongCode;
+    return status.message().find(lock) == std::string::npos ? kWrongMessage : kAsExpected;
+  };
+  assert_int_equal(RunAsNobody(dir, acquire), kAsExpected);
+  const auto save = [&]() -> int {
+    float w[4] = {1, 2, 3, 4};
+    int64_t shape[1];
+    const std::unique_ptr<ckpt::Saver> saver = FourFloatSaver(w, shape);
+    std::string path;
+    if (saver == nullptr) return kFailed;
+    if (saver->Save(dir + "/model.ckpt", 1, &path).code() != TW_PERMISSION_DENIED) return kWrongCode;
+    struct stat st;
+    return ::lstat((dir + "/model.ckpt-1").c_str(), &st) == 0 ? kFailed : kAsExpected;
+  };
+  assert_int_equal(RunAsNobody(dir, save), kAsExpected);
   assert_true(Contents(s.Lock()) == "1\n");
 }
 
@@ -125,39 +131,28 @@ static void a_directory_that_cannot_be_written_is_read_unlocked_c16(void **state
   if (::geteuid() != 0) skip();
   Scratch s;
   float w[4] = {1, 2, 3, 4};
-  int64_t shape[1] = {4};
-  tw_tensor t = TW_TENSOR_INIT;
-  t.dtype = TW_FLOAT32;
-  t.ndim = 1;
-  t.shape = shape;
-  t.data = w;
+  int64_t shape[1];
   {
-    std::unique_ptr<ckpt::Saver> saver;
-    assert_true(ckpt::Saver::Create({tw::TensorRef(t, "w")}, ckpt::SaverOptions(), &saver).ok());
+    const std::unique_ptr<ckpt::Saver> saver = FourFloatSaver(w, shape);
     std::string path;
+    assert_non_null(saver.get());
     assert_true(saver->Save(std::string(s.dir.path) + "/model.ckpt", 1, &path).ok());
   }
   assert_int_equal(::unlink(s.Lock().c_str()), 0);
   assert_int_equal(::chmod(s.Path("model.ckpt-1").c_str(), 0644), 0);  // readable by others, whatever the umask
-  assert_int_equal(::chmod(s.dir.path, 0755), 0);  // root's directory: others may only read it
+  assert_int_equal(::chmod(s.dir.path, 0755), 0);                      // root's directory: others may only read it
   const std::string dir = s.dir.path;
-  assert_int_equal(RunAsNobody([&] {
-                     std::unique_ptr<ckpt::DirectoryLock> held;
-                     const tw::Status status = ckpt::DirectoryLock::Acquire(dir, &held);
-                     if (!status.ok()) return static_cast<int>(kWrongCode);
-                     if (held) return static_cast<int>(kLocked);
-                     float restored[4] = {0, 0, 0, 0};
-                     tw_tensor r = t;
-                     r.data = restored;
-                     std::unique_ptr<ckpt::Saver> saver;
-                     if (!ckpt::Saver::Create({tw::TensorRef(r, "w")}, ckpt::SaverOptions(), &saver).ok() ||
-                         !saver->Restore(dir + "/model.ckpt-1").ok() ||
-                         std::memcmp(restored, w, sizeof(w)) != 0) {
-                       return static_cast<int>(kFailed);
-                     }
-                     return static_cast<int>(kAsExpected);
-                   }),
-                   kAsExpected);
+  const auto restore = [&]() -> int {
+    std::unique_ptr<ckpt::DirectoryLock> held;
+    if (!ckpt::DirectoryLock::Acquire(dir, &held).ok()) return kWrongCode;
+    if (held) return kLocked;
+    float restored[4] = {0, 0, 0, 0};
+    int64_t restored_shape[1];
+    const std::unique_ptr<ckpt::Saver> saver = FourFloatSaver(restored, restored_shape);
+    if (saver == nullptr || !saver->Restore(dir + "/model.ckpt-1").ok()) return kFailed;
+    return std::memcmp(restored, w, sizeof(w)) == 0 ? kAsExpected : kFailed;
+  };
+  assert_int_equal(RunAsNobody(dir, restore), kAsExpected);
 }
 
 // C16: a symbolic link planted as the lock file is refused, never followed: its target keeps its bytes.
