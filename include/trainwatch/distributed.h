@@ -171,7 +171,8 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
 /* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
  * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
  * data borrowed as by tw_saver_create), with its collective, TW_OPT_IS_CHIEF (D11),
- * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP and TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS (read now:
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS and
+ * TW_OPT_CHECKPOINT_RECYCLE_FILES (read now:
  * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
  * part, the chief commits (point 6 above: the same collective calls as a session's save). With a collective,

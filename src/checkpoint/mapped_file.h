@@ -1,10 +1,10 @@
 // A read-only memory map of a whole file: the reader verifies and decodes chunks straight from the
 // page cache, without copying them into buffers first. A checkpoint file is never modified under its
-// name, but once evicted it may be recycled: a later save overwrites it in place (spare_files.h, C15),
-// which a mapping would show. So the mapping holds flock(LOCK_SH) on the file for its whole life, and
-// a writer recycles a file only with flock(LOCK_EX | LOCK_NB): a mapped file is never overwritten or
-// truncated (truncating it in place from elsewhere would raise SIGBUS, as with any mmap reader). A file
-// being recycled, or recycled between the open and the lock, is reported as deleted.
+// name, but once evicted by a saver that recycles files (opt-in) a later save overwrites it in place
+// (spare_files.h, C15), which a mapping would show. So the mapping holds flock(LOCK_SH) on the file for its whole life,
+// and a writer recycles a file only with flock(LOCK_EX | LOCK_NB): a mapped file is never overwritten or truncated
+// (truncating it in place from elsewhere would raise SIGBUS, as with any mmap reader). A file being recycled, or
+// recycled between the open and the lock, is reported as deleted.
 #ifndef TRAINWATCH_CHECKPOINT_MAPPED_FILE_H
 #define TRAINWATCH_CHECKPOINT_MAPPED_FILE_H
 

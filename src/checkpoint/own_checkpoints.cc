@@ -161,17 +161,18 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, bool recycle) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
   bool index = false;
   if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why, &index)) {
-    // A single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts recycled.
-    const int err = RetireFile(dir_fd.get(), Basename(path), index ? kNoSpareSlot : 0);
+    // Recycled, a single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts
+    // recycled.
+    const int err = RetireFile(dir_fd.get(), Basename(path), recycle && !index ? 0 : kNoSpareSlot);
     if (err == 0) {
-      DeleteParts(dir_fd.get(), Basename(path), false, {}, /*recycle=*/true);
+      DeleteParts(dir_fd.get(), Basename(path), false, {}, recycle);
       return true;
     }
     why = std::strerror(err);

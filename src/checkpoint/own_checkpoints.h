@@ -27,10 +27,10 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step);
 // Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
 // by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
 // symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
-// already gone is fine. The checkpoint's file, or each part of an index (the index itself is deleted),
-// becomes its slot's spare when it may (spare_files.h: RetireFile, C15) instead of being unlinked.
-// Returns whether it removed the file.
-bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+// already gone is fine. With `recycle` the checkpoint's file, or each part of an index (the index itself
+// is deleted), becomes its slot's spare when it may (spare_files.h: RetireFile, C15) instead of being
+// unlinked. Returns whether it removed the file.
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, bool recycle = false);
 
 // A save cut short after its checkpoint became complete (renamed into place, or its index written) and
 // before the state file listed it — the process killed, the machine down — leaves a complete checkpoint

@@ -19,6 +19,7 @@
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
+#include "checkpoint/spare_files.h"
 #include "distributed/shared_failure.h"
 
 namespace tw {
@@ -157,7 +158,8 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
-  write.spare_slot = 0;  // an evicted checkpoint's file, overwritten in place (C15)
+  // An evicted checkpoint's file, overwritten in place, only when recycling was asked for (C15).
+  write.spare_slot = options_.recycle_files ? 0 : kNoSpareSlot;
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   return RecordOrRemove(dir, checkpoint, path);
@@ -216,7 +218,8 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
-  write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
+  // The part index: the chief keeps evicted part p as spare p when recycling was asked for (C15).
+  write.spare_slot = options_.recycle_files ? collective.rank() : kNoSpareSlot;
   std::string recorded_path;
   // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).
   defer_deletions_ = true;
@@ -313,7 +316,7 @@ void Saver::DeleteDoomed(const std::string &dir) {
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
-  for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path);
+  for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path, options_.recycle_files);
   doomed_.clear();
   if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
 }

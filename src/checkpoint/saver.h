@@ -7,8 +7,9 @@
 //
 // Only files provably the saver's own inside the checkpoint directory are ever deleted
 // (own_checkpoints.h): paths read from the state file are hints. Whoever writes a directory holds its
-// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files become
-// spares that the next save overwrites in place (spare_files.h, C15); releasing the lock deletes them.
+// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files are
+// unlinked, as TF deletes them; with SaverOptions::recycle_files they become spares that the next save
+// overwrites in place instead (spare_files.h, C15), and releasing the lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).
@@ -46,6 +47,10 @@ struct SaverOptions {
   bool save_relative_paths = false;                // state file paths relative to its directory (C6)
   std::string latest_filename = kDefaultStateFileName;
   WriteOptions write;
+  // Opt-in (C15): an evicted checkpoint's file is kept as a spare and overwritten in place by a later
+  // save, which saves creating and freeing a file per save; a program still reading it without the
+  // library's lock (cp, tar, rsync, a backup agent) then gets bytes of two checkpoints.
+  bool recycle_files = false;
   std::function<double()> clock;  // seconds since the epoch; empty: the wall clock (tests inject one)
   // A job of many ranks (trainwatch/distributed.h): with a collective and sharded variables, every
   // rank's saver writes its part of each checkpoint and the chief commits it (sharded_save.h); only the

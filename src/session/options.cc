@@ -55,6 +55,7 @@ const OptionInfo kOptions[] = {
     {TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, "TW_OPT_DEFERRED_CHECKPOINT_LISTENERS", OptionType::kInt64, 0, 0, 0, 1, 0,
      false},
     {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false},
+    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false},
     {TW_OPT_COLLECTIVE_TIMEOUT_SECS, "TW_OPT_COLLECTIVE_TIMEOUT_SECS", OptionType::kDouble, 0, 600.0, 0, 0, kNoMin,
      false},
     {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false},
@@ -130,6 +131,7 @@ checkpoint::SaverOptions SaverOptionsOf(const Options &options) {
   checkpoint::SaverOptions saver;
   saver.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
   saver.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
+  saver.recycle_files = options.Int64(TW_OPT_CHECKPOINT_RECYCLE_FILES) != 0;
   saver.collective = options.collective;
   saver.shards = options.shards;
   saver.chief = IsChief(options);
