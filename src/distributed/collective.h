@@ -41,9 +41,11 @@ class Collective {
   // The same with `what` a callable returning it, called only on failure: the per-run vote builds no text.
   template <typename What>
   Status AllreduceLazily(std::vector<int64_t> *values, tw_reduce_op op, double timeout_secs, const What &what) const {
-    return Call([&] { return Where("allreduce", what()); }, [&] {
-      return engine_->table.allreduce_int64(engine_->user_data, values->data(), values->size(), op, timeout_secs);
-    });
+    return Call([&] { return Where("allreduce", what()); },
+                [&] {
+                  return engine_->table.allreduce_int64(engine_->user_data, values->data(), values->size(), op,
+                                                        timeout_secs);
+                });
   }
   Status Broadcast(void *data, size_t size, int32_t root, double timeout_secs, const std::string &what) const;
   Status Barrier(double timeout_secs, const std::string &what) const;

@@ -136,11 +136,9 @@ Status tw_session::ShareChiefState(const Status &outcome, const std::string &pat
   TW_RETURN_IF_ERROR(collective_->Barrier(
       timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore")));
   int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
-  TW_RETURN_IF_ERROR(
-      collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step"));
+  TW_RETURN_IF_ERROR(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step"));
   std::string text = outcome.ok() ? path : outcome.message();
-  TW_RETURN_IF_ERROR(
-      collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint"));
+  TW_RETURN_IF_ERROR(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint"));
   if (record[0] != TW_OK) return Status();  // the chief's own ballot carries its failure
   const int64_t chief_step = record[1];
   const bool restored = record[2] != 0;
@@ -213,8 +211,8 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
                                               name.c_str(), bytes, variable->byte_size());
       }
     }
-    TW_RETURN_IF_ERROR(collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_,
-                                                        what + ", variable '" + name + "'"));
+    TW_RETURN_IF_ERROR(
+        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'"));
   }
   size_t nonempty = 0;
   for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
@@ -346,7 +344,7 @@ Status tw_session::SaveForPreemption() {
   }
   if (sharded) {
     TW_RETURN_IF_ERROR(collective_->BroadcastString(&prefix, chief_rank_, collective_timeout_secs_,
-                                                              RunLabel() + ", the chief's preemption checkpoint"));
+                                                    RunLabel() + ", the chief's preemption checkpoint"));
     // A rank with its own TW_OPT_CHECKPOINT_DIR writes there (ranks may mount it at different places).
     if (!is_chief_ && !prefix.empty() && !checkpoint_dir_.empty()) {
       prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
@@ -362,8 +360,7 @@ Status tw_session::SaveForPreemption() {
 Status tw_session::LowestRankWith(bool flag, const std::string &what, int32_t *rank) {
   const int32_t world = collective_->world_size();
   std::vector<int64_t> value = {flag ? world - collective_->rank() : 0};
-  TW_RETURN_IF_ERROR(
-      collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel()));
+  TW_RETURN_IF_ERROR(collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel()));
   *rank = value[0] == 0 ? -1 : world - static_cast<int32_t>(value[0]);
   return Status();
 }

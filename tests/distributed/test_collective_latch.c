@@ -27,7 +27,7 @@ typedef struct counted {
   thread_world *world;
   int rank;
   int armed;
-  int failed;             /* a call of this rank returned an error */
+  int failed; /* a call of this rank returned an error */
   int calls_after_failure;
 } counted;
 
