@@ -306,9 +306,10 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     return RunStep(step_context_, step, user_data);
   }
   ++run_count_;
-  // B48: a rollback discards the saves begun since the run that diverged, at most since the last vote.
-  if (runs_since_vote_ == 0) async_saver_->ForgetStarted();
   Status status = WithRecovery([&] {
+    // B48: a rollback discards the saves begun since this run began (since the last vote, in a job) —
+    // not a save of the session re-created by a recovery before it, which holds the restored state.
+    if (runs_since_vote_ == 0) async_saver_->ForgetStarted();
     Status ran;
     if (!with_hooks) {
       ScopedFlag running(in_run_);

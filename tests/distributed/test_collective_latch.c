@@ -69,7 +69,8 @@ static tw_status counted_barrier(void *user_data, double timeout) {
 typedef struct job {
   thread_world *world;
   char dir[256];
-  int standalone; /* 1: a standalone saver per rank; 0: MonitoredTrainingSession */
+  int standalone;     /* 1: a standalone saver per rank; 0: MonitoredTrainingSession */
+  int64_t save_steps; /* the session's: 1 fails the save after run 1, more the final save at close */
   counted collectives[kRanks];
   tw_status status[kRanks]; /* the first failure of the rank */
   char message[kRanks][1024];
@@ -104,14 +105,14 @@ static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
   tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, kTimeoutSecs);
   if (s == TW_OK) s = tw_options_set_collective(opts, &table, &j->collectives[rank]);
   if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
-  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
   if (s != TW_OK) tw_options_destroy(opts);
   *out = s == TW_OK ? opts : NULL;
   return s;
 }
 
-/* MonitoredTrainingSession: the save at creation commits, the save after run 1 fails on rank 1; the
- * rank then closes its session as a training loop's `with` block does. */
+/* MonitoredTrainingSession: the save at creation commits; the next save — after run 1, or end's final
+ * save — fails on rank 1. The rank then closes its session as a training loop's `with` block does. */
 static void session_rank(job *j, int rank, tw_options *opts) {
   tw_session *session = NULL;
   tw_status s = tw_monitored_training_session_create(&session, opts, NULL, 0, NULL, 0);
@@ -167,8 +168,9 @@ static void run_rank(int rank, void *arg) {
   tw_options_destroy(opts);
 }
 
-static void run_job(job *j, int standalone) {
+static void run_job(job *j, int standalone, int64_t save_steps) {
   memset(j, 0, sizeof *j);
+  j->save_steps = save_steps;
   const char *tmp = getenv("TMPDIR");
   snprintf(j->dir, sizeof j->dir, "%s/tw_collective_latch_XXXXXX", tmp != NULL ? tmp : "/tmp");
   assert_non_null(mkdtemp(j->dir));
@@ -207,7 +209,15 @@ static void expect_one_failure_per_rank(const job *j) {
 static void a_failed_save_collective_ends_every_call_of_the_session_d9(void **state) {
   (void)state;
   job j;
-  run_job(&j, 0);
+  run_job(&j, 0, 1);
+  expect_one_failure_per_rank(&j);
+}
+
+/* D9, D12, B23: the same in end's final save: close then meets no one in its barrier. */
+static void a_failed_final_save_collective_skips_the_close_barrier_d9(void **state) {
+  (void)state;
+  job j;
+  run_job(&j, 0, 100);
   expect_one_failure_per_rank(&j);
 }
 
@@ -215,7 +225,7 @@ static void a_failed_save_collective_ends_every_call_of_the_session_d9(void **st
 static void a_failed_save_collective_ends_every_call_of_a_standalone_saver_d9(void **state) {
   (void)state;
   job j;
-  run_job(&j, 1);
+  run_job(&j, 1, 1);
   expect_one_failure_per_rank(&j);
   for (int r = 0; r < kRanks; ++r) {
     assert_int_equal(j.later[r], j.status[r]);
@@ -226,6 +236,7 @@ static void a_failed_save_collective_ends_every_call_of_a_standalone_saver_d9(vo
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_failed_save_collective_ends_every_call_of_the_session_d9),
+      cmocka_unit_test(a_failed_final_save_collective_skips_the_close_barrier_d9),
       cmocka_unit_test(a_failed_save_collective_ends_every_call_of_a_standalone_saver_d9),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
