@@ -333,7 +333,6 @@ Status Saver::Discard(const std::string &checkpoint) {
     if (::unlink(state_path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus(errno, "Removing " + state_path);
   }
   kept_ = std::move(kept);
-  Log(TW_LOG_WARNING, "Discarded checkpoint %s", checkpoint.c_str());
   doomed_.push_back(checkpoint);
   DeleteDoomed(dir);
   return Status();

@@ -149,6 +149,7 @@ tw::checkpoint::Saver &tw_session::IdleSaver() { return async_saver_->Idle(); }
 Status tw_session::DiscardDivergedCheckpoints() {
   tw::checkpoint::Saver &saver = IdleSaver();  // a background write of that run ends first
   for (const std::string &path : async_saver_->started()) {
+    tw::Log(TW_LOG_WARNING, "Discarding checkpoint %s: it was saved in the run that saw NaN", path.c_str());
     TW_RETURN_IF_ERROR(saver.Discard(path));
   }
   async_saver_->ForgetStarted();
