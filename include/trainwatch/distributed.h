@@ -97,7 +97,11 @@ typedef enum tw_reduce_op {
  *      another still waits; skipped by a session that failed (D12).
  * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
  * (it is one rank's work, D15). A collective operation that fails ends the call
- * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
+ * that made it and fails the session (or ends the standalone saver's use of the collective): from then
+ * on that session or saver makes no call to the table at all — not the end-of-run vote after a failed
+ * sharded save, not a restore vote, not close's barrier, not the rounds of end's final save — and each
+ * later operation fails at once with the first failure's status and message, which name the operation
+ * that failed (D9). The other ranks are inside that same operation and fail in it, within one timeout.
  *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
  *      one `allreduce_int64` (MAX) preparing it (an event slot: the chief could not prepare the
  *      directory, or a rank cannot save there), at the first save two more agreeing on the layout —

@@ -293,22 +293,51 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   }
   // Cut short between the state file and the deletions, the next save deletes them (own_checkpoints.h).
   if (options_.chief) NoteDoomed(dir, options_.latest_filename, doomed);
-  if (!kept.empty()) {
-    CheckpointState state;
-    state.model_checkpoint_path = StatePath(kept.back().path);
-    for (const Kept &k : kept) {
-      state.all_model_checkpoint_paths.push_back(StatePath(k.path));
-      state.all_model_checkpoint_timestamps.push_back(k.timestamp);
-    }
-    state.has_last_preserved_timestamp = true;
-    state.last_preserved_timestamp = last_preserved;
-    TW_RETURN_IF_ERROR(WriteCheckpointState(dir, options_.latest_filename, state)
-                           .WithPrefix("Writing the checkpoint state file failed: "));
-  }
+  if (!kept.empty()) TW_RETURN_IF_ERROR(WriteState(dir, kept, last_preserved));
   kept_ = std::move(kept);
   last_preserved_timestamp_ = last_preserved;
   doomed_.insert(doomed_.end(), doomed.begin(), doomed.end());
   if (!defer_deletions_) DeleteDoomed(dir);
+  return Status();
+}
+
+Status Saver::WriteState(const std::string &dir, const std::vector<Kept> &kept, double last_preserved) {
+  CheckpointState state;
+  state.model_checkpoint_path = StatePath(kept.back().path);
+  for (const Kept &k : kept) {
+    state.all_model_checkpoint_paths.push_back(StatePath(k.path));
+    state.all_model_checkpoint_timestamps.push_back(k.timestamp);
+  }
+  state.has_last_preserved_timestamp = true;
+  state.last_preserved_timestamp = last_preserved;
+  return WriteCheckpointState(dir, options_.latest_filename, state)
+      .WithPrefix("Writing the checkpoint state file failed: ");
+}
+
+Status Saver::Discard(const std::string &checkpoint) {
+  const std::string dir = DirectoryOf(checkpoint);
+  std::vector<Kept> kept;
+  bool listed = false;
+  for (const Kept &k : kept_) {
+    if (k.path == checkpoint) {
+      listed = true;
+    } else {
+      kept.push_back(k);
+    }
+  }
+  // C9 tracks nothing, and its state file names only the newest checkpoint: this one.
+  if (!listed && options_.max_to_keep != 0) return Status();
+  if (options_.chief) NoteDoomed(dir, options_.latest_filename, {checkpoint});
+  if (!kept.empty()) {
+    TW_RETURN_IF_ERROR(WriteState(dir, kept, last_preserved_timestamp_));
+  } else {
+    // Nothing else is listed: no state file is better than one naming a checkpoint about to go.
+    const std::string state_path = JoinPath(dir, options_.latest_filename);
+    if (::unlink(state_path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus(errno, "Removing " + state_path);
+  }
+  kept_ = std::move(kept);
+  doomed_.push_back(checkpoint);
+  DeleteDoomed(dir);
   return Status();
 }
 

@@ -152,6 +152,13 @@ class Saver {
   // Releases every directory lock (a session does at close).
   void ReleaseDirectoryLocks();
 
+  // Takes `checkpoint` (a path this saver wrote, known bad: a NaN rollback's, B48) off the kept list
+  // and the state file — removed when nothing else is listed — then deletes it, whatever
+  // keep_checkpoint_every_n_hours would have kept. A path not on the kept list is ignored, except with
+  // max_to_keep 0 (C9: nothing kept, the state file names the newest save): the state file is removed
+  // and the checkpoint deleted. Errors: those of writing or removing the state file (nothing deleted).
+  Status Discard(const std::string &checkpoint);
+
   // Kept checkpoints, oldest → newest, as the state file lists them.
   std::vector<std::string> last_checkpoints() const;
   size_t last_checkpoint_count() const { return kept_.size(); }
@@ -205,6 +212,8 @@ class Saver {
   // preserved (DeleteDoomed; in a sharded save once every rank heard the outcome). The saver's own
   // list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
+  // Writes the state file of `dir` listing `kept` (not empty, newest last).
+  Status WriteState(const std::string &dir, const std::vector<Kept> &kept, double last_preserved);
   // Deletes the checkpoints CommitRetention evicted (unless defer_deletions_ kept them for later), then
   // settles the chief's saving note.
   void DeleteDoomed(const std::string &dir);

@@ -132,7 +132,8 @@ checkpoint::SaverOptions SaverOptionsOf(const Options &options) {
   saver.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
   saver.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
   saver.recycle_files = options.Int64(TW_OPT_CHECKPOINT_RECYCLE_FILES) != 0;
-  saver.collective = options.collective;
+  // A handle of the saver's own: its first failed operation ends its use of the collective (D9).
+  if (options.collective != nullptr) saver.collective = options.collective->Fork();
   saver.shards = options.shards;
   saver.chief = IsChief(options);
   saver.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
@@ -144,7 +145,7 @@ Status CreateSaverOf(const Options &options, std::unique_ptr<checkpoint::Saver> 
   Status local = options.registration;
   std::unique_ptr<checkpoint::Saver> saver;
   if (local.ok()) local = checkpoint::Saver::Create(options.variables, saver_options, &saver);
-  if (const Collective *collective = options.collective.get()) {
+  if (const Collective *collective = saver_options.collective.get()) {
     // The job's first round for this saver (D1, D17): a rank whose registration failed (it may not even
     // know the job is sharded) fails every rank's creation, instead of leaving the others waiting in the
     // first save.
