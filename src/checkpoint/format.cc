@@ -270,17 +270,5 @@ Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string 
   return Status();
 }
 
-Status ParseOrigin(const uint8_t *bytes, const Footer &footer, const std::string &file, uint32_t version,
-                   Origin *origin) {
-  TW_RETURN_IF_ERROR(CheckIndexChecksum(bytes, footer, file, version));
-  Origin parsed;
-  if (version >= kFirstOriginVersion) {
-    Cursor in(bytes, static_cast<size_t>(footer.index_size));
-    TW_RETURN_IF_ERROR(ParseOriginRecord(&in, file, &parsed));
-  }
-  *origin = std::move(parsed);
-  return Status();
-}
-
 }  // namespace checkpoint
 }  // namespace tw

@@ -146,11 +146,6 @@ Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &
 // version 6).
 Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
                   std::vector<TensorEntry> *tensors, uint32_t version = kFormatVersion, Origin *origin = nullptr);
-// Only the origin of the index (a checkpoint's, or a sharded index's body) `bytes` that the footer
-// points at, after checking the index checksum: what proving a file's owner needs, without parsing its
-// tensors. A file of a version before 6 has none (OK, *origin cleared). TW_DATA_LOSS as ParseIndex.
-Status ParseOrigin(const uint8_t *bytes, const Footer &footer, const std::string &file, uint32_t version,
-                   Origin *origin);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -85,8 +85,8 @@ Status EnsureJobIdentity(const std::string &dir, const std::string &latest_filen
   while (IsNoJob(found)) {
     if (::getrandom(found.data(), found.size(), 0) != static_cast<ssize_t>(found.size())) {
       if (errno == EINTR) continue;
-      return Status(TW_INTERNAL, std::string("no random bits for the job identity of ") + dir + ": " +
-                                     std::strerror(errno));
+      return Status(TW_INTERNAL,
+                    std::string("no random bits for the job identity of ") + dir + ": " + std::strerror(errno));
     }
   }
   TW_RETURN_IF_ERROR(WriteFileDurably(JoinPath(dir, kJobFileName), FormatJobId(found) + "\n")

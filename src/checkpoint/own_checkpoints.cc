@@ -18,6 +18,8 @@
 #include "checkpoint/shard_index.h"
 #include "checkpoint/spare_files.h"
 #include "checkpoint/state_file.h"
+#include "checkpoint/wire.h"
+#include "checkpoint/xxhash64.h"
 
 namespace tw {
 namespace checkpoint {
@@ -40,7 +42,8 @@ class DirectoryFd {
 };
 
 // The origin (format.h) of the checkpoint or index open as `fd` (`size` bytes, format `version`), read
-// from its footer and index after checking the index checksum.
+// from its footer and index after checking the index checksum. The index is hashed a block at a time:
+// a damaged footer claiming a huge index allocates nothing.
 Status ReadOrigin(int fd, uint64_t size, uint32_t version, const std::string &name, Origin *origin) {
   uint8_t tail[kFooterSize];
   if (::pread(fd, tail, sizeof(tail), static_cast<off_t>(size - kFooterSize)) != static_cast<ssize_t>(sizeof(tail))) {
@@ -48,12 +51,26 @@ Status ReadOrigin(int fd, uint64_t size, uint32_t version, const std::string &na
   }
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(tail, size, name, &footer));
-  std::string index(static_cast<size_t>(footer.index_size), '\0');
-  if (::pread(fd, &index[0], index.size(), static_cast<off_t>(footer.index_offset)) !=
-      static_cast<ssize_t>(index.size())) {
-    return Status(TW_DATA_LOSS, "its index cannot be read");
+  constexpr size_t kBlock = 64 * 1024;  // more than an origin record
+  std::vector<uint8_t> block(kBlock), first;
+  Xxh64Stream hash(IndexChecksumSeed(version));
+  for (uint64_t at = 0; at < footer.index_size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, footer.index_size - at));
+    if (::pread(fd, block.data(), want, static_cast<off_t>(footer.index_offset + at)) != static_cast<ssize_t>(want)) {
+      return Status(TW_DATA_LOSS, "its index cannot be read");
+    }
+    if (at == 0) first.assign(block.begin(), block.begin() + static_cast<ptrdiff_t>(want));
+    hash.Update(block.data(), want);
+    at += want;
   }
-  return ParseOrigin(reinterpret_cast<const uint8_t *>(index.data()), footer, name, version, origin);
+  if (hash.Digest() != footer.index_xxh64) return Status(TW_DATA_LOSS, "index checksum mismatch");
+  Origin parsed;
+  if (version >= kFirstOriginVersion) {
+    Cursor in(first.data(), first.size());
+    TW_RETURN_IF_ERROR(ParseOriginRecord(&in, name, &parsed));
+  }
+  *origin = std::move(parsed);
+  return Status();
 }
 
 // Why the checkpoint `name` with `origin` is not this job's (`job`), or "" when it is.
@@ -111,9 +128,9 @@ bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed
   Origin origin;
   const Status origin_read = job != nullptr ? ReadOrigin(fd, size, version, name, &origin) : Status();
   ::close(fd);
-  const std::string not_ours =
-      job == nullptr ? "" : !origin_read.ok() ? "its origin cannot be read: " + origin_read.message()
-                                              : NotThisJobs(origin, name, *job);
+  const std::string not_ours = job == nullptr      ? ""
+                               : !origin_read.ok() ? "its origin cannot be read: " + origin_read.message()
+                                                   : NotThisJobs(origin, name, *job);
   if (!not_ours.empty()) {
     *why = "it is not this job's checkpoint (" + not_ours + ")";
     if (foreign != nullptr) *foreign = true;
@@ -317,12 +334,11 @@ void NoteDoomed(const std::string &dir, const std::string &latest_filename, cons
 }
 
 void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
-                      bool remove_unlisted) {
+                      bool remove_unlisted, const JobId &job) {
   const DirectoryFd dir_fd(dir);
   const std::string note = SavingNoteName(latest_filename);
   std::vector<std::string> names;
   if (dir_fd.get() < 0 || !ReadNote(dir_fd.get(), note, &names)) return;
-  const JobId job = ReadJobIdentity(dir, latest_filename);
   CheckpointState state;
   bool loaded = false;  // read only when a noted checkpoint exists
   std::vector<std::string> pending;

@@ -54,14 +54,14 @@ void NoteSaving(const std::string &checkpoint, const std::string &latest_filenam
 void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths);
 // Settles the note of `dir` against its state file: a noted checkpoint that the state file lists, that
 // is `keep` (the one the saver restored from; may be empty) or that is gone needs nothing; one that
-// exists unlisted is deleted when `remove_unlisted` (by DeleteOwnCheckpoint: only a file the saver
-// wrote, an index with its parts; anything else stays with a WARNING) and otherwise stays noted. The
+// exists unlisted is deleted when `remove_unlisted` (by DeleteOwnCheckpoint for `job`: only a file this
+// job wrote, an index with its parts; anything else stays with a WARNING) and otherwise stays noted. The
 // note then lists what stays, or goes. A missing or damaged state file proves nothing: the note and its
 // checkpoints stay (a restore finds them by name and recovery lists them). A note that is not a regular
 // file is ignored, with a WARNING. Only the holder of the directory's lock may call it, with no save
 // of its own in flight.
 void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
-                      bool remove_unlisted);
+                      bool remove_unlisted, const JobId &job);
 
 // The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of

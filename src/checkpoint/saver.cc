@@ -126,7 +126,7 @@ Status Saver::PrepareSave(const std::string &dir, const std::string &checkpoint)
   }
   // A checkpoint an interrupted save left complete but unlisted goes now, after any restore (which may
   // have needed it) and before this save writes anything (own_checkpoints.h).
-  SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/true);
+  SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/true, JobOf(dir));
   NoteSaving(checkpoint, options_.latest_filename);
   return Status();
 }
@@ -241,7 +241,8 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
   write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
-  if (options_.chief) write.job = JobOf(dir);  // the index's origin: the chief prepared the directory
+  // The index's origin (C17): the chief has prepared the directory, so its identity exists.
+  if (options_.chief) write.job = JobOf(dir);
   std::string recorded_path;
   // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).
   defer_deletions_ = true;
@@ -343,7 +344,9 @@ void Saver::DeleteDoomed(const std::string &dir) {
   const JobId job = doomed_.empty() ? JobId{} : JobOf(dir);
   for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path, job);
   doomed_.clear();
-  if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
+  if (options_.chief) {
+    SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false, JobOf(dir));
+  }
 }
 
 Status Saver::LockDirectory(const std::string &dir) {
@@ -501,7 +504,7 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   std::vector<Kept> kept;
   // A save cut short after its state file listed its checkpoint: the note goes before a trim below
   // could preserve (unlist) that checkpoint, which the note would otherwise doom at the next save.
-  if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false);
+  if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false, JobOf(dir));
   if (loaded.ok()) {
     if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
     const bool has_timestamps = state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();

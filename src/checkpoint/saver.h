@@ -7,9 +7,10 @@
 //
 // Only files provably the saver's own inside the checkpoint directory are ever deleted or found by
 // name (own_checkpoints.h): paths read from the state file are hints, and a checkpoint is this job's
-// only when its origin names the directory's job identity and its own name (job_identity.h, C17). Whoever writes a directory holds its
-// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files become
-// spares that the next save overwrites in place (spare_files.h, C15); releasing the lock deletes them.
+// only when its origin names the directory's job identity and its own name (job_identity.h, C17).
+// Whoever writes a directory holds its lock (dir_lock.h) until ReleaseDirectoryLocks or destruction.
+// An evicted checkpoint's files become spares that the next save overwrites in place (spare_files.h,
+// C15); releasing the lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).
@@ -217,9 +218,9 @@ class Saver {
   std::vector<Kept> kept_;
   double last_preserved_timestamp_;
   std::set<std::string> cleaned_dirs_;
-  std::map<std::string, JobId> jobs_;          // of the directories this saver prepared for saving
+  std::map<std::string, JobId> jobs_;         // of the directories this saver prepared for saving
   std::set<std::string> reported_not_owned_;  // checkpoints found not to be this job's, logged once
-  std::string last_restored_;  // never evicted by RecoverLastCheckpoints
+  std::string last_restored_;                 // never evicted by RecoverLastCheckpoints
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
   WriteBuffers write_buffers_;                 // reused from save to save
   std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save

@@ -602,6 +602,43 @@ static void the_job_identity_survives_losing_either_copy_c17(void **state) {
   scratch_dir_destroy(&d);
 }
 
+/* C17: a checkpoint whose origin does not check out (a flipped byte in its index) is not proven the
+ * job's: the name scan passes over it to the one before, and it is reported. */
+static void a_damaged_origin_proves_nothing_c17(void **state) {
+  scratch_dir d;
+  char prefix[600], path[700];
+  static char bytes[65536];
+  const char *restored = NULL;
+  tw_saver *saver;
+  FILE *f;
+  size_t n, at;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&d), 0);
+  scratch_dir_join(&d, "model.ckpt", prefix, sizeof(prefix));
+  saver = make_saver(5);
+  for (int64_t s = 1; s <= 2; ++s) save(saver, prefix, s);
+  tw_saver_destroy(saver);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  f = fopen(path, "r+b");
+  assert_non_null(f);
+  n = fread(bytes, 1, sizeof(bytes), f);
+  assert_true(n > 32 && n < sizeof(bytes));
+  for (at = n - 32; at > 0 && memcmp(bytes + at, "model.ckpt-2", 12) != 0; --at) {
+  } /* the origin's name, near the end of the file (the index) */
+  assert_true(at > 0);
+  fseek(f, (long)at + 11, SEEK_SET);
+  fputc('7', f); /* "model.ckpt-7" */
+  fclose(f);
+  scratch_dir_join(&d, "checkpoint", path, sizeof(path));
+  assert_int_equal(unlink(path), 0);
+  saver = make_saver(5);
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, d.path), TW_OK);
+  assert_int_equal(g_step, 1);
+  assert_non_null(strstr(g_warnings, "its origin cannot be read"));
+  tw_saver_destroy(saver);
+  scratch_dir_destroy(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(crafted_state_file_never_deletes_outside_the_directory, setup, teardown),
@@ -613,6 +650,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_checkpoint_copied_in_from_another_run_is_left_alone_c17, setup, teardown),
       cmocka_unit_test_setup_teardown(a_users_copy_is_neither_resumed_from_nor_deleted_c17, setup, teardown),
       cmocka_unit_test_setup_teardown(the_job_identity_survives_losing_either_copy_c17, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_damaged_origin_proves_nothing_c17, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

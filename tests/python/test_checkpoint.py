@@ -56,7 +56,7 @@ def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
     assert spare.exists()  # the third's file
     del saver
     assert not spare.exists()
-    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.job", ".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
 
 
 def test_latest_checkpoint_is_none_without_a_state_file(tmp_path):
