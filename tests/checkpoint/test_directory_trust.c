@@ -623,8 +623,9 @@ static void a_damaged_origin_proves_nothing_c17(void **state) {
   assert_non_null(f);
   n = fread(bytes, 1, sizeof(bytes), f);
   assert_true(n > 32 && n < sizeof(bytes));
-  for (at = n - 32; at > 0 && memcmp(bytes + at, "model.ckpt-2", 12) != 0; --at) {
-  } /* the origin's name, near the end of the file (the index) */
+  /* the origin's name, near the end of the file (in the index) */
+  at = n - 32;
+  while (at > 0 && memcmp(bytes + at, "model.ckpt-2", 12) != 0) --at;
   assert_true(at > 0);
   fseek(f, (long)at + 11, SEEK_SET);
   fputc('7', f); /* "model.ckpt-7" */
