@@ -31,6 +31,7 @@ class CheckpointReader {
   const std::string &path() const { return path_; }
   const std::vector<TensorEntry> &tensors() const { return tensors_; }
   const TensorEntry *Find(const std::string &name) const;  // NULL when absent
+  const Origin &origin() const { return origin_; }         // none (all zero) before version 6
 
   struct Target {
     const TensorEntry *tensor;  // from tensors()
@@ -87,6 +88,7 @@ class CheckpointReader {
   uint64_t size_ = 0;
   ChunkHash hash_ = ChunkHash::kXxh3;  // of the chunk checksums, by the file's format version
   std::vector<TensorEntry> tensors_;
+  Origin origin_;
   std::unordered_map<std::string, size_t> by_name_;
 };
 

@@ -177,7 +177,8 @@ static tw_status recover_save(const char *dir, const saver_settings *s, int64_t 
   return saved;
 }
 
-/* The directory holds exactly these names, besides the lock file: nothing else is left over. */
+/* The directory holds exactly these names, besides the lock and job identity files (C17): nothing else
+ * is left over. */
 static void expect_only(const char *dir, const char *const *names, size_t count) {
   DIR *d = opendir(dir);
   assert_non_null(d);
@@ -185,7 +186,10 @@ static void expect_only(const char *dir, const char *const *names, size_t count)
   const struct dirent *entry;
   while ((entry = readdir(d)) != NULL) {
     const char *name = entry->d_name;
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".trainwatch.lock") == 0) continue;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".trainwatch.lock") == 0 ||
+        strcmp(name, ".trainwatch.job") == 0) {
+      continue;
+    }
     int expected = 0;
     for (size_t i = 0; i < count; ++i) expected = expected || strcmp(name, names[i]) == 0;
     if (!expected) fail_msg("unexpected file %s in %s", name, dir);

@@ -59,7 +59,7 @@ def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
     assert spare.exists()  # the third's file
     del saver
     assert not spare.exists()
-    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.job", ".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
 
 
 def test_evicted_checkpoint_files_are_deleted_by_default_C15(tmp_path):
