@@ -16,7 +16,7 @@
  * left, with a WARNING) — and when it is missing or damaged the saver finds its checkpoints by name.
  * A state file over 1 MiB or that is not a regular file is refused.
  *
- * Checkpoints belong to the job that wrote them (docs/tf-semantics.md C17): the first save into a
+ * Checkpoints belong to the job that wrote them (docs/tf-semantics.md C19): the first save into a
  * directory gives it a job identity (the hidden file "<dir>/.trainwatch.job", and a
  * "# trainwatch-job: …" comment in the state file), which every checkpoint records with its own name.
  * A file found by name is the saver's only when both match: a checkpoint copied in from another run,
@@ -146,7 +146,7 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const 
 /* Restores every variable from the newest intact checkpoint of `dir`: those its state file lists,
  * newest first, then — when the state file is missing, damaged (a WARNING names the damage) or lists
  * nothing intact — the checkpoints found in `dir` by name ("<prefix>-<step>" regular files with a
- * trainwatch header whose origin names this directory's job and that name, C17), newest step first. A corrupt, truncated, missing or non-regular one (directory,
+ * trainwatch header whose origin names this directory's job and that name, C19), newest step first. A corrupt, truncated, missing or non-regular one (directory,
  * FIFO, device, a name too long) is skipped with a WARNING naming it, and the next one is tried.
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
  * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does

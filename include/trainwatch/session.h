@@ -56,7 +56,7 @@ typedef enum tw_option {
    * (ChiefSessionCreator). Worker: waits for the ready function (WorkerSessionCreator). */
   TW_OPT_IS_CHIEF = 1,
   /* string, default unset. Where the chief restores from: the newest intact checkpoint its state file
-   * lists, else (state file missing or damaged) the newest of this job's found by name (C17: never a
+   * lists, else (state file missing or damaged) the newest of this job's found by name (C19: never a
    * checkpoint copied in from another run or under another name), whose step a checkpoint
    * without global_step gives by its "-<step>" name. A chief holds the directory's advisory lock
    * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.

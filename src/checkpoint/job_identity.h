@@ -1,4 +1,4 @@
-// The job identity of a checkpoint directory: which job's checkpoints are which (tf-semantics C17,
+// The job identity of a checkpoint directory: which job's checkpoints are which (tf-semantics C19,
 // docs/checkpoint-format.md, "Origin"). 128 random bits, created by the first save into a directory
 // that has none, kept in the hidden file "<dir>/.trainwatch.job" (32 hex digits and a newline) and as a
 // comment of the state file (state_file.h), and recorded in every checkpoint's origin (format.h). A

@@ -7,7 +7,7 @@
 // CheckpointPath in saver.h); "<dir>/<basename>" is the very file the listed path names (so a path
 // leading elsewhere fails); it is a regular file, checked without following a symbolic link; its
 // header is a trainwatch checkpoint's (format.h); its origin (format.h, inside the checksummed index)
-// names the directory's job identity (job_identity.h) and this very basename (tf-semantics C17). So a
+// names the directory's job identity (job_identity.h) and this very basename (tf-semantics C19). So a
 // checkpoint another job wrote and copied in, a user's copy of one of ours under another name, a file
 // of a format before version 6 and any file of a directory without a job identity are never found by
 // name or deleted. (The part files of a sharded checkpoint are owned through their index.)

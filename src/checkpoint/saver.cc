@@ -119,7 +119,7 @@ Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, cons
 Status Saver::PrepareSave(const std::string &dir, const std::string &checkpoint) {
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
-  // The directory's job identity, recorded in every checkpoint saved there (job_identity.h, C17).
+  // The directory's job identity, recorded in every checkpoint saved there (job_identity.h, C19).
   if (jobs_.count(dir) == 0) {
     JobId job{};
     TW_RETURN_IF_ERROR(EnsureJobIdentity(dir, options_.latest_filename, &job));
@@ -244,7 +244,7 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   write.threads = threads > 0 ? threads : Threads();
   // The part index: the chief keeps evicted part p as spare p when recycling was asked for (C15).
   write.spare_slot = options_.recycle_files ? collective.rank() : kNoSpareSlot;
-  // The index's origin (C17): the chief has prepared the directory, so its identity exists.
+  // The index's origin (C19): the chief has prepared the directory, so its identity exists.
   if (options_.chief) write.job = JobOf(dir);
   std::string recorded_path;
   // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).

@@ -7,7 +7,7 @@
 //
 // Only files provably the saver's own inside the checkpoint directory are ever deleted or found by
 // name (own_checkpoints.h): paths read from the state file are hints, and a checkpoint is this job's
-// only when its origin names the directory's job identity and its own name (job_identity.h, C17).
+// only when its origin names the directory's job identity and its own name (job_identity.h, C19).
 // Whoever writes a directory holds its lock (dir_lock.h) until ReleaseDirectoryLocks or destruction.
 // An evicted checkpoint's files are unlinked, as TF deletes them; with SaverOptions::recycle_files they
 // become spares that the next save overwrites in place instead (spare_files.h, C15), and releasing the
@@ -182,7 +182,7 @@ class Saver {
   // directory holds it (no job when it holds none).
   JobId JobOf(const std::string &dir) const;
   // ScanOwnCheckpoints for this saver's job, with a WARNING once per file (per saver) for each
-  // trainwatch checkpoint that is not this job's (C17).
+  // trainwatch checkpoint that is not this job's (C19).
   Status FindOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found);
   // Before a save of `checkpoint` into `dir` (the chief's): the directory's lock, CleanOnce, the
   // removal of a checkpoint an interrupted save left unlisted, and this save's note (own_checkpoints.h).

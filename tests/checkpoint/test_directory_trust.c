@@ -3,7 +3,7 @@
  * damaged state file is a hint, not the truth (C7, S5); FIFOs and other special files are refused at
  * once (an alarm() fails a test that would hang); a second writer of a directory is refused; a
  * checkpoint whose state-file update failed is not left orphaned; only the job's own checkpoints are
- * found by name or deleted (C17). */
+ * found by name or deleted (C19). */
 #include "scratch_dir.h"
 
 #include <errno.h>
@@ -449,10 +449,10 @@ static int occurrences(const char *haystack, const char *needle) {
   return n;
 }
 
-/* C17: a pretrained checkpoint of another run copied into a new run directory as model.ckpt-5000, with
+/* C19: a pretrained checkpoint of another run copied into a new run directory as model.ckpt-5000, with
  * no state file, is not this job's: it is not resumed from, retention never deletes it (byte-identical
  * after saves past max_to_keep), and it is reported once per saver. Restoring it on purpose works. */
-static void a_checkpoint_copied_in_from_another_run_is_left_alone_c17(void **state) {
+static void a_checkpoint_copied_in_from_another_run_is_left_alone_c19(void **state) {
   scratch_dir pretrained, run;
   char prefix[600], source[700], copied[700], kept_copy[700], restored_name[700], latest[700], line[800];
   const char *restored = NULL;
@@ -498,10 +498,10 @@ static void a_checkpoint_copied_in_from_another_run_is_left_alone_c17(void **sta
   scratch_dir_destroy(&run);
 }
 
-/* C17: a user's copies of the job's checkpoints under other names (best-2; model.ckpt-9, a copy of
+/* C19: a user's copies of the job's checkpoints under other names (best-2; model.ckpt-9, a copy of
  * model.ckpt-1 under a newer step's name) are not the job's: with the state file removed the job
  * resumes from its own model.ckpt-2, never from a copy, and retention never deletes a copy. */
-static void a_users_copy_is_neither_resumed_from_nor_deleted_c17(void **state) {
+static void a_users_copy_is_neither_resumed_from_nor_deleted_c19(void **state) {
   scratch_dir d;
   char prefix[600], path[700], best[700], best_reference[700], fake_newer[700], state_path[700];
   const char *restored = NULL;
@@ -543,10 +543,10 @@ static void a_users_copy_is_neither_resumed_from_nor_deleted_c17(void **state) {
   scratch_dir_destroy(&d);
 }
 
-/* C17: the identity lives in .trainwatch.job and in the state file's comment. Without the state file
+/* C19: the identity lives in .trainwatch.job and in the state file's comment. Without the state file
  * the job finds its checkpoints by name as before and retention deletes them; without the job file the
  * state file's identity is taken back (the file is rewritten with it). */
-static void the_job_identity_survives_losing_either_copy_c17(void **state) {
+static void the_job_identity_survives_losing_either_copy_c19(void **state) {
   scratch_dir d;
   char prefix[600], path[700], job_path[700], state_path[700], job[64], again[64], text[4096];
   const char *restored = NULL;
@@ -602,9 +602,9 @@ static void the_job_identity_survives_losing_either_copy_c17(void **state) {
   scratch_dir_destroy(&d);
 }
 
-/* C17: a checkpoint whose origin does not check out (a flipped byte in its index) is not proven the
+/* C19: a checkpoint whose origin does not check out (a flipped byte in its index) is not proven the
  * job's: the name scan passes over it to the one before, and it is reported. */
-static void a_damaged_origin_proves_nothing_c17(void **state) {
+static void a_damaged_origin_proves_nothing_c19(void **state) {
   scratch_dir d;
   char prefix[600], path[700];
   static char bytes[65536];
@@ -648,10 +648,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(second_writer_of_a_directory_is_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_state_update_leaves_no_orphan, setup, teardown),
       cmocka_unit_test_setup_teardown(only_own_orphan_parts_are_cleaned, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_checkpoint_copied_in_from_another_run_is_left_alone_c17, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_users_copy_is_neither_resumed_from_nor_deleted_c17, setup, teardown),
-      cmocka_unit_test_setup_teardown(the_job_identity_survives_losing_either_copy_c17, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_damaged_origin_proves_nothing_c17, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_checkpoint_copied_in_from_another_run_is_left_alone_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_users_copy_is_neither_resumed_from_nor_deleted_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(the_job_identity_survives_losing_either_copy_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_damaged_origin_proves_nothing_c19, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

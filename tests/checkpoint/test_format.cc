@@ -608,7 +608,7 @@ static void version_4_files_still_load_and_verify(void **state) {
 }
 
 // Files of format version 5 (raw checksums over plane digests, no origin record) load and verify, have
-// no origin (so no saver ever finds one by name as its own, C17), and every bit flip is detected.
+// no origin (so no saver ever finds one by name as its own, C19), and every bit flip is detected.
 static void version_5_files_still_load_and_verify(void **state) {
   (void)state;
   const std::vector<Owned> tensors = Version1Tensors();
@@ -620,7 +620,7 @@ static void version_5_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors);
 }
 
-// From version 6 the index opens with the file's origin (C17): the job identity the writer was given
+// From version 6 the index opens with the file's origin (C19): the job identity the writer was given
 // and the file's basename. A file written outside a saver records no job. Every bit flip inside the
 // origin record is detected (the index checksum covers it).
 static void the_origin_is_recorded_and_its_bit_flips_are_detected(void **state) {

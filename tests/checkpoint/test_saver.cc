@@ -126,7 +126,7 @@ static void state_file_text_is_tfs_c5(void **state) {
   f.Save(2);
   const std::string newest = f.Save(3);
   assert_string_equal(newest.c_str(), f.Path("model.ckpt-3").c_str());
-  // The directory's job identity first, as a comment TF's parser skips (C17; the hidden job file holds
+  // The directory's job identity first, as a comment TF's parser skips (C19; the hidden job file holds
   // the same); absolute prefix → absolute paths (C6); oldest → newest; TF2's timestamp fields after them.
   std::ifstream job_file(f.Path(".trainwatch.job"));
   std::string job;

@@ -177,7 +177,7 @@ static tw_status recover_save(const char *dir, const saver_settings *s, int64_t 
   return saved;
 }
 
-/* The directory holds exactly these names, besides the lock and job identity files (C17): nothing else
+/* The directory holds exactly these names, besides the lock and job identity files (C19): nothing else
  * is left over. */
 static void expect_only(const char *dir, const char *const *names, size_t count) {
   DIR *d = opendir(dir);

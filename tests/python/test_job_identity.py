@@ -1,4 +1,4 @@
-"""Only a job's own checkpoints are its own (C17): a checkpoint of another run copied into a run
+"""Only a job's own checkpoints are its own (C19): a checkpoint of another run copied into a run
 directory, or a user's copy of one of the job's checkpoints under another name, is never resumed from
 by the name scan nor deleted by retention, and is reported once; the job's own are still found by name
 after `rm checkpoint`; a foreign checkpoint restores on purpose, by its path, as in TF."""
@@ -29,7 +29,7 @@ def pretrained(tmp_path):
                                                                            global_step=5000)
 
 
-def test_a_pretrained_checkpoint_copied_in_is_neither_resumed_nor_deleted_C17(tmp_path, caplog):
+def test_a_pretrained_checkpoint_copied_in_is_neither_resumed_nor_deleted_C19(tmp_path, caplog):
     run = tmp_path / "run"
     run.mkdir()
     copied = run / "model.ckpt-5000"
@@ -49,7 +49,7 @@ def test_a_pretrained_checkpoint_copied_in_is_neither_resumed_nor_deleted_C17(tm
     assert len(reported) == 1
 
 
-def test_a_users_copy_is_not_resumed_from_or_deleted_after_rm_checkpoint_C17(tmp_path):
+def test_a_users_copy_is_not_resumed_from_or_deleted_after_rm_checkpoint_C19(tmp_path):
     w = np.zeros(2, np.float32)
     train(tmp_path, w, 2, max_to_keep=5)  # model.ckpt-0, model.ckpt-2
     shutil.copyfile(tmp_path / "model.ckpt-2", tmp_path / "best-2")
@@ -64,7 +64,7 @@ def test_a_users_copy_is_not_resumed_from_or_deleted_after_rm_checkpoint_C17(tmp
     assert sorted(p.name for p in tmp_path.glob("model.ckpt-*")) == ["model.ckpt-7", "model.ckpt-8"]
 
 
-def test_rm_checkpoint_alone_resumes_from_the_newest_C17(tmp_path):
+def test_rm_checkpoint_alone_resumes_from_the_newest_C19(tmp_path):
     w = np.zeros(2, np.float32)
     train(tmp_path, w, 4, max_to_keep=2)
     (tmp_path / "checkpoint").unlink()
@@ -73,7 +73,7 @@ def test_rm_checkpoint_alone_resumes_from_the_newest_C17(tmp_path):
     assert sorted(p.name for p in tmp_path.glob("model.ckpt-*")) == ["model.ckpt-6", "model.ckpt-8"]
 
 
-def test_a_foreign_checkpoint_restores_on_purpose_C17_S5(tmp_path):
+def test_a_foreign_checkpoint_restores_on_purpose_C19_S5(tmp_path):
     path = pretrained(tmp_path)
     run = tmp_path / "run"
     run.mkdir()
