@@ -1335,6 +1335,10 @@ class Saver {
   void set_pad_step_number(bool pad) {
     detail::call([&] { return tw_saver_set_pad_step_number(saver_, pad ? 1 : 0); });
   }
+  // Off by default: see tw_saver_set_recycle_files for the risk it brings.
+  void set_recycle_files(bool recycle) {
+    detail::call([&] { return tw_saver_set_recycle_files(saver_, recycle ? 1 : 0); });
+  }
   // Returns the checkpoint's path ("" for a saver without variables). global_step TW_UNSET: none.
   std::string save(const std::string &prefix, int64_t global_step = detail::unset) {
     const char *path = nullptr;

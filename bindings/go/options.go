@@ -31,6 +31,7 @@ const (
 	OptCheckpointEveryNSteps     Option = C.TW_OPT_CHECKPOINT_EVERY_N_STEPS      // int64, no default
 	OptCheckpointBasename        Option = C.TW_OPT_CHECKPOINT_BASENAME           // string, default "model.ckpt"
 	OptAsyncCheckpoint           Option = C.TW_OPT_ASYNC_CHECKPOINT              // int64 0/1, default 1
+	OptCheckpointRecycleFiles    Option = C.TW_OPT_CHECKPOINT_RECYCLE_FILES      // int64 0/1, default 0
 	OptNanAction                 Option = C.TW_OPT_NAN_ACTION                    // int64, default 0 (fail)
 	OptNanDetectInf              Option = C.TW_OPT_NAN_DETECT_INF                // int64 0/1, default 1
 	OptNanEveryNSteps            Option = C.TW_OPT_NAN_EVERY_N_STEPS             // int64, default 1

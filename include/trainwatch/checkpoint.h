@@ -12,15 +12,25 @@
  * last_preserved_timestamp), so tf.train.latest_checkpoint and TensorBoard read trainwatch directories.
  * The state file is a hint: its paths are read for restore (absolute ones too) but never decide what is
  * deleted — only files provably the saver's own checkpoints inside the directory are ("<prefix>-<step>",
- * a regular file there, a trainwatch header; anything else listed is left, with a WARNING) — and when
- * it is missing or damaged the saver finds its checkpoints by name. A state file over 1 MiB or that is
- * not a regular file is refused.
+ * a regular file there, a trainwatch header, and an origin naming this job; anything else listed is
+ * left, with a WARNING) — and when it is missing or damaged the saver finds its checkpoints by name.
+ * A state file over 1 MiB or that is not a regular file is refused.
+ *
+ * Checkpoints belong to the job that wrote them (docs/tf-semantics.md C19): the first save into a
+ * directory gives it a job identity (the hidden file "<dir>/.trainwatch.job", and a
+ * "# trainwatch-job: …" comment in the state file), which every checkpoint records with its own name.
+ * A file found by name is the saver's only when both match: a checkpoint copied in from another run,
+ * or a copy under another name, is never restored by the name scan nor deleted (one WARNING). Restore
+ * any checkpoint on purpose by its path (tw_saver_restore).
  *
  * One writer per directory: a saver holds the advisory lock "<dir>/.trainwatch.lock" (flock) from its
  * first save into, or recovery of, a directory until it is destroyed; a chief session holds it from
  * creation until close. A second writer — another process, or another saver or session of this
  * process — gets TW_FAILED_PRECONDITION naming the directory. The kernel releases the lock when the
- * holder exits or crashes. Reading (restore, latest_checkpoint, listing) takes no lock.
+ * holder exits or crashes. Reading (restore, latest_checkpoint, listing) takes no lock. The lock cannot
+ * be bypassed (tf-semantics C16): a lock file that cannot be opened read-write in a writable directory
+ * is TW_PERMISSION_DENIED, one that is a symbolic link, not a regular file or has another link
+ * TW_INVALID_ARGUMENT; only a directory the process cannot write at all is used unlocked (a WARNING).
  *
  * Files that are not regular files (FIFOs, directories, devices, sockets) are refused at once with
  * TW_INVALID_ARGUMENT wherever a path is read, never blocked on.
@@ -77,6 +87,16 @@ TW_NODISCARD TW_API tw_status tw_saver_set_keep_checkpoint_every_n_hours(tw_save
  * Errors: TW_INVALID_ARGUMENT (NULL saver, value not 0 or 1). */
 TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad);
 
+/* 0 (default): a checkpoint evicted by max_to_keep is unlinked, as TF deletes it; a program still
+ * reading it keeps its bytes. 1: its file is recycled — kept as a hidden spare (".tw-spare-<n>", deleted
+ * when the saver releases the directory) that a later save overwrites in place, which saves creating
+ * and freeing a file per save (docs/checkpoint-performance.md). The risk: an evicted checkpoint's file
+ * is overwritten in place by a later save: a program that is still reading it without trainwatch's
+ * lock (cp, tar, rsync, a backup agent) gets bytes of two checkpoints. trainwatch's own readers are
+ * safe (tf-semantics C15). A session's saver takes it from TW_OPT_CHECKPOINT_RECYCLE_FILES.
+ * Errors: TW_INVALID_ARGUMENT (NULL saver, value not 0 or 1). */
+TW_NODISCARD TW_API tw_status tw_saver_set_recycle_files(tw_saver *saver, int recycle);
+
 /* Saves the variables as they are now to "<prefix>-<global_step>" (or `prefix` itself when global_step
  * is TW_UNSET), records it in "<dirname(prefix)>/checkpoint" and deletes checkpoints past max_to_keep.
  * The variables must not change during the call.
@@ -93,7 +113,10 @@ TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int 
  * shard that is not its whole global tensor: "variable '<name>' holds only a box of its global tensor:
  * saving it needs the job's collective …", trainwatch/distributed.h), TW_IO, TW_RESOURCE_EXHAUSTED (disk
  * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …":
- * another saver, session or process holds <dir>/.trainwatch.lock).
+ * another saver, session or process holds <dir>/.trainwatch.lock), TW_PERMISSION_DENIED (the directory
+ * is writable but its lock file cannot be opened read-write, e.g. another user's: the saver refuses to
+ * write unlocked), TW_INVALID_ARGUMENT (the lock file is a symbolic link, not a regular file, or has
+ * more than one link; tf-semantics C16).
  * On any error the previous checkpoints and state file are untouched and the failed save is not
  * recorded: a checkpoint written whose state-file update then failed is removed again. */
 TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix,
@@ -123,7 +146,7 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const 
 /* Restores every variable from the newest intact checkpoint of `dir`: those its state file lists,
  * newest first, then — when the state file is missing, damaged (a WARNING names the damage) or lists
  * nothing intact — the checkpoints found in `dir` by name ("<prefix>-<step>" regular files with a
- * trainwatch header), newest step first. A corrupt, truncated, missing or non-regular one (directory,
+ * trainwatch header whose origin names this directory's job and that name, C19), newest step first. A corrupt, truncated, missing or non-regular one (directory,
  * FIFO, device, a name too long) is skipped with a WARNING naming it, and the next one is tried.
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
  * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does
@@ -138,8 +161,10 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_newest_good(const char **out_path
  * large, not a regular file, empty model_checkpoint_path) or names no existing file, the list is
  * rebuilt from the checkpoints found in `dir` by name and the state file rewritten from it (a WARNING
  * names the damage; nothing is deleted). Nothing found: nothing to recover, OK.
- * Errors: TW_INVALID_ARGUMENT (NULL arguments), TW_FAILED_PRECONDITION (another saver, session or
- * process holds `dir`'s lock), TW_IO, TW_RESOURCE_EXHAUSTED. */
+ * Errors: TW_INVALID_ARGUMENT (NULL arguments; a lock file that is a symbolic link, not a regular file
+ * or has another link), TW_FAILED_PRECONDITION (another saver, session or process holds `dir`'s lock),
+ * TW_PERMISSION_DENIED (`dir` is writable but its lock file cannot be opened read-write), TW_IO,
+ * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_recover_last_checkpoints(tw_saver *saver, const char *dir);
 
 /* The saver's kept checkpoints, oldest → newest: count, and the i-th path (valid until the next call

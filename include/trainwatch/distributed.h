@@ -97,7 +97,11 @@ typedef enum tw_reduce_op {
  *      another still waits; skipped by a session that failed (D12).
  * A preemption adds no exchange: the vote carries it. tw_session_run_without_hooks makes none either
  * (it is one rank's work, D15). A collective operation that fails ends the call
- * that made it, fails the session, and no further operation is made but close's (skipped) (D9).
+ * that made it and fails the session (or ends the standalone saver's use of the collective): from then
+ * on that session or saver makes no call to the table at all — not the end-of-run vote after a failed
+ * sharded save, not a restore vote, not close's barrier, not the rounds of end's final save — and each
+ * later operation fails at once with the first failure's status and message, which name the operation
+ * that failed (D9). The other ranks are inside that same operation and fail in it, within one timeout.
  *   6. Every checkpoint save of a job with sharded variables (tw_options_add_shard), on every rank:
  *      one `allreduce_int64` (MAX) preparing it (an event slot: the chief could not prepare the
  *      directory, or a rank cannot save there), at the first save two more agreeing on the layout —
@@ -171,7 +175,8 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
 /* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
  * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
  * data borrowed as by tw_saver_create), with its collective, TW_OPT_IS_CHIEF (D11),
- * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP and TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS (read now:
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS and
+ * TW_OPT_CHECKPOINT_RECYCLE_FILES (read now:
  * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
  * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
  * part, the chief commits (point 6 above: the same collective calls as a session's save). With a collective,

@@ -130,7 +130,9 @@ typedef enum tw_nan_action {
   TW_NAN_ACTION_CALLBACK = 2, /* call the hook's tw_nan_fn, which decides */
   TW_NAN_ACTION_ROLLBACK = 3, /* restore the newest good checkpoint of TW_OPT_CHECKPOINT_DIR into the
                                  variables (global_step included) and go on; after TW_OPT_NAN_MAX_ROLLBACKS
-                                 rollbacks, or with no checkpoint to go back to, fail as TW_NAN_ACTION_FAIL */
+                                 rollbacks, or with no checkpoint to go back to, fail as TW_NAN_ACTION_FAIL.
+                                 A checkpoint the session saved in the run that saw the NaN is first taken
+                                 off the state file and deleted: never the target (docs/tf-semantics.md B48) */
   TW_NAN_ACTION_MAX_ENUM_ = 0x7FFFFFFF
 } tw_nan_action;
 

@@ -56,7 +56,8 @@ typedef enum tw_option {
    * (ChiefSessionCreator). Worker: waits for the ready function (WorkerSessionCreator). */
   TW_OPT_IS_CHIEF = 1,
   /* string, default unset. Where the chief restores from: the newest intact checkpoint its state file
-   * lists, else (state file missing or damaged) the newest found by name, whose step a checkpoint
+   * lists, else (state file missing or damaged) the newest of this job's found by name (C19: never a
+   * checkpoint copied in from another run or under another name), whose step a checkpoint
    * without global_step gives by its "-<step>" name. A chief holds the directory's advisory lock
    * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.
    * In a job with a collective every rank restores with the chief, by a vote on the newest checkpoint
@@ -131,6 +132,14 @@ typedef enum tw_option {
    * preemption (see tw_session_preempted). Handlers are installed by session creation and the previous
    * ones restored by close. */
   TW_OPT_CATCH_PREEMPTION_SIGNALS = 22,
+  /* int64, 0 or 1, default 0 (also read by tw_saver_create_from_options). 0: a checkpoint evicted by
+   * TW_OPT_MAX_TO_KEEP is unlinked, as TF deletes it; a program still reading it keeps its bytes.
+   * 1 recycles the evicted checkpoint's file: it is kept as a hidden spare (".tw-spare-<n>") and a later
+   * save overwrites it in place, which saves creating and freeing a file per save (docs/
+   * checkpoint-performance.md). The risk: an evicted checkpoint's file is overwritten in place by a later
+   * save: a program that is still reading it without trainwatch's lock (cp, tar, rsync, a backup agent)
+   * gets bytes of two checkpoints. trainwatch's own readers are safe (tf-semantics C15). */
+  TW_OPT_CHECKPOINT_RECYCLE_FILES = 23,
 
   /* Options read by tw_nan_tensor_hook_create_with_options (trainwatch/hooks.h). */
   /* int64, a tw_nan_action, default TW_NAN_ACTION_FAIL. */
@@ -378,7 +387,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * twice; a hook listed next to its wrapper or wrapped by two wrappers, see tw_hook_wrap),
  * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
  * a chief's checkpoint directory is in use by another writer — another process or session holds its
- * lock), any status a hook's
+ * lock), TW_PERMISSION_DENIED (a chief's checkpoint directory is writable but its lock file cannot be
+ * opened read-write, e.g. another user's: it refuses to write unlocked), TW_INVALID_ARGUMENT (that lock
+ * file is a symbolic link, not a regular file, or has another link; tf-semantics C16), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),
  * a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
  * rank's, D1).

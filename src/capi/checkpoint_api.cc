@@ -105,6 +105,13 @@ tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad) {
   });
 }
 
+tw_status tw_saver_set_recycle_files(tw_saver *saver, int recycle) {
+  return Guard([&] {
+    if (recycle != 0 && recycle != 1) return Errorf(TW_INVALID_ARGUMENT, "recycle must be 0 or 1, got %d", recycle);
+    return UpdateOptions(saver, [&](ckpt::SaverOptions *o) { o->recycle_files = recycle == 1; });
+  });
+}
+
 tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix, int64_t global_step) {
   return Guard([&] {
     TW_CHECK_ARG(saver, "saver");

@@ -4,6 +4,7 @@ namespace tw {
 namespace checkpoint {
 
 void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
+  Note(prefix, global_step);
   saver_.Capture(&snapshot_);
   done_.store(false, std::memory_order_relaxed);
   result_ = SaveResult();
@@ -18,6 +19,7 @@ void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
 
 void AsyncSaver::Run(const std::string &prefix, int64_t global_step) {
   Wait();
+  Note(prefix, global_step);
   result_ = SaveResult();
   result_.global_step = global_step;
   Snapshot live;  // the variables themselves: the caller waits for the write
@@ -26,6 +28,10 @@ void AsyncSaver::Run(const std::string &prefix, int64_t global_step) {
   result_.status = saver_.WriteSnapshot(live, prefix, global_step, &result_.path, 1);
   done_.store(true, std::memory_order_release);
   pending_ = true;
+}
+
+void AsyncSaver::Note(const std::string &prefix, int64_t global_step) {
+  started_.push_back(CheckpointPath(prefix, global_step, saver_.options().pad_step_number));
 }
 
 void AsyncSaver::Wait() {

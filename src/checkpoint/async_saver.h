@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "checkpoint/saver.h"
 #include "checkpoint/snapshot.h"
@@ -50,6 +51,11 @@ class AsyncSaver {
   // Waits for the pending write and hands over its result. Precondition: pending().
   SaveResult Take();
 
+  // The checkpoints Start and Run began writing since the last ForgetStarted, as the saver names them:
+  // what a NaN rollback discards when they were begun in the run that diverged (B48).
+  const std::vector<std::string> &started() const { return started_; }
+  void ForgetStarted() { started_.clear(); }
+
   // The saver, once no write is running: the only way the owner's thread may use it.
   Saver &Idle() {
     Wait();
@@ -57,12 +63,15 @@ class AsyncSaver {
   }
 
  private:
+  void Note(const std::string &prefix, int64_t global_step);
+
   Saver &saver_;
   Snapshot snapshot_;  // reused from save to save
   std::thread worker_;
   std::atomic<bool> done_{false};
   bool pending_ = false;
   SaveResult result_;
+  std::vector<std::string> started_;
 };
 
 }  // namespace checkpoint

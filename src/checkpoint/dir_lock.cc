@@ -37,17 +37,24 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
     return ErrnoStatus(errno, "stat checkpoint directory " + where);
   }
   // O_NOFOLLOW | O_NONBLOCK: a symbolic link or FIFO planted as the lock file neither redirects the
-  // write of our pid nor blocks the open.
+  // write of our pid nor blocks the open. No O_TRUNC: nothing is written before the checks below and
+  // the lock hold (a planted hard link's target is never touched).
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
   if (fd < 0) {
     const int err = errno;
-    if (err == EACCES || err == EROFS || err == EPERM) {
-      Log(TW_LOG_WARNING, "Cannot create %s (%s): checkpoint directory %s is used unlocked", path.c_str(),
-          std::strerror(err), where.c_str());
+    if (err == ELOOP) return Status(TW_INVALID_ARGUMENT, "lock file " + path + " is a symbolic link");
+    if (err != EACCES && err != EROFS && err != EPERM) return ErrnoStatus(err, "open lock file " + path);
+    // Nothing can be written into a directory this process cannot write: reading goes on unlocked.
+    if (err == EROFS || ::faccessat(AT_FDCWD, where.c_str(), W_OK, AT_EACCESS) != 0) {
+      Log(TW_LOG_WARNING, "Cannot create %s (%s): checkpoint directory %s is not writable and is used unlocked",
+          path.c_str(), std::strerror(err), where.c_str());
       return Status();
     }
-    if (err == ELOOP) return Status(TW_INVALID_ARGUMENT, "lock file " + path + " is a symbolic link");
-    return ErrnoStatus(err, "open lock file " + path);
+    // A writable directory whose lock file this process cannot open (another user's): going on unlocked
+    // would let a second writer in unnoticed.
+    return Status(TW_PERMISSION_DENIED, "lock file " + path + " cannot be opened for writing (" + std::strerror(err) +
+                                            "): without it another writer of checkpoint directory " + where +
+                                            " would go unnoticed (remove the file, or use another directory)");
   }
   struct stat st;
   if (::fstat(fd, &st) != 0) {
@@ -59,6 +66,12 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
     ::close(fd);
     return Status(TW_INVALID_ARGUMENT,
                   "lock file " + path + " is " + FileTypeName(st.st_mode) + ", not a regular file");
+  }
+  if (st.st_nlink != 1) {
+    ::close(fd);
+    return Status(TW_INVALID_ARGUMENT, "lock file " + path + " has " + std::to_string(st.st_nlink) +
+                                           " links: it is another file's name too, which writing the "
+                                           "holder's pid would change (remove it)");
   }
   int locked;
   do {

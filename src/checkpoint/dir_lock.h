@@ -24,9 +24,14 @@ constexpr char kLockFileName[] = ".trainwatch.lock";
 class DirectoryLock {
  public:
   // Takes `dir`'s lock. *out stays NULL (OK) when `dir` does not exist yet (nothing to protect) or
-  // the lock file cannot be created because the directory is read-only (a WARNING: nothing can be
-  // saved there either). Errors: TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: ...
-  // holds <dir>/.trainwatch.lock"), TW_INVALID_ARGUMENT (the lock file is not a regular file), TW_IO.
+  // is not writable by this process (read-only file system, no write permission: a WARNING; nothing
+  // can be saved there either, and a restore from it goes on). The lock file is opened read-write
+  // without following a link, without blocking and without truncating; the pid is written only once the
+  // lock is held. Errors: TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: ... holds
+  // <dir>/.trainwatch.lock"), TW_PERMISSION_DENIED (the directory is writable but the lock file cannot
+  // be opened read-write, e.g. another user's 0644 file: running unlocked would let a second writer in),
+  // TW_INVALID_ARGUMENT (the lock file is a symbolic link, not a regular file, or has more than one
+  // link), TW_IO.
   static Status Acquire(const std::string &dir, std::unique_ptr<DirectoryLock> *out);
   // Deletes the directory's spares (spare_files.h: the holder's evicted checkpoints' files, or a crashed
   // holder's; on tmpfs they hold memory), then releases the lock (the file stays: removing it would

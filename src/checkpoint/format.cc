@@ -91,6 +91,26 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t version, Tensor
   return Status();
 }
 
+}  // namespace
+
+Status ParseOriginRecord(Cursor *in, const std::string &file, Origin *origin) {
+  uint32_t name_size = 0;
+  if (!in->Get(&origin->job) || !in->Get(&name_size)) return Corrupt(file, "index: truncated origin");
+  if (name_size > kMaxOriginNameBytes || !in->GetString(name_size, &origin->name)) {
+    return Corrupt(file, "index: bad origin name");
+  }
+  return Status();
+}
+
+namespace {
+
+Status CheckIndexChecksum(const uint8_t *bytes, const Footer &footer, const std::string &file, uint32_t version) {
+  if (Xxh64(bytes, static_cast<size_t>(footer.index_size), IndexChecksumSeed(version)) != footer.index_xxh64) {
+    return Corrupt(file, "index checksum mismatch");
+  }
+  return Status();
+}
+
 // Every byte between the header and the index belongs to exactly one chunk.
 Status CheckChunksTile(const std::vector<TensorEntry> &tensors, const Footer &footer, const std::string &file) {
   std::vector<std::pair<uint64_t, uint64_t>> extents;  // offset, stored size
@@ -143,7 +163,18 @@ void AppendHeader(std::string *out, uint32_t flags) {
   Put<uint32_t>(out, flags);
 }
 
-void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out) {
+bool IsNoJob(const JobId &job) {
+  return std::all_of(job.begin(), job.end(), [](uint8_t b) { return b == 0; });
+}
+
+void AppendOrigin(const Origin &origin, std::string *out) {
+  out->append(reinterpret_cast<const char *>(origin.job.data()), origin.job.size());
+  Put<uint32_t>(out, static_cast<uint32_t>(origin.name.size()));
+  out->append(origin.name);
+}
+
+void AppendIndex(const Origin &origin, const std::vector<TensorEntry> &tensors, std::string *out) {
+  AppendOrigin(origin, out);
   Put<uint32_t>(out, static_cast<uint32_t>(tensors.size()));
   for (const TensorEntry &t : tensors) {
     Put<uint32_t>(out, static_cast<uint32_t>(t.name.size()));
@@ -218,12 +249,12 @@ Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &
 }
 
 Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
-                  std::vector<TensorEntry> *tensors, uint32_t version) {
+                  std::vector<TensorEntry> *tensors, uint32_t version, Origin *origin) {
   const size_t size = static_cast<size_t>(footer.index_size);
-  if (Xxh64(bytes, size, IndexChecksumSeed(version)) != footer.index_xxh64) {
-    return Corrupt(file, "index checksum mismatch");
-  }
+  TW_RETURN_IF_ERROR(CheckIndexChecksum(bytes, footer, file, version));
   Cursor in(bytes, size);
+  Origin parsed_origin;
+  if (version >= kFirstOriginVersion) TW_RETURN_IF_ERROR(ParseOriginRecord(&in, file, &parsed_origin));
   uint32_t count = 0;
   if (!in.Get(&count) || count > in.remaining() / kMinTensorBytes) return Corrupt(file, "index: bad tensor count");
   std::vector<TensorEntry> parsed(count);
@@ -235,6 +266,7 @@ Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string 
   if (in.remaining() != 0) return Corrupt(file, "index: trailing bytes");
   TW_RETURN_IF_ERROR(CheckChunksTile(parsed, footer, file));
   *tensors = std::move(parsed);
+  if (origin != nullptr) *origin = std::move(parsed_origin);
   return Status();
 }
 

@@ -1,8 +1,9 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (5; 1 to 4 are still read), u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (6; 1 to 5 are still read), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
-//   index    every tensor's name, dtype, shape, filter (byte planes: floats, and from version 4 integers,
+//   index    (from version 6) the file's origin: the job identity and the name it was written under;
+//            every tensor's name, dtype, shape, filter (byte planes: floats, and from version 4 integers,
 //            wider than a byte) and chunk list (offsets, sizes, codecs, checksums)
 //   footer   32 bytes: u64 index offset, u64 index size, u64 XXH64 of the index (seeded with the
 //            version from 3 on), magic "TWCKEND\n"
@@ -27,7 +28,7 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 5;        // what the writer produces
+constexpr uint32_t kFormatVersion = 6;        // what the writer produces
 constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
@@ -52,6 +53,7 @@ constexpr uint32_t kFirstHuffmanVersion = 3;
 constexpr uint32_t kFirstTieredVersion = 5;
 constexpr uint32_t kFirstPlaneDigestVersion = 5;  // raw checksums of byte-plane chunks over plane digests
 constexpr uint32_t kFirstIntegerPlanesVersion = 4;  // integers wider than a byte split into byte planes
+constexpr uint32_t kFirstOriginVersion = 6;         // the index opens with the file's origin
 
 constexpr int kMaxPlanes = 8;  // the widest element (float64)
 
@@ -93,6 +95,25 @@ struct TensorEntry {
   uint64_t byte_size() const;  // element count × element size
 };
 
+// Who wrote a file (from version 6; docs/checkpoint-format.md, "Origin"): the job identity of the
+// directory it was saved into (job_identity.h) and its own basename then. Both are inside the
+// checksummed index, so a saver proves a file its own without trusting its name (own_checkpoints.h):
+// a copy under another name, or a file another job wrote, is not. A file of an older version, and one
+// written outside a saver (no job: all zero), has no origin and is never proven a job's.
+constexpr size_t kJobIdBytes = 16;
+using JobId = std::array<uint8_t, kJobIdBytes>;
+bool IsNoJob(const JobId &job);  // all zero
+constexpr uint32_t kMaxOriginNameBytes = 4096;
+struct Origin {
+  JobId job{};
+  std::string name;
+};
+// The origin record, as it opens the index of a file of version 6 on (and a sharded index's body), and
+// its parser (TW_DATA_LOSS naming `file` when truncated or its name is too long).
+void AppendOrigin(const Origin &origin, std::string *out);
+class Cursor;
+Status ParseOriginRecord(Cursor *in, const std::string &file, Origin *origin);
+
 struct Footer {
   uint64_t index_offset = 0;
   uint64_t index_size = 0;
@@ -110,7 +131,7 @@ int PlaneCount(Filter filter, int32_t dtype);
 constexpr uint32_t kHeaderFlagShardIndex = 1;
 
 void AppendHeader(std::string *out, uint32_t flags = 0);
-void AppendIndex(const std::vector<TensorEntry> &tensors, std::string *out);
+void AppendIndex(const Origin &origin, const std::vector<TensorEntry> &tensors, std::string *out);
 void AppendFooter(const Footer &footer, std::string *out);
 
 // Parsers check everything they can without the chunk bytes and return TW_DATA_LOSS with a message
@@ -121,9 +142,10 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
 Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
 // `bytes` is the index the footer points at. Checks its checksum, every tensor's metadata (valid dtype,
 // unique non-empty names, sizes that add up, codecs that the file's format `version` has) and that the
-// chunks tile [kHeaderSize, index_offset).
+// chunks tile [kHeaderSize, index_offset). *origin (may be NULL) receives the file's origin (none before
+// version 6).
 Status ParseIndex(const uint8_t *bytes, const Footer &footer, const std::string &file,
-                  std::vector<TensorEntry> *tensors, uint32_t version = kFormatVersion);
+                  std::vector<TensorEntry> *tensors, uint32_t version = kFormatVersion, Origin *origin = nullptr);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -13,10 +13,13 @@
 #include "base/log.h"
 #include "base/regular_file.h"
 #include "checkpoint/format.h"
+#include "checkpoint/job_identity.h"
 #include "checkpoint/path.h"
 #include "checkpoint/shard_index.h"
 #include "checkpoint/spare_files.h"
 #include "checkpoint/state_file.h"
+#include "checkpoint/wire.h"
+#include "checkpoint/xxhash64.h"
 
 namespace tw {
 namespace checkpoint {
@@ -38,11 +41,56 @@ class DirectoryFd {
   int fd_;
 };
 
+// The origin (format.h) of the checkpoint or index open as `fd` (`size` bytes, format `version`), read
+// from its footer and index after checking the index checksum. The index is hashed a block at a time:
+// a damaged footer claiming a huge index allocates nothing.
+Status ReadOrigin(int fd, uint64_t size, uint32_t version, const std::string &name, Origin *origin) {
+  uint8_t tail[kFooterSize];
+  if (::pread(fd, tail, sizeof(tail), static_cast<off_t>(size - kFooterSize)) != static_cast<ssize_t>(sizeof(tail))) {
+    return Status(TW_DATA_LOSS, "its footer cannot be read");
+  }
+  Footer footer;
+  TW_RETURN_IF_ERROR(ParseFooter(tail, size, name, &footer));
+  constexpr size_t kBlock = 64 * 1024;  // more than an origin record
+  std::vector<uint8_t> block(kBlock), first;
+  Xxh64Stream hash(IndexChecksumSeed(version));
+  for (uint64_t at = 0; at < footer.index_size;) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kBlock, footer.index_size - at));
+    if (::pread(fd, block.data(), want, static_cast<off_t>(footer.index_offset + at)) != static_cast<ssize_t>(want)) {
+      return Status(TW_DATA_LOSS, "its index cannot be read");
+    }
+    if (at == 0) first.assign(block.begin(), block.begin() + static_cast<ptrdiff_t>(want));
+    hash.Update(block.data(), want);
+    at += want;
+  }
+  if (hash.Digest() != footer.index_xxh64) return Status(TW_DATA_LOSS, "index checksum mismatch");
+  Origin parsed;
+  if (version >= kFirstOriginVersion) {
+    Cursor in(first.data(), first.size());
+    TW_RETURN_IF_ERROR(ParseOriginRecord(&in, name, &parsed));
+  }
+  *origin = std::move(parsed);
+  return Status();
+}
+
+// Why the checkpoint `name` with `origin` is not this job's (`job`), or "" when it is.
+std::string NotThisJobs(const Origin &origin, const std::string &name, const JobId &job) {
+  if (IsNoJob(origin.job)) return "it records no job: an older format, or written outside a saver";
+  const std::string writer = "written as " + origin.name + " by job " + FormatJobId(origin.job);
+  if (IsNoJob(job)) return writer + ", and the directory has no job identity yet (" + kJobFileName + ")";
+  if (origin.job != job) return writer;
+  if (origin.name != name) return "a copy of this job's " + origin.name;
+  return "";
+}
+
 // The proof that the entry `name` of the open directory `dir_fd` is a file the saver wrote (a regular
 // file with a checkpoint's or an index's header), whatever its name; `listed` (may be NULL) must then
-// be that same file. *st receives the entry's lstat, *is_index (may be NULL) whether it is an index.
+// be that same file. With `job`, its origin must also name that job and `name` (a checkpoint or index
+// this job wrote under this name); *foreign (may be NULL) then tells a trainwatch file that is not.
+// *st receives the entry's lstat, *is_index (may be NULL) whether it is an index.
 bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why,
-                  bool *is_index = nullptr) {
+                  bool *is_index = nullptr, const JobId *job = nullptr, bool *foreign = nullptr) {
+  if (foreign != nullptr) *foreign = false;
   if (::fstatat(dir_fd, name.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) {
     *why = listed != nullptr ? "the path leads outside the checkpoint directory"
                              : std::string("cannot be examined (") + std::strerror(errno) + ")";
@@ -68,26 +116,38 @@ bool ProveOwnFile(int dir_fd, const std::string &name, const std::string *listed
   struct stat opened;
   const bool same = ::fstat(fd, &opened) == 0 && opened.st_ino == st->st_ino && opened.st_dev == st->st_dev;
   const ssize_t n = same ? ::pread(fd, header, sizeof(header), 0) : -1;
-  ::close(fd);
   const bool read = same && n == static_cast<ssize_t>(sizeof(header));
-  const bool index =
-      read && ParseHeader(header, static_cast<uint64_t>(opened.st_size), name, kHeaderFlagShardIndex).ok();
-  if (!index && !(read && ParseHeader(header, static_cast<uint64_t>(opened.st_size), name).ok())) {
+  const uint64_t size = static_cast<uint64_t>(opened.st_size);
+  uint32_t version = 0;
+  const bool index = read && ParseHeader(header, size, name, kHeaderFlagShardIndex, &version).ok();
+  if (!index && !(read && ParseHeader(header, size, name, 0, &version).ok())) {
+    ::close(fd);
     *why = "its header is not a trainwatch checkpoint's";
+    return false;
+  }
+  Origin origin;
+  const Status origin_read = job != nullptr ? ReadOrigin(fd, size, version, name, &origin) : Status();
+  ::close(fd);
+  const std::string not_ours = job == nullptr      ? ""
+                               : !origin_read.ok() ? "its origin cannot be read: " + origin_read.message()
+                                                   : NotThisJobs(origin, name, *job);
+  if (!not_ours.empty()) {
+    *why = "it is not this job's checkpoint (" + not_ours + ")";
+    if (foreign != nullptr) *foreign = true;
     return false;
   }
   if (is_index != nullptr) *is_index = index;
   return true;
 }
 
-// ProveOwnFile for a checkpoint, whose name is also one the saver produces.
-bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, struct stat *st, std::string *why,
-              bool *is_index = nullptr) {
+// ProveOwnFile for a checkpoint of `job`, whose name is also one the saver produces.
+bool ProveOwn(int dir_fd, const std::string &name, const std::string *listed, const JobId &job, struct stat *st,
+              std::string *why, bool *is_index = nullptr, bool *foreign = nullptr) {
   if (!ParseCheckpointName(name, nullptr)) {
     *why = "not a checkpoint name the saver produces (\"<prefix>-<step>\" inside the directory)";
     return false;
   }
-  return ProveOwnFile(dir_fd, name, listed, st, why, is_index);
+  return ProveOwnFile(dir_fd, name, listed, st, why, is_index, &job, foreign);
 }
 
 }  // namespace
@@ -161,17 +221,18 @@ bool ParseCheckpointName(const std::string &basename, int64_t *step) {
   return true;
 }
 
-bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path) {
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, const JobId &job, bool recycle) {
   struct stat st;
   if (::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return false;  // already gone
   const DirectoryFd dir_fd(dir);
   std::string why = "the checkpoint directory cannot be opened";
   bool index = false;
-  if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, &st, &why, &index)) {
-    // A single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts recycled.
-    const int err = RetireFile(dir_fd.get(), Basename(path), index ? kNoSpareSlot : 0);
+  if (dir_fd.get() >= 0 && ProveOwn(dir_fd.get(), Basename(path), &path, job, &st, &why, &index)) {
+    // Recycled, a single-file checkpoint is slot 0's spare; an index (small) is deleted and its parts
+    // recycled.
+    const int err = RetireFile(dir_fd.get(), Basename(path), recycle && !index ? 0 : kNoSpareSlot);
     if (err == 0) {
-      DeleteParts(dir_fd.get(), Basename(path), false, {}, /*recycle=*/true);
+      DeleteParts(dir_fd.get(), Basename(path), false, {}, recycle);
       return true;
     }
     why = std::strerror(err);
@@ -274,7 +335,7 @@ void NoteDoomed(const std::string &dir, const std::string &latest_filename, cons
 }
 
 void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
-                      bool remove_unlisted) {
+                      bool remove_unlisted, const JobId &job) {
   const DirectoryFd dir_fd(dir);
   const std::string note = SavingNoteName(latest_filename);
   std::vector<std::string> names;
@@ -299,7 +360,7 @@ void SettleSavingNote(const std::string &dir, const std::string &latest_filename
       continue;
     }
     const std::string path = JoinPath(dir, name);
-    if (DeleteOwnCheckpoint(dir, path)) {
+    if (DeleteOwnCheckpoint(dir, path, job)) {
       Log(TW_LOG_WARNING, "Removed checkpoint %s: a save cut short left it unlisted in %s", path.c_str(),
           JoinPath(dir, latest_filename).c_str());
     }
@@ -307,8 +368,10 @@ void SettleSavingNote(const std::string &dir, const std::string &latest_filename
   if (pending != names) WriteNote(dir_fd.get(), note, pending, false);
 }
 
-Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {
+Status ScanOwnCheckpoints(const std::string &dir, const JobId &job, std::vector<FoundCheckpoint> *found,
+                          std::vector<NotOwned> *not_owned) {
   found->clear();
+  if (not_owned != nullptr) not_owned->clear();
   const DirectoryFd dir_fd(dir);
   if (dir_fd.get() < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return Status();
@@ -327,7 +390,11 @@ Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *
     if (!ParseCheckpointName(name, &step)) continue;
     struct stat st;
     std::string why;
-    if (!ProveOwn(dir_fd.get(), name, nullptr, &st, &why)) continue;
+    bool foreign = false;
+    if (!ProveOwn(dir_fd.get(), name, nullptr, job, &st, &why, nullptr, &foreign)) {
+      if (foreign && not_owned != nullptr) not_owned->push_back(NotOwned{JoinPath(dir, name), why});
+      continue;
+    }
     found->push_back(
         FoundCheckpoint{JoinPath(dir, name), step, static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9});
   }

@@ -6,7 +6,11 @@
 // Proof of ownership, all of: the basename is a name the saver produces ("<prefix>-<step>", see
 // CheckpointPath in saver.h); "<dir>/<basename>" is the very file the listed path names (so a path
 // leading elsewhere fails); it is a regular file, checked without following a symbolic link; its
-// header is a trainwatch checkpoint's (format.h).
+// header is a trainwatch checkpoint's (format.h); its origin (format.h, inside the checksummed index)
+// names the directory's job identity (job_identity.h) and this very basename (tf-semantics C19). So a
+// checkpoint another job wrote and copied in, a user's copy of one of ours under another name, a file
+// of a format before version 6 and any file of a directory without a job identity are never found by
+// name or deleted. (The part files of a sharded checkpoint are owned through their index.)
 #ifndef TRAINWATCH_CHECKPOINT_OWN_CHECKPOINTS_H
 #define TRAINWATCH_CHECKPOINT_OWN_CHECKPOINTS_H
 
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "checkpoint/format.h"
 
 namespace tw {
 namespace checkpoint {
@@ -24,13 +29,13 @@ namespace checkpoint {
 // them). *step (may be NULL) receives the step.
 bool ParseCheckpointName(const std::string &basename, int64_t *step);
 
-// Deletes `path` (a listed or produced path) when the ownership proof above holds for it and `dir`,
+// Deletes `path` (a listed or produced path) when the ownership proof above holds for it, `dir` and `job`,
 // by its name inside `dir` (unlinkat on the directory's descriptor: never a file elsewhere, never a
 // symbolic link's target). Otherwise leaves it and logs a WARNING naming it and the reason. A file
-// already gone is fine. The checkpoint's file, or each part of an index (the index itself is deleted),
-// becomes its slot's spare when it may (spare_files.h: RetireFile, C15) instead of being unlinked.
-// Returns whether it removed the file.
-bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path);
+// already gone is fine. With `recycle` the checkpoint's file, or each part of an index (the index itself
+// is deleted), becomes its slot's spare when it may (spare_files.h: RetireFile, C15) instead of being
+// unlinked. Returns whether it removed the file.
+bool DeleteOwnCheckpoint(const std::string &dir, const std::string &path, const JobId &job, bool recycle = false);
 
 // A save cut short after its checkpoint became complete (renamed into place, or its index written) and
 // before the state file listed it — the process killed, the machine down — leaves a complete checkpoint
@@ -49,14 +54,14 @@ void NoteSaving(const std::string &checkpoint, const std::string &latest_filenam
 void NoteDoomed(const std::string &dir, const std::string &latest_filename, const std::vector<std::string> &paths);
 // Settles the note of `dir` against its state file: a noted checkpoint that the state file lists, that
 // is `keep` (the one the saver restored from; may be empty) or that is gone needs nothing; one that
-// exists unlisted is deleted when `remove_unlisted` (by DeleteOwnCheckpoint: only a file the saver
-// wrote, an index with its parts; anything else stays with a WARNING) and otherwise stays noted. The
+// exists unlisted is deleted when `remove_unlisted` (by DeleteOwnCheckpoint for `job`: only a file this
+// job wrote, an index with its parts; anything else stays with a WARNING) and otherwise stays noted. The
 // note then lists what stays, or goes. A missing or damaged state file proves nothing: the note and its
 // checkpoints stay (a restore finds them by name and recovery lists them). A note that is not a regular
 // file is ignored, with a WARNING. Only the holder of the directory's lock may call it, with no save
 // of its own in flight.
 void SettleSavingNote(const std::string &dir, const std::string &latest_filename, const std::string &keep,
-                      bool remove_unlisted);
+                      bool remove_unlisted, const JobId &job);
 
 // The part files of a sharded checkpoint go with its index: DeleteOwnCheckpoint of an index deletes
 // "<name>.part-*-of-*" after it. Deletes, in the directory open as dir_fd, the part files of
@@ -82,10 +87,19 @@ struct FoundCheckpoint {
   double mtime;  // seconds since the epoch
 };
 
-// Every file of `dir` the ownership proof accepts, newest step first (equal steps: newest mtime
-// first). Nothing is verified beyond the header: restore checks the data. A missing directory finds
-// nothing. Errors: TW_IO (the directory cannot be listed).
-Status ScanOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found);
+// A trainwatch checkpoint named like one of ours that is not this job's, and why.
+struct NotOwned {
+  std::string path;
+  std::string why;
+};
+
+// Every file of `dir` the ownership proof accepts for `job`, newest step first (equal steps: newest
+// mtime first). Nothing is verified beyond the header and the origin: restore checks the data.
+// *not_owned (may be NULL) receives the trainwatch checkpoints with a checkpoint's name that are not
+// this job's (the caller says so once). A missing directory finds nothing. Errors: TW_IO (the
+// directory cannot be listed).
+Status ScanOwnCheckpoints(const std::string &dir, const JobId &job, std::vector<FoundCheckpoint> *found,
+                          std::vector<NotOwned> *not_owned = nullptr);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -15,9 +15,9 @@
 // 256 MiB is kept for the process's next read (MADV_FREE: the kernel may take it back), so that a
 // repeated restore does not fault fresh pages in.
 //
-// A checkpoint file is never modified under its name by our saver, but once evicted it may be recycled:
-// a later save overwrites it in place (spare_files.h, C15). So this object holds flock(LOCK_SH) on the
-// file for its whole life, and a writer recycles a file only with flock(LOCK_EX | LOCK_NB). A file being
+// A checkpoint file is never modified under its name by our saver, but once evicted by a saver that
+// recycles files (opt-in) a later save overwrites it in place (spare_files.h, C15). So this object holds flock(LOCK_SH)
+// on the file for its whole life, and a writer recycles a file only with flock(LOCK_EX | LOCK_NB). A file being
 // recycled, or recycled between the open and the lock, is reported as deleted.
 #ifndef TRAINWATCH_CHECKPOINT_PRIVATE_FILE_H
 #define TRAINWATCH_CHECKPOINT_PRIVATE_FILE_H

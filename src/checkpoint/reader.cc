@@ -53,7 +53,7 @@ Status CheckpointReader::Parse() {
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(data_ + size_ - kFooterSize, size_, path_, &footer));
   if (file_) TW_RETURN_IF_ERROR(file_->Load(footer.index_offset, footer.index_size));
-  TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_, version));
+  TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_, version, &origin_));
   index_checksum_ = footer.index_xxh64;
   for (size_t i = 0; i < tensors_.size(); ++i) by_name_.emplace(tensors_[i].name, i);
   return Status();

@@ -39,6 +39,7 @@ class CheckpointReader {
   const std::string &path() const { return path_; }
   const std::vector<TensorEntry> &tensors() const { return tensors_; }
   const TensorEntry *Find(const std::string &name) const;  // NULL when absent
+  const Origin &origin() const { return origin_; }         // none (all zero) before version 6
   // The footer's index checksum, of the index this reader parsed (a sharded checkpoint's index pins it).
   uint64_t index_checksum() const { return index_checksum_; }
 
@@ -120,6 +121,7 @@ class CheckpointReader {
   uint64_t index_checksum_ = 0;
   ChunkHash hash_ = ChunkHash::kXxh3;  // of the chunk checksums, by the file's format version
   std::vector<TensorEntry> tensors_;
+  Origin origin_;
   std::unordered_map<std::string, size_t> by_name_;
 };
 

@@ -14,11 +14,13 @@
 #include "base/log.h"
 #include "checkpoint/dir_lock.h"
 #include "checkpoint/durable_file.h"
+#include "checkpoint/job_identity.h"
 #include "checkpoint/own_checkpoints.h"
 #include "checkpoint/parallel.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/restore_plan.h"
+#include "checkpoint/spare_files.h"
 #include "distributed/shared_failure.h"
 
 namespace tw {
@@ -117,10 +119,32 @@ Status Saver::CheckSavePath(const std::string &prefix, int64_t global_step, cons
 Status Saver::PrepareSave(const std::string &dir, const std::string &checkpoint) {
   TW_RETURN_IF_ERROR(LockDirectory(dir));
   TW_RETURN_IF_ERROR(CleanOnce(dir));
+  // The directory's job identity, recorded in every checkpoint saved there (job_identity.h, C19).
+  if (jobs_.count(dir) == 0) {
+    JobId job{};
+    TW_RETURN_IF_ERROR(EnsureJobIdentity(dir, options_.latest_filename, &job));
+    jobs_[dir] = job;
+  }
   // A checkpoint an interrupted save left complete but unlisted goes now, after any restore (which may
   // have needed it) and before this save writes anything (own_checkpoints.h).
-  SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/true);
+  SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/true, JobOf(dir));
   NoteSaving(checkpoint, options_.latest_filename);
+  return Status();
+}
+
+JobId Saver::JobOf(const std::string &dir) const {
+  const auto it = jobs_.find(dir);
+  return it != jobs_.end() ? it->second : ReadJobIdentity(dir, options_.latest_filename);
+}
+
+Status Saver::FindOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found) {
+  std::vector<NotOwned> not_owned;
+  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, JobOf(dir), found, &not_owned));
+  for (const NotOwned &file : not_owned) {
+    if (reported_not_owned_.insert(file.path).second) {
+      Log(TW_LOG_WARNING, "Leaving %s alone: %s", file.path.c_str(), file.why.c_str());
+    }
+  }
   return Status();
 }
 
@@ -157,7 +181,9 @@ Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix,
   TW_RETURN_IF_ERROR(PrepareSave(dir, checkpoint));
   WriteOptions write = options_.write;
   if (threads > 0) write.threads = threads;
-  write.spare_slot = 0;  // an evicted checkpoint's file, overwritten in place (C15)
+  // An evicted checkpoint's file, overwritten in place, only when recycling was asked for (C15).
+  write.spare_slot = options_.recycle_files ? 0 : kNoSpareSlot;
+  write.job = JobOf(dir);
   TW_RETURN_IF_ERROR(WriteCheckpoint(checkpoint, snapshot.tensors(), write, &write_buffers_)
                          .WithPrefix("Saving checkpoint " + checkpoint + " failed: "));
   return RecordOrRemove(dir, checkpoint, path);
@@ -216,7 +242,10 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   if (prepared_before) save.prepare = [&] { return PrepareSave(dir, checkpoint); };
   WriteOptions write = options_.write;
   write.threads = threads > 0 ? threads : Threads();
-  write.spare_slot = collective.rank();  // the part index: the chief keeps evicted part p as spare p (C15)
+  // The part index: the chief keeps evicted part p as spare p when recycling was asked for (C15).
+  write.spare_slot = options_.recycle_files ? collective.rank() : kNoSpareSlot;
+  // The index's origin (C19): the chief has prepared the directory, so its identity exists.
+  if (options_.chief) write.job = JobOf(dir);
   std::string recorded_path;
   // The evicted checkpoints go once every rank has heard the outcome (the state file no longer names them).
   defer_deletions_ = true;
@@ -290,18 +319,7 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   }
   // Cut short between the state file and the deletions, the next save deletes them (own_checkpoints.h).
   if (options_.chief) NoteDoomed(dir, options_.latest_filename, doomed);
-  if (!kept.empty()) {
-    CheckpointState state;
-    state.model_checkpoint_path = StatePath(kept.back().path);
-    for (const Kept &k : kept) {
-      state.all_model_checkpoint_paths.push_back(StatePath(k.path));
-      state.all_model_checkpoint_timestamps.push_back(k.timestamp);
-    }
-    state.has_last_preserved_timestamp = true;
-    state.last_preserved_timestamp = last_preserved;
-    TW_RETURN_IF_ERROR(WriteCheckpointState(dir, options_.latest_filename, state)
-                           .WithPrefix("Writing the checkpoint state file failed: "));
-  }
+  if (!kept.empty()) TW_RETURN_IF_ERROR(WriteState(dir, kept, last_preserved));
   kept_ = std::move(kept);
   last_preserved_timestamp_ = last_preserved;
   doomed_.insert(doomed_.end(), doomed.begin(), doomed.end());
@@ -309,13 +327,58 @@ Status Saver::CommitRetention(const std::string &dir, std::vector<Kept> kept, st
   return Status();
 }
 
+Status Saver::WriteState(const std::string &dir, const std::vector<Kept> &kept, double last_preserved) {
+  CheckpointState state;
+  state.model_checkpoint_path = StatePath(kept.back().path);
+  for (const Kept &k : kept) {
+    state.all_model_checkpoint_paths.push_back(StatePath(k.path));
+    state.all_model_checkpoint_timestamps.push_back(k.timestamp);
+  }
+  state.has_last_preserved_timestamp = true;
+  state.last_preserved_timestamp = last_preserved;
+  const JobId job = JobOf(dir);
+  if (!IsNoJob(job)) state.job_identity = FormatJobId(job);
+  return WriteCheckpointState(dir, options_.latest_filename, state)
+      .WithPrefix("Writing the checkpoint state file failed: ");
+}
+
+Status Saver::Discard(const std::string &checkpoint) {
+  const std::string dir = DirectoryOf(checkpoint);
+  std::vector<Kept> kept;
+  bool listed = false;
+  for (const Kept &k : kept_) {
+    if (k.path == checkpoint) {
+      listed = true;
+    } else {
+      kept.push_back(k);
+    }
+  }
+  // C9 tracks nothing, and its state file names only the newest checkpoint: this one.
+  if (!listed && options_.max_to_keep != 0) return Status();
+  if (options_.chief) NoteDoomed(dir, options_.latest_filename, {checkpoint});
+  if (!kept.empty()) {
+    TW_RETURN_IF_ERROR(WriteState(dir, kept, last_preserved_timestamp_));
+  } else {
+    // Nothing else is listed: no state file is better than one naming a checkpoint about to go.
+    const std::string state_path = JoinPath(dir, options_.latest_filename);
+    if (::unlink(state_path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus(errno, "Removing " + state_path);
+  }
+  kept_ = std::move(kept);
+  doomed_.push_back(checkpoint);
+  DeleteDoomed(dir);
+  return Status();
+}
+
 void Saver::DeleteDoomed(const std::string &dir) {
   // Deleted only once the state file no longer names them, so a crash never leaves it dangling.
   // Only files provably the saver's own, inside `dir` (own_checkpoints.h): a crafted state file may
   // list anything.
-  for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path);
+  const JobId job = doomed_.empty() ? JobId{} : JobOf(dir);
+  for (const std::string &path : doomed_) DeleteOwnCheckpoint(dir, path, job, options_.recycle_files);
   doomed_.clear();
-  if (options_.chief) SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false);
+  if (options_.chief) {
+    SettleSavingNote(dir, options_.latest_filename, last_restored_, /*remove_unlisted=*/false, JobOf(dir));
+  }
 }
 
 Status Saver::LockDirectory(const std::string &dir) {
@@ -409,7 +472,7 @@ Status Saver::RestoreCandidates(const std::string &dir, std::vector<std::string>
   *candidates = ListedCandidates(dir);
   *listed = candidates->size();
   std::vector<FoundCheckpoint> found;
-  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+  TW_RETURN_IF_ERROR(FindOwnCheckpoints(dir, &found));
   for (const FoundCheckpoint &f : found) {
     if (std::find(candidates->begin(), candidates->end(), f.path) == candidates->end()) candidates->push_back(f.path);
   }
@@ -431,7 +494,7 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
       if (scanned) break;
       scanned = true;
       std::vector<FoundCheckpoint> found;
-      TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+      TW_RETURN_IF_ERROR(FindOwnCheckpoints(dir, &found));
       for (const FoundCheckpoint &f : found) {
         if (std::find(candidates.begin(), candidates.end(), f.path) == candidates.end()) candidates.push_back(f.path);
       }
@@ -473,7 +536,7 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   std::vector<Kept> kept;
   // A save cut short after its state file listed its checkpoint: the note goes before a trim below
   // could preserve (unlist) that checkpoint, which the note would otherwise doom at the next save.
-  if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false);
+  if (options_.chief && loaded.ok()) SettleSavingNote(dir, options_.latest_filename, last_restored_, false, JobOf(dir));
   if (loaded.ok()) {
     if (state.has_last_preserved_timestamp) last_preserved_timestamp_ = state.last_preserved_timestamp;
     const bool has_timestamps = state.all_model_checkpoint_timestamps.size() == state.all_model_checkpoint_paths.size();
@@ -511,7 +574,7 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
 // intact checkpoint) applies max_to_keep.
 Status Saver::ReseedFromDirectory(const std::string &dir, const Status &state_damage) {
   std::vector<FoundCheckpoint> found;
-  TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
+  TW_RETURN_IF_ERROR(FindOwnCheckpoints(dir, &found));
   if (found.empty()) {
     if (state_damage.ok()) kept_.clear();
     return Status();

@@ -5,10 +5,13 @@
 // (last_preserved_timestamp, as TF2's CheckpointManager does) so it survives restarts, and a list
 // recovered from the state file is trimmed to max_to_keep at once.
 //
-// Only files provably the saver's own inside the checkpoint directory are ever deleted
-// (own_checkpoints.h): paths read from the state file are hints. Whoever writes a directory holds its
-// lock (dir_lock.h) until ReleaseDirectoryLocks or destruction. An evicted checkpoint's files become
-// spares that the next save overwrites in place (spare_files.h, C15); releasing the lock deletes them.
+// Only files provably the saver's own inside the checkpoint directory are ever deleted or found by
+// name (own_checkpoints.h): paths read from the state file are hints, and a checkpoint is this job's
+// only when its origin names the directory's job identity and its own name (job_identity.h, C19).
+// Whoever writes a directory holds its lock (dir_lock.h) until ReleaseDirectoryLocks or destruction.
+// An evicted checkpoint's files are unlinked, as TF deletes them; with SaverOptions::recycle_files they
+// become spares that the next save overwrites in place instead (spare_files.h, C15), and releasing the
+// lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
 // snapshot runs on another thread (the asynchronous saver's pattern).
@@ -26,6 +29,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/dir_lock.h"
+#include "checkpoint/own_checkpoints.h"
 #include "checkpoint/sharded_save.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
@@ -46,6 +50,10 @@ struct SaverOptions {
   bool save_relative_paths = false;                // state file paths relative to its directory (C6)
   std::string latest_filename = kDefaultStateFileName;
   WriteOptions write;
+  // Opt-in (C15): an evicted checkpoint's file is kept as a spare and overwritten in place by a later
+  // save, which saves creating and freeing a file per save; a program still reading it without the
+  // library's lock (cp, tar, rsync, a backup agent) then gets bytes of two checkpoints.
+  bool recycle_files = false;
   std::function<double()> clock;  // seconds since the epoch; empty: the wall clock (tests inject one)
   // A job of many ranks (trainwatch/distributed.h): with a collective and sharded variables, every
   // rank's saver writes its part of each checkpoint and the chief commits it (sharded_save.h); only the
@@ -147,6 +155,13 @@ class Saver {
   // Releases every directory lock (a session does at close).
   void ReleaseDirectoryLocks();
 
+  // Takes `checkpoint` (a path this saver wrote, known bad: a NaN rollback's, B48) off the kept list
+  // and the state file — removed when nothing else is listed — then deletes it, whatever
+  // keep_checkpoint_every_n_hours would have kept. A path not on the kept list is ignored, except with
+  // max_to_keep 0 (C9: nothing kept, the state file names the newest save): the state file is removed
+  // and the checkpoint deleted. Errors: those of writing or removing the state file (nothing deleted).
+  Status Discard(const std::string &checkpoint);
+
   // Kept checkpoints, oldest → newest, as the state file lists them.
   std::vector<std::string> last_checkpoints() const;
   size_t last_checkpoint_count() const { return kept_.size(); }
@@ -163,6 +178,12 @@ class Saver {
   std::string StatePath(const std::string &path) const;
   Status CheckSavePath(const std::string &prefix, int64_t global_step, const std::string &path) const;
   Status CleanOnce(const std::string &dir);
+  // The job identity of `dir` (job_identity.h): the one this saver prepared it with, else as the
+  // directory holds it (no job when it holds none).
+  JobId JobOf(const std::string &dir) const;
+  // ScanOwnCheckpoints for this saver's job, with a WARNING once per file (per saver) for each
+  // trainwatch checkpoint that is not this job's (C19).
+  Status FindOwnCheckpoints(const std::string &dir, std::vector<FoundCheckpoint> *found);
   // Before a save of `checkpoint` into `dir` (the chief's): the directory's lock, CleanOnce, the
   // removal of a checkpoint an interrupted save left unlisted, and this save's note (own_checkpoints.h).
   Status PrepareSave(const std::string &dir, const std::string &checkpoint);
@@ -200,6 +221,8 @@ class Saver {
   // preserved (DeleteDoomed; in a sharded save once every rank heard the outcome). The saver's own
   // list and clock change only if the state file was written.
   Status CommitRetention(const std::string &dir, std::vector<Kept> kept, std::vector<Kept> evicted);
+  // Writes the state file of `dir` listing `kept` (not empty, newest last).
+  Status WriteState(const std::string &dir, const std::vector<Kept> &kept, double last_preserved);
   // Deletes the checkpoints CommitRetention evicted (unless defer_deletions_ kept them for later), then
   // settles the chief's saving note.
   void DeleteDoomed(const std::string &dir);
@@ -209,7 +232,9 @@ class Saver {
   std::vector<Kept> kept_;
   double last_preserved_timestamp_;
   std::set<std::string> cleaned_dirs_;
-  std::string last_restored_;  // never evicted by RecoverLastCheckpoints
+  std::map<std::string, JobId> jobs_;         // of the directories this saver prepared for saving
+  std::set<std::string> reported_not_owned_;  // checkpoints found not to be this job's, logged once
+  std::string last_restored_;                 // never evicted by RecoverLastCheckpoints
   std::vector<std::unique_ptr<DirectoryLock>> locks_;
   WriteBuffers write_buffers_;                 // reused from save to save
   std::unique_ptr<ShardLayout> shard_layout_;  // agreed by the ranks at the first sharded save

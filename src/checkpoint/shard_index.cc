@@ -172,6 +172,7 @@ bool LooksLikeShardIndex(const uint8_t *bytes, uint64_t size) {
 
 void EncodeShardIndex(const ShardIndex &index, std::string *file_bytes) {
   std::string body;
+  AppendOrigin(index.origin, &body);
   Put<uint32_t>(&body, static_cast<uint32_t>(index.parts.size()));
   for (const ShardPart &part : index.parts) {
     Put<uint32_t>(&body, static_cast<uint32_t>(part.file.size()));
@@ -218,6 +219,7 @@ Status ParseShardIndex(const uint8_t *bytes, uint64_t size, const std::string &f
     return Corrupt(file, "checksum mismatch");
   Cursor in(body, body_size);
   ShardIndex parsed;
+  if (version >= kFirstOriginVersion) TW_RETURN_IF_ERROR(ParseOriginRecord(&in, file, &parsed.origin));
   uint32_t part_count = 0;
   if (!in.Get(&part_count) || part_count == 0 || part_count > kMaxParts ||
       part_count > in.remaining() / kMinPartBytes) {

@@ -57,6 +57,7 @@ struct ShardedTensor {
 };
 
 struct ShardIndex {
+  Origin origin;  // from version 6: the index's own origin (format.h); its parts have none of their own
   std::vector<ShardPart> parts;
   std::vector<ShardedTensor> tensors;
 };

@@ -200,6 +200,7 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   // Durable data, but not yet a durable name: the chief fsyncs the directory once for every part.
   WriteOptions part_options = options;
   part_options.sync_directory = false;
+  part_options.job = JobId{};  // a part is owned through its index, which alone carries the job (format.h)
   WrittenFile described;
   if (written.ok()) {
     written = WriteCheckpoint(part_path, mine, part_options, buffers, &described)
@@ -244,6 +245,7 @@ Status WriteShardedCheckpoint(const ShardedSave &save, const std::string &checkp
   Status committed;
   if (save.chief) {
     ShardIndex index;
+    index.origin = Origin{options.job, Basename(checkpoint)};
     for (int32_t r = 0; r < world; ++r) {
       index.parts.push_back({Basename(parts[static_cast<size_t>(r)]), static_cast<uint64_t>(vote[3 * r + 1]),
                              static_cast<uint64_t>(vote[3 * r + 2])});

@@ -26,6 +26,26 @@ bool Recyclable(const struct stat &st) { return S_ISREG(st.st_mode) && st.st_nli
 
 bool SameInode(const struct stat &a, const struct stat &b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
+// The mode open(2) gives a file created with 0666 now. The umask is read from /proc/self/status:
+// reading it with umask(2) sets it, for a moment, under every other thread of the process. A kernel
+// that does not say (before Linux 4.7, no /proc) gets the strictest mode a umask could give, 0600.
+mode_t NewFileMode() {
+  constexpr mode_t kUnknownUmask = 077;
+  mode_t mask = kUnknownUmask;
+  if (std::FILE *status = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    while (std::fgets(line, sizeof(line), status) != nullptr) {
+      unsigned value = 0;
+      if (std::sscanf(line, "Umask: %o", &value) == 1) {
+        mask = static_cast<mode_t>(value) & 0777;
+        break;
+      }
+    }
+    std::fclose(status);
+  }
+  return 0666 & ~mask;
+}
+
 }  // namespace
 
 std::string SpareFileName(int slot) { return kSparePrefix + std::to_string(slot); }
@@ -68,7 +88,8 @@ int TakeSpare(const std::string &dir, int slot, const std::string &temp_path, ui
   const bool examined = fd >= 0 && ::fstat(fd, &opened) == 0;
   if (examined && Recyclable(opened) && ::flock(fd, LOCK_EX | LOCK_NB) == 0) {
     const int flags = ::fcntl(fd, F_GETFL);
-    if (flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0) {
+    // The mode the file would have if this save created it, whatever umask the evicted one was made under.
+    if (flags >= 0 && ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0 && ::fchmod(fd, NewFileMode()) == 0) {
       *size = static_cast<uint64_t>(opened.st_size);
       return fd;
     }
@@ -91,8 +112,9 @@ int DropSpares(const std::string &dir) {
   if (DIR *d = list_fd < 0 ? nullptr : ::fdopendir(list_fd)) {
     while (const struct dirent *entry = ::readdir(d)) {
       struct stat st;
+      // Another user's file under a spare name was never one of ours: it stays.
       if (IsSpareFileName(entry->d_name) && ::fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-          S_ISREG(st.st_mode)) {
+          S_ISREG(st.st_mode) && st.st_uid == ::geteuid()) {
         spares.push_back(entry->d_name);
       }
     }

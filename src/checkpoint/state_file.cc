@@ -90,6 +90,7 @@ class TextParser {
       SkipSpace();
       if (pos_ < s_.size() && (s_[pos_] == ',' || s_[pos_] == ';')) ++pos_;  // optional separators
     }
+    state->job_identity = job_identity_;
     return Status();
   }
 
@@ -103,7 +104,9 @@ class TextParser {
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == '#') {
+        const size_t begin = pos_;
         while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        if (begin == line_start_) JobIdentityComment(s_.substr(begin, pos_ - begin));
       } else if (c == '\n') {
         ++pos_;
         ++line_;
@@ -114,6 +117,16 @@ class TextParser {
         return;
       }
     }
+  }
+
+  // The saver's job identity (job_identity.h), a comment to every other parser.
+  void JobIdentityComment(const std::string &line) {
+    const size_t prefix = sizeof(kJobIdentityComment) - 1;
+    if (!job_identity_.empty() || line.size() != prefix + 32 || line.compare(0, prefix, kJobIdentityComment) != 0) {
+      return;
+    }
+    const std::string hex = line.substr(prefix);
+    if (hex.find_first_not_of("0123456789abcdef") == std::string::npos) job_identity_ = hex;
   }
 
   bool Consume(char c) {
@@ -196,6 +209,7 @@ class TextParser {
   size_t pos_ = 0;
   int line_ = 1;
   size_t line_start_ = 0;
+  std::string job_identity_;
 };
 
 // The file's parsed contents, paths still as written. TW_NOT_FOUND when it is missing; *type says
@@ -220,7 +234,9 @@ Status InvalidState(const std::string &dir) {
 }  // namespace
 
 std::string FormatCheckpointState(const CheckpointState &state) {
-  std::string out = "model_checkpoint_path: \"" + Escape(state.model_checkpoint_path) + "\"\n";
+  std::string out;
+  if (!state.job_identity.empty()) out = kJobIdentityComment + state.job_identity + "\n";
+  out += "model_checkpoint_path: \"" + Escape(state.model_checkpoint_path) + "\"\n";
   for (const std::string &path : state.all_model_checkpoint_paths) {
     out += "all_model_checkpoint_paths: \"" + Escape(path) + "\"\n";
   }

@@ -8,6 +8,9 @@
 //   all_model_checkpoint_timestamps: 1700000000.5      (fields 3 and 4, as TF2's CheckpointManager
 //   all_model_checkpoint_timestamps: 1700003600.25      writes them: they carry the retention clock
 //   last_preserved_timestamp: 1699990000.0              across restarts)
+//
+// A trainwatch saver also writes its directory's job identity (job_identity.h) as a first comment line,
+// "# trainwatch-job: <32 hex digits>", which TF's text-format parser skips.
 #ifndef TRAINWATCH_CHECKPOINT_STATE_FILE_H
 #define TRAINWATCH_CHECKPOINT_STATE_FILE_H
 
@@ -31,12 +34,15 @@ struct CheckpointState {
   std::vector<double> all_model_checkpoint_timestamps;  // empty, or one per path (seconds since epoch)
   bool has_last_preserved_timestamp = false;
   double last_preserved_timestamp = 0;
+  std::string job_identity;  // from the "# trainwatch-job: " comment; empty when absent
 };
+constexpr char kJobIdentityComment[] = "# trainwatch-job: ";
 
 // Text format, fields in field-number order, strings C-escaped as protobuf's text format does.
 std::string FormatCheckpointState(const CheckpointState &state);
 // Accepts what protobuf's text parser accepts for this message: fields in any order, '#' comments,
-// single or double quotes. TW_INVALID_ARGUMENT naming the line on anything else.
+// single or double quotes. TW_INVALID_ARGUMENT naming the line on anything else. A comment line that is
+// exactly kJobIdentityComment and 32 lowercase hex digits sets job_identity (the first such line).
 Status ParseCheckpointState(const std::string &text, CheckpointState *state);
 
 // Replaces <dir>/<filename> atomically and durably.

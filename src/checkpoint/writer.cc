@@ -8,6 +8,7 @@
 #include "checkpoint/codec.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/parallel.h"
+#include "checkpoint/path.h"
 #include "checkpoint/xxhash64.h"
 
 namespace tw {
@@ -184,7 +185,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   for (size_t j = 0; j < jobs.size(); ++j) entries[jobs[j].tensor].chunks[jobs[j].chunk].offset = appender.offset(j);
 
   std::string tail;
-  AppendIndex(entries, &tail);
+  AppendIndex(Origin{options.job, Basename(path)}, entries, &tail);
   Footer footer;
   footer.index_offset = file->size();
   footer.index_size = tail.size();

@@ -28,6 +28,9 @@ struct WriteOptions {
   int spare_slot = -1;
   // Where exponent planes may be tiered-coded (codec 3) rather than Huffman-coded (plane_choice.h).
   TieredPlanes tiered_planes = TieredPlanes::kWhereFast;
+  // The job identity of the directory (job_identity.h) recorded in the file's origin with its basename
+  // (format.h: a saver proves its own checkpoints by it); all zero outside a saver: no job's.
+  JobId job{};
 };
 
 // `tensors` hold contiguous row-major data and unique non-empty names. Errors: TW_INVALID_ARGUMENT

@@ -75,6 +75,9 @@ class NanTensorHook final : public Hook {
       session.RequestAgreedRollback(where);
       return Status();
     }
+    // B48: what this run saved holds the state after the NaN: never the target.
+    const Status discarded = session.DiscardDivergedCheckpoints();
+    if (!discarded.ok()) return Fail(where, "; not rolled back: " + discarded.message());
     if (session.checkpoint_dir().empty()) return Fail(where, "; not rolled back: TW_OPT_CHECKPOINT_DIR is not set");
     std::string path;
     const Status restored = session.IdleSaver().RestoreNewestGood(session.checkpoint_dir(), &path);

@@ -55,6 +55,7 @@ const OptionInfo kOptions[] = {
     {TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, "TW_OPT_DEFERRED_CHECKPOINT_LISTENERS", OptionType::kInt64, 0, 0, 0, 1, 0,
      false},
     {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false},
+    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false},
     {TW_OPT_COLLECTIVE_TIMEOUT_SECS, "TW_OPT_COLLECTIVE_TIMEOUT_SECS", OptionType::kDouble, 0, 600.0, 0, 0, kNoMin,
      false},
     {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false},
@@ -130,7 +131,9 @@ checkpoint::SaverOptions SaverOptionsOf(const Options &options) {
   checkpoint::SaverOptions saver;
   saver.max_to_keep = options.Int64(TW_OPT_MAX_TO_KEEP);
   saver.keep_checkpoint_every_n_hours = options.Double(TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS);
-  saver.collective = options.collective;
+  saver.recycle_files = options.Int64(TW_OPT_CHECKPOINT_RECYCLE_FILES) != 0;
+  // A handle of the saver's own: its first failed operation ends its use of the collective (D9).
+  if (options.collective != nullptr) saver.collective = options.collective->Fork();
   saver.shards = options.shards;
   saver.chief = IsChief(options);
   saver.collective_timeout_secs = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
@@ -142,7 +145,7 @@ Status CreateSaverOf(const Options &options, std::unique_ptr<checkpoint::Saver> 
   Status local = options.registration;
   std::unique_ptr<checkpoint::Saver> saver;
   if (local.ok()) local = checkpoint::Saver::Create(options.variables, saver_options, &saver);
-  if (const Collective *collective = options.collective.get()) {
+  if (const Collective *collective = saver_options.collective.get()) {
     // The job's first round for this saver (D1, D17): a rank whose registration failed (it may not even
     // know the job is sharded) fails every rank's creation, instead of leaving the others waiting in the
     // first save.

@@ -38,7 +38,8 @@ std::vector<std::string> Split(const std::string &text) {
 
 }  // namespace
 
-Status tw_session::RestoreByVote(const std::string &what, std::string *path, Status *outcome, Status *agreed) {
+Status tw_session::RestoreByVote(const std::string &what, std::string *path, Status *outcome, Status *agreed,
+                                 const Status &chief_failure) {
   path->clear();
   *outcome = Status();
   *agreed = Status();
@@ -46,20 +47,20 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   tw::checkpoint::Saver &saver = IdleSaver();
   // 1. The chief's candidates, newest first, to every rank: 2 int64 (its outcome, how many the state
   // file lists), then a string (the paths, or its error).
-  Status listing;
+  Status listing = is_chief_ ? chief_failure : Status();
   std::vector<std::string> candidates;
   size_t listed = 0;
-  if (is_chief_ && !checkpoint_dir_.empty()) {
+  if (is_chief_ && listing.ok() && !checkpoint_dir_.empty()) {
     // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
     listing = saver.LockDirectory(checkpoint_dir_);
     if (listing.ok()) listing = saver.RestoreCandidates(checkpoint_dir_, &candidates, &listed);
   }
   int64_t header[2] = {static_cast<int64_t>(listing.code()), static_cast<int64_t>(listed)};
-  TW_RETURN_IF_ERROR(Exchanged(
-      collective_->Broadcast(header, sizeof header, chief_rank_, timeout, what + ", the chief's candidates")));
+  TW_RETURN_IF_ERROR(
+      collective_->Broadcast(header, sizeof header, chief_rank_, timeout, what + ", the chief's candidates"));
   std::string text = listing.ok() ? Join(candidates) : listing.message();
-  TW_RETURN_IF_ERROR(Exchanged(
-      collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoints to restore")));
+  TW_RETURN_IF_ERROR(
+      collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoints to restore"));
   if (header[0] != TW_OK) {  // the chief's outcome carries its failure to every rank (D2)
     if (is_chief_) *outcome = listing;
     return Status();
@@ -85,7 +86,7 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
     // One found by name that does not fit may belong to another model sharing the directory.
     ballot.recoverable = !prepared.ok() && (!intact || i >= listed);
     tw::Verdict verdict;
-    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, timeout, ballot, what + ", voting on " + mine, &verdict)));
+    TW_RETURN_IF_ERROR(tw::CastVote(*collective_, timeout, ballot, what + ", voting on " + mine, &verdict));
     if (verdict.status.ok()) {
       // Proven on every rank: the variables are written only now. Only a file changed in place since
       // could fail here; the creation vote carries it.

@@ -101,7 +101,7 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
       max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
-      collective_(options.collective),
+      collective_(options.collective != nullptr ? options.collective->Fork() : nullptr),
       watch_preemption_(options.Int64(TW_OPT_CATCH_PREEMPTION_SIGNALS) != 0),
       global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
   if (const std::string *dir = options.String(TW_OPT_CHECKPOINT_DIR)) checkpoint_dir_ = *dir;
@@ -136,12 +136,25 @@ Status tw_session::CreateSaver(const tw::Options &options) {
   step.dtype = TW_INT64;
   step.data = &global_step_;
   saved.emplace_back(step, "global_step");
-  TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), tw::SaverOptionsOf(options), &saver_));
+  tw::checkpoint::SaverOptions saver_options = tw::SaverOptionsOf(options);
+  // The session's own handle: a failed operation of a save ends every collective call of the session (D9).
+  saver_options.collective = collective_;
+  TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
   async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);
   return Status();
 }
 
 tw::checkpoint::Saver &tw_session::IdleSaver() { return async_saver_->Idle(); }
+
+Status tw_session::DiscardDivergedCheckpoints() {
+  tw::checkpoint::Saver &saver = IdleSaver();  // a background write of that run ends first
+  for (const std::string &path : async_saver_->started()) {
+    tw::Log(TW_LOG_WARNING, "Discarding checkpoint %s: it was saved in the run that saw NaN", path.c_str());
+    TW_RETURN_IF_ERROR(saver.Discard(path));
+  }
+  async_saver_->ForgetStarted();
+  return Status();
+}
 
 Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, size_t hook_count, bool recoverable,
                           tw_session **out) {
@@ -227,7 +240,7 @@ Status tw_session::WithRecovery(Body body) {
   for (;;) {
     Status status = created_ ? Status() : CreateInner();
     if (status.ok()) status = body();
-    if (status.ok() || !recoverable_ || !IsRecoverable(status) || collective_broken_) return status;
+    if (status.ok() || !recoverable_ || !IsRecoverable(status) || CollectiveBroken()) return status;
     if (max_recovery_attempts_ >= 0 && attempts >= max_recovery_attempts_) {
       return Errorf(status.code(), "gave up after %lld recoveries (TW_OPT_MAX_RECOVERY_ATTEMPTS); last error: %s",
                     static_cast<long long>(attempts), status.message().c_str());
@@ -295,6 +308,9 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
   }
   ++run_count_;
   Status status = WithRecovery([&] {
+    // B48: a rollback discards the saves begun since this run began (since the last vote, in a job) —
+    // not a save of the session re-created by a recovery before it, which holds the restored state.
+    if (runs_since_vote_ == 0) async_saver_->ForgetStarted();
     Status ran;
     if (!with_hooks) {
       ScopedFlag running(in_run_);
@@ -457,9 +473,10 @@ Status tw_session::Close() {
       if (!status.ok()) break;
     }
     // D12: no rank tears down while another still needs it (the chief's final save). A failed session
-    // skips it: the vote that failed it failed every rank, or a rank is gone.
-    if (collective_ != nullptr && !collective_broken_) {
-      const Status met = Exchanged(collective_->Barrier(collective_timeout_secs_, "at close"));
+    // skips it: the vote that failed it failed every rank, or a rank is gone; so does one whose
+    // collective failed in end (the final save's, D9).
+    if (collective_ != nullptr && !CollectiveBroken()) {
+      const Status met = collective_->Barrier(collective_timeout_secs_, "at close");
       if (status.ok()) status = met;
     }
   }

@@ -60,6 +60,10 @@ struct tw_session {
   // NanTensorHook with TW_NAN_ACTION_ROLLBACK in a job: the rollback is carried by the vote and made
   // by every rank together (D7), instead of by this rank alone.
   void RequestAgreedRollback(std::string reason);
+  // B48: before a NaN rollback restores, the checkpoints this session began saving in the run that
+  // diverged (since the last vote, in a job) — the state after that run — are waited for, taken off
+  // their state file and deleted, so that neither the rollback nor a later restart lands on them.
+  tw::Status DiscardDivergedCheckpoints();
   // A sharded job's saves, decided alike on every rank (D17). LowestRankWith: one allreduce every rank
   // makes at the same point; *rank is the lowest rank whose `flag` is set, -1 for none.
   tw::Status LowestRankWith(bool flag, const std::string &what, int32_t *rank);
@@ -123,20 +127,19 @@ struct tw_session {
   // D16 (restore_vote.cc): every rank restores the newest of the chief's checkpoints that every rank
   // can read, or none. *path: this rank's path of it ("" when none); *outcome: this rank's failure (the
   // chief's listing, a write), for D2's exchange; *agreed: a failure every rank shares (a listed
-  // checkpoint that does not fit some rank's variables). A collective failure is returned.
-  tw::Status RestoreByVote(const std::string &what, std::string *path, tw::Status *outcome, tw::Status *agreed);
+  // checkpoint that does not fit some rank's variables). A collective failure is returned. A non-OK
+  // `chief_failure` on the chief is its listing's outcome: every rank fails with it, restoring nothing.
+  tw::Status RestoreByVote(const std::string &what, std::string *path, tw::Status *outcome, tw::Status *agreed,
+                           const tw::Status &chief_failure = tw::Status());
   // The end of a run with a collective or preemption watch (D4–D10): the vote and what it decided.
   tw::Status EndOfRun(tw::Status status);
   tw::Status RollBackAgreed(const std::string &reason, const std::string &what);
   tw::Status SaveForPreemption();
   bool PreemptionNoted() const { return preemption_signals_.Arrived() || preemption_noted_.load(std::memory_order_relaxed); }
   std::string RunLabel() const;
-  // Passes a collective operation's status through, remembering a failure: the ranks no longer agree,
-  // so nothing is retried alone (no recovery) and close meets no one (D9).
-  tw::Status Exchanged(tw::Status status) {
-    if (!status.ok()) collective_broken_ = true;
-    return status;
-  }
+  // A collective operation of this session (its saver's included) failed: the ranks no longer agree,
+  // so no further call is made — no vote, no recovery, no rollback, no barrier at close (D9).
+  bool CollectiveBroken() const { return collective_ != nullptr && !collective_->failure().ok(); }
   tw::Status HookedRun(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data);
   template <bool kTraced>
   tw::Status HookedRunBody(const tw_tensor *feeds, size_t feed_count, tw_step_fn step, void *user_data,
@@ -162,7 +165,8 @@ struct tw_session {
   double backoff_secs_;
   double backoff_max_secs_;
 
-  // A job of many ranks (trainwatch/distributed.h); all unused when collective_ is null.
+  // A job of many ranks (trainwatch/distributed.h); all unused when collective_ is null. The session's
+  // own handle (Collective::Fork), shared with its saver: its latch is the session's.
   std::shared_ptr<const tw::Collective> collective_;
   double collective_timeout_secs_ = -1;
   int64_t vote_every_n_runs_ = 1;
@@ -178,7 +182,6 @@ struct tw_session {
   tw::PreemptionSignals preemption_signals_;
   std::atomic<bool> preemption_noted_{false};
   bool preempted_ = false;
-  bool collective_broken_ = false;
   bool save_due_ = false;             // NoteSaveDue, for the next vote
   bool agreed_save_ = false;          // a vote carried a due save: every rank's hook saves next
   std::vector<int64_t> vote_buffer_;  // reused by every vote: a voted run allocates nothing

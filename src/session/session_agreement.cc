@@ -51,10 +51,10 @@ Status tw_session::FindChief(const Status &begun) {
   std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX,
                                  tw::FailureSlot(*collective_, begun), sharded, -sharded};
   const std::string what = "at session creation, finding the chief";
-  TW_RETURN_IF_ERROR(Exchanged(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_, what)));
+  TW_RETURN_IF_ERROR(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_, what));
   Status failure;
   TW_RETURN_IF_ERROR(
-      Exchanged(tw::ShareFailure(*collective_, collective_timeout_secs_, chiefs[2], begun.message(), what, &failure)));
+      tw::ShareFailure(*collective_, collective_timeout_secs_, chiefs[2], begun.message(), what, &failure));
   TW_RETURN_IF_ERROR(failure);
   const int64_t highest = chiefs[0];
   const int64_t lowest = -chiefs[1];
@@ -117,7 +117,7 @@ Status tw_session::CreateAgreed() {
   ballot.with_step = true;
   ballot.step = global_step_;
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict)));
+  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, what);
   created_ = true;
@@ -133,14 +133,12 @@ Status tw_session::ShareChiefState(const Status &outcome, const std::string &pat
                                    const std::string &what, Status *local) {
   const double timeout = collective_timeout_secs_;
   *local = outcome;
-  TW_RETURN_IF_ERROR(Exchanged(collective_->Barrier(
-      timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore"))));
+  TW_RETURN_IF_ERROR(collective_->Barrier(
+      timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore")));
   int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
-  TW_RETURN_IF_ERROR(
-      Exchanged(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step")));
+  TW_RETURN_IF_ERROR(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step"));
   std::string text = outcome.ok() ? path : outcome.message();
-  TW_RETURN_IF_ERROR(
-      Exchanged(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint")));
+  TW_RETURN_IF_ERROR(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint"));
   if (record[0] != TW_OK) return Status();  // the chief's own ballot carries its failure
   const int64_t chief_step = record[1];
   const bool restored = record[2] != 0;
@@ -180,8 +178,8 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
       layout += variable.name() + '\t' + std::to_string(variable.byte_size()) + '\n';
     }
   }
-  TW_RETURN_IF_ERROR(Exchanged(
-      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables")));
+  TW_RETURN_IF_ERROR(
+      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables"));
   size_t received = 0;
   std::vector<unsigned char> scratch;
   for (size_t begin = 0; begin < layout.size();) {
@@ -213,8 +211,8 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
                                               name.c_str(), bytes, variable->byte_size());
       }
     }
-    TW_RETURN_IF_ERROR(Exchanged(collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_,
-                                                        what + ", variable '" + name + "'")));
+    TW_RETURN_IF_ERROR(
+        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'"));
   }
   size_t nonempty = 0;
   for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
@@ -230,6 +228,9 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
 // watch takes its ballot as the verdict.
 Status tw_session::EndOfRun(Status status) {
   const bool clean_end = status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
+  // D9: a collective operation of this run failed (a sharded save's): no vote follows. The other ranks
+  // are inside that same operation and fail in it; the run fails with the error that names it.
+  if (CollectiveBroken()) return status.ok() || clean_end ? collective_->failure() : status;
   tw::Ballot ballot;
   ballot.stop = stop_pending_ || stop_latched_ || stop_requested_ || clean_end;
   ballot.preempt = PreemptionNoted();
@@ -252,8 +253,8 @@ Status tw_session::EndOfRun(Status status) {
       return status;
     }
     runs_since_vote_ = 0;
-    TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(
-        *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict)));
+    TW_RETURN_IF_ERROR(tw::CastVote(
+        *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict));
     stop_pending_ = false;
     stop_requested_ = false;
     save_due_ = false;
@@ -278,16 +279,26 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   std::string path;
   const std::string not_rolled_back = "NaN loss during training. " + reason + "; not rolled back: ";
   const std::string no_dir = "the chief has no TW_OPT_CHECKPOINT_DIR";
+  // B48: the chief's saves of the run that diverged go first, so that no rank's target is one of them.
+  Status discarded;
+  if (is_chief_) {
+    discarded = DiscardDivergedCheckpoints();
+    if (!discarded.ok()) discarded = Status(TW_NAN_LOSS, not_rolled_back + discarded.message());
+  }
   if (restore_via_broadcast_) {
     if (is_chief_) {
-      const Status restored = checkpoint_dir_.empty()
-                                  ? Status(TW_NOT_FOUND, no_dir)
-                                  : IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
-      if (!restored.ok()) outcome = Status(TW_NAN_LOSS, not_rolled_back + restored.message());
+      if (!discarded.ok()) {
+        outcome = discarded;
+      } else {
+        const Status restored = checkpoint_dir_.empty()
+                                    ? Status(TW_NOT_FOUND, no_dir)
+                                    : IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
+        if (!restored.ok()) outcome = Status(TW_NAN_LOSS, not_rolled_back + restored.message());
+      }
     }
   } else {
     Status agreed;
-    TW_RETURN_IF_ERROR(RestoreByVote(rolling, &path, &outcome, &agreed));
+    TW_RETURN_IF_ERROR(RestoreByVote(rolling, &path, &outcome, &agreed, discarded));
     if (!agreed.ok()) return agreed;
     if (is_chief_ && outcome.ok() && path.empty()) {
       const std::string state_file = tw::checkpoint::JoinPath(checkpoint_dir_, IdleSaver().options().latest_filename);
@@ -304,7 +315,7 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   ballot.with_step = true;
   ballot.step = global_step_;
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(Exchanged(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict)));
+  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, rolling);
   tw::Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; every rank rolled back to global step %lld",
@@ -332,8 +343,8 @@ Status tw_session::SaveForPreemption() {
     }
   }
   if (sharded) {
-    TW_RETURN_IF_ERROR(Exchanged(collective_->BroadcastString(&prefix, chief_rank_, collective_timeout_secs_,
-                                                              RunLabel() + ", the chief's preemption checkpoint")));
+    TW_RETURN_IF_ERROR(collective_->BroadcastString(&prefix, chief_rank_, collective_timeout_secs_,
+                                                    RunLabel() + ", the chief's preemption checkpoint"));
     // A rank with its own TW_OPT_CHECKPOINT_DIR writes there (ranks may mount it at different places).
     if (!is_chief_ && !prefix.empty() && !checkpoint_dir_.empty()) {
       prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
@@ -349,8 +360,7 @@ Status tw_session::SaveForPreemption() {
 Status tw_session::LowestRankWith(bool flag, const std::string &what, int32_t *rank) {
   const int32_t world = collective_->world_size();
   std::vector<int64_t> value = {flag ? world - collective_->rank() : 0};
-  TW_RETURN_IF_ERROR(
-      Exchanged(collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel())));
+  TW_RETURN_IF_ERROR(collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel()));
   *rank = value[0] == 0 ? -1 : world - static_cast<int32_t>(value[0]);
   return Status();
 }

@@ -45,7 +45,7 @@ double CpuSeconds() {
 }
 
 // Best wall time of kRepeats runs after an untimed one (the steady state of a job that saves again and
-// again: a save recycles the file its retention evicted); *cpu (optional) receives the CPU seconds (all
+// again: a save deletes the file its retention evicted, C15's default); *cpu (optional) receives the CPU seconds (all
 // threads) of that run, which tells a slow run on a busy machine apart from a slow implementation.
 double Best(const std::function<void()> &f, double *cpu = nullptr) {
   f();

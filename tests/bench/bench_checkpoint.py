@@ -9,7 +9,9 @@ model's many small variables (2000 biases and norms of 64 to 4096 elements: the 
 a large state hides). Contenders are
 timed in turn, best of N after one untimed run each (a job's steady state), wall time and the process's
 CPU time (user + system) of the best run; the machine's load average is
-printed since other processes skew wall times.
+printed since other processes skew wall times. trainwatch saves as by default (the evicted checkpoint's
+file is deleted, C15) and, in the same run, with ``recycle_files=True`` (the evicted file overwritten
+in place): the line "recycling" gives what the default costs.
 
 usage: PYTHONPATH=<build>/bindings/python bench_checkpoint.py [MiB] [repeats] [disk directory]
 (the disk directory defaults to $TW_BENCH_DISK_DIR, else /var/tmp).
@@ -67,8 +69,9 @@ def fsync_path(path, directory=False):
 
 def best_of(repeats, contenders):
     """Runs the contenders in turn `repeats` times, after one untimed run each (the steady state of a
-    job that saves again and again: trainwatch recycles the file its retention evicted, torch.save
-    overwrites its own); {name: (best wall s, CPU s of that run)}."""
+    job that saves again and again: trainwatch deletes the file its retention evicted, or overwrites
+    it when recycling, torch.save truncates and rewrites its own); {name: (best wall s, CPU s of that
+    run)}."""
     for fn in contenders.values():
         fn()
     best = {name: (float("inf"), 0.0) for name in contenders}
@@ -89,13 +92,19 @@ def cell(where, directory, dtype, mib, repeats, small=False):
     work = tempfile.mkdtemp(prefix="bench_checkpoint.", dir=directory)
     try:
         saver = tw.Saver(variables=state, max_to_keep=1)
-        prefix = os.path.join(work, "model.ckpt")
+        recycling = tw.Saver(variables=state, max_to_keep=1, recycle_files=True)
+        os.mkdir(os.path.join(work, "default"))
+        os.mkdir(os.path.join(work, "recycle"))
+        prefix = os.path.join(work, "default", "model.ckpt")
         step = [0]
         latest = [None]
 
         def tw_save():
             step[0] += 1
             latest[0] = saver.save(prefix, global_step=step[0])
+
+        def tw_save_recycling():
+            recycling.save(os.path.join(work, "recycle", "model.ckpt"), global_step=step[0])
 
         torch_path = os.path.join(work, "model.pt")
 
@@ -107,8 +116,8 @@ def cell(where, directory, dtype, mib, repeats, small=False):
             fsync_path(torch_path)
             fsync_path(work, directory=True)
 
-        saves = best_of(repeats, {"trainwatch": tw_save, "torch.save": torch_save,
-                                  "torch.save+fsync": torch_save_fsync})
+        saves = best_of(repeats, {"trainwatch": tw_save, "trainwatch recycling": tw_save_recycling,
+                                  "torch.save": torch_save, "torch.save+fsync": torch_save_fsync})
         restores = best_of(repeats, {"trainwatch": lambda: saver.restore(latest[0]),
                                      "torch.load": lambda: torch.load(torch_path)})
         size_ratio = raw / os.path.getsize(latest[0])
@@ -125,6 +134,10 @@ def cell(where, directory, dtype, mib, repeats, small=False):
         print(f"  save     trainwatch {gbs(ours):5.2f} GB/s [{ours * 1e3:4.0f} ms, {ours_cpu * 1e3:4.0f} ms CPU]   "
               f"{name:16s} {gbs(theirs):5.2f} GB/s [{theirs * 1e3:4.0f} ms, {theirs_cpu * 1e3:4.0f} ms CPU]   "
               f"ratio {theirs / ours:4.2f}x (target >= {SAVE_TARGET})")
+    recycled, recycled_cpu = saves["trainwatch recycling"]
+    print(f"  save     recycling  {gbs(recycled):5.2f} GB/s [{recycled * 1e3:4.0f} ms, {recycled_cpu * 1e3:4.0f} ms CPU]   "
+          f"the default (evicted files deleted) takes {ours / recycled:4.2f}x its wall, "
+          f"{ours_cpu / recycled_cpu if recycled_cpu else float('nan'):4.2f}x its CPU")
     load, load_cpu = restores["trainwatch"]
     theirs, theirs_cpu = restores["torch.load"]
     print(f"  restore  trainwatch {gbs(load):5.2f} GB/s [{load * 1e3:4.0f} ms, {load_cpu * 1e3:4.0f} ms CPU]   "

@@ -63,6 +63,9 @@ static void create_checks_arguments(void **state) {
   assert_int_equal(tw_saver_set_max_to_keep(saver, -1), TW_INVALID_ARGUMENT);
   assert_int_equal(tw_saver_set_keep_checkpoint_every_n_hours(saver, 0), TW_INVALID_ARGUMENT);
   assert_int_equal(tw_saver_set_pad_step_number(saver, 2), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_saver_set_recycle_files(saver, 2), TW_INVALID_ARGUMENT); /* C15: 0 or 1 */
+  assert_int_equal(tw_saver_set_recycle_files(NULL, 1), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_saver_set_recycle_files(saver, 1), TW_OK);
   assert_int_equal(tw_saver_set_max_to_keep(NULL, 3), TW_INVALID_ARGUMENT);
   assert_int_equal(tw_saver_set_max_to_keep(saver, 0), TW_OK);
   tw_saver_destroy(saver);

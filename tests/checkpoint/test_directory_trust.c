@@ -2,7 +2,8 @@
  * a crafted state file never makes retention delete outside the directory (C9/C12 deletions); a
  * damaged state file is a hint, not the truth (C7, S5); FIFOs and other special files are refused at
  * once (an alarm() fails a test that would hang); a second writer of a directory is refused; a
- * checkpoint whose state-file update failed is not left orphaned. */
+ * checkpoint whose state-file update failed is not left orphaned; only the job's own checkpoints are
+ * found by name or deleted (C19). */
 #include "scratch_dir.h"
 
 #include <errno.h>
@@ -188,9 +189,16 @@ static void damaged_state_file_is_only_a_hint(void **state) {
   tw_saver_destroy(saver);
   scratch_dir_join(&d, "checkpoint", path, sizeof(path));
   {
+    static char text[4096];
     FILE *f = fopen(path, "r+b");
+    size_t n;
+    const char *field;
     assert_non_null(f);
-    fseek(f, 5, SEEK_SET);
+    n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    field = strstr(text, "model_checkpoint_path"); /* after the job identity's comment line */
+    assert_non_null(field);
+    fseek(f, (long)(field - text) + 5, SEEK_SET);
     fputc('\x01', f); /* "model\x01checkpoint_path": no such field */
     fclose(f);
   }
@@ -418,6 +426,220 @@ static void only_own_orphan_parts_are_cleaned(void **state) {
   scratch_dir_destroy(&d);
 }
 
+static int same_bytes(const char *a, const char *b) {
+  char x[4096], y[4096];
+  size_t n, m;
+  int same = 1;
+  FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+  assert_non_null(fa);
+  assert_non_null(fb);
+  do {
+    n = fread(x, 1, sizeof(x), fa);
+    m = fread(y, 1, sizeof(y), fb);
+    same = same && n == m && memcmp(x, y, n) == 0;
+  } while (same && n > 0);
+  fclose(fa);
+  fclose(fb);
+  return same;
+}
+
+static int occurrences(const char *haystack, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(haystack, needle); p != NULL; p = strstr(p + 1, needle)) ++n;
+  return n;
+}
+
+/* C19: a pretrained checkpoint of another run copied into a new run directory as model.ckpt-5000, with
+ * no state file, is not this job's: it is not resumed from, retention never deletes it (byte-identical
+ * after saves past max_to_keep), and it is reported once per saver. Restoring it on purpose works. */
+static void a_checkpoint_copied_in_from_another_run_is_left_alone_c19(void **state) {
+  scratch_dir pretrained, run;
+  char prefix[600], source[700], copied[700], kept_copy[700], restored_name[700], latest[700], line[800];
+  const char *restored = NULL;
+  tw_saver *saver;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&pretrained), 0);
+  assert_int_equal(scratch_dir_create(&run), 0);
+  scratch_dir_join(&pretrained, "model.ckpt", prefix, sizeof(prefix));
+  saver = make_saver(5);
+  save(saver, prefix, 5000);
+  tw_saver_destroy(saver);
+  snprintf(source, sizeof(source), "%s-5000", prefix);
+  scratch_dir_join(&run, "model.ckpt-5000", copied, sizeof(copied));
+  copy_file(source, copied);
+  scratch_dir_join(&pretrained, "reference", kept_copy, sizeof(kept_copy));
+  copy_file(source, kept_copy);
+
+  saver = make_saver(2);
+  g_step = -1;
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, run.path), TW_NOT_FOUND); /* not resumed */
+  assert_int_equal(g_step, -1);
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, run.path), TW_OK);
+  assert_int_equal(tw_saver_last_checkpoint_count(saver), 0); /* nor adopted by retention */
+  scratch_dir_join(&run, "model.ckpt", prefix, sizeof(prefix));
+  for (int64_t s = 1; s <= 4; ++s) save(saver, prefix, s);
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, run.path), TW_OK);
+  assert_int_equal(g_step, 4); /* the job's own newest */
+  assert_true(exists(copied));
+  assert_true(same_bytes(copied, kept_copy));
+  snprintf(line, sizeof(line), "Leaving %s alone: it is not this job's checkpoint (written as model.ckpt-5000 by job ",
+           copied);
+  assert_int_equal(occurrences(g_warnings, line), 1); /* once per saver, though scanned twice */
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), run.path), TW_OK);
+  snprintf(restored_name, sizeof(restored_name), "%s-4", prefix);
+  assert_string_equal(latest, restored_name);
+
+  /* On purpose, by its path, it restores as any checkpoint (as TF's Saver.restore). */
+  assert_int_equal(tw_saver_restore(saver, copied), TW_OK);
+  assert_int_equal(g_step, 5000);
+  assert_true(g_w[1] == 5001.0f);
+  tw_saver_destroy(saver);
+  scratch_dir_destroy(&pretrained);
+  scratch_dir_destroy(&run);
+}
+
+/* C19: a user's copies of the job's checkpoints under other names (best-2; model.ckpt-9, a copy of
+ * model.ckpt-1 under a newer step's name) are not the job's: with the state file removed the job
+ * resumes from its own model.ckpt-2, never from a copy, and retention never deletes a copy. */
+static void a_users_copy_is_neither_resumed_from_nor_deleted_c19(void **state) {
+  scratch_dir d;
+  char prefix[600], path[700], best[700], best_reference[700], fake_newer[700], state_path[700];
+  const char *restored = NULL;
+  tw_saver *saver;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&d), 0);
+  scratch_dir_join(&d, "model.ckpt", prefix, sizeof(prefix));
+  saver = make_saver(5);
+  for (int64_t s = 1; s <= 2; ++s) save(saver, prefix, s);
+  tw_saver_destroy(saver);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  scratch_dir_join(&d, "best-2", best, sizeof(best));
+  copy_file(path, best); /* same step, newer mtime: the scan would have preferred it */
+  scratch_dir_join(&d, "best-reference.bin", best_reference, sizeof(best_reference));
+  copy_file(path, best_reference);
+  snprintf(path, sizeof(path), "%s-1", prefix);
+  snprintf(fake_newer, sizeof(fake_newer), "%s-9", prefix);
+  copy_file(path, fake_newer);
+  scratch_dir_join(&d, "checkpoint", state_path, sizeof(state_path));
+  assert_int_equal(unlink(state_path), 0);
+
+  saver = make_saver(2);
+  g_step = -1;
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, d.path), TW_OK);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  assert_string_equal(restored, path); /* its own, found by name */
+  assert_int_equal(g_step, 2);
+  assert_non_null(strstr(g_warnings, "a copy of this job's model.ckpt-2"));
+  assert_non_null(strstr(g_warnings, "a copy of this job's model.ckpt-1"));
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, d.path), TW_OK);
+  assert_int_equal(tw_saver_last_checkpoint_count(saver), 2); /* model.ckpt-1 and -2 */
+  for (int64_t s = 3; s <= 6; ++s) save(saver, prefix, s);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  assert_false(exists(path)); /* the job's own evicted checkpoints go */
+  assert_true(exists(best));
+  assert_true(same_bytes(best, best_reference));
+  assert_true(exists(fake_newer));
+  tw_saver_destroy(saver);
+  scratch_dir_destroy(&d);
+}
+
+/* C19: the identity lives in .trainwatch.job and in the state file's comment. Without the state file
+ * the job finds its checkpoints by name as before and retention deletes them; without the job file the
+ * state file's identity is taken back (the file is rewritten with it). */
+static void the_job_identity_survives_losing_either_copy_c19(void **state) {
+  scratch_dir d;
+  char prefix[600], path[700], job_path[700], state_path[700], job[64], again[64], text[4096];
+  const char *restored = NULL;
+  tw_saver *saver;
+  FILE *f;
+  size_t n;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&d), 0);
+  scratch_dir_join(&d, "model.ckpt", prefix, sizeof(prefix));
+  scratch_dir_join(&d, ".trainwatch.job", job_path, sizeof(job_path));
+  scratch_dir_join(&d, "checkpoint", state_path, sizeof(state_path));
+  saver = make_saver(3);
+  for (int64_t s = 1; s <= 3; ++s) save(saver, prefix, s);
+  tw_saver_destroy(saver);
+  f = fopen(job_path, "rb");
+  assert_non_null(f);
+  n = fread(job, 1, sizeof(job) - 1, f);
+  fclose(f);
+  job[n] = '\0';
+  assert_int_equal(n, 33); /* 32 hex digits and a newline */
+  f = fopen(state_path, "rb");
+  assert_non_null(f);
+  n = fread(text, 1, sizeof(text) - 1, f);
+  fclose(f);
+  text[n] = '\0';
+  assert_int_equal(strncmp(text, "# trainwatch-job: ", 18), 0);
+  assert_int_equal(strncmp(text + 18, job, 33), 0);
+
+  assert_int_equal(unlink(state_path), 0); /* rm checkpoint */
+  saver = make_saver(3);
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, d.path), TW_OK);
+  assert_int_equal(g_step, 3);
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, d.path), TW_OK);
+  assert_int_equal(tw_saver_last_checkpoint_count(saver), 3);
+  save(saver, prefix, 4);
+  snprintf(path, sizeof(path), "%s-1", prefix);
+  assert_false(exists(path)); /* retention still proves them the job's */
+  tw_saver_destroy(saver);
+
+  assert_int_equal(unlink(job_path), 0);
+  saver = make_saver(3);
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, d.path), TW_OK);
+  save(saver, prefix, 5);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  assert_false(exists(path));
+  f = fopen(job_path, "rb");
+  assert_non_null(f);
+  n = fread(again, 1, sizeof(again) - 1, f);
+  fclose(f);
+  again[n] = '\0';
+  assert_string_equal(again, job); /* the same job, from the state file */
+  tw_saver_destroy(saver);
+  scratch_dir_destroy(&d);
+}
+
+/* C19: a checkpoint whose origin does not check out (a flipped byte in its index) is not proven the
+ * job's: the name scan passes over it to the one before, and it is reported. */
+static void a_damaged_origin_proves_nothing_c19(void **state) {
+  scratch_dir d;
+  char prefix[600], path[700];
+  static char bytes[65536];
+  const char *restored = NULL;
+  tw_saver *saver;
+  FILE *f;
+  size_t n, at;
+  (void)state;
+  assert_int_equal(scratch_dir_create(&d), 0);
+  scratch_dir_join(&d, "model.ckpt", prefix, sizeof(prefix));
+  saver = make_saver(5);
+  for (int64_t s = 1; s <= 2; ++s) save(saver, prefix, s);
+  tw_saver_destroy(saver);
+  snprintf(path, sizeof(path), "%s-2", prefix);
+  f = fopen(path, "r+b");
+  assert_non_null(f);
+  n = fread(bytes, 1, sizeof(bytes), f);
+  assert_true(n > 32 && n < sizeof(bytes));
+  /* the origin's name, near the end of the file (in the index) */
+  at = n - 32;
+  while (at > 0 && memcmp(bytes + at, "model.ckpt-2", 12) != 0) --at;
+  assert_true(at > 0);
+  fseek(f, (long)at + 11, SEEK_SET);
+  fputc('7', f); /* "model.ckpt-7" */
+  fclose(f);
+  scratch_dir_join(&d, "checkpoint", path, sizeof(path));
+  assert_int_equal(unlink(path), 0);
+  saver = make_saver(5);
+  assert_int_equal(tw_saver_restore_newest_good(&restored, saver, d.path), TW_OK);
+  assert_int_equal(g_step, 1);
+  assert_non_null(strstr(g_warnings, "its origin cannot be read"));
+  tw_saver_destroy(saver);
+  scratch_dir_destroy(&d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(crafted_state_file_never_deletes_outside_the_directory, setup, teardown),
@@ -426,6 +648,10 @@ int main(void) {
       cmocka_unit_test_setup_teardown(second_writer_of_a_directory_is_refused, setup, teardown),
       cmocka_unit_test_setup_teardown(failed_state_update_leaves_no_orphan, setup, teardown),
       cmocka_unit_test_setup_teardown(only_own_orphan_parts_are_cleaned, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_checkpoint_copied_in_from_another_run_is_left_alone_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_users_copy_is_neither_resumed_from_nor_deleted_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(the_job_identity_survives_losing_either_copy_c19, setup, teardown),
+      cmocka_unit_test_setup_teardown(a_damaged_origin_proves_nothing_c19, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -257,6 +257,9 @@ const std::string kVersion3File = TW_CHECKPOINT_TEST_DATA "/v3.ckpt";
 // And by the version-4 writer (commit fbe0f7e, chunk_bytes 512): integers in byte planes, raw checksums
 // of the joined bytes.
 const std::string kVersion4File = TW_CHECKPOINT_TEST_DATA "/v4.ckpt";
+// And by the version-5 writer (commit aef5edf, chunk_bytes 512, tiered planes allowed everywhere):
+// raw checksums of byte-plane chunks over their planes' digests, no origin.
+const std::string kVersion5File = TW_CHECKPOINT_TEST_DATA "/v5.ckpt";
 
 // The writer's codec for an exponent plane of trained weights: tiered where this CPU decodes tiered
 // planes with AVX-512, else Huffman (plane_choice.h, TieredPlanes::kWhereFast).
@@ -604,6 +607,58 @@ static void version_4_files_still_load_and_verify(void **state) {
   AssertEveryBitFlipIsDetected(file, tensors);
 }
 
+// Files of format version 5 (raw checksums over plane digests, no origin record) load and verify, have
+// no origin (so no saver ever finds one by name as its own, C19), and every bit flip is detected.
+static void version_5_files_still_load_and_verify(void **state) {
+  (void)state;
+  const std::vector<Owned> tensors = Version1Tensors();
+  const std::vector<uint8_t> file = ExpectOldFileReads(kVersion5File, 5, tensors, 3633);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "v5", &reader).ok());
+  assert_true(ckpt::IsNoJob(reader->origin().job));
+  assert_true(reader->origin().name.empty());
+  AssertEveryBitFlipIsDetected(file, tensors);
+}
+
+// From version 6 the index opens with the file's origin (C19): the job identity the writer was given
+// and the file's basename. A file written outside a saver records no job. Every bit flip inside the
+// origin record is detected (the index checksum covers it).
+static void the_origin_is_recorded_and_its_bit_flips_are_detected(void **state) {
+  (void)state;
+  std::vector<Owned> tensors = Version1Tensors();
+  std::vector<tw::TensorRef> refs;
+  for (Owned &t : tensors) refs.push_back(t.ref());
+  scratch_dir dir;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  const std::string path = std::string(dir.path) + "/model.ckpt-7";
+  ckpt::WriteOptions options;
+  options.chunk_bytes = 512;
+  for (size_t i = 0; i < ckpt::kJobIdBytes; ++i) options.job[i] = static_cast<uint8_t>(0xA0 + i);
+  assert_true(ckpt::WriteCheckpoint(path, refs, options).ok());
+  const std::vector<uint8_t> file = ReadAll(path);
+  assert_true(ckpt::WriteCheckpoint(path, refs).ok());  // outside a saver: no job
+  const std::vector<uint8_t> no_job = ReadAll(path);
+  scratch_dir_destroy(&dir);
+  assert_int_equal(VersionOf(file), 6);
+  std::unique_ptr<ckpt::CheckpointReader> reader;
+  assert_true(ckpt::CheckpointReader::OpenMemory(no_job.data(), no_job.size(), "small", &reader).ok());
+  assert_true(ckpt::IsNoJob(reader->origin().job));
+  assert_string_equal(reader->origin().name.c_str(), "model.ckpt-7");
+  assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
+  assert_true(reader->origin().job == options.job);
+  assert_string_equal(reader->origin().name.c_str(), "model.ckpt-7");
+  ckpt::Footer footer;
+  assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
+  // The record: 16 bytes of job, a u32 name size, the name, at the start of the index.
+  std::string record;
+  ckpt::AppendOrigin(reader->origin(), &record);
+  assert_int_equal(record.size(), ckpt::kJobIdBytes + 4 + std::strlen("model.ckpt-7"));
+  assert_int_equal(std::memcmp(file.data() + footer.index_offset, record.data(), record.size()), 0);
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < record.size(); ++i) positions.push_back(footer.index_offset + i);
+  AssertEveryBitFlipIsDetected(file, tensors, positions);
+}
+
 // The XXH3-64 of each of a chunk's planes, as version 5's raw checksum combines them.
 static uint64_t PlaneDigests(const Owned &t, uint64_t begin, const ckpt::Chunk &chunk) {
   const size_t element = static_cast<size_t>(chunk.plane_count), count = chunk.raw_size / element;
@@ -618,16 +673,16 @@ static uint64_t PlaneDigests(const Owned &t, uint64_t begin, const ckpt::Chunk &
   return ckpt::Xxh3(bytes, 8 * element);
 }
 
-// New files are version 5: every chunk checksum is XXH3-64; the raw checksum of an unfiltered chunk is
-// of its raw bytes, of a byte-plane chunk of its planes' digests (so a reader proves planes without
-// joining them); the stored checksum of the stored coded planes (zstd frames, Huffman- and tiered-coded
+// New files are version 6 (version 5's chunks and checksums, and an origin): every chunk checksum is XXH3-64; the raw
+// checksum of an unfiltered chunk is of its raw bytes, of a byte-plane chunk of its planes' digests (so a reader proves
+// planes without joining them); the stored checksum of the stored coded planes (zstd frames, Huffman- and tiered-coded
 // planes; the raw planes are covered by the raw checksum). Every bit flip is still detected — in coded
 // planes, in raw planes, anywhere.
-static void new_files_are_version_5_with_xxh3_checksums(void **state) {
+static void new_files_are_version_6_with_xxh3_checksums(void **state) {
   (void)state;
   std::vector<Owned> tensors = Version1Tensors();
   const std::vector<uint8_t> file = CheckpointBytes(tensors, 512);  // as data/v1.ckpt was written
-  assert_int_equal(VersionOf(file), 5);
+  assert_int_equal(VersionOf(file), 6);
   std::unique_ptr<ckpt::CheckpointReader> reader;
   assert_true(ckpt::CheckpointReader::OpenMemory(file.data(), file.size(), "small", &reader).ok());
   size_t chunks = 0, zstd_planes = 0;
@@ -657,7 +712,7 @@ static void new_files_are_version_5_with_xxh3_checksums(void **state) {
   assert_int_equal(zstd_planes, 35);  // weights 2, bias 1, zeros 32 (four planes a chunk): zstd or Huffman
   AssertEveryBitFlipIsDetected(file, tensors);
   // Versions this library does not read are refused, naming the version.
-  for (uint32_t version : {0u, 6u, 0x01000000u}) {
+  for (uint32_t version : {0u, 7u, 0x01000000u}) {
     std::vector<uint8_t> other = file;
     std::memcpy(other.data() + 8, &version, 4);
     const tw::Status status = ckpt::CheckpointReader::OpenMemory(other.data(), other.size(), "small", &reader);
@@ -756,12 +811,18 @@ static void ExpectCodecRefusedInVersion(ckpt::Codec codec, ckpt::TieredPlanes ti
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), "f", &footer).ok());
   std::vector<ckpt::TensorEntry> entries;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries).ok());
+  ckpt::Origin origin;
+  assert_true(
+      ckpt::ParseIndex(file.data() + footer.index_offset, footer, "f", &entries, ckpt::kFormatVersion, &origin).ok());
   assert_int_equal(entries[0].chunks[0].planes[1].codec, codec);
-  ckpt::Footer as_older = footer;  // the same index under the older version's seed
-  as_older.index_xxh64 =
-      ckpt::Xxh64(file.data() + footer.index_offset, footer.index_size, ckpt::IndexChecksumSeed(version));
-  const tw::Status status = ckpt::ParseIndex(file.data() + footer.index_offset, as_older, "f", &entries, version);
+  // The same index without its origin record (older versions have none), under the older version's seed.
+  std::string record;
+  ckpt::AppendOrigin(origin, &record);
+  const uint8_t *older_index = file.data() + footer.index_offset + record.size();
+  ckpt::Footer as_older = footer;
+  as_older.index_size -= record.size();
+  as_older.index_xxh64 = ckpt::Xxh64(older_index, as_older.index_size, ckpt::IndexChecksumSeed(version));
+  const tw::Status status = ckpt::ParseIndex(older_index, as_older, "f", &entries, version);
   assert_int_equal(status.code(), TW_DATA_LOSS);
   assert_non_null(std::strstr(status.message().c_str(), "bad plane 1"));
 }
@@ -930,7 +991,9 @@ int main(void) {
       cmocka_unit_test(version_2_files_still_load_and_verify),
       cmocka_unit_test(version_3_files_still_load_and_verify),
       cmocka_unit_test(version_4_files_still_load_and_verify),
-      cmocka_unit_test(new_files_are_version_5_with_xxh3_checksums),
+      cmocka_unit_test(version_5_files_still_load_and_verify),
+      cmocka_unit_test(new_files_are_version_6_with_xxh3_checksums),
+      cmocka_unit_test(the_origin_is_recorded_and_its_bit_flips_are_detected),
       cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
       cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
       cmocka_unit_test(tiered_planes_round_trip_and_every_bit_flip_is_detected),

@@ -49,13 +49,15 @@ void Craft(const std::string &path,
   ckpt::Footer footer;
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), path, &footer).ok());
   std::vector<ckpt::TensorEntry> tensors;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors).ok());
+  ckpt::Origin origin;
+  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors, ckpt::kFormatVersion, &origin)
+                  .ok());
   craft(&tensors, &file);
   for (ckpt::TensorEntry &t : tensors) {
     for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
   }
   std::string tail;
-  ckpt::AppendIndex(tensors, &tail);
+  ckpt::AppendIndex(origin, tensors, &tail);
   assert_int_equal(tail.size(), footer.index_size);  // same fields, same sizes
   footer.index_xxh64 = ckpt::Xxh64(tail.data(), tail.size(), ckpt::IndexChecksumSeed(ckpt::kFormatVersion));
   ckpt::AppendFooter(footer, &tail);

@@ -126,8 +126,14 @@ static void state_file_text_is_tfs_c5(void **state) {
   f.Save(2);
   const std::string newest = f.Save(3);
   assert_string_equal(newest.c_str(), f.Path("model.ckpt-3").c_str());
-  // Absolute prefix → absolute paths (C6); oldest → newest; TF2's timestamp fields after them.
-  const std::string expected = "model_checkpoint_path: \"" + f.Path("model.ckpt-3") + "\"\n" +
+  // The directory's job identity first, as a comment TF's parser skips (C19; the hidden job file holds
+  // the same); absolute prefix → absolute paths (C6); oldest → newest; TF2's timestamp fields after them.
+  std::ifstream job_file(f.Path(".trainwatch.job"));
+  std::string job;
+  assert_true(static_cast<bool>(std::getline(job_file, job)));
+  assert_int_equal(job.size(), 32);
+  const std::string expected = "# trainwatch-job: " + job + "\n" + "model_checkpoint_path: \"" +
+                               f.Path("model.ckpt-3") + "\"\n" +
                                "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-1") + "\"\n" +
                                "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-2") + "\"\n" +
                                "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-3") + "\"\n" +
@@ -472,7 +478,8 @@ static void deleted_and_replaced_checkpoints_are_gone_at_return(void **state) {
     const std::string name = e->d_name;
     if (name == "." || name == "..") continue;
     ++entries;
-    assert_true(name == "model.ckpt-4" || name == "fixed.ckpt" || name == "checkpoint" || name == ".trainwatch.lock");
+    assert_true(name == "model.ckpt-4" || name == "fixed.ckpt" || name == "checkpoint" || name == ".trainwatch.lock" ||
+                name == ".trainwatch.job");
   }
   closedir(d);
   assert_true(entries >= 2);

@@ -21,9 +21,12 @@ namespace {
 
 const char kFile[] = "/runs/a/model.ckpt-100";
 
-// 4 parts; "w" [8, 3] in four row slices, "b" [3] replicated in part 0, "s" a scalar in part 0.
+// 4 parts; "w" [8, 3] in four row slices, "b" [3] replicated in part 0, "s" a scalar in part 0; an
+// origin naming a job (C19), which every bit flip test below covers.
 ckpt::ShardIndex Example() {
   ckpt::ShardIndex index;
+  index.origin.job = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+  index.origin.name = "model.ckpt-100";
   for (uint32_t p = 0; p < 4; ++p) {
     index.parts.push_back({ckpt::PartFileName("model.ckpt-100", p, 4), 1000 + p, 0xABCD0000u + p});
   }
@@ -56,6 +59,8 @@ void RoundTrip(void **) {
   assert_true(ckpt::LooksLikeShardIndex(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   ckpt::ShardIndex parsed;
   assert_int_equal(Parse(bytes, &parsed).code(), TW_OK);
+  assert_true(parsed.origin.job == Example().origin.job);  // C19: the index's own origin
+  assert_string_equal(parsed.origin.name.c_str(), "model.ckpt-100");
   assert_int_equal(parsed.parts.size(), 4);
   assert_string_equal(parsed.parts[3].file.c_str(), "model.ckpt-100.part-00003-of-00004");
   assert_int_equal(parsed.parts[2].file_size, 1002);

@@ -1,14 +1,18 @@
-// Recycled checkpoint files (white-box, tf-semantics C15; spare_files.h): an evicted checkpoint's file
+// Recycled checkpoint files (white-box, tf-semantics C15; spare_files.h). By default an evicted
+// checkpoint's file is unlinked, as TF deletes it: an outside reader copying the newest checkpoint (no
+// lock) always gets one checkpoint's bytes. With SaverOptions::recycle_files (opt-in) the evicted file
 // becomes the directory's spare and the next save overwrites it in place (same inode, restored
-// bit-exact, truncated when shorter); what must keep its bytes is never recycled (a hard-linked
-// checkpoint, a file a reader maps); what is planted under the spare name is neither used, followed nor
-// blocked on; a reader never sees a file being recycled; the saver drops its spares when done; a save
-// killed while overwriting a spare corrupts nothing.
+// bit-exact, truncated when shorter, with the mode the umask gives a new file); what must keep its
+// bytes is never recycled (a hard-linked checkpoint, a file a reader maps); what is planted under the
+// spare name is neither used, followed nor blocked on, and another user's file there is never deleted;
+// a reader never sees a file being recycled; the saver drops its spares when done; a save killed while
+// overwriting a spare corrupts nothing.
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +30,7 @@
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/spare_files.h"
+#include "checkpoint/state_file.h"
 #include "scratch_dir.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
@@ -67,10 +72,12 @@ struct Fixture {
   Model model;
   std::unique_ptr<ckpt::Saver> saver;
 
-  Fixture() {
+  // Most tests here are of the opt-in: recycling.
+  explicit Fixture(bool recycle = true) {
     assert_int_equal(scratch_dir_create(&dir), 0);
     ckpt::SaverOptions options;
     options.max_to_keep = 1;
+    options.recycle_files = recycle;
     assert_true(ckpt::Saver::Create(model.refs(), options, &saver).ok());
   }
   ~Fixture() {
@@ -128,6 +135,39 @@ std::vector<std::string> Temporaries(const scratch_dir &dir) {
 
 // Run once by the next flock(LOCK_SH): what happens between a reader's open and its lock.
 std::function<void()> g_before_shared_lock;
+
+// What is left to read from `fd`, to its end.
+std::string ReadAll(int fd) {
+  std::string bytes;
+  char buffer[1 << 16];
+  ssize_t n;
+  while ((n = ::read(fd, buffer, sizeof(buffer))) > 0) bytes.append(buffer, static_cast<size_t>(n));
+  return bytes;
+}
+
+// An outside reader (cp, tar, rsync: a plain open and read(), no lock) copying the newest checkpoint
+// the state file lists, half of it before two more saves with max_to_keep=1 and the rest after. True
+// when every copy is the whole of the checkpoint it started reading, byte for byte.
+bool OutsideCopiesAreWhole(Fixture &f, int rounds) {
+  bool whole = true;
+  f.Save(0, 100);
+  for (int round = 1; round <= rounds; ++round) {
+    tw::checkpoint::CheckpointState listed;
+    assert_true(tw::checkpoint::LoadCheckpointState(f.dir.path, "checkpoint", &listed).ok());
+    const std::string newest = listed.model_checkpoint_path;
+    const std::string reference = Contents(newest);  // its bytes, right after its save
+    const int fd = ::open(newest.c_str(), O_RDONLY | O_CLOEXEC);
+    assert_true(fd >= 0);
+    std::string copy(reference.size() / 2, '\0');
+    assert_int_equal(::read(fd, &copy[0], copy.size()), static_cast<ssize_t>(copy.size()));
+    f.Save(2 * round - 1, static_cast<unsigned>(200 + round));  // evicts `newest`
+    f.Save(2 * round, static_cast<unsigned>(300 + round));      // recycled, it would be overwritten here
+    copy += ReadAll(fd);
+    ::close(fd);
+    whole = whole && copy == reference;
+  }
+  return whole;
+}
 
 }  // namespace
 
@@ -389,6 +429,95 @@ static void a_save_killed_while_overwriting_a_spare_corrupts_nothing_c15(void **
   assert_false(Exists(second));
 }
 
+// C15 by default: an evicted checkpoint's file is unlinked, never kept as a spare, and every save
+// writes a new file.
+static void by_default_an_evicted_file_is_unlinked_c15(void **state) {
+  (void)state;
+  Fixture f(/*recycle=*/false);
+  const std::string first = f.Save(1, 11);
+  const int held = ::open(first.c_str(), O_RDONLY | O_CLOEXEC);  // keeps its inode from being reused
+  assert_true(held >= 0);
+  const ino_t first_inode = Stat(first).st_ino;
+  f.Save(2, 22);
+  assert_false(Exists(first));
+  assert_false(Exists(f.Spare()));
+  const std::string third = f.Save(3, 33);
+  assert_int_not_equal(Stat(third).st_ino, first_inode);
+  assert_false(Exists(f.Spare()));
+  ::close(held);
+  f.ExpectRestores(third, 33);
+}
+
+// C15: an outside reader without trainwatch's lock copying the newest listed checkpoint while saves run
+// with max_to_keep=1 gets that checkpoint whole, as with TF or torch.save + os.remove: by default the
+// evicted file it reads is unlinked, never overwritten. Recycling, asked for, overwrites it in place
+// under the reader: the copy mixes two checkpoints (the risk TW_OPT_CHECKPOINT_RECYCLE_FILES states).
+static void an_outside_reader_copies_one_whole_checkpoint_c15(void **state) {
+  (void)state;
+  {
+    Fixture f(/*recycle=*/false);
+    assert_true(OutsideCopiesAreWhole(f, 4));
+  }
+  {
+    Fixture f(/*recycle=*/true);
+    assert_false(OutsideCopiesAreWhole(f, 4));
+  }
+}
+
+// C15: files the saver writes get the mode open(2) gives a new file under the umask (0666 & ~umask):
+// under umask 077 a new checkpoint, the state file and a recycled spare made under umask 022 are all
+// 0600 (the spare's mode is reset; it kept 0644 before).
+static void files_get_the_mode_of_the_umask_c15(void **state) {
+  (void)state;
+  for (bool recycle : {false, true}) {
+    Fixture f(recycle);
+    const mode_t previous = ::umask(022);
+    const std::string first = f.Save(1, 11);
+    assert_int_equal(Stat(first).st_mode & 0777, 0644);
+    const ino_t first_inode = Stat(first).st_ino;
+    const int held = ::open(first.c_str(), O_RDONLY | O_CLOEXEC);  // its inode number is not reused
+    assert_true(held >= 0);
+    f.Save(2, 22);
+    ::umask(077);
+    const std::string third = f.Save(3, 33);
+    assert_int_equal(Stat(third).st_ino == first_inode, recycle);  // recycled only when asked for
+    assert_int_equal(Stat(third).st_mode & 0777, 0600);
+    assert_int_equal(Stat(f.Path("checkpoint")).st_mode & 0777, 0600);
+    std::unique_ptr<ckpt::DurableFile> part;  // a part file is a durable file of its part index's slot
+    const std::string part_path = f.Path("model.ckpt-4.part-00000-of-00001");
+    assert_true(ckpt::DurableFile::Create(part_path, &part, recycle ? 0 : ckpt::kNoSpareSlot).ok());
+    assert_true(part->Append("part", 4).ok());
+    assert_true(part->Commit().ok());
+    assert_int_equal(Stat(part_path).st_mode & 0777, 0600);
+    ::umask(previous);
+    ::close(held);
+    f.ExpectRestores(third, 33);
+  }
+}
+
+// C15: a file of another user under a spare name is neither used nor deleted when the saver drops its
+// spares: it was never ours. (Needs root, to give the file away.)
+static void another_users_spare_is_never_deleted_c15(void **state) {
+  (void)state;
+  if (::geteuid() != 0) skip();
+  Fixture f;
+  {
+    std::ofstream out(f.Spare(), std::ios::binary);
+    out << std::string(1 << 20, 'y');
+  }
+  assert_int_equal(::chown(f.Spare().c_str(), 65534, 65534), 0);
+  const struct stat planted = Stat(f.Spare());
+  const std::string first = f.Save(1, 11);
+  assert_int_not_equal(Stat(first).st_ino, planted.st_ino);
+  f.Save(2, 22);
+  const std::string third = f.Save(3, 33);
+  assert_int_not_equal(Stat(third).st_ino, planted.st_ino);
+  f.saver.reset();  // releases the directory: drops the saver's spares
+  assert_true(Exists(f.Spare()));
+  assert_int_equal(Stat(f.Spare()).st_ino, planted.st_ino);
+  assert_true(Contents(f.Spare()) == std::string(1 << 20, 'y'));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(spare_names),
@@ -401,6 +530,10 @@ int main(void) {
       cmocka_unit_test(a_file_recycled_before_the_readers_lock_is_not_found_c15),
       cmocka_unit_test(the_saver_drops_its_spares_c15),
       cmocka_unit_test(a_save_killed_while_overwriting_a_spare_corrupts_nothing_c15),
+      cmocka_unit_test(by_default_an_evicted_file_is_unlinked_c15),
+      cmocka_unit_test(an_outside_reader_copies_one_whole_checkpoint_c15),
+      cmocka_unit_test(files_get_the_mode_of_the_umask_c15),
+      cmocka_unit_test(another_users_spare_is_never_deleted_c15),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

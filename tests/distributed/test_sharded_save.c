@@ -50,6 +50,7 @@ typedef struct job {
   int nan_run, finite_run; /* ... until run finite_run */
   int preempt_run;         /* > 0: rank 1 notes a preemption before this run */
   int zero_rows;           /* the ranks start with rows of 0 (what a restore must overwrite) */
+  int recycle;             /* TW_OPT_CHECKPOINT_RECYCLE_FILES (C15) */
   struct series *series;   /* series_rank's saves */
   rank_result results[kRanks];
 } job;
@@ -122,6 +123,7 @@ static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **
     s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
   }
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, j->max_to_keep);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_RECYCLE_FILES, j->recycle);
   if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
   if (s == TW_OK) s = tw_options_add_variable(opts, &b);
   if (s != TW_OK) {
@@ -692,14 +694,15 @@ static void recycle_rank(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
-/* C15 on a sharded job: the chief keeps each part of the checkpoint max_to_keep=1 evicts as the spare
- * of its part index, and rank p's next part overwrites spare p: step 3's part p is step 1's part p's
- * file, holding step 3's rows. The chief's saver drops the spares when destroyed. */
+/* C15 on a sharded job recycling files: the chief keeps each part of the checkpoint max_to_keep=1 evicts
+ * as the spare of its part index, and rank p's next part overwrites spare p: step 3's part p is step 1's
+ * part p's file, holding step 3's rows. The chief's saver drops the spares when destroyed. */
 static void parts_are_recycled_per_slot_c15(void **state) {
   (void)state;
   job j;
   make_job(&j, "recycle");
   j.max_to_keep = 1;
+  j.recycle = 1;
   assert_int_equal(pthread_barrier_init(&g_between_saves, NULL, kRanks), 0);
   assert_int_equal(thread_world_run(j.world, recycle_rank, &j), 0);
   pthread_barrier_destroy(&g_between_saves);

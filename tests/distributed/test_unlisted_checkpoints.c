@@ -108,6 +108,7 @@ typedef struct saver_settings {
   int64_t max_to_keep;
   double keep_hours; /* 0: the default */
   int64_t step;      /* run_killed's body saves this step */
+  int recycle;       /* tw_saver_set_recycle_files (C15) */
 } saver_settings;
 
 static tw_saver *make_saver(const saver_settings *s) {
@@ -123,6 +124,7 @@ static tw_saver *make_saver(const saver_settings *s) {
   vars[1].data = &g_step;
   tw_saver *saver = NULL;
   if (tw_saver_create(&saver, vars, 2) != TW_OK || tw_saver_set_max_to_keep(saver, s->max_to_keep) != TW_OK ||
+      tw_saver_set_recycle_files(saver, s->recycle) != TW_OK ||
       (s->keep_hours > 0 && tw_saver_set_keep_checkpoint_every_n_hours(saver, s->keep_hours) != TW_OK)) {
     fail_msg("saver: %s", tw_last_error_message());
   }
@@ -175,7 +177,8 @@ static tw_status recover_save(const char *dir, const saver_settings *s, int64_t 
   return saved;
 }
 
-/* The directory holds exactly these names, besides the lock file: nothing else is left over. */
+/* The directory holds exactly these names, besides the lock and job identity files (C19): nothing else
+ * is left over. */
 static void expect_only(const char *dir, const char *const *names, size_t count) {
   DIR *d = opendir(dir);
   assert_non_null(d);
@@ -183,7 +186,10 @@ static void expect_only(const char *dir, const char *const *names, size_t count)
   const struct dirent *entry;
   while ((entry = readdir(d)) != NULL) {
     const char *name = entry->d_name;
-    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".trainwatch.lock") == 0) continue;
+    if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strcmp(name, ".trainwatch.lock") == 0 ||
+        strcmp(name, ".trainwatch.job") == 0) {
+      continue;
+    }
     int expected = 0;
     for (size_t i = 0; i < count; ++i) expected = expected || strcmp(name, names[i]) == 0;
     if (!expected) fail_msg("unexpected file %s in %s", name, dir);
@@ -200,7 +206,7 @@ static void single_checkpoint_left_unlisted_goes_at_the_next_save(void **state) 
   (void)state;
   char dir[400], path[600], other[600];
   make_dir(dir, sizeof dir, "single");
-  saver_settings s = {5, 0, 3};
+  saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   ckpt(path, sizeof path, dir, "model.ckpt", 1);
   ckpt(other, sizeof other, dir, "best.ckpt", 7);
@@ -234,7 +240,7 @@ static void checkpoints_kept_for_good_stay(void **state) {
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "preserved");
-  saver_settings s = {1, 1e-12, 3};
+  saver_settings s = {1, 1e-12, 3, 0};
   save_steps(dir, &s, 1, 2); /* 1 is kept for good, unlisted */
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
   int64_t restored = 0;
@@ -260,10 +266,10 @@ static void a_checkpoint_kept_for_good_at_recovery_stays(void **state) {
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "trimmed");
-  saver_settings s = {3, 0, 4};
+  saver_settings s = {3, 0, 4, 0};
   save_steps(dir, &s, 1, 3);
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
-  const saver_settings lowered = {1, 1e-12, 0};
+  const saver_settings lowered = {1, 1e-12, 0, 0};
   assert_int_equal(recover_save(dir, &lowered, 5), TW_OK);
   for (int64_t step = 1; step <= 5; ++step) {
     ckpt(path, sizeof path, dir, "model.ckpt", step);
@@ -279,7 +285,7 @@ static void an_evicted_checkpoint_left_behind_goes_at_the_next_save(void **state
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "evicted");
-  saver_settings s = {2, 0, 3};
+  saver_settings s = {2, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:after:1", save_in_child, &s);
   ckpt(path, sizeof path, dir, "model.ckpt", 1);
@@ -301,7 +307,7 @@ static void a_file_the_saver_did_not_write_stays(void **state) {
   for (int k = 0; k < 3; ++k) {
     char dir[400], path[600];
     make_dir(dir, sizeof dir, kinds[k]);
-    saver_settings s = {5, 0, 3};
+    saver_settings s = {5, 0, 3, 0};
     save_steps(dir, &s, 1, 2);
     run_killed(dir, "rename:state:before:1", save_in_child, &s);
     ckpt(path, sizeof path, dir, "model.ckpt", 3);
@@ -336,7 +342,7 @@ static void the_checkpoint_restored_from_stays(void **state) {
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "restored");
-  saver_settings s = {5, 0, 3};
+  saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
   for (int64_t step = 1; step <= 2; ++step) { /* every listed checkpoint cut short */
@@ -359,7 +365,7 @@ static void a_listed_checkpoint_stays(void **state) {
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "listed");
-  saver_settings s = {5, 0, 3};
+  saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:after:1", save_in_child, &s);
   expect_latest(dir, 3);
@@ -463,7 +469,8 @@ static void expect_sharded_files(const char *dir, int64_t step, int present) {
   }
 }
 
-/* A process saving steps 1 and 2 with max_to_keep=1 (the file of step 1 becomes the spare, C15), then
+/* A process saving steps 1 and 2 with max_to_keep=1, recycling files (the file of step 1 becomes the
+ * spare, C15), then
  * step 3 with `point` armed: killed while it overwrites the spare. */
 typedef struct recycling_save {
   saver_settings settings;
@@ -498,7 +505,7 @@ static void a_save_killed_while_recycling_a_file_corrupts_nothing(void **state) 
   (void)state;
   char dir[400], path[600];
   make_dir(dir, sizeof dir, "recycle");
-  const recycling_save r = {{1, 0, 3}, "write:index:after:2"};
+  const recycling_save r = {{1, 0, 3, 1}, "write:index:after:2"};
   run_killed(dir, r.point, save_while_recycling, (void *)&r);
   snprintf(path, sizeof path, "%s/.tw-spare-0", dir);
   assert_false(exists(path)); /* taken as step 3's temporary file */

@@ -30,6 +30,7 @@ void WriteSeeds(const std::string &dir) {
   const std::vector<tw::TensorRef> tensors = {tw::TensorRef(a, "w"), tw::TensorRef(b, "b"), tw::TensorRef(c, "step")};
   ckpt::WriteOptions small_chunks;
   small_chunks.chunk_bytes = 256;
+  small_chunks.job = {0x5e, 0xed, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};  // an origin naming a job
   ckpt::WriteCheckpoint(dir + "/seed-chunked", tensors, small_chunks);
   ckpt::WriteCheckpoint(dir + "/seed-whole", tensors);
   // Exponent planes of 64 KiB, which the writer samples and tiered-codes (codec 3) or Huffman-codes

@@ -43,6 +43,7 @@ typedef struct model {
   float w[4];
   int calls;
   int nan_on_call;       /* the step turns w into NaN on this call (1-based; 0 = never) */
+  int nan_loss_on_call;  /* the step publishes a NaN loss on this call, w stays finite */
   tw_status fail_status; /* returned on fail_on_call */
   int fail_on_call;
   float loss;
@@ -54,7 +55,7 @@ static tw_status train_step(void *u, tw_step_context *ctx) {
   m->calls++;
   for (int i = 0; i < 4; ++i) m->w[i] += 1.0f;
   if (m->nan_on_call == m->calls) m->w[1] = NAN;
-  m->loss = m->w[0] + m->w[1];
+  m->loss = m->nan_loss_on_call == m->calls ? NAN : m->w[0] + m->w[1];
   loss.name = "loss";
   loss.dtype = TW_FLOAT32;
   loss.data = &m->loss;
@@ -400,6 +401,63 @@ static void nan_rollback_restores_and_continues(void **state) {
   tw_options_destroy(opts);
 }
 
+/* B48: the NaN is in the loss only, on a save step. CheckpointSaverHook's after_run runs first and
+ * saves the state after that run (its variables are finite); the rollback must not land there but on
+ * the checkpoint before, and the bad one is neither listed nor left on disk. */
+static void check_rollback_skips_the_diverged_runs_save(int async, int64_t max_to_keep) {
+  model m;
+  int64_t step = -1;
+  char latest[512], expected[512];
+  const char *watch[] = {"loss"};
+  tw_hook *guard = NULL;
+  memset(&m, 0, sizeof(m));
+  m.nan_loss_on_call = 4; /* the run from step 3: it ends at step 4, a save step */
+  tw_options *opts = options_for(&m, async, 2);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, max_to_keep), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_NAN_ACTION, TW_NAN_ACTION_ROLLBACK), TW_OK);
+  assert_int_equal(tw_nan_tensor_hook_create_with_options(&guard, watch, 1, opts, NULL, NULL, NULL), TW_OK);
+  tw_set_log_level(TW_LOG_ERROR);
+  tw_session *s = open_session(opts, NULL, guard); /* the CheckpointSaverHook first, as in TF */
+  run_n(s, &m, 2);                                 /* model.ckpt-2 holds w = 2 */
+  float saved[4];
+  memcpy(saved, m.w, sizeof saved);
+  run_n(s, &m, 2); /* NaN loss at step 4, saved first, then rolled back */
+  tw_set_log_level(TW_LOG_INFO);
+  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
+  assert_int_equal(step, 2);
+  assert_memory_equal(m.w, saved, sizeof saved);
+  assert_false(exists("model.ckpt-4"));
+  if (max_to_keep > 0) {
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_dir), TW_OK);
+    snprintf(expected, sizeof expected, "%s/model.ckpt-2", g_dir);
+    assert_string_equal(latest, expected);
+  } else { /* the state file named only the diverged save: it went with it */
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_dir), TW_NOT_FOUND);
+  }
+  run_n(s, &m, 4); /* training goes on from step 2; its timer fired at step 4 already (B22): next at 6 */
+  assert_true(m.w[0] == 6.0f);
+  assert_int_equal(tw_session_close(s), TW_OK); /* an async write finished */
+  assert_true(exists("model.ckpt-6"));
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  tw_options_destroy(opts);
+}
+
+static void B48_rollback_skips_the_diverged_runs_save_sync(void **state) {
+  (void)state;
+  check_rollback_skips_the_diverged_runs_save(0, 5);
+}
+
+static void B48_rollback_skips_the_diverged_runs_save_async(void **state) {
+  (void)state;
+  check_rollback_skips_the_diverged_runs_save(1, 5);
+}
+
+/* C9: nothing tracked, the state file names only the newest save: the diverged one. */
+static void B48_rollback_skips_the_diverged_runs_save_untracked(void **state) {
+  (void)state;
+  check_rollback_skips_the_diverged_runs_save(0, 0);
+}
+
 static void nan_rollback_is_bounded(void **state) {
   (void)state;
   model m;
@@ -501,6 +559,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(corrupt_latest_falls_back_to_the_previous, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(retention_follows_max_to_keep, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(nan_rollback_restores_and_continues, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(B48_rollback_skips_the_diverged_runs_save_sync, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(B48_rollback_skips_the_diverged_runs_save_async, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(B48_rollback_skips_the_diverged_runs_save_untracked, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(nan_rollback_is_bounded, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(background_failure_surfaces, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(B18_bad_arguments, setup_dir, remove_dir),

@@ -46,6 +46,7 @@ class Model:
     def __init__(self):
         self.w = np.zeros(4, np.float32)
         self.nan_at = None
+        self.nan_loss_at = None  # the loss alone is NaN once at this step; w stays finite
         self.abort_at = None
         self.kill_at = None
         self.signal_at = None
@@ -62,6 +63,9 @@ class Model:
             os.kill(os.getpid(), signal.SIGTERM)
         self.w += 1
         loss = np.float32(self.w.sum())
+        if step == self.nan_loss_at:  # a NaN loss whose weights are still finite (what a save writes)
+            self.nan_loss_at = None
+            loss = np.float32("nan")
         if step == self.nan_at:  # a divergence: this rank's weights are ruined too
             self.nan_at = None
             self.w[:] = np.nan
@@ -123,6 +127,13 @@ def scenario_nan_rollback(collective, rank, workdir, report):
     model = Model()
     if rank == 2:
         model.nan_at = 6  # the run from step 6 ends at 7, between checkpoints (every 2 steps)
+    train(collective, workdir, report, hooks=[tw.NanTensorHook("loss", action="rollback")], model=model)
+
+
+def scenario_nan_loss_on_save(collective, rank, workdir, report):
+    model = Model()
+    if rank == 2:
+        model.nan_loss_at = 5  # the run from step 5 ends at 6, a save step: the chief saves that run first
     train(collective, workdir, report, hooks=[tw.NanTensorHook("loss", action="rollback")], model=model)
 
 

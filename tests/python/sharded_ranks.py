@@ -6,11 +6,14 @@ float64 and float16, torch bfloat16 and float32 — as tw.Shard variables, next 
 global_tensors() builds the global values identically in every rank and in the test, so the test
 compares checkpoints bit for bit against them.
 """
+import logging
 import sys
+import time
 
 import numpy as np
 
 import trainwatch as tw
+from trainwatch import distributed
 from distributed_ranks import TIMEOUT_SECS, main
 
 ROWS = 8
@@ -175,6 +178,51 @@ def scenario_fallback(collective, rank, workdir, report):
                                      collective=collective, collective_timeout_secs=TIMEOUT_SECS) as sess:
         report["global_step"] = int(sess.run("global_step"))
         report["restored"] = bits_of(variables)
+
+
+FAILING_TIMEOUT_SECS = 3.0  # scenario_save_collective_raises: one timeout, well under the job's limit
+
+
+class RaisingInSave:
+    """Rank 1's collective: its `fail_at`-th vote on a checkpoint's parts (a SUM of 3 int64 per rank)
+    raises, as a bug in the user's engine would, without meeting the other ranks."""
+
+    def __init__(self, inner, fail_at):
+        self._inner, self._votes, self._fail_at = inner, 0, fail_at
+        self.rank, self.world_size = inner.rank, inner.world_size
+
+    def allreduce_int64(self, values, op, timeout):
+        if op == distributed.SUM and len(values) == 3 * self.world_size:
+            self._votes += 1
+            if self._votes == self._fail_at:
+                raise ValueError("injected failure of the collective inside a save")
+        self._inner.allreduce_int64(values, op, timeout)
+
+    def broadcast(self, data, root, timeout):
+        self._inner.broadcast(data, root, timeout)
+
+    def barrier(self, timeout):
+        self._inner.barrier(timeout)
+
+
+def scenario_save_collective_raises(collective, rank, workdir, report):
+    """Sharded saves every step; rank 1's collective raises in the save after the first run (its second:
+    the first is the save at creation). Every rank must fail in that save (D9), none by a signal."""
+    if rank == 1:
+        collective = RaisingInSave(collective, fail_at=2)
+    # The library's ERROR lines: the raising rank's own exception reaches it unchanged, the log says where.
+    report["logged"] = []
+    handler = logging.Handler(logging.ERROR)
+    handler.emit = lambda record: report["logged"].append(record.getMessage())
+    logging.getLogger("trainwatch").addHandler(handler)
+    variables = shards(rank, collective.world_size)
+    step_fn = train_step({n: v for n, v in variables.items() if isinstance(v, tw.Shard)})
+    with tw.MonitoredTrainingSession(checkpoint_dir=str(workdir / "ckpt"), variables=variables,
+                                     save_checkpoint_steps=1, save_summaries_steps=None, log_step_count_steps=None,
+                                     collective=collective, collective_timeout_secs=FAILING_TIMEOUT_SECS) as sess:
+        report["running"] = time.monotonic()
+        for _ in range(3):
+            sess.run(step_fn)
 
 
 if __name__ == "__main__":

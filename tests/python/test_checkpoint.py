@@ -1,5 +1,7 @@
 """Saver, checkpoint functions, Scaffold init_fn, session creators and listeners (S5, S7, S13, B17–B24, C*)."""
+import hashlib
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -29,10 +31,11 @@ def test_saver_accepts_tf_style_session_argument(tmp_path):
 
 
 def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
-    """max_to_keep=1: the third save overwrites the first one's file (its inode) and restores exactly; a
-    user's hard link to a checkpoint keeps its bytes; the saver's spare goes with the saver."""
+    """recycle_files=True, max_to_keep=1: the third save overwrites the first one's file (its inode) and
+    restores exactly; a user's hard link to a checkpoint keeps its bytes; the saver's spare goes with
+    the saver."""
     w = np.zeros(4096, np.float32)
-    saver = tw.Saver({"w": w}, max_to_keep=1)
+    saver = tw.Saver({"w": w}, max_to_keep=1, recycle_files=True)
     prefix = str(tmp_path / "model.ckpt")
     spare = tmp_path / ".tw-spare-0"
     w[:] = 1
@@ -56,7 +59,96 @@ def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
     assert spare.exists()  # the third's file
     del saver
     assert not spare.exists()
-    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.job", ".trainwatch.lock", "checkpoint", "model.ckpt-4", "my-copy"]
+
+
+def test_evicted_checkpoint_files_are_deleted_by_default_C15(tmp_path):
+    """By default an evicted checkpoint's file is unlinked, as TF deletes it: no spare is ever kept."""
+    w = np.zeros(4096, np.float32)
+    saver = tw.Saver({"w": w}, max_to_keep=1)
+    for step in range(1, 5):
+        w[:] = step
+        saver.save(str(tmp_path / "model.ckpt"), global_step=step)
+        assert not (tmp_path / ".tw-spare-0").exists()
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4"]
+
+
+def _copy_newest(checkpoint_dir, chunk=4096):
+    """What cp does: the newest listed checkpoint's bytes by plain reads, no lock; None when it is gone."""
+    newest = tw.latest_checkpoint(str(checkpoint_dir))
+    try:
+        with open(newest, "rb") as f:
+            return b"".join(iter(lambda: f.read(chunk), b""))
+    except (FileNotFoundError, TypeError):
+        return None
+
+
+def test_an_outside_reader_copies_one_whole_checkpoint_C15(tmp_path):
+    """A program copying the newest listed checkpoint in a loop without trainwatch's lock (cp, tar, rsync)
+    while saves run with max_to_keep=1 gets, every time, the bytes of one checkpoint that was written
+    (checked by the checksum of the whole file, recorded right after each save), as with TF or
+    torch.save + os.remove. A copy that spans two more saves (half read before them) is whole too; with
+    recycle_files=True that same copy mixes two checkpoints: the risk the option documents."""
+    rng = np.random.default_rng(5)
+    w = np.zeros(1 << 16, np.float32)
+    saver = tw.Saver({"w": w}, max_to_keep=1)
+    prefix = str(tmp_path / "model.ckpt")
+    written, copies, stop = set(), [], threading.Event()
+
+    def save(step):
+        w[:] = rng.standard_normal(w.size).astype(np.float32)
+        path = saver.save(prefix, global_step=step)
+        with open(path, "rb") as f:
+            written.add(hashlib.sha256(f.read()).hexdigest())
+
+    def copy_in_a_loop():
+        for _ in range(2000):  # bounded, whatever the saves do
+            if stop.is_set():
+                return
+            copy = _copy_newest(tmp_path)
+            if copy is not None:
+                copies.append(hashlib.sha256(copy).hexdigest())
+
+    save(0)
+    reader = threading.Thread(target=copy_in_a_loop)
+    reader.start()
+    for step in range(1, 41):
+        save(step)
+    stop.set()
+    reader.join()
+    assert copies and all(copy in written for copy in copies)
+
+    def half_then_rest(saver, first_step):
+        """Reads half of the newest checkpoint, lets two saves run, reads the rest: whether it is whole."""
+        newest = tw.latest_checkpoint(str(tmp_path))
+        with open(newest, "rb") as f:
+            reference = f.read()
+        with open(newest, "rb") as f:
+            head = f.read(len(reference) // 2)
+            for step in (first_step, first_step + 1):
+                w[:] = rng.standard_normal(w.size).astype(np.float32)
+                saver.save(prefix, global_step=step)
+            return head + f.read() == reference
+
+    assert all(half_then_rest(saver, 100 + 2 * i) for i in range(3))
+    del saver
+    recycling = tw.Saver({"w": w}, max_to_keep=1, recycle_files=True)
+    recycling.save(prefix, global_step=200)
+    assert not all(half_then_rest(recycling, 300 + 2 * i) for i in range(3))
+
+
+@pytest.mark.parametrize("recycle", [False, True])
+def test_monitored_training_session_recycles_only_when_asked_C15(tmp_path, recycle):
+    """MonitoredTrainingSession(recycle_checkpoint_files=...) reaches the session's saver: with
+    max_to_keep=1 and a synchronous save every step, a spare exists after a few steps only when asked for."""
+    w = np.zeros(4096, np.float32)
+    hook = tw.CheckpointSaverHook(str(tmp_path), save_steps=1, async_checkpoint=False)
+    with tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables={"w": w}, max_to_keep=1,
+                                     save_checkpoint_secs=None, save_checkpoint_steps=None, save_summaries_steps=None,
+                                     log_step_count_steps=None, hooks=[hook], recycle_checkpoint_files=recycle) as sess:
+        for _ in range(4):
+            sess.run(lambda ctx: np.add(w, 1, out=w))
+        assert (tmp_path / ".tw-spare-0").exists() == recycle
 
 
 def test_latest_checkpoint_is_none_without_a_state_file(tmp_path):

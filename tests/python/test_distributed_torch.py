@@ -13,7 +13,7 @@ torch_distributed = pytest.importorskip("torch.distributed")
 if not torch_distributed.is_available():
     pytest.skip("torch has no distributed support", allow_module_level=True)
 
-HEALTHY = ["stop", "nan_fail", "nan_rollback", "abort", "sigterm", "mismatch"]
+HEALTHY = ["stop", "nan_fail", "nan_rollback", "nan_loss_on_save", "abort", "sigterm", "mismatch"]
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +49,19 @@ def test_nan_on_rank_2_rolls_every_rank_back_to_the_same_step_D7(healthy):
         # Rank 2's weights went NaN in the run from step 6; checkpoints every 2 steps: every rank back to 6.
         assert report["steps"] == [1, 2, 3, 4, 5, 6, 7, 7, 8, 9, 10, 11, 12]
         assert report["w"] == [12.0] * 4  # rank 2 too: it took the chief's checkpoint, not its NaNs
+
+
+def test_a_rollback_never_lands_on_the_checkpoint_of_the_nan_run_D7_B48(healthy):
+    workdir, reports = healthy[0], healthy[1]["nan_loss_on_save"]
+    for report in reports.values():
+        assert report["error"] is None, report["traceback"]
+        # Rank 2's loss was NaN in the run from step 5, which the chief's hook saved as model.ckpt-6
+        # first: every rank goes back to model.ckpt-4, the newest checkpoint written before that run.
+        assert report["steps"] == [1, 2, 3, 4, 5, 6, 5, 6, 7, 8, 9, 10, 11, 12]
+        assert report["w"] == [12.0] * 4
+    latest = tw.latest_checkpoint(workdir / "nan_loss_on_save" / "ckpt")
+    assert checkpoint_step(latest) == 12
+    assert tw.load_variable(latest, "w").tolist() == [12.0] * 4
 
 
 def test_aborted_on_one_rank_recovers_every_rank_to_the_same_step_D8(healthy):

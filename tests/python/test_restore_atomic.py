@@ -63,10 +63,13 @@ def test_xxh64_matches_the_reference_vectors():
     assert xxh64(b"abc") == 0x44BC2CF5AD770999
 
 
-def _chunks(index):
+def _chunks(index, version):
     """Every chunk of the index: {tensor, at (offset of its entry in the index), offset, planes}."""
-    count, = struct.unpack_from("<I", index, 0)
-    p, found = 4, []
+    p = 0
+    if version >= 6:  # the origin record first: a 16-byte job identity, the file's name
+        p = 20 + struct.unpack_from("<I", index, 16)[0]
+    count, = struct.unpack_from("<I", index, p)
+    p, found = p + 4, []
     for _ in range(count):
         size, = struct.unpack_from("<I", index, p)
         name = index[p + 4:p + 4 + size].decode()
@@ -90,12 +93,13 @@ def _craft(path, change):
     reader checks before decoding: that chunk's stored XXH64 and the index's."""
     data = bytearray(open(path, "rb").read())
     index_offset, index_size = struct.unpack_from("<QQ", data, len(data) - 32)
-    chunk = [c for c in _chunks(bytes(data[index_offset:index_offset + index_size])) if c["tensor"] == "b"][-1]
+    version, = struct.unpack_from("<I", data, 8)  # from version 3 on, the index checksum's seed
+    chunk = [c for c in _chunks(bytes(data[index_offset:index_offset + index_size]), version)
+             if c["tensor"] == "b"][-1]
     chunk["at"] += index_offset
     change(data, chunk)
     stored = sum(size for _, size in chunk["planes"])
     struct.pack_into("<Q", data, chunk["at"] + 24, xxh64(bytes(data[chunk["offset"]:chunk["offset"] + stored])))
-    version, = struct.unpack_from("<I", data, 8)  # from version 3 on, the index checksum's seed
     struct.pack_into("<Q", data, len(data) - 16,
                      xxh64(bytes(data[index_offset:index_offset + index_size]), version if version >= 3 else 0))
     open(path, "wb").write(data)

@@ -18,8 +18,8 @@ import trainwatch as tw
 from trainwatch import distributed
 
 from distributed_world import run_gloo
-from sharded_ranks import (BIAS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, box_of, global_tensors,
-                           grid_box, rows_of, to_bits, zeroed)
+from sharded_ranks import (BIAS, FAILING_TIMEOUT_SECS, SOURCES, SPECS, TRAIN_STEPS, as_library_tensor, bits_of, box_of,
+                           global_tensors, grid_box, rows_of, to_bits, zeroed)
 
 torch = pytest.importorskip("torch")
 torch_distributed = pytest.importorskip("torch.distributed")
@@ -341,3 +341,22 @@ def test_a_shard_that_does_not_fit_is_refused_naming_it_and_left_untouched(saved
     with pytest.raises(tw.InvalidArgumentError, match=r"'w32' is a shard of float32\[16,3\]"):
         tw.Saver(variables).restore(path)
     assert bits_of(variables) == before  # all or nothing
+
+
+def test_a_collective_that_raises_in_a_sharded_save_fails_every_rank_in_that_save_D9(tmp_path):
+    """Rank 1's collective raises inside a sharded save. It must make no further call (no end-of-run vote
+    that would meet rank 0 still inside the save's allreduce — Gloo aborts a process on such a mismatch);
+    run_gloo checks every rank exited with 0, not by a signal. Both fail naming the save, within one
+    timeout of the run (two would mean a rank waited again in a vote)."""
+    reports = run_gloo(["save_collective_raises"], tmp_path, world_size=2, script=SCRIPT)["save_collective_raises"]
+    # The raising rank gets its own exception back unchanged; the library's log names the save it ended.
+    assert reports[1]["error"] == "ValueError", reports[1]
+    assert "injected failure of the collective inside a save" in reports[1]["message"]
+    assert reports[0]["error"] in ("UnavailableError", "DeadlineExceededError"), reports[0]
+    for rank, report in reports.items():
+        failed = [line for line in report["logged"] if line.startswith("Run failed")]
+        assert len(failed) == 1, (rank, report["logged"])
+        for text in failed + ([report["message"]] if rank == 0 else []):
+            assert "voting on the parts of checkpoint" in text, (rank, text)
+            assert "at the end of run" not in text, (rank, text)
+        assert report["ended"] - report["running"] < 1.8 * FAILING_TIMEOUT_SECS, (rank, report["message"])

@@ -24,6 +24,7 @@ public enum Option {
   StepCountEveryNSteps = 20,
   DeferredCheckpointListeners = 21,
   CatchPreemptionSignals = 22,
+  CheckpointRecycleFiles = 23,
   NanAction = 100,
   NanDetectInf = 101,
   NanEveryNSteps = 102,

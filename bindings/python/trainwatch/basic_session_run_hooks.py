@@ -233,8 +233,9 @@ class NanTensorHook(NativeHook):
     with ``fail_on_nan_loss=False`` (B31–B34).
 
     trainwatch's additions (keyword-only) turn it into the full guard: ``watch`` more names or glob
-    patterns ("grad/*"), ``action`` "fail", "stop", "rollback" (restore the newest good checkpoint and
-    go on, at most ``max_rollbacks`` times) or "callback" (``on_nan(session, event)`` decides; raise
+    patterns ("grad/*"), ``action`` "fail", "stop", "rollback" (restore the newest good checkpoint
+    written before the run that saw the NaN — one saved in that run is deleted first — and go on, at
+    most ``max_rollbacks`` times) or "callback" (``on_nan(session, event)`` decides; raise
     to fail), ``detect_inf`` (default True with any addition; TF sees only NaN), ``every_n_steps``.
     Messages name the tensor, the step, the NaN/±Inf counts and the first bad index."""
 

@@ -46,10 +46,16 @@ class Saver:
     does, so that every rank falls back to the same older checkpoint together. With a collective every
     rank builds its Saver at the same point: when one rank's variables fail to register (a Shard outside
     its global shape, a non-contiguous tensor), every rank's Saver raises at once — that rank its own
-    exception, the others an error naming it and its reason (D1)."""
+    exception, the others an error naming it and its reason (D1).
+
+    A checkpoint evicted by ``max_to_keep`` is deleted, as TF deletes it. ``recycle_files=True``
+    (C15) keeps its file as a hidden spare that a later save overwrites in place instead, which saves
+    creating and freeing a file per save; the risk: a program still reading the evicted checkpoint
+    without trainwatch's lock (cp, tar, rsync, a backup agent) then gets bytes of two checkpoints. A
+    Scaffold's saver passes it on to the session."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
-                 collective=None, collective_timeout_secs=600.0, is_chief=None):
+                 collective=None, collective_timeout_secs=600.0, is_chief=None, recycle_files=False):
         if not isinstance(variables, dict):
             raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.variables = dict(variables)
@@ -81,8 +87,10 @@ class Saver:
         self._saver.set_max_to_keep(max_to_keep)
         self._saver.set_keep_checkpoint_every_n_hours(keep_checkpoint_every_n_hours)
         self._saver.set_pad_step_number(pad_step_number)
+        self._saver.set_recycle_files(bool(recycle_files))
         self.max_to_keep = max_to_keep
         self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self.recycle_files = bool(recycle_files)
 
     def save(self, *args, global_step=None):
         """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""

@@ -64,8 +64,9 @@ class _SessionCreator:
         self.scaffold = scaffold or Scaffold()
         self._is_chief = is_chief
         saver = self.scaffold.saver
-        # Checkpoint retention (max_to_keep, keep_checkpoint_every_n_hours): the saver's, else TF's default.
-        self.retention = (saver.max_to_keep, saver.keep_checkpoint_every_n_hours) if saver else None
+        # Checkpoint retention (max_to_keep, keep_checkpoint_every_n_hours, recycle_files): the saver's,
+        # else the defaults.
+        self.retention = (saver.max_to_keep, saver.keep_checkpoint_every_n_hours, saver.recycle_files) if saver else None
 
     def _options(self, owner):
         """Native options for ``owner``'s session; what they borrow is kept alive by ``owner``."""
@@ -79,6 +80,7 @@ class _SessionCreator:
         if self.retention is not None:
             options.set_int64(native.TW_OPT_MAX_TO_KEEP, self.retention[0])
             options.set_double(native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, self.retention[1])
+            options.set_int64(native.TW_OPT_CHECKPOINT_RECYCLE_FILES, int(self.retention[2]))
         init_fn = self._init_fn()
         if init_fn is not None:
             adapter = _InitFunction(init_fn, self.scaffold)
@@ -394,7 +396,8 @@ class MonitoredTrainingSession(MonitoredSession):
     of a sharded tensor; with a collective every rank then saves its part) are what checkpoints hold; retention is
     ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief holds ``checkpoint_dir``'s lock until
     it is closed: a second chief of the same directory (another process or session) raises
-    ``FailedPreconditionError`` at creation. A damaged or missing state file is repaired from the
+    ``FailedPreconditionError`` at creation. ``recycle_checkpoint_files`` is Saver's ``recycle_files``
+    (off by default; see its risk there). A damaged or missing state file is repaired from the
     checkpoints found in the directory; it never makes the chief start over.
 
     With a ``collective`` (trainwatch.distributed; the other distributed arguments as MonitoredSession's),
@@ -409,7 +412,7 @@ class MonitoredTrainingSession(MonitoredSession):
                  max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
                  variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, collective=None,
                  collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
-                 catch_preemption_signals=False):
+                 catch_preemption_signals=False, recycle_checkpoint_files=False):
         del master, config, stop_grace_period_secs, save_graph_def
         if is_chief is USE_DEFAULT:
             is_chief = collective is None or _rank_of(collective) == 0
@@ -421,7 +424,7 @@ class MonitoredTrainingSession(MonitoredSession):
             creator = ChiefSessionCreator(scaffold, checkpoint_dir=checkpoint_dir)
         else:
             creator = WorkerSessionCreator(scaffold, max_wait_secs=max_wait_secs)
-        retention = creator.retention or (max_to_keep, keep_checkpoint_every_n_hours)
+        retention = creator.retention or (max_to_keep, keep_checkpoint_every_n_hours, recycle_checkpoint_files)
         arguments = {
             native.TW_OPT_SUMMARY_DIR: USE_DEFAULT if summary_dir is None else str(summary_dir),
             native.TW_OPT_CHECKPOINT_EVERY_N_SECS: save_checkpoint_secs,
@@ -432,6 +435,7 @@ class MonitoredTrainingSession(MonitoredSession):
             native.TW_OPT_MAX_WAIT_SECS: -1.0 if max_wait_secs is None else max_wait_secs,
             native.TW_OPT_MAX_TO_KEEP: retention[0],
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
+            native.TW_OPT_CHECKPOINT_RECYCLE_FILES: int(bool(retention[2])),
         }
         if collective is not None and not is_chief and checkpoint_dir is not None:
             # D2: a worker restores the checkpoint the chief names from its own mount of the directory.

@@ -84,4 +84,5 @@ class MonitoredTrainingSession(MonitoredSession):
                  variables: Optional[Mapping[str, Any]] = ..., max_to_keep: int = ...,
                  keep_checkpoint_every_n_hours: float = ..., collective: Optional[Collective] = ...,
                  collective_timeout_secs: Optional[float] = ..., vote_every_n_runs: int = ...,
-                 restore_via_broadcast: bool = ..., catch_preemption_signals: bool = ...) -> None: ...
+                 restore_via_broadcast: bool = ..., catch_preemption_signals: bool = ...,
+                 recycle_checkpoint_files: bool = ...) -> None: ...
