@@ -374,7 +374,7 @@ class _TrainingSessionCreator(_SessionCreator):
                 continue
             if value is None:
                 options.set_none(key)
-            elif isinstance(value, str):
+            elif isinstance(value, (str, bytes)):  # bytes: a path, _paths.encode
                 options.set_string(key, value)
             elif key in _DOUBLE_OPTIONS:
                 options.set_double(key, float(value))
