@@ -415,10 +415,13 @@ Status Saver::FinishRestore(const RestorePlan &plan) {
   return Status();
 }
 
-std::vector<std::string> Saver::ListedCandidates(const std::string &dir) {
+Status Saver::ListedCandidates(const std::string &dir, std::vector<std::string> *out) {
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir, options_.latest_filename, &state);
-  std::vector<std::string> candidates;
+  // A state file that could not be read for lack of memory or descriptors is not damaged (C16).
+  if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
+  std::vector<std::string> &candidates = *out;
+  candidates.clear();
   if (loaded.ok()) {
     candidates.push_back(state.model_checkpoint_path);
     for (auto it = state.all_model_checkpoint_paths.rbegin(); it != state.all_model_checkpoint_paths.rend(); ++it) {
@@ -428,11 +431,11 @@ std::vector<std::string> Saver::ListedCandidates(const std::string &dir) {
     Log(TW_LOG_WARNING, "Checkpoint state file %s is damaged (%s): looking for checkpoints by name",
         JoinPath(dir, options_.latest_filename).c_str(), loaded.message().c_str());
   }
-  return candidates;
+  return Status();
 }
 
 Status Saver::RestoreCandidates(const std::string &dir, std::vector<std::string> *candidates, size_t *listed) {
-  *candidates = ListedCandidates(dir);
+  TW_RETURN_IF_ERROR(ListedCandidates(dir, candidates));
   *listed = candidates->size();
   std::vector<FoundCheckpoint> found;
   TW_RETURN_IF_ERROR(ScanOwnCheckpoints(dir, &found));
@@ -446,7 +449,8 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
                                 std::vector<std::string> *missing) {
   path->clear();
   const std::string state_path = JoinPath(dir, options_.latest_filename);
-  std::vector<std::string> candidates = ListedCandidates(dir);
+  std::vector<std::string> candidates;
+  TW_RETURN_IF_ERROR(ListedCandidates(dir, &candidates));
   // The state file is a hint: after its entries come the saver's own checkpoints found in the
   // directory by name, newest step first (scanned only when needed), so a lost or damaged state file
   // never costs a checkpoint.
@@ -513,6 +517,8 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   }
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
+  // Not a damaged state file to rebuild from the directory: no memory or descriptor to read it (C16).
+  if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
   std::vector<Kept> kept;
   // A save cut short after its state file listed its checkpoint: the note goes before a trim below
   // could preserve (unlist) that checkpoint, which the note would otherwise doom at the next save.

@@ -136,7 +136,8 @@ class Saver {
   // restore with that status, the message naming the checkpoint: TW_RESOURCE_EXHAUSTED (out of
   // memory, the file cannot be mapped under RLIMIT_AS, no descriptor left), TW_IO,
   // TW_PERMISSION_DENIED, TW_INTERNAL — a restore that could not read a checkpoint never counts it
-  // as damaged, so the caller never starts over on top of it.
+  // as damaged, so the caller never starts over on top of it; nor does a state file that could not be
+  // read for lack of memory or descriptors count as damaged (TW_RESOURCE_EXHAUSTED).
   // Variables named in `optional` may be absent from a checkpoint: they are left as they are and
   // listed in *missing (a standalone Saver's checkpoint has no global_step). *path receives the
   // checkpoint restored, or the one that ended the restore (else it is left empty). Errors:
@@ -210,8 +211,9 @@ class Saver {
                      const std::vector<std::string> &optional, std::vector<std::string> *missing,
                      RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan);
   // The state file's entries, newest first (RestoreNewestGood's first candidates); a damaged state
-  // file is logged and lists none.
-  std::vector<std::string> ListedCandidates(const std::string &dir);
+  // file is logged and lists none. TW_RESOURCE_EXHAUSTED when it could not be read for lack of memory
+  // or descriptors (C16).
+  Status ListedCandidates(const std::string &dir, std::vector<std::string> *out);
   // Saves by shard: a collective and shards (WriteSnapshot's condition). Restores read a shard's box
   // with a collective or without.
   bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }
