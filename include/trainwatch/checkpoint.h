@@ -142,7 +142,7 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const 
  * nothing intact — the checkpoints found in `dir` by name ("<prefix>-<step>" regular files with a
  * trainwatch header), newest step first. A corrupt, truncated, missing or non-regular one (directory,
  * FIFO, device, a name too long) is skipped with a WARNING naming it, and the next one is tried; a
- * failure that proves nothing about the file ends the call (docs/tf-semantics.md C17).
+ * failure that proves nothing about the file ends the call (docs/tf-semantics.md C20).
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
  * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does
  * not match), TW_NOT_FOUND (no checkpoint listed or found, or only missing ones), TW_DATA_LOSS (every

@@ -1,5 +1,5 @@
 // Why a checkpoint could not be restored, and what a restore that tries several (the newest intact
-// one, tf-semantics C17) may do about it. Only proof that the file is unusable lets a restore skip a
+// one, tf-semantics C20) may do about it. Only proof that the file is unusable lets a restore skip a
 // checkpoint and try an older one: a failure for lack of memory, address space or descriptors, or an
 // I/O error, says nothing about the file, and skipping would let the job start over and its saves
 // overwrite intact checkpoints. Shared by the single process (Saver::RestoreNewestGood) and the ranks

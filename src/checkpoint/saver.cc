@@ -39,7 +39,7 @@ double ModificationTime(const std::string &path) {
   return static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
 }
 
-// A restore's allocation that fails is a resource failure, never damage of the checkpoint (C17): the
+// A restore's allocation that fails is a resource failure, never damage of the checkpoint (C20): the
 // exception becomes TW_RESOURCE_EXHAUSTED here, where the restore decides what to skip (the reader's
 // worker threads turn theirs into the same status, parallel.h).
 template <typename Body>
@@ -418,7 +418,7 @@ Status Saver::FinishRestore(const RestorePlan &plan) {
 Status Saver::ListedCandidates(const std::string &dir, std::vector<std::string> *out) {
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir, options_.latest_filename, &state);
-  // A state file that could not be read for lack of memory or descriptors is not damaged (C17).
+  // A state file that could not be read for lack of memory or descriptors is not damaged (C20).
   if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
   std::vector<std::string> &candidates = *out;
   candidates.clear();
@@ -479,7 +479,7 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
       *path = candidate;
       return status;
     }
-    // C17: only proof that the file is unusable skips it. A listed checkpoint that does not fit the
+    // C20: only proof that the file is unusable skips it. A listed checkpoint that does not fit the
     // variables is the caller's error, and a failure that proves nothing (memory, address space,
     // descriptors, I/O) ends the restore: skipping would let the job start over on intact checkpoints.
     // One found by name that does not fit may belong to another model sharing the directory.
@@ -517,7 +517,7 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   }
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
-  // Not a damaged state file to rebuild from the directory: no memory or descriptor to read it (C17).
+  // Not a damaged state file to rebuild from the directory: no memory or descriptor to read it (C20).
   if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
   std::vector<Kept> kept;
   // A save cut short after its state file listed its checkpoint: the note goes before a trim below

@@ -67,7 +67,7 @@ struct SaverOptions {
 // "<prefix>-<step>" (8-digit zero padding when `pad`), or `prefix` for kNoGlobalStep.
 std::string CheckpointPath(const std::string &prefix, int64_t global_step, bool pad);
 
-// C17: the TW_DATA_LOSS a restore ends with when every checkpoint of `dir` it tried was proven damaged
+// C20: the TW_DATA_LOSS a restore ends with when every checkpoint of `dir` it tried was proven damaged
 // (`damaged`: "<path>: <damage>" each), saying that none was touched and how to start over.
 Status EveryCheckpointDamaged(const std::string &dir, const std::vector<std::string> &damaged);
 
@@ -129,7 +129,7 @@ class Saver {
 
   // Restores from the newest intact checkpoint of `dir`: those its state file lists (newest first),
   // then the saver's own checkpoints found in `dir` by name (own_checkpoints.h; newest step first), so a
-  // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. C17: a
+  // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. C20: a
   // candidate is skipped, with a WARNING naming it, only on proof that it is unusable
   // (restore_failure.h): missing, not a regular file (FIFO, directory, device: refused at once), a name
   // too long, or damaged (TW_DATA_LOSS: corrupt, truncated, a part missing). Any other failure ends the
@@ -212,7 +212,7 @@ class Saver {
                      RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan);
   // The state file's entries, newest first (RestoreNewestGood's first candidates); a damaged state
   // file is logged and lists none. TW_RESOURCE_EXHAUSTED when it could not be read for lack of memory
-  // or descriptors (C17).
+  // or descriptors (C20).
   Status ListedCandidates(const std::string &dir, std::vector<std::string> *out);
   // Saves by shard: a collective and shards (WriteSnapshot's condition). Restores read a shard's box
   // with a collective or without.

@@ -4,7 +4,7 @@
 // own rows of a shard) — and one vote says whether all could. Only then does any rank write a variable,
 // so a checkpoint that one rank proved unusable (a corrupt or missing part) leaves no rank with its
 // state: all fall back to the next older one together. A rank that could not read one for another reason
-// (out of memory, C17) fails every rank, and when every one tried proved damaged, every rank fails with
+// (out of memory, C20) fails every rank, and when every one tried proved damaged, every rank fails with
 // TW_DATA_LOSS instead of starting over.
 #include <memory>
 #include <vector>
@@ -72,7 +72,7 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   // 2. One vote per candidate, until every rank can restore one: a rank that proved it unusable
   // (damaged, missing, incomplete: restore_failure.h) asks to skip it — a recoverable ballot. A listed
   // checkpoint that does not fit a rank's variables (dtype, global shape), or a failure that proves
-  // nothing about the file (memory, address space, descriptors, I/O: C17), fails every rank with that
+  // nothing about the file (memory, address space, descriptors, I/O: C20), fails every rank with that
   // rank's status, as a single process fails.
   std::vector<std::string> damaged;  // "<path>: <damage>" of each skipped for proven damage
   for (size_t i = 0; i < candidates.size(); ++i) {
@@ -113,7 +113,7 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
     if (verdict.status.code() == TW_DATA_LOSS) damaged.push_back(mine + ": " + verdict.status.message());
     tw::Log(TW_LOG_WARNING, "Skipping checkpoint %s on every rank: %s", mine.c_str(), verdict.status.message().c_str());
   }
-  // C17: checkpoints were there and every one proved damaged: no rank starts over on top of them.
+  // C20: checkpoints were there and every one proved damaged: no rank starts over on top of them.
   if (!damaged.empty()) {
     const std::string dir = checkpoint_dir_.empty() ? tw::checkpoint::Dirname(candidates[0]) : checkpoint_dir_;
     *agreed = tw::checkpoint::EveryCheckpointDamaged(dir, damaged);

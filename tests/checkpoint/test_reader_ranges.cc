@@ -223,7 +223,7 @@ void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   const tw::Status refused = RestoreShard(path, 4, 6, &out, &misfit);
   assert_int_equal(refused.code(), TW_DATA_LOSS);
   assert_false(misfit);  // a damaged checkpoint: a restore falls back to an older one
-  assert_true(ckpt::ClassifyRestoreFailure(refused, misfit) == ckpt::RestoreFailure::kDamaged);  // C17
+  assert_true(ckpt::ClassifyRestoreFailure(refused, misfit) == ckpt::RestoreFailure::kDamaged);  // C20
   assert_non_null(std::strstr(refused.message().c_str(), "part-00001-of-00002"));
   for (uint8_t byte : out) assert_int_equal(byte, 0xA5);
   // Another global shape: the caller's error, naming the variable.

@@ -436,7 +436,7 @@ static void restore_newest_good_skips_a_corrupt_checkpoint(void **state) {
   assert_int_equal(f.model.step[0], 2);
   assert_true(Logged("W Skipping checkpoint " + newest));
   assert_true(Logged("checksum mismatch"));
-  // C17: the only one left is damaged: TW_DATA_LOSS naming it and its damage, never "nothing to
+  // C20: the only one left is damaged: TW_DATA_LOSS naming it and its damage, never "nothing to
   // restore" (a caller would start over on top of it).
   ::unlink(f.Path("model.ckpt-1").c_str());
   ::unlink(f.Path("model.ckpt-2").c_str());

@@ -25,7 +25,7 @@
 
 #include "thread_world.h"
 
-/* C17's fault: while g_failing_maps > 0, a read-only private mapping of a file — how the library maps a
+/* C20's fault: while g_failing_maps > 0, a read-only private mapping of a file — how the library maps a
  * checkpoint or part — fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
  * libc's for the library's calls (ELF interposition, as tests/distributed/fault_points.c does). */
 static int g_failing_maps; /* atomics: every rank's thread maps */
@@ -494,11 +494,11 @@ static void flip_stored_byte(const char *dir, int64_t step, int part) {
   assert_int_equal(fclose(f), 0);
 }
 
-/* C17 in a job: one rank cannot map a part (ENOMEM, as under RLIMIT_AS). That proves nothing about
+/* C20 in a job: one rank cannot map a part (ENOMEM, as under RLIMIT_AS). That proves nothing about
  * the checkpoint: no rank skips it, every rank fails creation with that rank's TW_RESOURCE_EXHAUSTED,
  * no variable and no file is written, and a later job restores step 3. Before, every rank fell back to
  * step 0 and the chief's saves went on over the intact checkpoints. */
-static void a_rank_out_of_address_space_fails_every_rank_c17(void **state) {
+static void a_rank_out_of_address_space_fails_every_rank_c20(void **state) {
   (void)state;
   char dir[256], before[2048], after[2048];
   make_dir(dir, sizeof dir, "resource");
@@ -527,9 +527,9 @@ static void a_rank_out_of_address_space_fails_every_rank_c17(void **state) {
   remove_dir(dir);
 }
 
-/* C17 in a job: every checkpoint has a damaged part. Every rank fails creation with TW_DATA_LOSS naming
+/* C20 in a job: every checkpoint has a damaged part. Every rank fails creation with TW_DATA_LOSS naming
  * both, and nothing is written; before, every rank started over at step 0. */
-static void every_checkpoint_damaged_fails_every_rank_c17(void **state) {
+static void every_checkpoint_damaged_fails_every_rank_c20(void **state) {
   (void)state;
   char dir[256], before[2048], after[2048];
   make_dir(dir, sizeof dir, "alldamaged");
@@ -675,8 +675,8 @@ int main(void) {
       cmocka_unit_test(a_single_process_checkpoint_restores_as_shards),
       cmocka_unit_test(a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables),
       cmocka_unit_test(a_corrupt_part_makes_every_rank_fall_back_together),
-      cmocka_unit_test(a_rank_out_of_address_space_fails_every_rank_c17),
-      cmocka_unit_test(every_checkpoint_damaged_fails_every_rank_c17),
+      cmocka_unit_test(a_rank_out_of_address_space_fails_every_rank_c20),
+      cmocka_unit_test(every_checkpoint_damaged_fails_every_rank_c20),
       cmocka_unit_test(a_missing_part_makes_every_rank_fall_back_together),
       cmocka_unit_test(sharded_checkpoints_are_found_by_name_without_a_state_file),
       cmocka_unit_test(a_recovery_restores_every_ranks_rows_of_the_same_checkpoint),

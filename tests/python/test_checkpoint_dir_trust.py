@@ -97,7 +97,7 @@ def checkpoint_bytes(directory):
     return {p.name: p.read_bytes() for p in directory.iterdir() if p.name.startswith(("model.ckpt", "checkpoint"))}
 
 
-def test_a_restore_out_of_address_space_fails_creation_and_writes_nothing_C17(tmp_path):
+def test_a_restore_out_of_address_space_fails_creation_and_writes_nothing_C20(tmp_path):
     """`ulimit -v` too small to map the newest checkpoint: before, every checkpoint counted as damaged,
     the job started at step 0 and its saves overwrote model.ckpt-2, -4. Now creation raises
     ResourceExhaustedError naming the checkpoint, and every file is byte-identical."""
@@ -126,7 +126,7 @@ def test_a_restore_out_of_address_space_fails_creation_and_writes_nothing_C17(tm
     assert train(tmp_path, w, 5) == 4  # without the limit, the job resumes
 
 
-def test_every_checkpoint_damaged_raises_data_loss_and_keeps_them_C17(tmp_path):
+def test_every_checkpoint_damaged_raises_data_loss_and_keeps_them_C20(tmp_path):
     """TF's restore of a corrupt checkpoint raises DataLossError; trainwatch falls back to an older
     intact one, and when none is left it raises too instead of starting over on top of them."""
     w = np.zeros(2, np.float32)

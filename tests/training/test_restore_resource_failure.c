@@ -1,4 +1,4 @@
-/* A restore that fails for a resource reason is not damage (C17). The restore at session creation
+/* A restore that fails for a resource reason is not damage (C20). The restore at session creation
  * fails once for lack of memory (a decompression context that cannot be allocated) or because the
  * checkpoint cannot be mapped (RLIMIT_AS, in a forked child): creation fails with
  * TW_RESOURCE_EXHAUSTED naming the checkpoint, every file of the directory is byte-identical
@@ -170,9 +170,9 @@ static void a_later_creation_restores_step_2(void) {
   assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
-/* C17: an allocation of the restore fails once. Before, the checkpoint was skipped as damaged, every
+/* C20: an allocation of the restore fails once. Before, the checkpoint was skipped as damaged, every
  * one after it too, and the job started at step 0 over model.ckpt-0..2. */
-static void an_allocation_failure_fails_creation_and_writes_nothing_c17(void **state) {
+static void an_allocation_failure_fails_creation_and_writes_nothing_c20(void **state) {
   tw_session *s = NULL;
   char *before, *after;
   tw_status status;
@@ -207,10 +207,10 @@ static uint64_t address_space_bytes(void) {
   return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
-/* C17: `ulimit -v` too small to map the checkpoint. The child sets the limit between what it uses
+/* C20: `ulimit -v` too small to map the checkpoint. The child sets the limit between what it uses
  * and what mapping model.ckpt-2 needs, then creates the session: exit 0 when creation failed with
  * TW_RESOURCE_EXHAUSTED naming the checkpoint. */
-static void an_address_space_limit_fails_creation_and_writes_nothing_c17(void **state) {
+static void an_address_space_limit_fails_creation_and_writes_nothing_c20(void **state) {
   char *before, *after;
   pid_t child;
   int wstatus = 0;
@@ -267,9 +267,9 @@ static void flip_middle_byte(const char *name) {
   fclose(f);
 }
 
-/* C17: every checkpoint proven damaged. Before, the job started at step 0 and its saves replaced
+/* C20: every checkpoint proven damaged. Before, the job started at step 0 and its saves replaced
  * them; TF's restore raises DataLossError on a corrupt newest checkpoint. */
-static void every_checkpoint_damaged_fails_creation_with_data_loss_c17(void **state) {
+static void every_checkpoint_damaged_fails_creation_with_data_loss_c20(void **state) {
   tw_session *s = NULL;
   char *before, *after;
   (void)state;
@@ -294,11 +294,11 @@ static void every_checkpoint_damaged_fails_creation_with_data_loss_c17(void **st
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(an_allocation_failure_fails_creation_and_writes_nothing_c17, setup_dir,
+      cmocka_unit_test_setup_teardown(an_allocation_failure_fails_creation_and_writes_nothing_c20, setup_dir,
                                       remove_dir),
-      cmocka_unit_test_setup_teardown(an_address_space_limit_fails_creation_and_writes_nothing_c17, setup_dir,
+      cmocka_unit_test_setup_teardown(an_address_space_limit_fails_creation_and_writes_nothing_c20, setup_dir,
                                       remove_dir),
-      cmocka_unit_test_setup_teardown(every_checkpoint_damaged_fails_creation_with_data_loss_c17, setup_dir,
+      cmocka_unit_test_setup_teardown(every_checkpoint_damaged_fails_creation_with_data_loss_c20, setup_dir,
                                       remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
