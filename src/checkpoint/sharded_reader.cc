@@ -121,7 +121,10 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
     OpenPart open;
     const Status mapped = MappedFile::Open(file, &open.file);
     if (!mapped.ok()) {
-      return Status(TW_DATA_LOSS,
+      // A part missing or not a regular file damages the checkpoint; a failure for lack of memory,
+      // address space or descriptors, or an I/O error, says nothing about it (restore_failure.h).
+      const bool gone = mapped.code() == TW_NOT_FOUND || mapped.code() == TW_INVALID_ARGUMENT;
+      return Status(gone ? TW_DATA_LOSS : mapped.code(),
                     "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + mapped.message());
     }
     Footer footer;
