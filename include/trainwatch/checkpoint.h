@@ -134,7 +134,8 @@ TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *sav
  * holds float32[4,3]"; "variable 'w' is a shard of float32[8,4] but checkpoint <path> holds
  * float32[6,4]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
  * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
- * the file and the tensor), TW_IO. */
+ * the file and the tensor), TW_RESOURCE_EXHAUSTED (out of memory, the file cannot be mapped, no
+ * descriptor left), TW_IO. */
 TW_NODISCARD TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 
 /* The same for the `n_names` variables named in `names` only (the others are not touched; n_names 0
@@ -146,11 +147,16 @@ TW_NODISCARD TW_API tw_status tw_saver_restore_variables(tw_saver *saver, const 
 /* Restores every variable from the newest intact checkpoint of `dir`: those its state file lists,
  * newest first, then — when the state file is missing, damaged (a WARNING names the damage) or lists
  * nothing intact — the checkpoints found in `dir` by name ("<prefix>-<step>" regular files with a
- * trainwatch header whose origin names this directory's job and that name, C19), newest step first. A corrupt, truncated, missing or non-regular one (directory,
- * FIFO, device, a name too long) is skipped with a WARNING naming it, and the next one is tried.
+ * trainwatch header whose origin names this directory's job and that name, C19), newest step first. A
+ * corrupt, truncated, missing or non-regular one (directory, FIFO, device, a name too long) is skipped
+ * with a WARNING naming it, and the next one is tried; a failure that proves nothing about the file ends
+ * the call (docs/tf-semantics.md C20).
  * *out_path (may be NULL) receives the checkpoint restored, valid until the next call on the saver.
  * Takes no lock. Errors: TW_INVALID_ARGUMENT (NULL arguments, a listed checkpoint's dtype/shape does
- * not match), TW_NOT_FOUND (no intact checkpoint listed or found), TW_IO. */
+ * not match), TW_NOT_FOUND (no checkpoint listed or found, or only missing ones), TW_DATA_LOSS (every
+ * checkpoint there proved damaged: the message names each and its damage), TW_RESOURCE_EXHAUSTED (out
+ * of memory, a checkpoint that cannot be mapped, e.g. under RLIMIT_AS, no descriptor left), TW_IO; the
+ * message then names the checkpoint, and no older one was tried. */
 TW_NODISCARD TW_API tw_status tw_saver_restore_newest_good(const char **out_path, tw_saver *saver, const char *dir);
 
 /* Takes `dir`'s lock, then re-seeds the saver's kept list and retention clock from `dir`'s state file,

@@ -31,7 +31,10 @@
  * - struct_size below TW_<STRUCT>_SIZE_V1 (the first version, frozen) is TW_INVALID_ARGUMENT naming the
  *   struct. A struct larger than the library's own is accepted when every byte past the library's
  *   members is 0 (members left at their defaults); a non-zero byte there is TW_INVALID_ARGUMENT, since
- *   the caller asks for something this library cannot do.
+ *   the caller asks for something this library cannot do. A struct_size more than 1024 bytes past the
+ *   library's sizeof is TW_INVALID_ARGUMENT too, refused before any byte past the library's members is
+ *   read: no version grows that much, so it is not a sizeof (a garbage or huge value would make the
+ *   library read past the caller's struct).
  * - An array the caller passes (feeds, variables) is stepped through by its elements' struct_size:
  *   every element carries the same size, the caller's sizeof (TW_TENSOR_INIT does this).
  * - The library never hands out an array of structs: a list it gives a callback or an out-struct is

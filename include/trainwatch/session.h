@@ -58,7 +58,10 @@ typedef enum tw_option {
   /* string, default unset. Where the chief restores from: the newest intact checkpoint its state file
    * lists, else (state file missing or damaged) the newest of this job's found by name (C19: never a
    * checkpoint copied in from another run or under another name), whose step a checkpoint
-   * without global_step gives by its "-<step>" name. A chief holds the directory's advisory lock
+   * without global_step gives by its "-<step>" name. Only a checkpoint proven damaged is skipped: a
+   * restore that fails for another reason (out of memory, a mapping refused, an I/O error) fails
+   * creation with that status, and so does TW_DATA_LOSS when every checkpoint there proved damaged;
+   * nothing is written then (docs/tf-semantics.md C20). A chief holds the directory's advisory lock
    * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.
    * In a job with a collective every rank restores with the chief, by a vote on the newest checkpoint
    * that every rank can read (docs/tf-semantics.md D16), reading it in its own TW_OPT_CHECKPOINT_DIR. */
@@ -391,7 +394,10 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * opened read-write, e.g. another user's: it refuses to write unlocked), TW_INVALID_ARGUMENT (that lock
  * file is a symbolic link, not a regular file, or has another link; tf-semantics C16), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),
- * a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
+ * the chief's restore failing (TW_RESOURCE_EXHAUSTED, TW_IO: a checkpoint that could not be read for
+ * a reason that proves nothing about it, named in the message; TW_DATA_LOSS: every checkpoint of the
+ * directory proved damaged, each named; TW_INVALID_ARGUMENT / TW_NOT_FOUND: a listed one that does
+ * not fit the variables — docs/tf-semantics.md C20), a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
  * rank's, D1).
  * On error nothing is created and every hook that ran begin has heard on_error. */
 TW_NODISCARD TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,

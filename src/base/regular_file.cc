@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace tw {
 
@@ -30,6 +31,10 @@ Status OpenRegularFile(const std::string &path, const char *what, bool follow_sy
     if (err == ENOENT) return Status(TW_NOT_FOUND, std::string(what) + " " + path + " does not exist");
     if (err == ELOOP && !follow_symlinks) {
       return Status(TW_INVALID_ARGUMENT, std::string(what) + " " + path + " is a symbolic link, not a regular file");
+    }
+    // No file can have this name: a component too long, one that is not a directory, a loop of links.
+    if (err == ENAMETOOLONG || err == ENOTDIR || err == ELOOP) {
+      return Status(TW_NOT_FOUND, std::string(what) + " " + path + " cannot exist: " + std::strerror(err));
     }
     if (err == ENXIO) {  // a socket, or a device without a driver
       return Status(TW_INVALID_ARGUMENT, std::string(what) + " " + path + " is not a regular file");

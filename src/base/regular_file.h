@@ -16,9 +16,11 @@ namespace tw {
 // Opens `path` read-only (close-on-exec, blocking mode restored once it is known to be regular) into
 // *fd and its size into *size. `what` names the file in messages ("checkpoint", "state file").
 // `follow_symlinks` false adds O_NOFOLLOW: a symbolic link as the last component is refused.
-// Errors: TW_NOT_FOUND (no such file), TW_INVALID_ARGUMENT ("<what> <path> is a FIFO (named pipe), not
-// a regular file", likewise for directories, devices, sockets and, without following, symbolic
-// links), TW_IO (other open/fstat errors, e.g. a name too long, naming errno).
+// Errors: TW_NOT_FOUND (no such file; "<what> <path> cannot exist: <strerror>" for a name too long, a
+// component that is not a directory, a loop of symbolic links), TW_INVALID_ARGUMENT ("<what> <path> is a FIFO (named
+// pipe), not a regular file", likewise for directories, devices, sockets and, without following, symbolic links),
+// TW_RESOURCE_EXHAUSTED (no descriptor left: EMFILE, ENFILE; out of memory), TW_IO (other open/fstat errors, naming
+// errno).
 Status OpenRegularFile(const std::string &path, const char *what, bool follow_symlinks, int *fd, uint64_t *size);
 
 // Reads all of a regular file (OpenRegularFile's checks) into *out. A file of more than `max_bytes`

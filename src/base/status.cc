@@ -70,7 +70,8 @@ const char *StatusName(tw_status status) {
 }
 
 Status ErrnoStatus(int err, const std::string &what) {
-  const tw_status code = (err == ENOSPC || err == ENOMEM || err == EDQUOT || err == EFBIG)
+  const tw_status code = (err == ENOSPC || err == ENOMEM || err == EDQUOT || err == EFBIG || err == EMFILE ||
+                          err == ENFILE || err == ENOBUFS)
                              ? TW_RESOURCE_EXHAUSTED
                              : TW_IO;
   return Status(code, what + ": " + std::strerror(err));

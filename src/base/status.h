@@ -67,7 +67,8 @@ Status CallUserCallback(const Where &where, Call call) {
   return Status(code, prefix + "returned " + StatusName(code));
 }
 
-// A Status for a failed OS call: code TW_IO (or TW_RESOURCE_EXHAUSTED for ENOSPC/ENOMEM), message
+// A Status for a failed OS call: code TW_IO, or TW_RESOURCE_EXHAUSTED for a resource that ran out
+// (ENOSPC, EDQUOT, EFBIG, ENOMEM, ENOBUFS, and EMFILE/ENFILE: no descriptor left), message
 // "<what>: <strerror(err)>".
 Status ErrnoStatus(int err, const std::string &what);
 

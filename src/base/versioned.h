@@ -34,7 +34,13 @@ TW_VERSIONED_(tw_event, TW_EVENT_SIZE_V1, TW_EVENT_INIT);
 TW_VERSIONED_(tw_collective, TW_COLLECTIVE_SIZE_V1, TW_COLLECTIVE_INIT);
 #undef TW_VERSIONED_
 
-// The caller's struct_size is at least the first version's.
+// How much larger than this library's struct a caller's may be (a newer header's members): the
+// bytes past this library's members are read to check that they are zero, so a struct_size that no
+// real sizeof can be (a garbage or huge value) must be refused before any of them is read.
+constexpr size_t kMaxStructGrowth = 1024;
+
+// The caller's struct_size is at least the first version's and at most this library's sizeof plus
+// kMaxStructGrowth.
 template <typename T>
 Status CheckStructSize(uint32_t struct_size, const std::string &what) {
   if (struct_size < Versioned<T>::kSizeV1) {
@@ -42,12 +48,19 @@ Status CheckStructSize(uint32_t struct_size, const std::string &what) {
                   "%s has struct_size %u, smaller than the first version of %s (%zu): set it with %s", what.c_str(),
                   struct_size, Versioned<T>::kName, Versioned<T>::kSizeV1, Versioned<T>::kInit);
   }
+  if (struct_size > sizeof(T) + kMaxStructGrowth) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "%s has struct_size %u, more than %zu bytes past this library's %s of %zu bytes: no version "
+                  "grows that much, so it is not the caller's sizeof (set it with %s)",
+                  what.c_str(), struct_size, kMaxStructGrowth, Versioned<T>::kName, sizeof(T), Versioned<T>::kInit);
+  }
   return Status();
 }
 
 // Copies the caller's struct at `in` into *out, a whole struct of this library: the members the
 // caller's size covers, the others left as *out holds them (its defaults). Fails for a size below the
-// first version, and for a larger struct that sets a byte past this library's members.
+// first version or beyond CheckStructSize's bound (nothing past this library's members is read), and
+// for a larger struct that sets a byte past this library's members.
 template <typename T>
 Status ReadVersioned(const T *in, const std::string &what, T *out) {
   if (in == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what.c_str());

@@ -116,15 +116,8 @@ ChunkCodec::~ChunkCodec() {
   ZSTD_freeDCtx(dctx_);
 }
 
-// zstd's decoding context comes from the C++ allocator, as every other buffer of a read: one failure
-// path (std::bad_alloc), and the one the allocation-failure tests inject.
 ZSTD_DCtx *ChunkCodec::Decompressor() {
-  if (dctx_ == nullptr) {
-    const ZSTD_customMem memory = {[](void *, size_t size) { return ::operator new(size, std::nothrow); },
-                                   [](void *, void *address) { ::operator delete(address); }, nullptr};
-    dctx_ = ZSTD_createDCtx_advanced(memory);
-    if (dctx_ == nullptr) throw std::bad_alloc();
-  }
+  if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
   return dctx_;
 }
 

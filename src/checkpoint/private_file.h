@@ -66,7 +66,7 @@ class PrivateFile {
 
   int fd_;  // holds the shared lock
   std::string path_;
-  uint8_t *data_;  // size_ bytes (NULL when empty), aligned to a huge page
+  uint8_t *data_;  // size_ bytes (NULL when empty), page-aligned
   uint64_t size_;
   uint64_t capacity_;  // of the buffer, which may be a larger one reused (private_file.cc)
 };

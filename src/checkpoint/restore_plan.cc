@@ -26,9 +26,9 @@ Status RestorePlan::PlanShard(const TensorRef &variable, const ShardSpec &shard,
 }
 
 Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarget> &targets,
-                         const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
+                         const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *misfit,
                          std::unique_ptr<RestorePlan> *out) {
-  *intact = false;
+  *misfit = false;
   std::unique_ptr<RestorePlan> plan(new RestorePlan());
   plan->path_ = path;
   TW_RETURN_IF_ERROR(ShardedReader::Open(path, &plan->sharded_));
@@ -43,13 +43,13 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
         missing->push_back(variable.name());
         continue;
       }
-      *intact = true;  // a readable checkpoint without this variable: the caller's to fix, as TF's
+      *misfit = true;  // a readable checkpoint without this variable: the caller's to fix, as TF's
       return Status(TW_NOT_FOUND, "Key " + variable.name() + " not found in checkpoint " + path);
     }
     const int32_t dtype = sharded ? sharded->dtype : entry->dtype;
     const std::vector<int64_t> &shape = sharded ? sharded->shape : entry->shape;
     // A readable checkpoint holding this variable: a mismatch is the caller's to fix.
-    *intact = true;
+    *misfit = true;
     std::vector<int64_t> offset(shape.size(), 0);  // of the variable's box in the stored tensor
     if (target.shard != nullptr) {
       TW_RETURN_IF_ERROR(plan->PlanShard(variable, *target.shard, dtype, shape));
@@ -60,7 +60,7 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
       stored.shape = shape;
       TW_RETURN_IF_ERROR(CheckRestorable(stored, variable, path));
     }
-    *intact = false;  // a part missing or damaged
+    *misfit = false;  // from here on: a part missing or damaged
     if (sharded != nullptr) {
       TW_RETURN_IF_ERROR(plan->sharded_->PlanBox(*sharded, offset, variable.shape(), variable.data(), &plan->reads_));
     } else {

@@ -32,18 +32,21 @@ class RestorePlan {
  public:
   // Opens the checkpoint at `path` and plans every target's read: name, dtype and (global) shape are
   // checked, and the parts a target needs are opened and pinned. Targets named in `optional` may be
-  // absent: they are listed in *missing (when not NULL; else absence is an error). *intact (as
-  // Saver::RestoreFrom): false when the checkpoint itself is unusable — TW_NOT_FOUND / TW_IO /
-  // TW_DATA_LOSS (the file or a part missing, corrupt or not the one the index pinned) — true when it
-  // is readable and does not fit: TW_INVALID_ARGUMENT naming the variable (dtype or global shape
-  // differs), or TW_NOT_FOUND "Key <name> not found in checkpoint <path>" (a variable it lacks).
+  // absent: they are listed in *missing (when not NULL; else absence is an error). *misfit: true when
+  // the checkpoint was read and does not fit — TW_INVALID_ARGUMENT naming the variable (dtype or
+  // global shape differs), or TW_NOT_FOUND "Key <name> not found in checkpoint <path>" (a variable it
+  // lacks) — false for any other failure: the file or a part missing, not a regular file, corrupt or
+  // not the one the index pinned (TW_NOT_FOUND, TW_INVALID_ARGUMENT, TW_DATA_LOSS), or a failure that
+  // proves nothing about it (TW_RESOURCE_EXHAUSTED, TW_IO). ClassifyRestoreFailure (restore_failure.h)
+  // tells them apart.
   static Status Open(const std::string &path, const std::vector<RestoreTarget> &targets,
-                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
+                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *misfit,
                      std::unique_ptr<RestorePlan> *out);
 
   // Reads every chunk the plan needs into private memory and checks it there (stored checksum, frames,
   // raw checksum), then allocates everything Fill needs; writes nothing. TW_DATA_LOSS naming the file,
-  // tensor and chunk (a file truncated while being read included), TW_RESOURCE_EXHAUSTED.
+  // tensor and chunk (a file truncated while being read included); TW_RESOURCE_EXHAUSTED when memory
+  // runs out.
   Status Prove(int threads = 0) const;
   // After a successful Prove: decodes the proven bytes into the variables. Allocates nothing and reads
   // nothing from the files, so it cannot fail, and whatever happens to the files after Prove is not seen

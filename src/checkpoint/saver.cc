@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstring>
+#include <new>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,6 +20,7 @@
 #include "checkpoint/parallel.h"
 #include "checkpoint/path.h"
 #include "checkpoint/reader.h"
+#include "checkpoint/restore_failure.h"
 #include "checkpoint/restore_plan.h"
 #include "checkpoint/spare_files.h"
 #include "distributed/shared_failure.h"
@@ -36,6 +38,18 @@ double ModificationTime(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return 0;
   return static_cast<double>(st.st_mtim.tv_sec) + st.st_mtim.tv_nsec * 1e-9;
+}
+
+// A restore's allocation that fails is a resource failure, never damage of the checkpoint (C20): the
+// exception becomes TW_RESOURCE_EXHAUSTED here, where the restore decides what to skip (the reader's
+// worker threads turn theirs into the same status, parallel.h).
+template <typename Body>
+Status CatchingOutOfMemory(const std::string &path, const Body &body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc &) {
+    return Status(TW_RESOURCE_EXHAUSTED, "restoring checkpoint " + path + ": out of memory");
+  }
 }
 
 }  // namespace
@@ -397,13 +411,14 @@ void Saver::ReleaseDirectoryLocks() {
 }
 
 Status Saver::Restore(const std::string &path, const std::vector<std::string> &names) {
-  bool intact = true;
-  return RestoreFrom(path, names, {}, nullptr, &intact);
+  RestoreFailure failure = RestoreFailure::kNone;
+  return RestoreFrom(path, names, {}, nullptr, &failure);
 }
 
 Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string> &names,
-                          const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact) {
-  *intact = false;
+                          const std::vector<std::string> &optional, std::vector<std::string> *missing,
+                          RestoreFailure *failure) {
+  *failure = RestoreFailure::kUnproven;
   std::vector<const TensorRef *> selected;
   if (names.empty()) {
     for (const TensorRef &v : variables_) selected.push_back(&v);
@@ -414,48 +429,59 @@ Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string
     for (const std::string &name : names) {
       const auto it = by_name.find(name);
       if (it == by_name.end()) {
-        *intact = true;  // the caller's mistake, not the file's
+        *failure = RestoreFailure::kMisfit;  // the caller's mistake, not the file's
         return Status(TW_NOT_FOUND, "the saver has no variable named '" + name + "'");
       }
       if (seen.insert(name).second) selected.push_back(it->second);
     }
   }
   std::unique_ptr<RestorePlan> plan;
-  TW_RETURN_IF_ERROR(PlanRestore(path, selected, optional, missing, intact, &plan));
-  return FinishRestore(*plan);
+  TW_RETURN_IF_ERROR(PlanRestore(path, selected, optional, missing, failure, &plan));
+  const Status filled = FinishRestore(*plan);
+  // After the proof, a failure may have written part of the variables: never a reason to go on to an
+  // older checkpoint.
+  *failure = filled.ok() ? RestoreFailure::kNone : RestoreFailure::kUnproven;
+  return filled;
 }
 
 Status Saver::PlanRestore(const std::string &path, const std::vector<const TensorRef *> &selected,
-                          const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
-                          std::unique_ptr<RestorePlan> *plan) {
-  std::vector<RestoreTarget> targets;
-  for (const TensorRef *v : selected) {
-    const auto shard = options_.shards.find(v->name());
-    targets.push_back({v, shard != options_.shards.end() ? &shard->second : nullptr});  // with a collective or not
-  }
-  TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, intact, plan));
-  const Status proven = (*plan)->Prove(Threads());
-  *intact = proven.ok();
-  return proven;
+                          const std::vector<std::string> &optional, std::vector<std::string> *missing,
+                          RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan) {
+  bool misfit = false;
+  const Status status = CatchingOutOfMemory(path, [&] {
+    std::vector<RestoreTarget> targets;
+    for (const TensorRef *v : selected) {
+      const auto shard = options_.shards.find(v->name());
+      targets.push_back({v, shard != options_.shards.end() ? &shard->second : nullptr});  // with a collective or not
+    }
+    TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, &misfit, plan));
+    return (*plan)->Prove(Threads());
+  });
+  *failure = ClassifyRestoreFailure(status, misfit);
+  return status;
 }
 
 Status Saver::PrepareRestore(const std::string &path, const std::vector<std::string> &optional,
-                             std::vector<std::string> *missing, bool *intact, std::unique_ptr<RestorePlan> *plan) {
+                             std::vector<std::string> *missing, RestoreFailure *failure,
+                             std::unique_ptr<RestorePlan> *plan) {
   std::vector<const TensorRef *> selected;
   for (const TensorRef &v : variables_) selected.push_back(&v);
-  return PlanRestore(path, selected, optional, missing, intact, plan);
+  return PlanRestore(path, selected, optional, missing, failure, plan);
 }
 
 Status Saver::FinishRestore(const RestorePlan &plan) {
-  TW_RETURN_IF_ERROR(plan.Fill());
+  TW_RETURN_IF_ERROR(CatchingOutOfMemory(plan.path(), [&] { return plan.Fill(); }));
   last_restored_ = plan.path();
   return Status();
 }
 
-std::vector<std::string> Saver::ListedCandidates(const std::string &dir) {
+Status Saver::ListedCandidates(const std::string &dir, std::vector<std::string> *out) {
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir, options_.latest_filename, &state);
-  std::vector<std::string> candidates;
+  // A state file that could not be read for lack of memory or descriptors is not damaged (C20).
+  if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
+  std::vector<std::string> &candidates = *out;
+  candidates.clear();
   if (loaded.ok()) {
     candidates.push_back(state.model_checkpoint_path);
     for (auto it = state.all_model_checkpoint_paths.rbegin(); it != state.all_model_checkpoint_paths.rend(); ++it) {
@@ -465,11 +491,11 @@ std::vector<std::string> Saver::ListedCandidates(const std::string &dir) {
     Log(TW_LOG_WARNING, "Checkpoint state file %s is damaged (%s): looking for checkpoints by name",
         JoinPath(dir, options_.latest_filename).c_str(), loaded.message().c_str());
   }
-  return candidates;
+  return Status();
 }
 
 Status Saver::RestoreCandidates(const std::string &dir, std::vector<std::string> *candidates, size_t *listed) {
-  *candidates = ListedCandidates(dir);
+  TW_RETURN_IF_ERROR(ListedCandidates(dir, candidates));
   *listed = candidates->size();
   std::vector<FoundCheckpoint> found;
   TW_RETURN_IF_ERROR(FindOwnCheckpoints(dir, &found));
@@ -483,12 +509,14 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
                                 std::vector<std::string> *missing) {
   path->clear();
   const std::string state_path = JoinPath(dir, options_.latest_filename);
-  std::vector<std::string> candidates = ListedCandidates(dir);
+  std::vector<std::string> candidates;
+  TW_RETURN_IF_ERROR(ListedCandidates(dir, &candidates));
   // The state file is a hint: after its entries come the saver's own checkpoints found in the
   // directory by name, newest step first (scanned only when needed), so a lost or damaged state file
   // never costs a checkpoint.
   const size_t listed = candidates.size();
   bool scanned = false;
+  std::vector<std::string> damaged;  // "<path>: <damage>" of each skipped for proven damage
   for (size_t i = 0;; ++i) {
     if (i == candidates.size()) {
       if (scanned) break;
@@ -505,22 +533,38 @@ Status Saver::RestoreNewestGood(const std::string &dir, std::string *path, const
       }
     }
     const std::string candidate = candidates[i];
-    bool intact = false;
-    const Status status = RestoreFrom(candidate, {}, optional, missing, &intact);
+    RestoreFailure failure = RestoreFailure::kNone;
+    const Status status = RestoreFrom(candidate, {}, optional, missing, &failure);
     if (status.ok()) {
       *path = candidate;
       return status;
     }
-    // A listed checkpoint that does not fit the variables is the caller's error; one found by name may
-    // belong to another model sharing the directory.
-    if (intact && i < listed) {
+    // C20: only proof that the file is unusable skips it. A listed checkpoint that does not fit the
+    // variables is the caller's error, and a failure that proves nothing (memory, address space,
+    // descriptors, I/O) ends the restore: skipping would let the job start over on intact checkpoints.
+    // One found by name that does not fit may belong to another model sharing the directory.
+    const bool skip = ProvesFileUnusable(failure) || (failure == RestoreFailure::kMisfit && i >= listed);
+    if (!skip) {
       *path = candidate;
-      return status;
+      if (failure == RestoreFailure::kMisfit) return status;
+      return UnprovenFailure(candidate, status);
     }
+    if (failure == RestoreFailure::kDamaged) damaged.push_back(candidate + ": " + status.message());
     Log(TW_LOG_WARNING, "Skipping checkpoint %s: %s", candidate.c_str(), status.message().c_str());
   }
+  if (!damaged.empty()) return EveryCheckpointDamaged(dir, damaged);
   return Status(TW_NOT_FOUND, "no intact checkpoint is listed in " + state_path + " or found in " +
                                   (dir.empty() ? std::string(".") : dir));
+}
+
+Status EveryCheckpointDamaged(const std::string &dir_arg, const std::vector<std::string> &damaged) {
+  const std::string dir = dir_arg.empty() ? "." : dir_arg;
+  std::string text = "every checkpoint of " + dir +
+                     " that the restore tried is damaged, and none was deleted or "
+                     "overwritten (to start over from the initial values, move them out of " +
+                     dir + ")";
+  for (size_t i = 0; i < damaged.size(); ++i) text += (i == 0 ? ": " : "; ") + damaged[i];
+  return Status(TW_DATA_LOSS, text);
 }
 
 Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
@@ -533,6 +577,8 @@ Status Saver::RecoverLastCheckpoints(const std::string &dir_arg) {
   }
   CheckpointState state;
   const Status loaded = LoadCheckpointState(dir_arg, options_.latest_filename, &state);
+  // Not a damaged state file to rebuild from the directory: no memory or descriptor to read it (C20).
+  if (loaded.code() == TW_RESOURCE_EXHAUSTED) return loaded;
   std::vector<Kept> kept;
   // A save cut short after its state file listed its checkpoint: the note goes before a trim below
   // could preserve (unlist) that checkpoint, which the note would otherwise doom at the next save.

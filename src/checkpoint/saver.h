@@ -30,6 +30,7 @@
 #include "base/tensor.h"
 #include "checkpoint/dir_lock.h"
 #include "checkpoint/own_checkpoints.h"
+#include "checkpoint/restore_failure.h"
 #include "checkpoint/sharded_save.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
@@ -68,6 +69,10 @@ struct SaverOptions {
 
 // "<prefix>-<step>" (8-digit zero padding when `pad`), or `prefix` for kNoGlobalStep.
 std::string CheckpointPath(const std::string &prefix, int64_t global_step, bool pad);
+
+// C20: the TW_DATA_LOSS a restore ends with when every checkpoint of `dir` it tried was proven damaged
+// (`damaged`: "<path>: <damage>" each), saying that none was touched and how to start over.
+Status EveryCheckpointDamaged(const std::string &dir, const std::vector<std::string> &damaged);
 
 class Saver {
  public:
@@ -109,15 +114,16 @@ class Saver {
   // never calls; any other reads its whole tensor (restore_plan.h).
   // Errors: TW_NOT_FOUND (file; "Key <name> not found in checkpoint <path>"; a name that is not a
   // variable of this saver), TW_INVALID_ARGUMENT (dtype/shape mismatch naming the variable),
-  // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO.
+  // TW_DATA_LOSS (corrupt file, naming it and the tensor), TW_IO, TW_RESOURCE_EXHAUSTED (out of
+  // memory, the file cannot be mapped, no descriptor left).
   Status Restore(const std::string &path, const std::vector<std::string> &names = {});
 
   // The halves of a restore that the ranks of a job agree on between them (session_agreement.cc, D16):
   // PrepareRestore opens the checkpoint at `path` as RestoreFrom does, checks every variable and
-  // proves every byte this rank would read (only its rows of a shard), writing nothing; *intact and
+  // proves every byte this rank would read (only its rows of a shard), writing nothing; *failure and
   // the errors as RestoreFrom's. FinishRestore then writes the variables.
   Status PrepareRestore(const std::string &path, const std::vector<std::string> &optional,
-                        std::vector<std::string> *missing, bool *intact, std::unique_ptr<RestorePlan> *plan);
+                        std::vector<std::string> *missing, RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan);
   Status FinishRestore(const RestorePlan &plan);
   // What RestoreNewestGood tries, in its order (the state file's entries, newest first, then the
   // saver's own checkpoints found in `dir` by name); *listed: how many come from the state file.
@@ -126,17 +132,25 @@ class Saver {
 
   // Restores from the newest intact checkpoint of `dir`: those its state file lists (newest first),
   // then the saver's own checkpoints found in `dir` by name (own_checkpoints.h; newest step first), so a
-  // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. A candidate
-  // that is not intact — missing, not a regular file (FIFO, directory, device: refused at once), a name
-  // too long, corrupt, truncated — is skipped with a WARNING naming it.
+  // missing or damaged state file (WARNING naming the damage) never costs a checkpoint. C20: a
+  // candidate is skipped, with a WARNING naming it, only on proof that it is unusable
+  // (restore_failure.h): missing, not a regular file (FIFO, directory, device: refused at once), a name
+  // too long, or damaged (TW_DATA_LOSS: corrupt, truncated, a part missing). Any other failure ends the
+  // restore with that status, the message naming the checkpoint: TW_RESOURCE_EXHAUSTED (out of
+  // memory, the file cannot be mapped under RLIMIT_AS, no descriptor left), TW_IO,
+  // TW_PERMISSION_DENIED, TW_INTERNAL — a restore that could not read a checkpoint never counts it
+  // as damaged, so the caller never starts over on top of it; nor does a state file that could not be
+  // read for lack of memory or descriptors count as damaged (TW_RESOURCE_EXHAUSTED).
   // Variables named in `optional` may be absent from a checkpoint: they are left as they are and
   // listed in *missing (a standalone Saver's checkpoint has no global_step). *path receives the
-  // checkpoint restored, or the listed one refused (else it is left empty). TW_NOT_FOUND when none is
-  // left (*path empty), or when a listed checkpoint lacks a variable
+  // checkpoint restored, or the one that ended the restore (else it is left empty). Errors:
+  // TW_DATA_LOSS when candidates were tried and each present one proved damaged
+  // (EveryCheckpointDamaged: nothing to start over on top of); TW_NOT_FOUND when there is no candidate
+  // (*path empty: none listed or found, or all gone), or when a listed checkpoint lacks a variable
   // ("Key <name> not found in checkpoint <path>", as TF: starting afresh would let retention delete
   // the checkpoints of the model as it was); TW_INVALID_ARGUMENT when a listed checkpoint does not fit
-  // the variables (dtype/shape); TW_IO. A checkpoint found only by name that does not fit or lacks a
-  // variable is skipped (it may be another model's). Reads only: takes no lock.
+  // the variables (dtype/shape); the failures above. A checkpoint found only by name that does not fit
+  // or lacks a variable is skipped (it may be another model's). Reads only: takes no lock.
   Status RestoreNewestGood(const std::string &dir, std::string *path, const std::vector<std::string> &optional = {},
                            std::vector<std::string> *missing = nullptr);
 
@@ -202,18 +216,20 @@ class Saver {
   // its machine's cores (0: every core).
   int Threads() const;
   Status ReseedFromDirectory(const std::string &dir, const Status &state_damage);
-  // Restore with the candidate's verdict: *intact false when the file itself is unusable (cannot be
-  // opened or parsed, corrupt), true when it is readable and the failure is the caller's (a variable
-  // that does not fit or that it lacks, an unknown name).
+  // Restore with the candidate's verdict in *failure (restore_failure.h): kNone when restored; kMisfit
+  // when the file was read and does not fit the variables or a name is not one of them; otherwise what
+  // the failure proves about the file.
   Status RestoreFrom(const std::string &path, const std::vector<std::string> &names,
-                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact);
+                     const std::vector<std::string> &optional, std::vector<std::string> *missing,
+                     RestoreFailure *failure);
   // Opens and proves `path` for the selected variables (RestoreFrom's first half).
   Status PlanRestore(const std::string &path, const std::vector<const TensorRef *> &selected,
-                     const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *intact,
-                     std::unique_ptr<RestorePlan> *plan);
+                     const std::vector<std::string> &optional, std::vector<std::string> *missing,
+                     RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan);
   // The state file's entries, newest first (RestoreNewestGood's first candidates); a damaged state
-  // file is logged and lists none.
-  std::vector<std::string> ListedCandidates(const std::string &dir);
+  // file is logged and lists none. TW_RESOURCE_EXHAUSTED when it could not be read for lack of memory
+  // or descriptors (C20).
+  Status ListedCandidates(const std::string &dir, std::vector<std::string> *out);
   // Saves by shard: a collective and shards (WriteSnapshot's condition). Restores read a shard's box
   // with a collective or without.
   bool sharded() const { return options_.collective != nullptr && !options_.shards.empty(); }

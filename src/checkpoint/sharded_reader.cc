@@ -140,11 +140,13 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
     std::unique_ptr<PrivateFile> opened;
     Status status = PrivateFile::Open(file, &opened);
     if (status.ok() && opened->size() == pinned.file_size && opened->size() >= kFooterSize) {
-      status = opened->Load(opened->size() - kFooterSize, kFooterSize);
+      status = opened->Load(opened->size() - kFooterSize, kFooterSize);  // short: truncated, TW_DATA_LOSS
     }
     if (!status.ok()) {
-      if (status.code() == TW_RESOURCE_EXHAUSTED) return status;  // not the part's fault
-      return Status(TW_DATA_LOSS,
+      // A part missing or not a regular file damages the checkpoint; a failure for lack of memory,
+      // address space or descriptors, or an I/O error, says nothing about it (restore_failure.h).
+      const bool gone = status.code() == TW_NOT_FOUND || status.code() == TW_INVALID_ARGUMENT;
+      return Status(gone ? TW_DATA_LOSS : status.code(),
                     "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + status.message());
     }
     const Status other(TW_DATA_LOSS, "part " + file + " is not the one sharded checkpoint " + path_ +

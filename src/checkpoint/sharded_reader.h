@@ -69,7 +69,8 @@ class ShardedReader {
   // Copies the box [offset, offset + extent) of `tensor` (a scalar: both empty) into `data`, in C order,
   // from the parts that hold it, all or nothing, decoding only the chunks that hold its rows: any box,
   // whatever boxes the checkpoint was written in. A box outside the tensor: TW_INVALID_ARGUMENT. A
-  // part missing or not the one the index pinned: TW_DATA_LOSS naming it.
+  // part missing, not a regular file or not the one the index pinned: TW_DATA_LOSS naming it; a part
+  // that cannot be opened or mapped for another reason keeps that status (TW_RESOURCE_EXHAUSTED, TW_IO).
   Status ReadBox(const ShardedTensor &tensor, const std::vector<int64_t> &offset, const std::vector<int64_t> &extent,
                  void *data);
   // ReadBox without reading: opens (and pins) the parts holding that box and adds their reads to

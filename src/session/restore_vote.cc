@@ -2,8 +2,10 @@
 // chief lists the candidates (its state file's entries, then its checkpoints found by name); every rank
 // prepares each in turn — opens it, checks its variables and proves every byte it would read (only its
 // own rows of a shard) — and one vote says whether all could. Only then does any rank write a variable,
-// so a checkpoint that one rank cannot read (a corrupt or missing part) leaves no rank with its state:
-// all fall back to the next older one together.
+// so a checkpoint that one rank proved unusable (a corrupt or missing part) leaves no rank with its
+// state: all fall back to the next older one together. A rank that could not read one for another reason
+// (out of memory, C20) fails every rank, and when every one tried proved damaged, every rank fails with
+// TW_DATA_LOSS instead of starting over.
 #include <memory>
 #include <vector>
 
@@ -68,9 +70,12 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   candidates = Split(text);
   listed = static_cast<size_t>(header[1]);
 
-  // 2. One vote per candidate, until every rank can restore one: a rank that cannot read it (damaged,
-  // missing, incomplete) asks to skip it — a recoverable ballot — and a listed checkpoint that does not
-  // fit a rank's variables (dtype, global shape) fails every rank, as a single process fails.
+  // 2. One vote per candidate, until every rank can restore one: a rank that proved it unusable
+  // (damaged, missing, incomplete: restore_failure.h) asks to skip it — a recoverable ballot. A listed
+  // checkpoint that does not fit a rank's variables (dtype, global shape), or a failure that proves
+  // nothing about the file (memory, address space, descriptors, I/O: C20), fails every rank with that
+  // rank's status, as a single process fails.
+  std::vector<std::string> damaged;  // "<path>: <damage>" of each skipped for proven damage
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Ranks may mount the directory at different places: each reads the chief's file name in its own
     // TW_OPT_CHECKPOINT_DIR, or the chief's path when it has none.
@@ -79,12 +84,17 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
                                  : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(candidates[i]));
     std::unique_ptr<tw::checkpoint::RestorePlan> plan;
     std::vector<std::string> missing;
-    bool intact = false;
-    const Status prepared = saver.PrepareRestore(mine, {"global_step"}, &missing, &intact, &plan);
+    tw::checkpoint::RestoreFailure failure = tw::checkpoint::RestoreFailure::kNone;
+    const Status prepared = saver.PrepareRestore(mine, {"global_step"}, &missing, &failure, &plan);
     tw::Ballot ballot;
-    if (!prepared.ok()) ballot.failure = prepared.WithPrefix("restoring " + mine + ": ");
     // One found by name that does not fit may belong to another model sharing the directory.
-    ballot.recoverable = !prepared.ok() && (!intact || i >= listed);
+    ballot.recoverable = tw::checkpoint::ProvesFileUnusable(failure) ||
+                         (failure == tw::checkpoint::RestoreFailure::kMisfit && i >= listed);
+    if (!prepared.ok()) {
+      ballot.failure = failure == tw::checkpoint::RestoreFailure::kUnproven
+                           ? tw::checkpoint::UnprovenFailure(mine, prepared)
+                           : prepared.WithPrefix("restoring " + mine + ": ");
+    }
     tw::Verdict verdict;
     TW_RETURN_IF_ERROR(tw::CastVote(*collective_, timeout, ballot, what + ", voting on " + mine, &verdict));
     if (verdict.status.ok()) {
@@ -100,7 +110,14 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
       *agreed = verdict.status;
       return Status();
     }
+    // The verdict is every rank's: the lowest skipping rank's reason decides whether it counts as damage.
+    if (verdict.status.code() == TW_DATA_LOSS) damaged.push_back(mine + ": " + verdict.status.message());
     tw::Log(TW_LOG_WARNING, "Skipping checkpoint %s on every rank: %s", mine.c_str(), verdict.status.message().c_str());
+  }
+  // C20: checkpoints were there and every one proved damaged: no rank starts over on top of them.
+  if (!damaged.empty()) {
+    const std::string dir = checkpoint_dir_.empty() ? tw::checkpoint::Dirname(candidates[0]) : checkpoint_dir_;
+    *agreed = tw::checkpoint::EveryCheckpointDamaged(dir, damaged);
   }
   return Status();
 }

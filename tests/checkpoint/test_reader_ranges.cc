@@ -15,6 +15,7 @@
 
 #include "checkpoint/format.h"
 #include "checkpoint/reader.h"
+#include "checkpoint/restore_failure.h"
 #include "checkpoint/restore_plan.h"
 #include "checkpoint/shard_index.h"
 #include "checkpoint/writer.h"
@@ -137,12 +138,12 @@ std::string WriteSharded(const std::string &dir, std::vector<uint8_t> *global) {
 
 // Rows [first, first + count) of "t" restored as a shard through a RestorePlan.
 tw::Status RestoreShard(const std::string &path, int64_t first, int64_t count, std::vector<uint8_t> *out,
-                        bool *intact) {
+                        bool *misfit) {
   std::vector<int64_t> shape = {count, kCols};
   const tw::TensorRef variable = Ref("t", &shape, out->data());
   ckpt::ShardSpec spec{{16, kCols}, {first, 0}};
   std::unique_ptr<ckpt::RestorePlan> plan;
-  TW_RETURN_IF_ERROR(ckpt::RestorePlan::Open(path, {{&variable, &spec}}, {}, nullptr, intact, &plan));
+  TW_RETURN_IF_ERROR(ckpt::RestorePlan::Open(path, {{&variable, &spec}}, {}, nullptr, misfit, &plan));
   TW_RETURN_IF_ERROR(plan->Prove());
   return plan->Fill();
 }
@@ -192,17 +193,18 @@ void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   std::vector<uint8_t> global;
   const std::string path = WriteSharded(dir.path, &global);
   std::vector<uint8_t> out(6 * kRowBytes, 0xA5);
-  bool intact = false;
-  assert_true(RestoreShard(path, 5, 6, &out, &intact).ok());  // across both parts
+  bool misfit = false;
+  assert_true(RestoreShard(path, 5, 6, &out, &misfit).ok());  // across both parts
   assert_memory_equal(out.data(), global.data() + 5 * kRowBytes, 6 * kRowBytes);
   assert_int_equal(::unlink((path + ".part-00001-of-00002").c_str()), 0);
   std::fill(out.begin(), out.end(), 0xA5);
-  assert_true(RestoreShard(path, 1, 6, &out, &intact).ok());  // part 0 only: part 1 is never opened
+  assert_true(RestoreShard(path, 1, 6, &out, &misfit).ok());  // part 0 only: part 1 is never opened
   assert_memory_equal(out.data(), global.data() + 1 * kRowBytes, 6 * kRowBytes);
   std::fill(out.begin(), out.end(), 0xA5);
-  const tw::Status refused = RestoreShard(path, 4, 6, &out, &intact);
+  const tw::Status refused = RestoreShard(path, 4, 6, &out, &misfit);
   assert_int_equal(refused.code(), TW_DATA_LOSS);
-  assert_false(intact);  // a damaged checkpoint: a restore falls back to an older one
+  assert_false(misfit);  // a damaged checkpoint: a restore falls back to an older one
+  assert_true(ckpt::ClassifyRestoreFailure(refused, misfit) == ckpt::RestoreFailure::kDamaged);  // C20
   assert_non_null(std::strstr(refused.message().c_str(), "part-00001-of-00002"));
   for (uint8_t byte : out) assert_int_equal(byte, 0xA5);
   // Another global shape: the caller's error, naming the variable.
@@ -210,9 +212,9 @@ void AShardReadsOnlyThePartsHoldingItsRows(void **) {
   const tw::TensorRef variable = Ref("t", &shape, out.data());
   ckpt::ShardSpec taller{{17, kCols}, {0, 0}};
   std::unique_ptr<ckpt::RestorePlan> plan;
-  const tw::Status mismatch = ckpt::RestorePlan::Open(path, {{&variable, &taller}}, {}, nullptr, &intact, &plan);
+  const tw::Status mismatch = ckpt::RestorePlan::Open(path, {{&variable, &taller}}, {}, nullptr, &misfit, &plan);
   assert_int_equal(mismatch.code(), TW_INVALID_ARGUMENT);
-  assert_true(intact);
+  assert_true(misfit);
   assert_non_null(std::strstr(mismatch.message().c_str(), "'t'"));
   scratch_dir_destroy(&dir);
 }

@@ -442,12 +442,24 @@ static void restore_newest_good_skips_a_corrupt_checkpoint(void **state) {
   assert_int_equal(f.model.step[0], 2);
   assert_true(Logged("W Skipping checkpoint " + newest));
   assert_true(Logged("checksum mismatch"));
-  // Nothing intact at all: TW_NOT_FOUND.
+  // C20: the only one left is damaged: TW_DATA_LOSS naming it and its damage, never "nothing to
+  // restore" (a caller would start over on top of it).
   ::unlink(f.Path("model.ckpt-1").c_str());
   ::unlink(f.Path("model.ckpt-2").c_str());
   tw::SetLogSink(CaptureLog, nullptr);
-  assert_int_equal(f.saver->RestoreNewestGood(f.dir.path, &restored).code(), TW_NOT_FOUND);
+  tw::Status status = f.saver->RestoreNewestGood(f.dir.path, &restored);
   tw::SetLogSink(nullptr, nullptr);
+  assert_int_equal(status.code(), TW_DATA_LOSS);
+  assert_non_null(std::strstr(status.message().c_str(), (newest + ": ").c_str()));
+  assert_non_null(std::strstr(status.message().c_str(), "checksum mismatch"));
+  assert_non_null(std::strstr(status.message().c_str(), "move them out of"));
+  // Nothing there at all: TW_NOT_FOUND, with no path.
+  ::unlink(newest.c_str());
+  tw::SetLogSink(CaptureLog, nullptr);
+  status = f.saver->RestoreNewestGood(f.dir.path, &restored);
+  tw::SetLogSink(nullptr, nullptr);
+  assert_int_equal(status.code(), TW_NOT_FOUND);
+  assert_true(restored.empty());
 }
 
 // The storage of a deleted or replaced checkpoint is freed on a background thread (background_close.h):

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -354,6 +355,46 @@ static void below_the_first_version_is_refused_by_name(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "tw_hook_callbacks"));
 }
 
+/* A struct_size no version can have (garbage, 1 << 30) is refused before the library reads a byte past
+ * its own struct: the caller's struct ends where the library's does (a heap block of exactly that
+ * size, so that ASan sees any over-read). Growth up to 1024 bytes is still checked for zeros. */
+static void a_struct_size_no_version_can_have_is_refused_unread(void **state) {
+  (void)state;
+  float data[3] = {1, 2, 3};
+  const tw_tensor view = float_view("x", data);
+  tw_scan_result scan = TW_SCAN_RESULT_INIT;
+  tw_tensor *t = malloc(sizeof(tw_tensor));
+  unsigned char *grown = calloc(1, sizeof(tw_tensor) + 1025);
+  tw_hook_callbacks *table = malloc(sizeof(tw_hook_callbacks));
+  tw_hook *hook = NULL;
+  assert_non_null(t);
+  assert_non_null(grown);
+  assert_non_null(table);
+  *t = view;
+  t->struct_size = 1u << 30;
+  assert_int_equal(tw_scan(&scan, t), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "struct_size 1073741824"));
+  assert_non_null(strstr(tw_last_error_message(), "not the caller's sizeof"));
+  t->struct_size = UINT32_MAX;
+  assert_int_equal(tw_scan(&scan, t), TW_INVALID_ARGUMENT);
+  *table = (tw_hook_callbacks)TW_HOOK_CALLBACKS_INIT;
+  table->struct_size = 1u << 30;
+  assert_int_equal(tw_hook_create(&hook, "h", table, NULL), TW_INVALID_ARGUMENT);
+  assert_null(hook);
+#ifndef TW_TEST_GROWN /* where this sizeof is the library's */
+  /* The bound: 1024 zero bytes past the library's tw_tensor are a newer header's defaults; 1025 are not. */
+  memcpy(grown, &view, sizeof(view));
+  ((tw_tensor *)grown)->struct_size = (uint32_t)(sizeof(tw_tensor) + 1024);
+  assert_int_equal(tw_scan(&scan, (const tw_tensor *)grown), TW_OK);
+  ((tw_tensor *)grown)->struct_size = (uint32_t)(sizeof(tw_tensor) + 1025);
+  assert_int_equal(tw_scan(&scan, (const tw_tensor *)grown), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), "not the caller's sizeof"));
+#endif
+  free(table);
+  free(grown);
+  free(t);
+}
+
 static void array_elements_share_one_size(void **state) {
   (void)state;
   float a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
@@ -404,6 +445,7 @@ int main(void) {
       cmocka_unit_test(events_lend_values_by_pointer),
       cmocka_unit_test(callbacks_get_lists_of_pointers),
       cmocka_unit_test(below_the_first_version_is_refused_by_name),
+      cmocka_unit_test(a_struct_size_no_version_can_have_is_refused_unread),
       cmocka_unit_test(array_elements_share_one_size),
 #ifdef TW_TEST_GROWN
       cmocka_unit_test(a_set_member_this_library_does_not_know_is_refused),

@@ -6,7 +6,9 @@
  * creation: every rank must hold exactly its rows of gen(step) — bit-exact — whatever slicing wrote the
  * checkpoint (resharding), or fall back with every other rank to the previous checkpoint when one rank
  * cannot read the newest, or fail clearly with no byte written. Only the public C API is used. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define _GNU_SOURCE /* mkdtemp, RTLD_NEXT */
+#include <dlfcn.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -21,6 +24,30 @@
 #include <trainwatch.h>
 
 #include "thread_world.h"
+
+/* C20's fault: while g_failing_maps > 0, the memory the library reads a checkpoint or part into (an
+ * anonymous MAP_NORESERVE mapping, checkpoint/private_file.h; a read-only private mapping of the file
+ * before) fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
+ * libc's for the library's calls (ELF interposition, as tests/distributed/fault_points.c does). */
+static int g_failing_maps; /* atomics: every rank's thread maps */
+
+void *mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset) {
+  void *(*real)(void *, size_t, int, int, int, off_t);
+  void *symbol;
+  if ((fd >= 0 && prot == PROT_READ && flags == MAP_PRIVATE) ||
+      (fd < 0 && flags == (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE))) {
+    for (int left = __atomic_load_n(&g_failing_maps, __ATOMIC_SEQ_CST); left > 0;) {
+      if (__atomic_compare_exchange_n(&g_failing_maps, &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        errno = ENOMEM;
+        return MAP_FAILED;
+      }
+    }
+  }
+  /* POSIX's way to turn dlsym's object pointer into a function pointer (ISO C has none). */
+  symbol = dlsym(RTLD_NEXT, "mmap");
+  memcpy(&real, &symbol, sizeof(real));
+  return real(address, length, prot, flags, fd, offset);
+}
 
 enum { kMaxRanks = 4, kRows = 12, kCols = 5, kMaxCols = 6, kVars = 6, kBias = 7, kSentinel = 0xA5 };
 enum { kMaxBytes = kRows * kMaxCols * 8 };
@@ -445,6 +472,88 @@ static void a_corrupt_part_makes_every_rank_fall_back_together(void **state) {
   remove_dir(dir);
 }
 
+/* The checksum, size and name of every checkpoint file and the state file of `dir`, as one text. */
+static void directory_contents(const char *dir, char *out, size_t size) {
+  char command[400];
+  snprintf(command, sizeof command, "cd '%s' && for f in model.ckpt* checkpoint; do cksum \"$f\"; done", dir);
+  FILE *p = popen(command, "r");
+  assert_non_null(p);
+  const size_t n = fread(out, 1, size - 1, p);
+  out[n] = '\0';
+  assert_int_equal(pclose(p), 0);
+}
+
+static void flip_stored_byte(const char *dir, int64_t step, int part) {
+  char path[400];
+  part_path(path, sizeof path, dir, step, part, 4);
+  FILE *f = fopen(path, "r+b");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 16, SEEK_SET), 0); /* the first stored byte after the 16-byte header */
+  const int byte = fgetc(f);
+  assert_true(byte != EOF);
+  assert_int_equal(fseek(f, 16, SEEK_SET), 0);
+  assert_int_equal(fputc(byte ^ 0x40, f), byte ^ 0x40);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* C20 in a job: one rank cannot map a part (ENOMEM, as under RLIMIT_AS). That proves nothing about
+ * the checkpoint: no rank skips it, every rank fails creation with that rank's TW_RESOURCE_EXHAUSTED,
+ * no variable and no file is written, and a later job restores step 3. Before, every rank fell back to
+ * step 0 and the chief's saves went on over the intact checkpoints. */
+static void a_rank_out_of_address_space_fails_every_rank_c20(void **state) {
+  (void)state;
+  char dir[256], before[2048], after[2048];
+  make_dir(dir, sizeof dir, "resource");
+  save_job(dir, 4);
+  directory_contents(dir, before, sizeof before);
+  __atomic_store_n(&g_failing_maps, 1, __ATOMIC_SEQ_CST);
+  job *j = new_job(dir, 2, 1, all_sharded()); /* with CheckpointSaverHook: it must not save */
+  run_job(j);
+  __atomic_store_n(&g_failing_maps, 0, __ATOMIC_SEQ_CST);
+  for (int r = 0; r < j->ranks; ++r) {
+    const rank_out *out = &j->out[r];
+    if (out->create != TW_RESOURCE_EXHAUSTED || strstr(out->message, "not a sign of damage") == NULL ||
+        strstr(out->message, "model.ckpt-3") == NULL) {
+      fail_msg("rank %d: expected TW_RESOURCE_EXHAUSTED naming model.ckpt-3, got %d: %s", r, out->create, out->message);
+    }
+    uint8_t initial[kVars][kMaxBytes];
+    float bias[kBias];
+    memset(initial, 0, sizeof initial);
+    fill(j, r, 0, initial, bias); /* what the rank held before creation */
+    assert_memory_equal(out->data, initial, sizeof initial);
+  }
+  free_job(j);
+  directory_contents(dir, after, sizeof after);
+  assert_string_equal(after, before);
+  expect_resharded(dir, 2, 3);
+  remove_dir(dir);
+}
+
+/* C20 in a job: every checkpoint has a damaged part. Every rank fails creation with TW_DATA_LOSS naming
+ * both, and nothing is written; before, every rank started over at step 0. */
+static void every_checkpoint_damaged_fails_every_rank_c20(void **state) {
+  (void)state;
+  char dir[256], before[2048], after[2048];
+  make_dir(dir, sizeof dir, "alldamaged");
+  save_job(dir, 4);
+  flip_stored_byte(dir, 3, 1);
+  flip_stored_byte(dir, 0, 1);
+  directory_contents(dir, before, sizeof before);
+  job *j = new_job(dir, 2, 1, all_sharded());
+  run_job(j);
+  for (int r = 0; r < j->ranks; ++r) {
+    const rank_out *out = &j->out[r];
+    if (out->create != TW_DATA_LOSS || strstr(out->message, "model.ckpt-3: ") == NULL ||
+        strstr(out->message, "model.ckpt-0: ") == NULL || strstr(out->message, "move them out of") == NULL) {
+      fail_msg("rank %d: expected TW_DATA_LOSS naming both checkpoints, got %d: %s", r, out->create, out->message);
+    }
+  }
+  free_job(j);
+  directory_contents(dir, after, sizeof after);
+  assert_string_equal(after, before);
+  remove_dir(dir);
+}
+
 /* D16: a part of the newest checkpoint is gone: every rank of a 2-rank job restores step 0. */
 static void a_missing_part_makes_every_rank_fall_back_together(void **state) {
   (void)state;
@@ -568,6 +677,8 @@ int main(void) {
       cmocka_unit_test(a_single_process_checkpoint_restores_as_shards),
       cmocka_unit_test(a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables),
       cmocka_unit_test(a_corrupt_part_makes_every_rank_fall_back_together),
+      cmocka_unit_test(a_rank_out_of_address_space_fails_every_rank_c20),
+      cmocka_unit_test(every_checkpoint_damaged_fails_every_rank_c20),
       cmocka_unit_test(a_missing_part_makes_every_rank_fall_back_together),
       cmocka_unit_test(sharded_checkpoints_are_found_by_name_without_a_state_file),
       cmocka_unit_test(a_recovery_restores_every_ranks_rows_of_the_same_checkpoint),

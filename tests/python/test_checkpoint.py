@@ -286,3 +286,36 @@ def test_listener_exception_surfaces(tmp_path):
             raise OSError("disk on fire")
     with pytest.raises(OSError, match="disk on fire"):
         run_with_saver(tmp_path, Bad(), 2, save_steps=1)
+
+
+def test_a_path_that_is_not_utf8_round_trips(tmp_path):
+    """latest_checkpoint of a directory named b"ckpt\\xff" returns os.fsdecode's str; that str, its bytes
+    and a pathlib.Path of it all restore, and every path argument takes str, bytes and os.PathLike."""
+    import pathlib
+
+    directory = os.fsencode(tmp_path) + b"/ckpt\xff"
+    os.mkdir(directory)
+    w = np.array([1, 2], np.float32)
+    saver = tw.Saver({"w": w})
+    saved = saver.save(directory + b"/model.ckpt", global_step=3)
+    assert saved == os.fsdecode(directory + b"/model.ckpt-3")
+    latest = tw.latest_checkpoint(directory)
+    assert latest == saved and isinstance(latest, str)
+    assert tw.latest_checkpoint(os.fsdecode(directory)) == latest
+    assert tw.latest_checkpoint(pathlib.Path(os.fsdecode(directory))) == latest
+    for path in (latest, os.fsencode(latest), pathlib.Path(latest)):
+        w[:] = 0
+        saver.restore(path)
+        np.testing.assert_array_equal(w, [1, 2])
+    assert saver.last_checkpoints == [latest]
+    assert saver.save(pathlib.Path(os.fsdecode(directory)) / "model.ckpt", global_step=4).endswith("model.ckpt-4")
+    np.testing.assert_array_equal(tw.load_variable(directory, "w"), [1, 2])
+    assert [name for name, _ in tw.list_variables(pathlib.Path(latest))] == ["w"]
+    with pytest.raises(TypeError, match="save_path must be a path"):
+        saver.restore(3)
+    del saver  # releases the directory's lock for the session
+    w[:] = 0
+    with tw.MonitoredTrainingSession(checkpoint_dir=directory, variables={"w": w}, save_checkpoint_steps=None,
+                                     save_summaries_steps=None, log_step_count_steps=None) as sess:
+        assert sess.global_step == 4
+    np.testing.assert_array_equal(w, [1, 2])

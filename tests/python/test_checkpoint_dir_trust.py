@@ -92,6 +92,55 @@ def test_standalone_saver_checkpoint_restores_with_the_step_of_its_name(tmp_path
     np.testing.assert_array_equal(w, [3, 4])
 
 
+def checkpoint_bytes(directory):
+    """Every checkpoint file and the state file of `directory`, with their bytes."""
+    return {p.name: p.read_bytes() for p in directory.iterdir() if p.name.startswith(("model.ckpt", "checkpoint"))}
+
+
+def test_a_restore_out_of_address_space_fails_creation_and_writes_nothing_C20(tmp_path):
+    """`ulimit -v` too small to map the newest checkpoint: before, every checkpoint counted as damaged,
+    the job started at step 0 and its saves overwrote model.ckpt-2, -4. Now creation raises
+    ResourceExhaustedError naming the checkpoint, and every file is byte-identical."""
+    w = np.random.default_rng(0).integers(0, 255, 48 << 20, dtype=np.uint8)  # stored raw: a 48 MiB file
+    train(tmp_path, w, 4)
+    before = checkpoint_bytes(tmp_path)
+    result = run_python(f"""
+        import resource, numpy as np, trainwatch as tw
+        w = np.zeros({w.size}, np.uint8)
+        with open("/proc/self/statm") as statm:
+            used = int(statm.read().split()[0]) * resource.getpagesize()
+        resource.setrlimit(resource.RLIMIT_AS, (used + {w.nbytes // 2}, used + {w.nbytes // 2}))
+        try:
+            tw.MonitoredTrainingSession(checkpoint_dir={str(tmp_path)!r}, variables={{"w": w}},
+                                        save_checkpoint_steps=2, save_summaries_steps=None,
+                                        log_step_count_steps=None)
+        except tw.errors.ResourceExhaustedError as e:
+            print("raised:", e)
+        else:
+            print("created")
+        """, timeout=120)
+    assert "raised:" in result.stdout, (result.stdout, result.stderr)
+    assert "model.ckpt-4" in result.stdout and "not a sign of damage" in result.stdout, result.stdout
+    assert checkpoint_bytes(tmp_path) == before
+    w[:] = 0
+    assert train(tmp_path, w, 5) == 4  # without the limit, the job resumes
+
+
+def test_every_checkpoint_damaged_raises_data_loss_and_keeps_them_C20(tmp_path):
+    """TF's restore of a corrupt checkpoint raises DataLossError; trainwatch falls back to an older
+    intact one, and when none is left it raises too instead of starting over on top of them."""
+    w = np.zeros(2, np.float32)
+    train(tmp_path, w, 4)
+    for p in tmp_path.glob("model.ckpt-*"):
+        data = bytearray(p.read_bytes())
+        data[len(data) // 2] ^= 0x55
+        p.write_bytes(bytes(data))
+    before = checkpoint_bytes(tmp_path)
+    with pytest.raises(tw.errors.DataLossError, match="move them out of"):
+        train(tmp_path, w, 6)
+    assert checkpoint_bytes(tmp_path) == before
+
+
 def test_fifos_are_refused_at_once(tmp_path):
     os.mkfifo(tmp_path / "checkpoint")
     os.mkfifo(tmp_path / "pipe")

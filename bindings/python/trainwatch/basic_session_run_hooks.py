@@ -6,7 +6,7 @@ Signatures and defaults are TF's; trainwatch's additions are keyword-only.
 import logging
 import time
 
-from . import native
+from . import _paths, native
 from ._raw_session import owner_of
 from ._step import StepRunner, remember_fed
 from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
@@ -207,7 +207,7 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
         options.set_int64(native.TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, int(bool(deferred_listeners)))
         self._listeners = [_ListenerAdapter(l) for l in (listeners or [])]
-        self._native = native.CheckpointSaverHook(str(checkpoint_dir), options, native.ListenerVector(self._listeners))
+        self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options, native.ListenerVector(self._listeners))
 
     def _save(self, session, step):
         """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
@@ -329,7 +329,7 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         self._writer = _writer(summary_writer)
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
-                                              "" if output_dir is None else str(output_dir), self._writer)
+                                              "" if output_dir is None else _paths.encode(output_dir, "output_dir"), self._writer)
 
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
         """TF's protected extension point: logs "global_step/sec: <rate>" and writes it as a summary."""
@@ -350,7 +350,7 @@ class SummarySaverHook(NativeHook):
         names = [] if summary_op is None else [summary_op] if isinstance(summary_op, str) else list(summary_op)
         options = _timer_options(save_steps, save_secs)
         if output_dir is not None:
-            options.set_string(native.TW_OPT_OUTPUT_DIR, str(output_dir))
+            options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
 
@@ -501,7 +501,7 @@ class ProfilerHook(NativeHook):
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
         del show_dataflow, show_memory
-        self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), str(output_dir))
+        self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), _paths.encode(output_dir, "output_dir"))
 
 
 class SecondOrStepTimer:

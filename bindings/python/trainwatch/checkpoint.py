@@ -8,16 +8,12 @@ import os
 import numpy as np
 
 from . import native, shard
+from ._paths import decode as _decode
+from ._paths import encode as _path
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
 from .errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from .tensors import NUMPY_DTYPES, borrow
-
-
-def _path(value, what):
-    if not isinstance(value, (str, os.PathLike)):
-        raise TypeError(f"{what} must be a path; got {type(value).__name__}")
-    return os.fspath(value)
 
 
 class Saver:
@@ -99,7 +95,8 @@ class Saver:
         if not self._saves:
             return None
         self._held.check_unchanged()
-        return self._saver.save(_path(save_path, "save_path"), step) or None
+        saved = self._saver.save(_path(save_path, "save_path"), step)
+        return _decode(saved) if saved else None
 
     def restore(self, *args):
         """restore(save_path): writes the checkpoint's values into the variables, all or nothing."""
@@ -110,7 +107,7 @@ class Saver:
     def restore_newest_good(self, checkpoint_dir):
         """Restores the newest intact checkpoint listed in ``checkpoint_dir``; returns its path."""
         self._held.check_unchanged()
-        return self._saver.restore_newest_good(_path(checkpoint_dir, "checkpoint_dir"))
+        return _decode(self._saver.restore_newest_good(_path(checkpoint_dir, "checkpoint_dir")))
 
     def recover_last_checkpoints(self, checkpoint_dir):
         """Re-seeds the kept list and retention clock from ``checkpoint_dir``'s state file."""
@@ -118,11 +115,11 @@ class Saver:
 
     @property
     def last_checkpoints(self):
-        return list(self._saver.last_checkpoints())
+        return [_decode(path) for path in self._saver.last_checkpoints()]
 
     @staticmethod
     def _path_args(args, global_step):
-        if len(args) >= 2 and not isinstance(args[0], (str, os.PathLike)):
+        if len(args) >= 2 and not isinstance(args[0], (str, bytes, os.PathLike)):
             args = args[1:]  # TF's leading session
         if len(args) == 2:
             args, global_step = args[:1], args[1]
@@ -135,7 +132,8 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The newest checkpoint's path from ``<checkpoint_dir>/checkpoint``, or None."""
     if latest_filename not in (None, "checkpoint"):
         raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
-    return native.latest_checkpoint(_path(checkpoint_dir, "checkpoint_dir")) or None
+    latest = native.latest_checkpoint(_path(checkpoint_dir, "checkpoint_dir"))
+    return _decode(latest) if latest else None
 
 
 def _checkpoint_file(ckpt_dir_or_file):
@@ -143,8 +141,8 @@ def _checkpoint_file(ckpt_dir_or_file):
     if os.path.isdir(path):
         latest = latest_checkpoint(path)
         if latest is None:
-            raise NotFoundError(f"Unable to find a checkpoint in {path}")
-        return latest
+            raise NotFoundError(f"Unable to find a checkpoint in {os.fsdecode(path)}")
+        return _path(latest, "latest")
     return path
 
 
@@ -193,11 +191,11 @@ def load_variable(ckpt_dir_or_file, name, max_bytes=None):
             declared = int(np.prod(t.shape(), dtype=object)) * dtype.itemsize
             if declared > limit:
                 raise ResourceExhaustedError(
-                    f"tensor '{name}' of checkpoint {path} declares {_format_bytes(declared)}, over the "
+                    f"tensor '{name}' of checkpoint {os.fsdecode(path)} declares {_format_bytes(declared)}, over the "
                     f"{_format_bytes(limit)} limit of load_variable: pass max_bytes= (TRAINWATCH_MAX_LOAD_BYTES) "
                     "to raise it")
             value = np.empty(tuple(t.shape()), dtype)
             destination = borrow(value, "destination", name, writable=True)
             native.load_variable(path, destination.tensors()[0].reinterpreted(t.dtype()))
             return value
-    raise NotFoundError(f"Key {name} not found in checkpoint {path}")
+    raise NotFoundError(f"Key {name} not found in checkpoint {os.fsdecode(path)}")

@@ -5,7 +5,7 @@ from typing import Any, List, Mapping, Optional, Tuple, Union
 import numpy as np
 import numpy.typing as npt
 
-_Path = Union[str, os.PathLike[str]]
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 
 class Saver:
     variables: dict

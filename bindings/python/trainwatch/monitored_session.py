@@ -10,7 +10,7 @@ StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigg
 TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
 nothing to act on.
 """
-from . import native, shard
+from . import _paths, native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
@@ -108,7 +108,7 @@ class ChiefSessionCreator(_SessionCreator):
     def _options(self, owner):
         options = super()._options(owner)
         if self.checkpoint_dir is not None:
-            options.set_string(native.TW_OPT_CHECKPOINT_DIR, str(self.checkpoint_dir))
+            options.set_string(native.TW_OPT_CHECKPOINT_DIR, _paths.encode(self.checkpoint_dir, "checkpoint_dir"))
         return options
 
     def _init_fn(self):
@@ -374,7 +374,7 @@ class _TrainingSessionCreator(_SessionCreator):
                 continue
             if value is None:
                 options.set_none(key)
-            elif isinstance(value, str):
+            elif isinstance(value, (str, bytes)):  # bytes: a path, _paths.encode
                 options.set_string(key, value)
             elif key in _DOUBLE_OPTIONS:
                 options.set_double(key, float(value))
@@ -426,7 +426,7 @@ class MonitoredTrainingSession(MonitoredSession):
             creator = WorkerSessionCreator(scaffold, max_wait_secs=max_wait_secs)
         retention = creator.retention or (max_to_keep, keep_checkpoint_every_n_hours, recycle_checkpoint_files)
         arguments = {
-            native.TW_OPT_SUMMARY_DIR: USE_DEFAULT if summary_dir is None else str(summary_dir),
+            native.TW_OPT_SUMMARY_DIR: USE_DEFAULT if summary_dir is None else _paths.encode(summary_dir, "summary_dir"),
             native.TW_OPT_CHECKPOINT_EVERY_N_SECS: save_checkpoint_secs,
             native.TW_OPT_CHECKPOINT_EVERY_N_STEPS: save_checkpoint_steps,
             native.TW_OPT_SUMMARY_EVERY_N_STEPS: save_summaries_steps,
@@ -439,7 +439,7 @@ class MonitoredTrainingSession(MonitoredSession):
         }
         if collective is not None and not is_chief and checkpoint_dir is not None:
             # D2: a worker restores the checkpoint the chief names from its own mount of the directory.
-            arguments[native.TW_OPT_CHECKPOINT_DIR] = str(checkpoint_dir)
+            arguments[native.TW_OPT_CHECKPOINT_DIR] = _paths.encode(checkpoint_dir, "checkpoint_dir")
         _MonitoredSession.__init__(self, _TrainingSessionCreator(creator, arguments), hooks,
                                    native.Session.monitored_training, chief_only_hooks,
                                    _distributed(collective, collective_timeout_secs, vote_every_n_runs,

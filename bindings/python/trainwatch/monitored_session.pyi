@@ -7,7 +7,7 @@ from .checkpoint import Saver
 from .distributed import Collective
 from .session_run_hook import SessionRunHook
 
-_Path = Union[str, os.PathLike[str]]
+_Path = Union[str, bytes, os.PathLike[str], os.PathLike[bytes]]
 _T = TypeVar("_T")
 _Self = TypeVar("_Self", bound="_MonitoredSession")
 # A step function receives the step context and returns a dict of outputs (name → array) or None.

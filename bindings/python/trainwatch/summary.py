@@ -9,7 +9,7 @@ import numbers
 import os
 from typing import NamedTuple, Optional
 
-from . import native
+from . import _paths, native
 from .tensors import borrow
 
 
@@ -41,7 +41,7 @@ class SessionLog(NamedTuple):
 
 def summary_iterator(path):
     """Yields the Events of an event file in order; checksums are verified (DataLossError)."""
-    reader = native.EventReader(os.fspath(path))
+    reader = native.EventReader(_paths.encode(path, "path"))
     raw = native.Event()
     while reader.next(raw):
         tags = tuple(raw.tags)
@@ -63,7 +63,7 @@ class FileWriter:
 
     def __init__(self, logdir):
         self._logdir = os.fspath(logdir)
-        self._native = native.SummaryWriter(self._logdir)
+        self._native = native.SummaryWriter(_paths.encode(self._logdir, "logdir"))
         self._closed = False
 
     def get_logdir(self):
@@ -127,7 +127,7 @@ class FileWriter:
         """After ``close``: opens the directory again, so that later events go to a new event file.
         Does nothing on an open writer."""
         if self._closed:
-            self._native = native.SummaryWriter(self._logdir)
+            self._native = native.SummaryWriter(_paths.encode(self._logdir, "logdir"))
             self._closed = False
 
     def __enter__(self):

@@ -123,6 +123,33 @@
   $1 = &bytes;
 }
 %typemap(freearg) const std::string &serialized "";
+// A path is bytes (os.fsencode's, as the Python package passes it) or str, encoded as os.fsencode does
+// on Linux (UTF-8, surrogateescape): a name that is not UTF-8 (a directory b"ckpt\xff") round-trips,
+// where SWIG's std::string typemap refuses the surrogates os.fsdecode gives such a name. Paths come
+// back as SWIG gives every std::string, decoded with surrogateescape (os.fsdecode's str).
+%typemap(in) const std::string &FSPATH (std::string bytes) {
+  PyObject *encoded = PyUnicode_Check($input) ? PyUnicode_AsEncodedString($input, "utf-8", "surrogateescape")
+                                              : (Py_XINCREF($input), $input);
+  char *data = nullptr;
+  Py_ssize_t size = 0;
+  if (encoded == nullptr) SWIG_fail;
+  if (PyBytes_AsStringAndSize(encoded, &data, &size) < 0) {
+    Py_DECREF(encoded);
+    SWIG_exception_fail(SWIG_TypeError, "in method '$symname', argument $argnum of type 'str' or 'bytes' expected");
+  }
+  bytes.assign(data, static_cast<size_t>(size));
+  Py_DECREF(encoded);
+  $1 = &bytes;
+}
+%typemap(freearg) const std::string &FSPATH "";
+%typemap(typecheck, precedence=SWIG_TYPECHECK_STRING) const std::string &FSPATH {
+  $1 = PyUnicode_Check($input) || PyBytes_Check($input);
+}
+%apply const std::string &FSPATH {
+  const std::string &path, const std::string &dir, const std::string &prefix, const std::string &checkpoint_dir,
+  const std::string &checkpoint_path, const std::string &logdir, const std::string &output_dir,
+  const std::string &value
+};
 %ignore trainwatch::python::HeldTensor;
 %ignore trainwatch::python::TensorSet::for_each_item;
 namespace trainwatch { namespace python {
