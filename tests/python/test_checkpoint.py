@@ -70,7 +70,7 @@ def test_evicted_checkpoint_files_are_deleted_by_default_C15(tmp_path):
         w[:] = step
         saver.save(str(tmp_path / "model.ckpt"), global_step=step)
         assert not (tmp_path / ".tw-spare-0").exists()
-    assert sorted(os.listdir(tmp_path)) == [".trainwatch.lock", "checkpoint", "model.ckpt-4"]
+    assert sorted(os.listdir(tmp_path)) == [".trainwatch.job", ".trainwatch.lock", "checkpoint", "model.ckpt-4"]
 
 
 def _copy_newest(checkpoint_dir, chunk=4096):
