@@ -1,8 +1,8 @@
 // A test executable's replacement of the global operator new (failing_allocator.cc) that fails the
 // k-th allocation after Arm(k) once — std::bad_alloc, or NULL from the nothrow forms — so that a test
 // can walk every allocation point of an operation. It counts the whole process: every thread and
-// every library linked into the executable that allocates through operator new (the reader's buffers,
-// codecs, zstd's contexts).
+// every library linked into the executable that allocates through operator new (plans, codecs, scratch,
+// threads). Not malloc (zstd's contexts) nor mmap (the reader's buffer): the C20 tests fail those.
 #ifndef TRAINWATCH_TESTS_FAILING_ALLOCATOR_H
 #define TRAINWATCH_TESTS_FAILING_ALLOCATOR_H
 
