@@ -210,15 +210,23 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
 
 /* tf.train.load_variable: reads the tensor named destination->name from the checkpoint at `path` into
  * destination->data, which must be contiguous and have the tensor's dtype and shape. The buffer is
- * written only after every chunk of the tensor has been decoded and checked (untouched on error).
+ * written only after every chunk of the tensor has been read into the library's memory, decoded and
+ * checked, and only from those bytes (untouched on error; a file changed or truncated meanwhile by
+ * another program is either refused or not seen). The library allocates no copy of the tensor: the
+ * caller's buffer bounds what is written. A caller allocating it from the size
+ * tw_checkpoint_variables_at declares should bound that size first (a file of a few kilobytes can
+ * declare gigabytes of zeros): the Python package and trainwatch-ckpt refuse more than
+ * TRAINWATCH_MAX_LOAD_BYTES, 1 GiB by default (docs/tf-semantics.md C25).
  * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
  * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
- * TW_DATA_LOSS, TW_IO. */
+ * TW_DATA_LOSS (corrupt; or "<path> was truncated while being read"), TW_RESOURCE_EXHAUSTED (out of
+ * memory; the buffer is then untouched), TW_IO. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
 
 /* Decodes every tensor of the checkpoint at `path` and checks every checksum, keeping nothing.
  * TW_OK means the file is intact. Errors: TW_INVALID_ARGUMENT (NULL; not a regular file), TW_NOT_FOUND,
- * TW_IO, TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk). */
+ * TW_IO, TW_DATA_LOSS (the message names the file and the first corrupt tensor and chunk),
+ * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_verify(const char *path);
 
 #ifdef __cplusplus

@@ -116,6 +116,16 @@ ChunkCodec::~ChunkCodec() {
   ZSTD_freeDCtx(dctx_);
 }
 
+ZSTD_DCtx *ChunkCodec::Decompressor() {
+  if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
+  return dctx_;
+}
+
+void ChunkCodec::ReserveDecode(size_t raw_bytes) {
+  Decompressor();
+  if (raw_bytes > 0) Scratch(raw_bytes);
+}
+
 uint8_t *ChunkCodec::Scratch(size_t size) {
   if (size > scratch_size_) {
     scratch_.reset(new uint8_t[size]);
@@ -218,11 +228,11 @@ Status ChunkCodec::DecodePlane(Codec codec, const uint8_t *stored, size_t size, 
     const Status decoded = HuffmanDecode(stored, size, plane, plane_size);
     return decoded.ok() ? decoded : decoded.WithPrefix("Huffman-coded plane " + std::to_string(p) + ": ");
   }
-  if (dctx_ == nullptr && (dctx_ = ZSTD_createDCtx()) == nullptr) throw std::bad_alloc();
+  ZSTD_DCtx *dctx = Decompressor();
   if (ZSTD_getFrameContentSize(stored, size) != plane_size) {
     return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " has the wrong content size");
   }
-  const size_t n = ZSTD_decompressDCtx(dctx_, plane, plane_size, stored, size);
+  const size_t n = ZSTD_decompressDCtx(dctx, plane, plane_size, stored, size);
   if (ZSTD_isError(n) || n != plane_size) {
     return Status(TW_DATA_LOSS, "zstd frame of plane " + std::to_string(p) + " does not decode" +
                                     (ZSTD_isError(n) ? std::string(" (") + ZSTD_getErrorName(n) + ")" : ""));

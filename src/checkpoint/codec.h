@@ -61,6 +61,9 @@ class ChunkCodec {
   // (CodedPlaneBytes(chunk) bytes), the decoded coded planes are left there for Decode.
   Status Check(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
                uint8_t *keep = nullptr);
+  // Allocates now what Decode needs for chunks of up to `raw_bytes` raw bytes (the zstd context and the
+  // plane scratch), so that Decode of such a chunk allocates nothing. Throws std::bad_alloc.
+  void ReserveDecode(size_t raw_bytes);
   // Bytes of `chunk`'s coded (zstd, Huffman and tiered) planes once decoded.
   static size_t CodedPlaneBytes(const Chunk &chunk);
 
@@ -70,6 +73,7 @@ class ChunkCodec {
   static constexpr size_t kTileBytes = 16 << 10;
 
   uint8_t *Scratch(size_t size);
+  ZSTD_DCtx *Decompressor();  // created on first use; throws std::bad_alloc
   // The raw checksum of a chunk whose planes lie at planes[p] (versions before 5 join them into tile_).
   uint64_t RawChecksum(ChunkHash hash, const uint8_t *const *planes, const Chunk &chunk, size_t plane_size);
   Status DecodePlane(Codec codec, const uint8_t *stored, size_t size, uint8_t *plane, size_t plane_size, int p);

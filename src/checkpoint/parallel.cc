@@ -9,7 +9,6 @@
 #include <fstream>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -94,14 +93,14 @@ Status ParallelFor(size_t count, int threads, const std::function<Status(size_t,
     }
   };
 
+  // No thread to spare (std::system_error) or no memory for one (std::bad_alloc): the started workers
+  // and this thread still finish every job. Never an exception out of here once a job has run: a
+  // writing pass would stop half-way (FillResources), and a joinable std::thread destroyed terminates.
   std::vector<std::thread> pool;
-  pool.reserve(workers > 1 ? workers - 1 : 0);
-  for (int w = 1; w < workers; ++w) {
-    try {
-      pool.emplace_back(run, w);
-    } catch (const std::system_error &) {
-      break;  // no thread to spare: the started workers and this thread still finish every job
-    }
+  try {
+    pool.reserve(workers > 1 ? workers - 1 : 0);
+    for (int w = 1; w < workers; ++w) pool.emplace_back(run, w);
+  } catch (const std::exception &) {
   }
   run(0);
   for (std::thread &t : pool) t.join();

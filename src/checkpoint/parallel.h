@@ -36,7 +36,10 @@ int64_t MachineId();
 // Calls job(index, worker) for every index in [0, count) on min(threads, count) threads, the calling
 // thread being worker 0; `worker` < threads lets a job use per-thread scratch without locking. Jobs are
 // handed out in index order. After a job fails no new job starts; the failure with the lowest index is
-// returned, so messages do not depend on scheduling.
+// returned, so messages do not depend on scheduling. Once a job has started, a failed allocation only
+// means fewer threads (a thread it cannot start leaves its jobs to the others), never a failure: jobs that
+// allocate nothing cannot be stopped half-way by it. Pass a lambda as std::ref(job) for the
+// std::function not to allocate.
 Status ParallelFor(size_t count, int threads, const std::function<Status(size_t index, int worker)> &job);
 
 }  // namespace checkpoint

@@ -1,6 +1,7 @@
 #include "checkpoint/reader.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include "checkpoint/codec.h"
 #include "checkpoint/kept_planes.h"
@@ -12,9 +13,16 @@ namespace tw {
 namespace checkpoint {
 
 Status CheckpointReader::Open(const std::string &path, std::unique_ptr<CheckpointReader> *out) {
+  std::unique_ptr<PrivateFile> file;
+  TW_RETURN_IF_ERROR(PrivateFile::Open(path, &file));
+  return OpenFile(std::move(file), path, out);
+}
+
+Status CheckpointReader::OpenFile(std::unique_ptr<PrivateFile> file, const std::string &path,
+                                  std::unique_ptr<CheckpointReader> *out) {
   std::unique_ptr<CheckpointReader> reader(new CheckpointReader());
   reader->path_ = path;
-  TW_RETURN_IF_ERROR(MappedFile::Open(path, &reader->file_));
+  reader->file_ = std::move(file);
   reader->data_ = reader->file_->data();
   reader->size_ = reader->file_->size();
   TW_RETURN_IF_ERROR(reader->Parse());
@@ -33,13 +41,20 @@ Status CheckpointReader::OpenMemory(const uint8_t *data, size_t size, const std:
   return Status();
 }
 
+// A file's header, footer and index are read (Load) just before they are parsed; chunks when proven.
 Status CheckpointReader::Parse() {
   uint32_t version = 0;
+  if (file_ && size_ >= kHeaderSize + kFooterSize) {
+    TW_RETURN_IF_ERROR(file_->Load(0, kHeaderSize));
+    TW_RETURN_IF_ERROR(file_->Load(size_ - kFooterSize, kFooterSize));
+  }
   TW_RETURN_IF_ERROR(ParseHeader(data_, size_, path_, 0, &version));
   hash_ = ChunkHashOf(version);
   Footer footer;
   TW_RETURN_IF_ERROR(ParseFooter(data_ + size_ - kFooterSize, size_, path_, &footer));
+  if (file_) TW_RETURN_IF_ERROR(file_->Load(footer.index_offset, footer.index_size));
   TW_RETURN_IF_ERROR(ParseIndex(data_ + footer.index_offset, footer, path_, &tensors_, version, &origin_));
+  index_checksum_ = footer.index_xxh64;
   for (size_t i = 0; i < tensors_.size(); ++i) by_name_.emplace(tensors_[i].name, i);
   return Status();
 }
@@ -59,17 +74,29 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
   return StoredChecksum(hash_, data_ + chunk.offset, chunk) == chunk.stored_checksum;
 }
 
-Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep) const {
+Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep,
+                                     bool release) const {
+  // Each chunk once: a chunk read into the buffer again while another worker proves it would change
+  // the bytes under the proof.
+  std::vector<ChunkJob> unique;
+  unique.reserve(jobs.size());
+  std::unordered_set<const Chunk *> seen;
+  for (const ChunkJob &job : jobs) {
+    if (seen.insert(&job.tensor->chunks[job.chunk]).second) unique.push_back(job);
+  }
   if (keep != nullptr) {
     size_t bytes = 0;
-    for (const ChunkJob &job : jobs) bytes += ChunkCodec::CodedPlaneBytes(job.tensor->chunks[job.chunk]);
-    keep->Expect(bytes, jobs.size());
+    for (const ChunkJob &job : unique) bytes += ChunkCodec::CodedPlaneBytes(job.tensor->chunks[job.chunk]);
+    keep->Expect(bytes, unique.size());
   }
   std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
-  return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
-    const ChunkJob &job = jobs[j];
+  return ParallelFor(unique.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
+    const ChunkJob &job = unique[j];
     const Chunk &chunk = job.tensor->chunks[job.chunk];
-    if (file_) file_->Prefault(chunk.offset, chunk.stored_size());
+    if (file_) {
+      const Status loaded = file_->Load(chunk.offset, chunk.stored_size());
+      if (!loaded.ok()) return ChunkError(*job.tensor, job.chunk, loaded);
+    }
     if (!StoredChecksumMatches(chunk)) {
       return ChunkError(*job.tensor, job.chunk, Status(TW_DATA_LOSS, "checksum mismatch in the stored bytes"));
     }
@@ -81,44 +108,29 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     uint8_t *kept = keep != nullptr && coded_bytes != 0 ? keep->Reserve(&chunk, coded_bytes) : nullptr;
     const Status checked =
         codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
+    if (release && file_) file_->Release(chunk.offset, chunk.stored_size());
     return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
   });
 }
 
 Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int threads, size_t keep_budget) const {
-  std::vector<ChunkJob> jobs;
-  for (const Target &target : targets) {
-    uint8_t *destination = static_cast<uint8_t *>(target.data);
-    for (size_t c = 0; c < target.tensor->chunks.size(); ++c) {
-      jobs.push_back(ChunkJob{target.tensor, c, destination});
-      destination += target.tensor->chunks[c].raw_size;
-    }
-  }
   // Pass 1 proves every chunk (stored checksum, frames, sizes, raw checksum) without writing a
   // destination byte; pass 2 decodes again, into the destinations. Decoding twice keeps memory bounded
   // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
+  std::vector<Range> ranges;
+  ranges.reserve(targets.size());
+  for (const Target &target : targets) ranges.push_back(Range{target.tensor, 0, target.tensor->byte_size(), target.data});
   KeptPlanes kept(keep_budget);
-  TW_RETURN_IF_ERROR(CheckChunks(jobs, threads, &kept));
-  std::vector<std::unique_ptr<ChunkCodec>> codecs(static_cast<size_t>(threads > 0 ? threads : DefaultThreadCount()));
-  return ParallelFor(jobs.size(), static_cast<int>(codecs.size()), [&](size_t j, int worker) {
-    const ChunkJob &job = jobs[j];
-    const Chunk &chunk = job.tensor->chunks[job.chunk];
-    std::unique_ptr<ChunkCodec> &codec = codecs[static_cast<size_t>(worker)];
-    if (!codec) codec.reset(new ChunkCodec());
-    // Only a file changed in place since pass 1 (never done to a checkpoint) could fail here.
-    const Status decoded = codec->Decode(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_,
-                                         job.destination, RawCheck::kTrusted, kept.Find(&chunk),
-                                         DestinationStores(chunk.raw_size));
-    return decoded.ok() ? decoded : ChunkError(*job.tensor, job.chunk, decoded);
-  });
+  TW_RETURN_IF_ERROR(ProveRanges(ranges, threads, &kept));
+  return FillRanges(ranges, threads, &kept);
 }
 
 Status CheckpointReader::Verify(int threads) const {
   std::vector<ChunkJob> jobs;
   for (const TensorEntry &tensor : tensors_) {
-    for (size_t c = 0; c < tensor.chunks.size(); ++c) jobs.push_back(ChunkJob{&tensor, c, nullptr});
+    for (size_t c = 0; c < tensor.chunks.size(); ++c) jobs.push_back(ChunkJob{&tensor, c});
   }
-  return CheckChunks(jobs, threads, nullptr);
+  return CheckChunks(jobs, threads, nullptr, true);
 }
 
 namespace {
@@ -168,12 +180,10 @@ Status LoadVariable(const std::string &path, const TensorRef &destination) {
     whole.dtype = tensor->dtype;
     whole.shape = tensor->shape;
     TW_RETURN_IF_ERROR(CheckRestorable(whole, destination, path));
-    // Assembled aside: a part failing half-way leaves the destination untouched.
-    std::vector<uint8_t> bytes(destination.byte_size());
-    TW_RETURN_IF_ERROR(sharded->ReadBox(*tensor, std::vector<int64_t>(tensor->shape.size(), 0), tensor->shape,
-                                        bytes.data()));
-    if (!bytes.empty()) std::memcpy(destination.data(), bytes.data(), bytes.size());
-    return Status();
+    // Straight into the destination: every part is proven before any byte is written (RangeReads), and
+    // the write cannot fail after that, so no copy of the tensor aside.
+    return sharded->ReadBox(*tensor, std::vector<int64_t>(tensor->shape.size(), 0), tensor->shape,
+                            destination.data());
   }
   std::unique_ptr<CheckpointReader> reader;
   TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &reader));

@@ -8,7 +8,7 @@ RestoreFailure ClassifyRestoreFailure(const Status &status, bool misfit) {
   if (misfit) return RestoreFailure::kMisfit;
   switch (status.code()) {
     case TW_DATA_LOSS: return RestoreFailure::kDamaged;
-    // Before the file is read, these two come only from opening the path itself (MappedFile::Open):
+    // Before the file is read, these two come only from opening the path itself (PrivateFile::Open):
     // a part of a sharded checkpoint that is missing or not a regular file is reported as TW_DATA_LOSS.
     case TW_NOT_FOUND:
     case TW_INVALID_ARGUMENT: return RestoreFailure::kAbsent;

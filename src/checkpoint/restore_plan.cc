@@ -74,7 +74,7 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
 
 Status RestorePlan::Prove(int threads) const { return reads_.Prove(threads); }
 
-Status RestorePlan::Fill(int threads) const { return reads_.Fill(threads); }
+Status RestorePlan::Fill() const { return reads_.Fill(); }
 
 }  // namespace checkpoint
 }  // namespace tw

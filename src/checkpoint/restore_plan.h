@@ -43,11 +43,15 @@ class RestorePlan {
                      const std::vector<std::string> &optional, std::vector<std::string> *missing, bool *misfit,
                      std::unique_ptr<RestorePlan> *out);
 
-  // Checks every chunk the plan reads (stored checksum, frames, raw checksum); writes nothing.
-  // TW_DATA_LOSS naming the file, tensor and chunk; TW_RESOURCE_EXHAUSTED when memory runs out.
+  // Reads every chunk the plan needs into private memory and checks it there (stored checksum, frames,
+  // raw checksum), then allocates everything Fill needs; writes nothing. TW_DATA_LOSS naming the file,
+  // tensor and chunk (a file truncated while being read included); TW_RESOURCE_EXHAUSTED when memory
+  // runs out.
   Status Prove(int threads = 0) const;
-  // After Prove: decodes the planned bytes into the variables.
-  Status Fill(int threads = 0) const;
+  // After a successful Prove: decodes the proven bytes into the variables. Allocates nothing and reads
+  // nothing from the files, so it cannot fail, and whatever happens to the files after Prove is not seen
+  // (C24).
+  Status Fill() const;
 
   const std::string &path() const { return path_; }
 

@@ -470,7 +470,7 @@ Status Saver::PrepareRestore(const std::string &path, const std::vector<std::str
 }
 
 Status Saver::FinishRestore(const RestorePlan &plan) {
-  TW_RETURN_IF_ERROR(CatchingOutOfMemory(plan.path(), [&] { return plan.Fill(Threads()); }));
+  TW_RETURN_IF_ERROR(CatchingOutOfMemory(plan.path(), [&] { return plan.Fill(); }));
   last_restored_ = plan.path();
   return Status();
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <vector>
 
 #include "base/tensor.h"
@@ -48,8 +49,15 @@ void RangeReads::AddBox(const CheckpointReader *reader, const TensorEntry *entry
   }
   aside_.emplace_back(static_cast<size_t>(to - from));
   Add(reader, CheckpointReader::Range{entry, from, to, aside_.back().data()});
-  BoxCopy copy{aside_.back().data(), stored_extent, {}, static_cast<uint8_t *>(data), wanted_extent, {}, count,
-               element_size};
+  BoxCopy copy{aside_.back().data(),
+               stored_extent,
+               {},
+               static_cast<uint8_t *>(data),
+               wanted_extent,
+               {},
+               count,
+               element_size,
+               std::vector<int64_t>(ndim, 0)};
   copy.from_extent[0] = rows;
   for (size_t d = 0; d < ndim; ++d) {
     copy.from_begin.push_back(d == 0 ? 0 : begin[d] - stored_offset[d]);
@@ -60,7 +68,13 @@ void RangeReads::AddBox(const CheckpointReader *reader, const TensorEntry *entry
 
 Status RangeReads::Prove(int threads) const {
   for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads, &kept_));
-  return Status();
+  fill_.clear();
+  try {
+    for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->PlanFill(file.second, &fill_));
+  } catch (const std::bad_alloc &) {
+    return Status(TW_RESOURCE_EXHAUSTED, "out of memory planning a checkpoint read");
+  }
+  return CheckpointReader::ReserveFill(fill_, threads, &kept_, &resources_);
 }
 
 namespace {
@@ -74,13 +88,14 @@ int64_t Flat(const std::vector<int64_t> &extent, const std::vector<int64_t> &beg
 
 }  // namespace
 
-Status RangeReads::Fill(int threads) const {
-  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->FillRanges(file.second, threads, &kept_));
+Status RangeReads::Fill() const {
+  TW_RETURN_IF_ERROR(CheckpointReader::FillJobs(fill_, &resources_, &kept_));
   // Box copies have at least 2 dimensions (boxes of fewer are always rows alike): runs along the last one.
   for (const BoxCopy &c : copies_) {
     const size_t last = c.count.size() - 1;
     const size_t run = static_cast<size_t>(c.count[last]) * c.element_size;
-    std::vector<int64_t> index(c.count.size(), 0);
+    std::vector<int64_t> &index = c.index;
+    std::fill(index.begin(), index.end(), 0);
     for (;;) {
       std::memcpy(c.to + static_cast<size_t>(Flat(c.to_extent, c.to_begin, index)) * c.element_size,
                   c.from + static_cast<size_t>(Flat(c.from_extent, c.from_begin, index)) * c.element_size, run);
@@ -94,9 +109,12 @@ Status RangeReads::Fill(int threads) const {
 
 Status ShardedReader::Open(const std::string &path, std::unique_ptr<ShardedReader> *out) {
   out->reset();
-  std::unique_ptr<MappedFile> file;
-  TW_RETURN_IF_ERROR(MappedFile::Open(path, &file));
+  std::unique_ptr<PrivateFile> file;
+  TW_RETURN_IF_ERROR(PrivateFile::Open(path, &file));
+  if (file->size() < kHeaderSize + kFooterSize) return Status();  // not an index; the reader says what it is
+  TW_RETURN_IF_ERROR(file->Load(0, kHeaderSize));
   if (!LooksLikeShardIndex(file->data(), file->size())) return Status();
+  TW_RETURN_IF_ERROR(file->Load(0, file->size()));  // an index is metadata only: read whole
   std::unique_ptr<ShardedReader> reader(new ShardedReader());
   reader->path_ = path;
   const size_t slash = path.rfind('/');
@@ -119,23 +137,30 @@ Status ShardedReader::Part(uint32_t part, const CheckpointReader **out) {
     const ShardPart &pinned = index_.parts[part];
     const std::string file = dir_ + pinned.file;
     OpenPart open;
-    const Status mapped = MappedFile::Open(file, &open.file);
-    if (!mapped.ok()) {
+    std::unique_ptr<PrivateFile> opened;
+    Status status = PrivateFile::Open(file, &opened);
+    if (status.ok() && opened->size() == pinned.file_size && opened->size() >= kFooterSize) {
+      status = opened->Load(opened->size() - kFooterSize, kFooterSize);  // short: truncated, TW_DATA_LOSS
+    }
+    if (!status.ok()) {
       // A part missing or not a regular file damages the checkpoint; a failure for lack of memory,
       // address space or descriptors, or an I/O error, says nothing about it (restore_failure.h).
-      const bool gone = mapped.code() == TW_NOT_FOUND || mapped.code() == TW_INVALID_ARGUMENT;
-      return Status(gone ? TW_DATA_LOSS : mapped.code(),
-                    "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + mapped.message());
+      const bool gone = status.code() == TW_NOT_FOUND || status.code() == TW_INVALID_ARGUMENT;
+      return Status(gone ? TW_DATA_LOSS : status.code(),
+                    "part " + file + " of sharded checkpoint " + path_ + " is unreadable: " + status.message());
     }
+    const Status other(TW_DATA_LOSS, "part " + file + " is not the one sharded checkpoint " + path_ +
+                                         " recorded (size or footer checksum differs)");
     Footer footer;
-    const uint64_t size = open.file->size();
+    const uint64_t size = opened->size();
     if (size != pinned.file_size || size < kFooterSize ||
-        !ParseFooter(open.file->data() + size - kFooterSize, size, file, &footer).ok() ||
+        !ParseFooter(opened->data() + size - kFooterSize, size, file, &footer).ok() ||
         footer.index_xxh64 != pinned.index_xxh64) {
-      return Status(TW_DATA_LOSS, "part " + file + " is not the one sharded checkpoint " + path_ +
-                                      " recorded (size or footer checksum differs)");
+      return other;
     }
-    TW_RETURN_IF_ERROR(CheckpointReader::OpenMemory(open.file->data(), size, file, &open.reader));
+    TW_RETURN_IF_ERROR(CheckpointReader::OpenFile(std::move(opened), file, &open.reader));
+    // The reader read the footer again: the index it parsed must be the pinned one too.
+    if (open.reader->index_checksum() != pinned.index_xxh64) return other;
     found = parts_.emplace(part, std::move(open)).first;
   }
   *out = found->second.reader.get();

@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "checkpoint/mapped_file.h"
+#include "checkpoint/fill_resources.h"
+#include "checkpoint/private_file.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/shard_index.h"
 
@@ -30,8 +31,12 @@ class RangeReads {
   // otherwise the stored rows are read aside and their intersection copied into `data` by Fill.
   void AddBox(const CheckpointReader *reader, const TensorEntry *entry, const std::vector<int64_t> &stored_offset,
               const std::vector<int64_t> &wanted_offset, const std::vector<int64_t> &wanted_extent, void *data);
-  Status Prove(int threads = 0) const;  // CheckpointReader::ProveRanges of every file
-  Status Fill(int threads = 0) const;   // then FillRanges, then the copies out of the rows read aside
+  // CheckpointReader::ProveRanges of every file, then everything Fill needs allocated (its chunk list,
+  // every worker's codec and scratch): TW_DATA_LOSS, TW_RESOURCE_EXHAUSTED.
+  Status Prove(int threads = 0) const;
+  // After Prove: decodes every file's chunks (CheckpointReader::FillJobs, in one parallel pass), then the
+  // copies out of the rows read aside. Allocates nothing, and cannot fail after a successful Prove.
+  Status Fill() const;
 
  private:
   // An N-d block copied from rows read aside into the wanted box (extents and starts in elements).
@@ -42,17 +47,20 @@ class RangeReads {
     std::vector<int64_t> to_extent, to_begin;
     std::vector<int64_t> count;
     size_t element_size;
+    mutable std::vector<int64_t> index;  // Fill's position in count, allocated with the copy
   };
   std::vector<std::pair<const CheckpointReader *, std::vector<CheckpointReader::Range>>> files_;  // in first use order
   std::deque<std::vector<uint8_t>> aside_;  // rows of boxes cut along another dimension (stable addresses)
   std::vector<BoxCopy> copies_;
   mutable KeptPlanes kept_;  // the zstd planes Prove decoded, for Fill (one budget for every file)
+  mutable std::vector<CheckpointReader::FillJob> fill_;  // what Fill decodes, listed by Prove
+  mutable FillResources resources_;                      // and allocated by Prove
 };
 
 class ShardedReader {
  public:
   // Opens the file at `path`; *out stays NULL (OK) when it is not an index (a single-file checkpoint).
-  // Errors: those of MappedFile::Open, TW_DATA_LOSS (an index that does not parse).
+  // Errors: those of PrivateFile::Open and Load, TW_DATA_LOSS (an index that does not parse).
   static Status Open(const std::string &path, std::unique_ptr<ShardedReader> *out);
 
   const ShardIndex &index() const { return index_; }
@@ -76,8 +84,7 @@ class ShardedReader {
  private:
   ShardedReader() = default;
   struct OpenPart {
-    std::unique_ptr<MappedFile> file;
-    std::unique_ptr<CheckpointReader> reader;  // over file's bytes
+    std::unique_ptr<CheckpointReader> reader;
   };
   Status Part(uint32_t part, const CheckpointReader **out);
 

@@ -10,8 +10,8 @@
 // drops them when it releases it (dir_lock.h: a saver's ReleaseDirectoryLocks or destruction).
 //
 // The risk that makes it opt-in: the evicted file was visible under a checkpoint name, so a program
-// may still be reading it. trainwatch's own readers hold flock(LOCK_SH) on every file they map
-// (mapped_file.h), and a writer takes a spare only with flock(LOCK_EX | LOCK_NB) — a spare one of them
+// may still be reading it. trainwatch's own readers hold flock(LOCK_SH) on every file they read
+// (private_file.h), and a writer takes a spare only with flock(LOCK_EX | LOCK_NB) — a spare one of them
 // still holds is given up (deleted; the reader keeps its bytes) and the save writes a fresh file. No
 // other program takes that lock: cp, tar, rsync or a backup agent still copying the evicted checkpoint
 // gets bytes of two checkpoints. By default evicted files are unlinked, as TF deletes them, and a reader

@@ -112,6 +112,25 @@ with tempfile.TemporaryDirectory() as d:
     check("every exported tensor has its dtype name, shape and exact bytes", not bad, bad)
     check("the data section holds exactly the tensors", end == len(data), (end, len(data)))
 
+    # A tensor declaring more than the limit is refused before it is allocated (C25); raising the limit
+    # (--max-bytes, TRAINWATCH_MAX_LOAD_BYTES) lets it through.
+    refused = f"{d}/refused.safetensors"
+    r = run("export-safetensors", "--max-bytes", str(1 << 20), ckpt, refused)
+    check("export refuses a tensor over --max-bytes, naming it, the sizes and how to raise the limit",
+          r.returncode == 3 and not os.path.exists(refused)
+          and f"tensor 'big \"quoted\" weights' of checkpoint {ckpt} declares 12.0 MiB, over the 1.0 MiB limit "
+          "of export-safetensors: pass --max-bytes (TRAINWATCH_MAX_LOAD_BYTES) to raise it" in r.stderr,
+          (r.returncode, r.stderr))
+    r = subprocess.run([cli, "export-safetensors", ckpt, refused], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "TRAINWATCH_MAX_LOAD_BYTES": str(1 << 20)})
+    check("export refuses a tensor over TRAINWATCH_MAX_LOAD_BYTES",
+          r.returncode == 3 and "over the 1.0 MiB limit" in r.stderr and not os.path.exists(refused),
+          (r.returncode, r.stderr))
+    r = subprocess.run([cli, "export-safetensors", "--max-bytes", str(12 << 20), ckpt, refused], capture_output=True,
+                       text=True, timeout=60, env={**os.environ, "TRAINWATCH_MAX_LOAD_BYTES": str(1 << 20)})
+    check("--max-bytes raises the limit over the environment's",
+          r.returncode == 0 and open(refused, "rb").read() == blob, (r.returncode, r.stderr))
+
     raw = bytearray(open(ckpt, "rb").read())
     corrupt = f"{d}/corrupt.ckpt-1"
     raw[100] ^= 0x04

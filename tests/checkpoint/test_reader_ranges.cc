@@ -25,6 +25,8 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "sharded_rows.h"
+
 namespace ckpt = tw::checkpoint;
 
 namespace {
@@ -130,29 +132,8 @@ void OnlyTheOverlappingChunksAreRead(void **) {
 
 // A sharded checkpoint of a [16, 16] float32 tensor "t" in two parts of 8 rows each.
 std::string WriteSharded(const std::string &dir, std::vector<uint8_t> *global) {
-  const std::string index_path = dir + "/model.ckpt-1";
   *global = Bytes(16 * kRowBytes, 3);
-  ckpt::ShardIndex index;
-  ckpt::ShardedTensor tensor;
-  tensor.name = "t";
-  tensor.dtype = TW_FLOAT32;
-  tensor.shape = {16, kCols};
-  for (uint32_t part = 0; part < 2; ++part) {
-    const std::string name = ckpt::PartFileName("model.ckpt-1", part, 2);
-    std::vector<uint8_t> rows(global->begin() + part * 8 * kRowBytes, global->begin() + (part + 1) * 8 * kRowBytes);
-    Write(dir + "/" + name, "t", {8, kCols}, &rows);
-    std::ifstream in(dir + "/" + name, std::ios::binary);
-    const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ckpt::Footer footer;
-    assert_true(ckpt::ParseFooter(bytes.data() + bytes.size() - ckpt::kFooterSize, bytes.size(), name, &footer).ok());
-    index.parts.push_back({name, bytes.size(), footer.index_xxh64});
-    tensor.boxes.push_back({part, {static_cast<int64_t>(part) * 8, 0}, {8, kCols}});
-  }
-  index.tensors.push_back(tensor);
-  std::string encoded;
-  ckpt::EncodeShardIndex(index, &encoded);
-  std::ofstream(index_path, std::ios::binary).write(encoded.data(), static_cast<std::streamsize>(encoded.size()));
-  return index_path;
+  return WriteShardedRows(dir, "model.ckpt-1", "t", 16, kCols, 2, kChunkBytes, global);
 }
 
 // Rows [first, first + count) of "t" restored as a shard through a RestorePlan.

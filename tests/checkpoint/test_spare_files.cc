@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "checkpoint/durable_file.h"
-#include "checkpoint/mapped_file.h"
+#include "checkpoint/private_file.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/spare_files.h"
@@ -301,8 +301,8 @@ static void a_mapped_evicted_file_is_never_overwritten_c15(void **state) {
   Fixture f;
   const std::string first = f.Save(1, 11);
   const ino_t first_inode = Stat(first).st_ino;
-  std::unique_ptr<ckpt::MappedFile> mapped;
-  assert_true(ckpt::MappedFile::Open(first, &mapped).ok());
+  std::unique_ptr<ckpt::PrivateFile> mapped;
+  assert_true(ckpt::PrivateFile::Open(first, &mapped).ok());
   const std::string bytes(reinterpret_cast<const char *>(mapped->data()), mapped->size());
   f.Save(2, 22);
   assert_int_equal(Stat(f.Spare()).st_ino, first_inode);  // evicted while mapped: a spare all the same
@@ -329,8 +329,8 @@ static void opening_a_file_being_recycled_is_not_found_c15(void **state) {
   const std::vector<std::string> temps = Temporaries(f.dir);
   assert_int_equal(temps.size(), 1);
   assert_int_equal(Stat(temps[0]).st_ino, first_inode);  // the spare, taken as the temporary file
-  std::unique_ptr<ckpt::MappedFile> mapped;
-  const tw::Status opened = ckpt::MappedFile::Open(temps[0], &mapped);
+  std::unique_ptr<ckpt::PrivateFile> mapped;
+  const tw::Status opened = ckpt::PrivateFile::Open(temps[0], &mapped);
   assert_int_equal(opened.code(), TW_NOT_FOUND);
   assert_non_null(std::strstr(opened.message().c_str(), "was deleted while being opened"));
   file.reset();  // never committed: the temporary file goes
@@ -340,9 +340,9 @@ static void opening_a_file_being_recycled_is_not_found_c15(void **state) {
   const int writer = ::open(second.c_str(), O_RDONLY | O_CLOEXEC);
   assert_true(writer >= 0);
   assert_int_equal(::flock(writer, LOCK_EX | LOCK_NB), 0);
-  assert_int_equal(ckpt::MappedFile::Open(second, &mapped).code(), TW_NOT_FOUND);
+  assert_int_equal(ckpt::PrivateFile::Open(second, &mapped).code(), TW_NOT_FOUND);
   ::close(writer);
-  assert_true(ckpt::MappedFile::Open(second, &mapped).ok());
+  assert_true(ckpt::PrivateFile::Open(second, &mapped).ok());
 }
 
 // C15: a reader that opened a checkpoint just before it was evicted and recycled reports it deleted
@@ -361,8 +361,8 @@ static void a_file_recycled_before_the_readers_lock_is_not_found_c15(void **stat
     fourth_inode = Stat(f.Save(4, 44)).st_ino;
     f.Save(2, 55);
   };
-  std::unique_ptr<ckpt::MappedFile> mapped;
-  const tw::Status opened = ckpt::MappedFile::Open(second, &mapped);
+  std::unique_ptr<ckpt::PrivateFile> mapped;
+  const tw::Status opened = ckpt::PrivateFile::Open(second, &mapped);
   assert_int_equal(fourth_inode, second_inode);  // the recycling did happen in the window
   assert_int_not_equal(Stat(second).st_ino, second_inode);
   assert_int_equal(opened.code(), TW_NOT_FOUND);

@@ -25,15 +25,17 @@
 
 #include "thread_world.h"
 
-/* C20's fault: while g_failing_maps > 0, a read-only private mapping of a file — how the library maps a
- * checkpoint or part — fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
+/* C20's fault: while g_failing_maps > 0, the memory the library reads a checkpoint or part into (an
+ * anonymous MAP_NORESERVE mapping, checkpoint/private_file.h; a read-only private mapping of the file
+ * before) fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
  * libc's for the library's calls (ELF interposition, as tests/distributed/fault_points.c does). */
 static int g_failing_maps; /* atomics: every rank's thread maps */
 
 void *mmap(void *address, size_t length, int prot, int flags, int fd, off_t offset) {
   void *(*real)(void *, size_t, int, int, int, off_t);
   void *symbol;
-  if (fd >= 0 && prot == PROT_READ && flags == MAP_PRIVATE) {
+  if ((fd >= 0 && prot == PROT_READ && flags == MAP_PRIVATE) ||
+      (fd < 0 && flags == (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE))) {
     for (int left = __atomic_load_n(&g_failing_maps, __ATOMIC_SEQ_CST); left > 0;) {
       if (__atomic_compare_exchange_n(&g_failing_maps, &left, left - 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
         errno = ENOMEM;

@@ -165,6 +165,29 @@ def test_list_and_load_variables(tmp_path):
         tw.load_variable(str(tmp_path), "nope")
 
 
+def test_load_variable_refuses_a_tensor_over_its_limit_before_allocating(tmp_path, monkeypatch):
+    # C25: a file of a few kilobytes can declare gigabytes; load_variable allocates only up to a limit the
+    # caller can raise (max_bytes=, TRAINWATCH_MAX_LOAD_BYTES; 1 GiB by default).
+    w = np.arange(4096, dtype=np.float32)  # 16 KiB
+    path = tw.Saver({"w": w}).save(str(tmp_path / "m"))
+    message = (f"tensor 'w' of checkpoint {path} declares 16.0 KiB, over the 1.0 KiB limit of load_variable: "
+               "pass max_bytes= (TRAINWATCH_MAX_LOAD_BYTES) to raise it")
+    with pytest.raises(tw.ResourceExhaustedError) as refused:
+        tw.load_variable(path, "w", max_bytes=1024)
+    assert str(refused.value) == message
+    np.testing.assert_array_equal(tw.load_variable(path, "w", max_bytes=16384), w)
+    monkeypatch.setenv("TRAINWATCH_MAX_LOAD_BYTES", "1024")
+    with pytest.raises(tw.ResourceExhaustedError, match="over the 1.0 KiB limit"):
+        tw.load_variable(path, "w")
+    np.testing.assert_array_equal(tw.load_variable(path, "w", max_bytes=1 << 20), w)
+    monkeypatch.setenv("TRAINWATCH_MAX_LOAD_BYTES", "lots")
+    with pytest.raises(tw.InvalidArgumentError, match="TRAINWATCH_MAX_LOAD_BYTES=lots"):
+        tw.load_variable(path, "w")
+    monkeypatch.delenv("TRAINWATCH_MAX_LOAD_BYTES")
+    assert tw.checkpoint.DEFAULT_MAX_LOAD_BYTES == 1 << 30
+    np.testing.assert_array_equal(tw.load_variable(path, "w"), w)
+
+
 def test_restore_of_a_mismatched_shape_is_invalid_argument(tmp_path):
     path = tw.Saver({"w": np.zeros(3, np.float32)}).save(str(tmp_path / "m"))
     with pytest.raises(tw.InvalidArgumentError):

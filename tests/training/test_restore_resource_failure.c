@@ -294,9 +294,11 @@ static void every_checkpoint_damaged_fails_creation_with_data_loss_c20(void **st
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(an_allocation_failure_fails_creation_and_writes_nothing_c20, setup_dir,
-                                      remove_dir),
+      /* First: before any restore in this process leaves the reader's spare buffer (private_file.h),
+       * which the forked child would reuse instead of asking for address space. */
       cmocka_unit_test_setup_teardown(an_address_space_limit_fails_creation_and_writes_nothing_c20, setup_dir,
+                                      remove_dir),
+      cmocka_unit_test_setup_teardown(an_allocation_failure_fails_creation_and_writes_nothing_c20, setup_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(every_checkpoint_damaged_fails_creation_with_data_loss_c20, setup_dir,
                                       remove_dir),

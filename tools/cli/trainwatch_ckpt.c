@@ -3,11 +3,16 @@
  *   trainwatch-ckpt list <checkpoint>                      tensors: name, dtype, shape, bytes
  *   trainwatch-ckpt verify <checkpoint>                    decode everything, check every checksum
  *   trainwatch-ckpt state <dir>                            the `checkpoint` state file and the latest
- *   trainwatch-ckpt export-safetensors <checkpoint> <out>  write a .safetensors file
+ *   trainwatch-ckpt export-safetensors [--max-bytes N] <checkpoint> <out>   write a .safetensors file
+ *
+ * export-safetensors holds one tensor in memory at a time, and refuses a tensor whose declared size is
+ * over N bytes before allocating it (a file of a few kilobytes can declare gigabytes of zeros): N is
+ * --max-bytes, else the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB (C25).
  *
  * Exit status: 0 success, 1 corrupt or truncated checkpoint (TW_DATA_LOSS), 2 usage, 3 other errors
  * (missing file, I/O). */
 #define _POSIX_C_SOURCE 200809L /* fdopen, O_CLOEXEC under -std=c99 */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,6 +28,31 @@ enum { EXIT_CORRUPT = 1, EXIT_USAGE = 2, EXIT_ERROR = 3 };
 static int fail(tw_status status, const char *what) {
   fprintf(stderr, "trainwatch-ckpt: %s: %s (%s)\n", what, tw_last_error_message(), tw_status_name(status));
   return status == TW_DATA_LOSS ? EXIT_CORRUPT : EXIT_ERROR;
+}
+
+/* The default limit on one tensor's declared bytes (C25), as load_variable's in the Python package. */
+#define DEFAULT_MAX_LOAD_BYTES (1ull << 30)
+
+/* "4.0 GiB", "512.0 KiB", "12 bytes". */
+static void format_bytes(unsigned long long bytes, char *out, size_t size) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = (double)bytes;
+  int unit = -1;
+  while (value >= 1024.0 && unit < 5) value /= 1024.0, ++unit;
+  if (unit < 0) {
+    snprintf(out, size, "%llu bytes", bytes);
+  } else {
+    snprintf(out, size, "%.1f %s", value, units[unit]);
+  }
+}
+
+/* A byte count: decimal digits only. */
+static int parse_bytes(const char *text, unsigned long long *out) {
+  char *end = NULL;
+  if (text == NULL || *text < '0' || *text > '9') return 0;
+  errno = 0;
+  *out = strtoull(text, &end, 10);
+  return errno == 0 && *end == '\0';
 }
 
 static int64_t element_count(const tw_tensor *t) {
@@ -160,7 +190,7 @@ static void append_json_string(text *t, const char *s) {
 /* The safetensors layout: u64 little-endian header size, a JSON header
  * {"name": {"dtype": "F32", "shape": [..], "data_offsets": [begin, end]}, …} padded with spaces to a
  * multiple of 8, then every tensor's raw bytes back to back. */
-static int export_safetensors(const char *path, const char *out_path) {
+static int export_safetensors(const char *path, const char *out_path, unsigned long long max_bytes) {
   tw_checkpoint_variables *vars;
   text header = {NULL, 0, 0};
   size_t i, n;
@@ -184,6 +214,18 @@ static int export_safetensors(const char *path, const char *out_path) {
       return fail(status, path);
     }
     bytes = (uint64_t)element_count(&t) * tw_dtype_size((tw_dtype)t.dtype);
+    if (bytes > max_bytes) {
+      char declared[32], limit[32];
+      format_bytes(bytes, declared, sizeof(declared));
+      format_bytes(max_bytes, limit, sizeof(limit));
+      fprintf(stderr,
+              "trainwatch-ckpt: tensor '%s' of checkpoint %s declares %s, over the %s limit of export-safetensors: "
+              "pass --max-bytes (TRAINWATCH_MAX_LOAD_BYTES) to raise it (TW_RESOURCE_EXHAUSTED)\n",
+              t.name, path, declared, limit);
+      tw_checkpoint_variables_destroy(vars);
+      free(header.data);
+      return EXIT_ERROR;
+    }
     if (i > 0) append_str(&header, ",");
     append_json_string(&header, t.name);
     append_str(&header, ":{\"dtype\":\"");
@@ -245,11 +287,12 @@ static int export_safetensors(const char *path, const char *out_path) {
 }
 
 static int usage(void) {
-  fputs("usage: trainwatch-ckpt list <checkpoint>\n"
-        "       trainwatch-ckpt verify <checkpoint>\n"
-        "       trainwatch-ckpt state <dir>\n"
-        "       trainwatch-ckpt export-safetensors <checkpoint> <out.safetensors>\n",
-        stderr);
+  fputs(
+      "usage: trainwatch-ckpt list <checkpoint>\n"
+      "       trainwatch-ckpt verify <checkpoint>\n"
+      "       trainwatch-ckpt state <dir>\n"
+      "       trainwatch-ckpt export-safetensors [--max-bytes N] <checkpoint> <out.safetensors>\n",
+      stderr);
   return EXIT_USAGE;
 }
 
@@ -257,6 +300,21 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "list") == 0) return list(argv[2]);
   if (argc == 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2]);
   if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
-  if (argc == 4 && strcmp(argv[1], "export-safetensors") == 0) return export_safetensors(argv[2], argv[3]);
+  if (argc >= 2 && strcmp(argv[1], "export-safetensors") == 0) {
+    unsigned long long max_bytes = DEFAULT_MAX_LOAD_BYTES;
+    const char *from_environment = getenv("TRAINWATCH_MAX_LOAD_BYTES");
+    if (from_environment != NULL && *from_environment != '\0' && !parse_bytes(from_environment, &max_bytes)) {
+      fprintf(stderr, "trainwatch-ckpt: TRAINWATCH_MAX_LOAD_BYTES=%s is not a number of bytes\n", from_environment);
+      return EXIT_USAGE;
+    }
+    if (argc == 6 && strcmp(argv[2], "--max-bytes") == 0) {
+      if (!parse_bytes(argv[3], &max_bytes)) {
+        fprintf(stderr, "trainwatch-ckpt: --max-bytes %s is not a number of bytes\n", argv[3]);
+        return EXIT_USAGE;
+      }
+      return export_safetensors(argv[4], argv[5], max_bytes);
+    }
+    if (argc == 4) return export_safetensors(argv[2], argv[3], max_bytes);
+  }
   return usage();
 }

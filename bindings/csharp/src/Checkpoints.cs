@@ -1,4 +1,5 @@
 using System.Collections.Generic;
+using System.Globalization;
 using System.IO;
 
 namespace TrainWatch {
@@ -8,6 +9,15 @@ namespace TrainWatch {
 /// `checkpoint`, it is a checkpoint's path or a directory, meaning the newest checkpoint in it.
 /// </summary>
 public static class Checkpoints {
+  // "4.0 GiB", "12 bytes", as the Python package and trainwatch-ckpt write sizes.
+  static string FormatBytes(double bytes) {
+    string[] units = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+    if (bytes < 1024) return ((long)bytes).ToString(CultureInfo.InvariantCulture) + " bytes";
+    int unit = -1;
+    while (bytes >= 1024 && unit < units.Length - 1) { bytes /= 1024; ++unit; }
+    return bytes.ToString("0.0", CultureInfo.InvariantCulture) + " " + units[unit];
+  }
+
   /// <summary>The newest checkpoint's path in `dir`, or null when there is none (TF's None).</summary>
   public static string Latest(string dir) {
     string path = Native.native.latest_checkpoint(dir ?? "");
@@ -32,13 +42,40 @@ public static class Checkpoints {
   }
 
   /// <summary>
+  /// LoadVariable&lt;T&gt;'s limit on the bytes a tensor may declare when none is given (a file of a few
+  /// kilobytes can declare gigabytes): the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB
+  /// (docs/tf-semantics.md C25).
+  /// </summary>
+  public static long DefaultMaxLoadBytes() {
+    string text = System.Environment.GetEnvironmentVariable("TRAINWATCH_MAX_LOAD_BYTES");
+    if (string.IsNullOrEmpty(text)) return 1L << 30;
+    long bytes;
+    if (!long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out bytes)) {
+      throw new InvalidArgumentException("TRAINWATCH_MAX_LOAD_BYTES=" + text + " is not a number of bytes");
+    }
+    return bytes;
+  }
+
+  /// <summary>
   /// The tensor `name` of a checkpoint in a new array (row-major). T is its element type, or ushort for
-  /// the bits of float16/bfloat16 and byte for bool and float8.
+  /// the bits of float16/bfloat16 and byte for bool and float8. A tensor declaring more than
+  /// DefaultMaxLoadBytes() throws ResourceExhaustedException before anything is allocated.
   /// </summary>
   public static T[] LoadVariable<T>(string checkpoint, string name) where T : struct {
+    return LoadVariable<T>(checkpoint, name, DefaultMaxLoadBytes());
+  }
+
+  /// <summary>LoadVariable&lt;T&gt; refusing a tensor that declares more than maxBytes bytes.</summary>
+  public static T[] LoadVariable<T>(string checkpoint, string name, long maxBytes) where T : struct {
     string path = PathOf(checkpoint);
     foreach (CheckpointVariable variable in ListOf(path)) {
       if (variable.Name != name) continue;
+      double declared = (double)variable.ElementCount * variable.DType.Size();
+      if (declared > maxBytes) {
+        throw new ResourceExhaustedException("tensor '" + name + "' of checkpoint " + path + " declares " +
+                                             FormatBytes(declared) + ", over the " + FormatBytes(maxBytes) +
+                                             " limit of load_variable: pass maxBytes (TRAINWATCH_MAX_LOAD_BYTES) to raise it");
+      }
       if (variable.ElementCount > int.MaxValue) {
         throw new InvalidArgumentException("tensor '" + name + "' is too large for an array");
       }

@@ -12,7 +12,7 @@ from ._paths import decode as _decode
 from ._paths import encode as _path
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
-from .errors import NotFoundError
+from .errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from .tensors import NUMPY_DTYPES, borrow
 
 
@@ -151,12 +151,50 @@ def list_variables(ckpt_dir_or_file):
     return [(t.name(), list(t.shape())) for t in native.list_variables(_checkpoint_file(ckpt_dir_or_file))]
 
 
-def load_variable(ckpt_dir_or_file, name):
-    """The tensor ``name`` of a checkpoint as a new numpy array (bfloat16/float8 as their bits)."""
+# load_variable's default limit on the bytes a tensor may declare (C25): a file of a few kilobytes can
+# declare gigabytes of zeros. TRAINWATCH_MAX_LOAD_BYTES changes the default; max_bytes= one call's.
+DEFAULT_MAX_LOAD_BYTES = 1 << 30
+
+
+def _format_bytes(n):
+    value, unit = float(n), None
+    for next_unit in ("KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if value < 1024:
+            break
+        value, unit = value / 1024, next_unit
+    return f"{n} bytes" if unit is None else f"{value:.1f} {unit}"
+
+
+def _max_load_bytes(max_bytes):
+    if max_bytes is not None:
+        if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 0:
+            raise TypeError(f"max_bytes must be a non-negative int; got {max_bytes!r}")
+        return max_bytes
+    text = os.environ.get("TRAINWATCH_MAX_LOAD_BYTES", "")
+    if not text:
+        return DEFAULT_MAX_LOAD_BYTES
+    if not text.isdigit():
+        raise InvalidArgumentError(f"TRAINWATCH_MAX_LOAD_BYTES={text} is not a number of bytes")
+    return int(text)
+
+
+def load_variable(ckpt_dir_or_file, name, max_bytes=None):
+    """The tensor ``name`` of a checkpoint as a new numpy array (bfloat16/float8 as their bits).
+
+    A tensor declaring more than ``max_bytes`` (default: the environment's ``TRAINWATCH_MAX_LOAD_BYTES``,
+    else 1 GiB) raises ``ResourceExhaustedError`` before anything is allocated."""
     path = _checkpoint_file(ckpt_dir_or_file)
+    limit = _max_load_bytes(max_bytes)
     for t in native.list_variables(path):
         if t.name() == name:
-            value = np.empty(tuple(t.shape()), NUMPY_DTYPES[t.dtype()])
+            dtype = np.dtype(NUMPY_DTYPES[t.dtype()])
+            declared = int(np.prod(t.shape(), dtype=object)) * dtype.itemsize
+            if declared > limit:
+                raise ResourceExhaustedError(
+                    f"tensor '{name}' of checkpoint {os.fsdecode(path)} declares {_format_bytes(declared)}, over the "
+                    f"{_format_bytes(limit)} limit of load_variable: pass max_bytes= (TRAINWATCH_MAX_LOAD_BYTES) "
+                    "to raise it")
+            value = np.empty(tuple(t.shape()), dtype)
             destination = borrow(value, "destination", name, writable=True)
             native.load_variable(path, destination.tensors()[0].reinterpreted(t.dtype()))
             return value
