@@ -216,7 +216,7 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
  * caller's buffer bounds what is written. A caller allocating it from the size
  * tw_checkpoint_variables_at declares should bound that size first (a file of a few kilobytes can
  * declare gigabytes of zeros): the Python package and trainwatch-ckpt refuse more than
- * TRAINWATCH_MAX_LOAD_BYTES, 1 GiB by default (docs/tf-semantics.md C25).
+ * TRAINWATCH_MAX_LOAD_BYTES, 1 GiB by default (docs/tf-semantics.md C22).
  * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
  * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
  * TW_DATA_LOSS (corrupt; or "<path> was truncated while being read"), TW_RESOURCE_EXHAUSTED (out of

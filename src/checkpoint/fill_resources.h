@@ -2,7 +2,7 @@
 // it writes a byte: per worker a codec whose zstd context and plane scratch are ready for the largest
 // chunk it may decode, and scratch for a chunk cut by a range's end. The writing pass then allocates
 // nothing, so a failed allocation is TW_RESOURCE_EXHAUSTED with every variable untouched, never a
-// restore stopped half-way (C24).
+// restore stopped half-way (C21).
 #ifndef TRAINWATCH_CHECKPOINT_FILL_RESOURCES_H
 #define TRAINWATCH_CHECKPOINT_FILL_RESOURCES_H
 

@@ -7,7 +7,7 @@
 // read. Here every byte comes in through pread into an anonymous buffer owned by this object (huge pages
 // asked for), is proven there and decoded from there: an outside rewrite during a restore is either
 // caught by the proof or not seen at all, and an outside truncation is a short read, TW_DATA_LOSS
-// "checkpoint <path> was truncated while being read" (docs/tf-semantics.md C24).
+// "checkpoint <path> was truncated while being read" (docs/tf-semantics.md C21).
 //
 // The buffer spans the whole file in address space, but only the ranges Load()ed are touched: a
 // restore holds the stored bytes of the chunks it reads (never more than the compressed size of the

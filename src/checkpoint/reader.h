@@ -1,7 +1,7 @@
 // Reads checkpoint files (format.h): the index on open, then any subset of tensors, every byte
 // checked against its checksum before it reaches the caller. Every byte is read into the reader's
 // private memory (private_file.h) before it is proven, and written to the caller from there: what is
-// proven is what is written, whatever another program does to the file meanwhile (C24). A reader is
+// proven is what is written, whatever another program does to the file meanwhile (C21). A reader is
 // used by one thread at a time (its proving passes load the file's bytes into its buffer).
 #ifndef TRAINWATCH_CHECKPOINT_READER_H
 #define TRAINWATCH_CHECKPOINT_READER_H

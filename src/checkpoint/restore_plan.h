@@ -50,7 +50,7 @@ class RestorePlan {
   Status Prove(int threads = 0) const;
   // After a successful Prove: decodes the proven bytes into the variables. Allocates nothing and reads
   // nothing from the files, so it cannot fail, and whatever happens to the files after Prove is not seen
-  // (C24).
+  // (C21).
   Status Fill() const;
 
   const std::string &path() const { return path_; }

@@ -112,7 +112,7 @@ with tempfile.TemporaryDirectory() as d:
     check("every exported tensor has its dtype name, shape and exact bytes", not bad, bad)
     check("the data section holds exactly the tensors", end == len(data), (end, len(data)))
 
-    # A tensor declaring more than the limit is refused before it is allocated (C25); raising the limit
+    # A tensor declaring more than the limit is refused before it is allocated (C22); raising the limit
     # (--max-bytes, TRAINWATCH_MAX_LOAD_BYTES) lets it through.
     refused = f"{d}/refused.safetensors"
     r = run("export-safetensors", "--max-bytes", str(1 << 20), ckpt, refused)

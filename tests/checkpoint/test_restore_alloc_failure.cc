@@ -1,4 +1,4 @@
-// A restore that runs out of memory writes nothing (C24): every allocation of a restore (of a single
+// A restore that runs out of memory writes nothing (C21): every allocation of a restore (of a single
 // file, and of a shard from a sharded checkpoint's parts) and of load_variable is made to fail in turn
 // (failing_allocator.h: the k-th allocation after the call starts, k = 1, 2, … until one runs through without reaching
 // its k-th), with 4 threads. Each call either fails with TW_RESOURCE_EXHAUSTED and leaves every variable byte as it

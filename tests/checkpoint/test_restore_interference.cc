@@ -1,4 +1,4 @@
-// A checkpoint changed by another program during a restore (C24): rewritten in place with random bytes
+// A checkpoint changed by another program during a restore (C21): rewritten in place with random bytes
 // or with another checkpoint's bytes, truncated to nothing or to half. Between the proof and the write
 // (RestorePlan's Prove and Fill, the two steps a restore takes) none of it may be seen: the restore
 // writes exactly what it proved. Racing restores in a loop, each restore either fails with

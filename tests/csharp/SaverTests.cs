@@ -123,7 +123,7 @@ static class SaverTests {
     Check.Contains("Key nope not found", Check.Throws<NotFoundException>(() => Checkpoints.LoadVariable<double>(path, "nope"), "unknown").Message,
                    "TF's text");
     Check.Throws<InvalidArgumentException>(() => Checkpoints.LoadVariable<float>(path, "a"), "float32 for a float64 tensor");
-    // C25: a tensor over the limit is refused before the array is allocated; a larger limit lets it through.
+    // C22: a tensor over the limit is refused before the array is allocated; a larger limit lets it through.
     Check.Contains("tensor 'a' of checkpoint " + path + " declares 48 bytes, over the 40 bytes limit of load_variable",
                    Check.Throws<ResourceExhaustedException>(() => Checkpoints.LoadVariable<double>(path, "a", 40), "over maxBytes").Message,
                    "names the tensor, the sizes and the limit");

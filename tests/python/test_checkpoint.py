@@ -166,7 +166,7 @@ def test_list_and_load_variables(tmp_path):
 
 
 def test_load_variable_refuses_a_tensor_over_its_limit_before_allocating(tmp_path, monkeypatch):
-    # C25: a file of a few kilobytes can declare gigabytes; load_variable allocates only up to a limit the
+    # C22: a file of a few kilobytes can declare gigabytes; load_variable allocates only up to a limit the
     # caller can raise (max_bytes=, TRAINWATCH_MAX_LOAD_BYTES; 1 GiB by default).
     w = np.arange(4096, dtype=np.float32)  # 16 KiB
     path = tw.Saver({"w": w}).save(str(tmp_path / "m"))

@@ -7,7 +7,7 @@
  *
  * export-safetensors holds one tensor in memory at a time, and refuses a tensor whose declared size is
  * over N bytes before allocating it (a file of a few kilobytes can declare gigabytes of zeros): N is
- * --max-bytes, else the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB (C25).
+ * --max-bytes, else the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB (C22).
  *
  * Exit status: 0 success, 1 corrupt or truncated checkpoint (TW_DATA_LOSS), 2 usage, 3 other errors
  * (missing file, I/O). */
@@ -30,7 +30,7 @@ static int fail(tw_status status, const char *what) {
   return status == TW_DATA_LOSS ? EXIT_CORRUPT : EXIT_ERROR;
 }
 
-/* The default limit on one tensor's declared bytes (C25), as load_variable's in the Python package. */
+/* The default limit on one tensor's declared bytes (C22), as load_variable's in the Python package. */
 #define DEFAULT_MAX_LOAD_BYTES (1ull << 30)
 
 /* "4.0 GiB", "512.0 KiB", "12 bytes". */

@@ -44,7 +44,7 @@ public static class Checkpoints {
   /// <summary>
   /// LoadVariable&lt;T&gt;'s limit on the bytes a tensor may declare when none is given (a file of a few
   /// kilobytes can declare gigabytes): the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB
-  /// (docs/tf-semantics.md C25).
+  /// (docs/tf-semantics.md C22).
   /// </summary>
   public static long DefaultMaxLoadBytes() {
     string text = System.Environment.GetEnvironmentVariable("TRAINWATCH_MAX_LOAD_BYTES");

@@ -151,7 +151,7 @@ def list_variables(ckpt_dir_or_file):
     return [(t.name(), list(t.shape())) for t in native.list_variables(_checkpoint_file(ckpt_dir_or_file))]
 
 
-# load_variable's default limit on the bytes a tensor may declare (C25): a file of a few kilobytes can
+# load_variable's default limit on the bytes a tensor may declare (C22): a file of a few kilobytes can
 # declare gigabytes of zeros. TRAINWATCH_MAX_LOAD_BYTES changes the default; max_bytes= one call's.
 DEFAULT_MAX_LOAD_BYTES = 1 << 30
 
