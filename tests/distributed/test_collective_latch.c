@@ -192,7 +192,7 @@ static void run_job(job *j, int standalone, int64_t save_steps) {
  * of the failing save (two would mean it waited again, in a vote the failed rank should not make). */
 static void expect_one_failure_per_rank(const job *j) {
   for (int r = 0; r < kRanks; ++r) {
-    print_message("rank %d (%.2f s): %s\n", r, j->failing_secs[r], j->message[r]);
+    print_message("# rank %d (%.2f s): %s\n", r, j->failing_secs[r], j->message[r]);
     assert_int_not_equal(j->status[r], TW_OK);
     assert_true(j->collectives[r].failed);
     assert_int_equal(j->collectives[r].calls_after_failure, 0);
