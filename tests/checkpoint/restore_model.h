@@ -12,8 +12,14 @@
 // "a": float32 whose exponent planes compress (coded planes, kept or decoded again); "b": noise in the
 // low mantissa bytes (raw planes). Both span several chunks, so that every worker has work.
 struct RestoreModel {
-  std::vector<float> a = std::vector<float>(4096), b = std::vector<float>(16384);
-  int64_t a_shape[1] = {4096}, b_shape[2] = {128, 128};
+  explicit RestoreModel(int64_t a_count = 4096, int64_t b_side = 128)
+      : a(static_cast<size_t>(a_count)),
+        b(static_cast<size_t>(b_side * b_side)),
+        a_shape{a_count},
+        b_shape{b_side, b_side} {}
+
+  std::vector<float> a, b;
+  int64_t a_shape[1], b_shape[2];
 
   std::vector<tw::TensorRef> refs() {
     tw_tensor va = TW_TENSOR_INIT, vb = TW_TENSOR_INIT;

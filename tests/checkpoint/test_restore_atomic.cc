@@ -18,6 +18,7 @@
 #include "checkpoint/writer.h"
 #include "checkpoint/checksum.h"
 #include "scratch_dir.h"
+#include "restore_model.h"
 
 extern "C" {
 #include <setjmp.h>
@@ -88,35 +89,9 @@ std::pair<uint64_t, uint64_t> FirstZstdPlane(const ckpt::Chunk &chunk) {
   std::abort();
 }
 
-// Variables "a" (saved first) and "b", float32 whose exponent planes compress (zstd frames); b spans
-// several chunks.
-struct Model {
-  std::vector<float> a = std::vector<float>(256), b = std::vector<float>(1024);
-  int64_t a_shape[1] = {256}, b_shape[2] = {32, 32};
-
-  std::vector<tw::TensorRef> refs() {
-    tw_tensor va = TW_TENSOR_INIT, vb = TW_TENSOR_INIT;
-    va.dtype = vb.dtype = TW_FLOAT32;
-    va.ndim = 1, va.shape = a_shape, va.data = a.data();
-    vb.ndim = 2, vb.shape = b_shape, vb.data = b.data();
-    return {tw::TensorRef(va, "a"), tw::TensorRef(vb, "b")};
-  }
-  void Fill(float base) {
-    for (size_t i = 0; i < a.size(); ++i) a[i] = base + 0.25f * static_cast<float>(i % 16);
-    // Noise in the low mantissa bytes: those planes do not compress and are stored raw.
-    for (size_t i = 0; i < b.size(); ++i) {
-      uint32_t h = static_cast<uint32_t>(i) * 0x9E3779B1u;
-      h ^= h >> 15, h *= 0x85EBCA77u, h ^= h >> 13;
-      b[i] = -base - static_cast<float>(h & 0x7fffff) / 8388608.0f;  // 23 bits of noise
-    }
-  }
-  std::vector<uint8_t> Bytes() const {
-    std::vector<uint8_t> bytes(reinterpret_cast<const uint8_t *>(a.data()),
-                               reinterpret_cast<const uint8_t *>(a.data() + a.size()));
-    bytes.insert(bytes.end(), reinterpret_cast<const uint8_t *>(b.data()),
-                 reinterpret_cast<const uint8_t *>(b.data() + b.size()));
-    return bytes;
-  }
+// Variables "a" (saved first) and "b" (restore_model.h), small: b spans four chunks of 1 KiB.
+struct Model : RestoreModel {
+  Model() : RestoreModel(256, 32) {}
 };
 
 struct Fixture {
