@@ -59,21 +59,36 @@ int EveryAllocationFailing(Call call, Check check) {
   return failed;
 }
 
-void restore_writes_nothing_when_any_allocation_fails(void **) {
+// RestoreModel saved once (chunks of 4 KiB, `threads` writers: 0 for the default) into a scratch
+// directory, then set to its sentinel: `saved` and `sentinel` are its bytes before and after.
+struct SavedModel {
   scratch_dir dir;
-  assert_int_equal(scratch_dir_create(&dir), 0);
   RestoreModel model;
-  ckpt::SaverOptions options;
-  options.write.chunk_bytes = 4096;
-  options.write.threads = 4;
   std::unique_ptr<ckpt::Saver> saver;
-  assert_true(ckpt::Saver::Create(model.refs(), options, &saver).ok());
-  model.Fill(1);
   std::string path;
-  assert_true(saver->Save(std::string(dir.path) + "/model.ckpt", 1, &path).ok());
-  const std::vector<uint8_t> saved = model.Bytes();
-  model.Sentinel();
-  const std::vector<uint8_t> sentinel = model.Bytes();
+  std::vector<uint8_t> saved, sentinel;
+
+  explicit SavedModel(int threads) {
+    assert_int_equal(scratch_dir_create(&dir), 0);
+    ckpt::SaverOptions options;
+    options.write.chunk_bytes = 4096;
+    options.write.threads = threads;
+    assert_true(ckpt::Saver::Create(model.refs(), options, &saver).ok());
+    model.Fill(1);
+    assert_true(saver->Save(std::string(dir.path) + "/model.ckpt", 1, &path).ok());
+    saved = model.Bytes();
+    model.Sentinel();
+    sentinel = model.Bytes();
+  }
+  ~SavedModel() { scratch_dir_destroy(&dir); }
+};
+
+void restore_writes_nothing_when_any_allocation_fails(void **) {
+  SavedModel m(4);
+  RestoreModel &model = m.model;
+  const std::string &path = m.path;
+  const std::vector<uint8_t> &saved = m.saved, &sentinel = m.sentinel;
+  ckpt::Saver *saver = m.saver.get();
 
   const int failed = EveryAllocationFailing([&] { return saver->Restore(path); },
                                             [&](const tw::Status &status) {
@@ -86,25 +101,15 @@ void restore_writes_nothing_when_any_allocation_fails(void **) {
                                                 assert_true(model.Bytes() == sentinel);  // not a byte written
                                               }
                                             });
-  print_message("%d of the restore's allocation points failed it\n", failed);
+  print_message("# %d of the restore's allocation points failed it\n", failed);
   assert_true(failed > 10);
-  scratch_dir_destroy(&dir);
 }
 
 void load_variable_writes_nothing_when_any_allocation_fails(void **) {
-  scratch_dir dir;
-  assert_int_equal(scratch_dir_create(&dir), 0);
-  RestoreModel model;
-  ckpt::SaverOptions options;
-  options.write.chunk_bytes = 4096;
-  std::unique_ptr<ckpt::Saver> saver;
-  assert_true(ckpt::Saver::Create(model.refs(), options, &saver).ok());
-  model.Fill(1);
-  std::string path;
-  assert_true(saver->Save(std::string(dir.path) + "/model.ckpt", 1, &path).ok());
-  const std::vector<uint8_t> saved = model.Bytes();
-  model.Sentinel();
-  const std::vector<uint8_t> sentinel = model.Bytes();
+  SavedModel m(0);
+  RestoreModel &model = m.model;
+  const std::string &path = m.path;
+  const std::vector<uint8_t> &saved = m.saved, &sentinel = m.sentinel;
   const tw::TensorRef b = model.refs()[1];
 
   const int failed =
@@ -121,7 +126,6 @@ void load_variable_writes_nothing_when_any_allocation_fails(void **) {
                                }
                              });
   assert_true(failed > 5);
-  scratch_dir_destroy(&dir);
 }
 
 // A shard of a sharded checkpoint whose box spans both parts and cuts chunks and columns: chunks of two

@@ -65,8 +65,8 @@ bool InChild(Child child) {
   if (pid == 0) ::_exit(child());
   int status = 0;
   if (::waitpid(pid, &status, 0) != pid) return false;
-  if (WIFSIGNALED(status)) print_message("child killed by signal %d\n", WTERMSIG(status));
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) print_message("child exited %d\n", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) print_message("# child killed by signal %d\n", WTERMSIG(status));
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) print_message("# child exited %d\n", WEXITSTATUS(status));
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -105,19 +105,36 @@ struct Checkpoints {
     Overwrite(fd, first);
     return fd;
   }
+
+  // The plan of a restore of `target` into the model's variables (`refs` must outlive it).
+  bool OpenPlan(const std::vector<tw::TensorRef> &refs, std::unique_ptr<ckpt::RestorePlan> *plan) const {
+    std::vector<ckpt::RestoreTarget> targets;
+    for (const tw::TensorRef &ref : refs) targets.push_back({&ref, nullptr});
+    bool misfit = false;
+    return ckpt::RestorePlan::Open(target, targets, {}, nullptr, &misfit, plan).ok();
+  }
 };
+
+// Runs `body` on fresh checkpoints and the target file open read-write, in a child (InChild).
+template <typename Body>
+bool InChildOnTarget(Body body) {
+  return InChild([&] {
+    Checkpoints c;
+    const int fd = c.OpenTarget();
+    const int result = body(&c, fd);
+    ::close(fd);
+    return result;
+  });
+}
 
 enum class Interference { kScribble, kOtherCheckpoint, kTruncateToZero, kTruncateToHalf };
 
 // Proves a restore of `target`, lets `interference` happen to the file, then fills: the variables must
 // get exactly the proven (first) checkpoint's values.
 int ProveInterfereFill(Checkpoints *c, int fd, Interference interference) {
-  std::vector<tw::TensorRef> refs = c->model.refs();
-  std::vector<ckpt::RestoreTarget> targets;
-  for (const tw::TensorRef &ref : refs) targets.push_back({&ref, nullptr});
+  const std::vector<tw::TensorRef> refs = c->model.refs();
   std::unique_ptr<ckpt::RestorePlan> plan;
-  bool intact = false;
-  if (!ckpt::RestorePlan::Open(c->target, targets, {}, nullptr, &intact, &plan).ok()) return 2;
+  if (!c->OpenPlan(refs, &plan)) return 2;
   if (!plan->Prove(4).ok()) return 3;
   std::mt19937 random(7);
   switch (interference) {
@@ -133,26 +150,17 @@ int ProveInterfereFill(Checkpoints *c, int fd, Interference interference) {
 void file_changed_between_proof_and_write_is_not_seen(void **) {
   for (Interference interference : {Interference::kScribble, Interference::kOtherCheckpoint,
                                     Interference::kTruncateToZero, Interference::kTruncateToHalf}) {
-    print_message("interference %d\n", static_cast<int>(interference));
-    assert_true(InChild([&] {
-      Checkpoints c;
-      const int fd = c.OpenTarget();
-      const int result = ProveInterfereFill(&c, fd, interference);
-      ::close(fd);
-      return result;
-    }));
+    print_message("# interference %d\n", static_cast<int>(interference));
+    assert_true(InChildOnTarget([&](Checkpoints *c, int fd) { return ProveInterfereFill(c, fd, interference); }));
   }
 }
 
 // Truncated after the plan opened the file and before its proof read the chunks: a short read, refused
 // naming the file, with nothing written.
 int TruncateBeforeProof(Checkpoints *c, int fd) {
-  std::vector<tw::TensorRef> refs = c->model.refs();
-  std::vector<ckpt::RestoreTarget> targets;
-  for (const tw::TensorRef &ref : refs) targets.push_back({&ref, nullptr});
+  const std::vector<tw::TensorRef> refs = c->model.refs();
   std::unique_ptr<ckpt::RestorePlan> plan;
-  bool intact = false;
-  if (!ckpt::RestorePlan::Open(c->target, targets, {}, nullptr, &intact, &plan).ok()) return 2;
+  if (!c->OpenPlan(refs, &plan)) return 2;
   if (::ftruncate(fd, static_cast<off_t>(c->first.size() / 2)) != 0) return 3;
   const tw::Status proven = plan->Prove(4);
   std::fprintf(stderr, "# %s\n", proven.message().c_str());
@@ -163,15 +171,7 @@ int TruncateBeforeProof(Checkpoints *c, int fd) {
   return c->model.Bytes() == c->sentinel ? 0 : 6;
 }
 
-void file_truncated_before_the_proof_is_refused(void **) {
-  assert_true(InChild([&] {
-    Checkpoints c;
-    const int fd = c.OpenTarget();
-    const int result = TruncateBeforeProof(&c, fd);
-    ::close(fd);
-    return result;
-  }));
-}
+void file_truncated_before_the_proof_is_refused(void **) { assert_true(InChildOnTarget(TruncateBeforeProof)); }
 
 // Restores in a loop while another thread rewrites the file in place (the other checkpoint's bytes,
 // random bytes, a truncation) and puts it back.
@@ -212,15 +212,7 @@ int RestoresWhileRewritten(Checkpoints *c, int fd) {
   return result;
 }
 
-void restores_racing_an_outside_rewriter(void **) {
-  assert_true(InChild([&] {
-    Checkpoints c;
-    const int fd = c.OpenTarget();
-    const int result = RestoresWhileRewritten(&c, fd);
-    ::close(fd);
-    return result;
-  }));
-}
+void restores_racing_an_outside_rewriter(void **) { assert_true(InChildOnTarget(RestoresWhileRewritten)); }
 
 }  // namespace
 
