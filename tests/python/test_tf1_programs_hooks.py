@@ -42,6 +42,10 @@ def test_the_global_step_functions_return_one_handle_named_global_step_H31():
     assert tw.get_global_step is tw.train.get_global_step  # also at the package top level
     assert step.name == "global_step" and step.op.name == "global_step" and step.dtype == np.int64
     assert step == "global_step" and hash(step) == hash("global_step") and {step: 1}["global_step"] == 1
+    assert tw.compat.v1.train.get_global_step() is step  # tf.compat.v1.train's path
+    with tw.MonitoredSession() as sess:
+        sess.raw_session().set_global_step(41)
+        assert tw.train.global_step(sess, step) == 41 and sess.run(step) == 41
 
 
 def test_the_handle_is_accepted_wherever_a_name_is_H31(caplog):

@@ -46,7 +46,7 @@ from . import summary
 from .summary import Event, summary_iterator
 from .tensors import bfloat16_to_float32
 from .training_util import create_global_step, get_global_step, get_or_create_global_step
-from . import train
+from . import compat, train
 
 __version__ = native.version_string()
 
@@ -61,7 +61,7 @@ __all__ = [
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
-    "bfloat16_to_float32", "train", "get_global_step", "get_or_create_global_step", "create_global_step",
+    "bfloat16_to_float32", "train", "compat", "get_global_step", "get_or_create_global_step", "create_global_step",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",

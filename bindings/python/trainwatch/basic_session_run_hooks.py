@@ -422,8 +422,8 @@ class NanTensorHook(NativeHook):
         if max_rollbacks is not None:
             options.set_int64(native.TW_OPT_NAN_MAX_ROLLBACKS, int(max_rollbacks))
         names = [str(loss_tensor)] + [str(name) for name in watch]
-        self._callback = _NanCallback(on_nan) if on_nan is not None else None
-        self._native = native.NanTensorHook(native.StringVector(names), options, self._callback)
+        self._tw_on_nan = _NanCallback(on_nan) if on_nan is not None else None
+        self._native = native.NanTensorHook(native.StringVector(names), options, self._tw_on_nan)
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(loss_tensor): run_values.results is the loss value itself."""
@@ -668,13 +668,13 @@ class FeedFnHook(NativeHook):
 
     def __init__(self, feed_fn):
         self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H32)
-        self._feed_fn = _FeedFunction(lambda: self.feed_fn())
-        self._native = native.FeedFnHook(self._feed_fn)
+        self._tw_feed_fn = _FeedFunction(lambda: self.feed_fn())
+        self._native = native.FeedFnHook(self._tw_feed_fn)
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(fetches=None, feed_dict=feed_fn())."""
         del requested
-        return SessionRunArgs(None, self._feed_fn.last)
+        return SessionRunArgs(None, self._tw_feed_fn.last)
 
 
 class FinalOpsHook(NativeHook):
@@ -689,23 +689,23 @@ class FinalOpsHook(NativeHook):
     def __init__(self, final_ops, final_ops_feed_dict=None):
         self._final_ops = final_ops  # TF's attributes (H32), read-only in effect
         self._final_ops_feed_dict = final_ops_feed_dict
-        self._plan = None
+        self._tw_plan = None
         if callable(final_ops):
-            self._step = StepRunner(None, final_ops)
+            self._tw_step = StepRunner(None, final_ops)
         elif is_fetches(final_ops):
             if final_ops_feed_dict:
                 raise ValueError("final_ops_feed_dict feeds a step function; final_ops are names here")
-            self._plan = FetchPlan(final_ops)
-            self._outputs = ()  # the names only a run answers, known once the session's variables are
-            self._last = {}     # their values in the last run
-            self._values = None
-            self._step = StepRunner(None, self._read_final)
+            self._tw_plan = FetchPlan(final_ops)
+            self._tw_outputs = ()  # the names only a run answers, known once the session's variables are
+            self._tw_last = {}     # their values in the last run
+            self._tw_values = None
+            self._tw_step = StepRunner(None, self._read_final)
         else:
             raise TypeError("final_ops must be a step function (StepContext → dict of outputs) or names (str) in "
                             f"lists, tuples or dicts; got {type(final_ops).__name__}")
         feeds = native.TensorSet()
         feeds.add_dict(dict(final_ops_feed_dict or {}), False, "feed")
-        self._native = native.FinalOpsHook(self._step, feeds.tensors())  # feeds are copied
+        self._native = native.FinalOpsHook(self._tw_step, feeds.tensors())  # feeds are copied
 
     @property
     def _final_ops_values(self):  # TF's attribute behind final_ops_values
@@ -715,37 +715,37 @@ class FinalOpsHook(NativeHook):
     def final_ops_values(self):
         if not self._native.has_values():
             return None
-        if self._plan is not None:
-            return self._values
+        if self._tw_plan is not None:
+            return self._tw_values
         return {t.name(): to_value(t) for t in self._native.values()}
 
     def _python_callbacks(self, owner):
         callbacks = super()._python_callbacks(owner)
-        if self._plan is not None:
-            self._outputs = [n for n in self._plan.names if n != "global_step" and n not in owner._variables]
-            if self._outputs:
+        if self._tw_plan is not None:
+            self._tw_outputs = [n for n in self._tw_plan.names if n != "global_step" and n not in owner._variables]
+            if self._tw_outputs:
                 callbacks |= {"before_run", "after_run"}
         return callbacks
 
     def before_run(self, run_context):
         args = super().before_run(run_context)
-        return SessionRunArgs(list(self._outputs)) if self._plan is not None and self._outputs else args
+        return SessionRunArgs(list(self._tw_outputs)) if self._tw_plan is not None and self._tw_outputs else args
 
     def after_run(self, run_context, run_values):
         super().after_run(run_context, run_values)
-        if self._plan is not None and self._outputs:
+        if self._tw_plan is not None and self._tw_outputs:
             results = RunResults(self._native_call("after_run")[1])
             try:
-                self._last = {name: results.matching(name) if is_pattern(name) else results.value(name)
-                              for name in self._outputs}
+                self._tw_last = {name: results.matching(name) if is_pattern(name) else results.value(name)
+                              for name in self._tw_outputs}
             except NotFoundError:  # a subclass's before_run requested other names
-                self._last = {}
+                self._tw_last = {}
 
     def _read_final(self, step_context):
         session = step_context.session
-        last = self._last
+        last = self._tw_last
         source = _FinalValues(lambda name: last[name] if name in last else session.run(name))
-        self._values = self._plan.results(source)
+        self._tw_values = self._tw_plan.results(source)
 
 
 class _FinalValues:
@@ -776,8 +776,8 @@ class GlobalStepWaiterHook(NativeHook):
             options.set_double(native.TW_OPT_WAIT_POLL_SECS, float(poll_secs))
         if max_wait_secs is not None:
             options.set_double(native.TW_OPT_WAIT_MAX_SECS, float(max_wait_secs))
-        self._fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
-        self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._fn)
+        self._tw_global_step_fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
+        self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._tw_global_step_fn)
         self._wait_until_step = wait_until_step  # TF's attributes (H32), read-only in effect
         self._worker_is_started = False
         self._global_step_tensor = get_global_step()

@@ -11,7 +11,7 @@ from .monitored_session import (ChiefSessionCreator, MonitoredSession, Monitored
                                 SingularMonitoredSession, WorkerSessionCreator)
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .summary import summary_iterator
-from .training_util import create_global_step, get_global_step, get_or_create_global_step
+from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
 
 __all__ = [
     "MonitoredTrainingSession", "MonitoredSession", "SingularMonitoredSession", "ChiefSessionCreator",
@@ -21,5 +21,5 @@ __all__ = [
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook", "NanLossDuringTrainingError",
     "Saver", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator",
-    "get_global_step", "get_or_create_global_step", "create_global_step",
+    "get_global_step", "get_or_create_global_step", "create_global_step", "global_step",
 ]

@@ -73,3 +73,8 @@ def create_global_step(graph=None):
     """Returns the global step's handle, as get_global_step: every session has its global step, so
     TF's "global step already exists" error cannot happen."""
     return get_global_step(graph)
+
+
+def global_step(sess, global_step_tensor):
+    """TF's ``tf.train.global_step(sess, global_step_tensor)``: the global step's value as an int."""
+    return int(sess.run(global_step_tensor))
