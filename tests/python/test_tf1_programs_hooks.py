@@ -1,5 +1,5 @@
 """TF1 hook code runs unchanged apart from ``tf.`` → ``tw.`` and the graph → step edit: the global-step
-handle (H31), TF's private attributes of the built-in hooks with their effect (H32), a formatter's line
+handle (H31), TF's private attributes of the built-in hooks with their effect (H33), a formatter's line
 as written (B9), explicit requests told apart from "*" (W29), and built-in hooks driven by hand as TF's
 hook tests drive them (H1–H5 objects built by the test)."""
 import logging
@@ -98,7 +98,7 @@ def test_an_early_stopping_hook_written_for_tf_stops_on_its_metric_H31():
     assert hook.stopped_at == 5 and sess.global_step == 6  # loss 1/6 < 0.2 in the run at step 5
 
 
-# --- H32: TF's private attributes of the built-in hooks -----------------------------------------------
+# --- H33: TF's private attributes of the built-in hooks -----------------------------------------------
 
 class LoggingMetricHook(tw.train.LoggingTensorHook):
     """The model zoo's metric-logging subclass, as written for TF: it adds the global step to
@@ -128,13 +128,13 @@ class LoggingMetricHook(tw.train.LoggingTensorHook):
             self._logger.append((tag, float(tensor_values[tag]), int(global_step)))
 
 
-def test_a_subclass_adding_to_current_tensors_gets_them_fetched_and_logged_H32_B8():
+def test_a_subclass_adding_to_current_tensors_gets_them_fetched_and_logged_H33_B8():
     logged = []
     train([LoggingMetricHook({"loss": "loss"}, logged, every_n_iter=2)], 5)
     assert logged == [("loss", 1.0, 0), ("loss", pytest.approx(1 / 3), 2), ("loss", pytest.approx(0.2), 4)]
 
 
-def test_a_subclass_using_tf_state_runs_tf_callbacks_one_overriding_nothing_stays_native_H32():
+def test_a_subclass_using_tf_state_runs_tf_callbacks_one_overriding_nothing_stays_native_H33():
     class Plain(tw.train.LoggingTensorHook):
         pass
     metric, plain = LoggingMetricHook(["loss"], [], every_n_iter=1), Plain(["loss"], every_n_iter=1)
@@ -144,7 +144,7 @@ def test_a_subclass_using_tf_state_runs_tf_callbacks_one_overriding_nothing_stay
         assert metric._native not in sess._handles and metric._tw_python
 
 
-def test_replacing_the_timer_changes_when_the_hook_triggers_H32_B2(caplog):
+def test_replacing_the_timer_changes_when_the_hook_triggers_H33_B2(caplog):
     caplog.set_level(logging.INFO, logger="trainwatch")
 
     class EveryThird(tw.train.LoggingTensorHook):
@@ -160,7 +160,7 @@ def test_replacing_the_timer_changes_when_the_hook_triggers_H32_B2(caplog):
     assert len([m for m in lines(caplog) if m.startswith("outside")]) == 4  # runs 0, 2, 4, 6
 
 
-def test_private_attributes_hold_tf_values_H32():
+def test_private_attributes_hold_tf_values_H33():
     timer_hooks = [tw.LoggingTensorHook(["loss"], every_n_iter=2), tw.StepCounterHook(every_n_steps=5),
                    tw.CheckpointSaverHook("ckpt", save_steps=3), tw.SummarySaverHook(2, output_dir="s", summary_op="loss"),
                    tw.ProfilerHook(save_steps=4, output_dir="p")]
@@ -186,7 +186,7 @@ def test_private_attributes_hold_tf_values_H32():
     assert (final._final_ops, final._final_ops_values) == ("global_step", None)
 
 
-def test_a_stop_at_step_subclass_moving_last_step_stops_there_H32_B14():
+def test_a_stop_at_step_subclass_moving_last_step_stops_there_H33_B14():
     class Extended(tw.train.StopAtStepHook):
         def after_create_session(self, session, coord):
             super().after_create_session(session, coord)
@@ -195,7 +195,7 @@ def test_a_stop_at_step_subclass_moving_last_step_stops_there_H32_B14():
     assert sess.global_step == 5
 
 
-def test_feed_fn_is_tf_s_public_attribute_and_a_new_one_is_called_H32_B44():
+def test_feed_fn_is_tf_s_public_attribute_and_a_new_one_is_called_H33_B44():
     hook = tw.train.FeedFnHook(lambda: {"x": np.ones(1, np.float32)})
     hook.feed_fn = lambda: {"x": np.full(1, 2, np.float32)}
     seen = []
@@ -272,7 +272,7 @@ def test_stop_at_step_and_nan_hooks_driven_by_hand_H4_B13_B14_B33():
         nan.after_run(run_context, tw.train.SessionRunValues(np.float32("nan")))
 
 
-def test_a_step_counter_driven_by_hand_logs_the_rate_B28_H32(caplog):
+def test_a_step_counter_driven_by_hand_logs_the_rate_B28_H33(caplog):
     caplog.set_level(logging.INFO, logger="trainwatch")
 
     class Session:  # the one call StepCounterHook makes: session.run(global_step)

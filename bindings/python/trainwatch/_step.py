@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 
 from . import native
 
-EVERY_VALUE = "*"  # the request for every published value (SummarySaverHook without summary_op)
+_EVERY_VALUE = "*"  # the request for every published value (SummarySaverHook without summary_op)
 
 
 _fed = threading.local()  # feeds a FeedFnHook returned on this thread: name → (address, object)
@@ -126,14 +126,14 @@ class StepContext:
     @property
     def explicitly_requested(self):
         """``requested`` without "*": the names and narrower patterns hooks asked for (W29)."""
-        return tuple(name for name in self._ctx().requested() if name != EVERY_VALUE)
+        return tuple(name for name in self._ctx().requested() if name != _EVERY_VALUE)
 
     def is_requested(self, name, explicitly=False):
         """Whether a hook asked for ``name`` in this run, by name or through a pattern. ``explicitly``:
         not counting a request for every value ("*"), so a step computes a value only some hook
         needs, not whenever summaries are saved (W29)."""
         ctx = self._ctx()
-        if not explicitly or not ctx.is_requested(EVERY_VALUE):
+        if not explicitly or not ctx.is_requested(_EVERY_VALUE):
             return ctx.is_requested(name)
         return any(fnmatchcase(name, pattern) for pattern in self.explicitly_requested)
 

@@ -3,7 +3,7 @@ run loop), plus CheckpointSaverListener and SecondOrStepTimer.
 
 Signatures and defaults are TF's; trainwatch's additions are keyword-only. Each hook also has TF's
 private attributes (``_timer``, ``_current_tensors``, ``_last_step``, …) with TF's meaning, for the
-subclasses that use them (H32): LoggingTensorHook, StepCounterHook, StopAtStepHook and NanTensorHook
+subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook and NanTensorHook
 then run TF's own callbacks in Python over those attributes, so what a subclass writes takes effect as
 in TF; these four can also be driven by hand (``hook.before_run(SessionRunContext(...))``), as TF's
 hook tests do.
@@ -67,12 +67,12 @@ class NativeHook(SessionRunHook):
 
     A hook with TF's callbacks in Python (``_TF_CODE``: its ``_tf_*`` methods) runs them instead — every
     callback in Python — when a subclass's code uses one of TF's private attributes (``_TF_STATE``) or
-    the object's were replaced, and when it is driven by hand outside a session (H32)."""
+    the object's were replaced, and when it is driven by hand outside a session (H33)."""
 
     _native = None
     _tw_call = None          # (callback, wrapper, its session/run context) while a wrapper callback runs
     _tw_fed = frozenset()    # the feed names the built-in's before_run added in this call
-    _tw_python = False       # whether the session runs TF's callbacks in Python (H32)
+    _tw_python = False       # whether the session runs TF's callbacks in Python (H33)
     _EXTENSION_POINTS = ()   # TF's protected methods of this hook that a subclass may override
     _TF_STATE = ()           # TF's private attributes of this hook, set by TF's __init__ or begin
     _TF_CODE = False         # whether this hook has TF's callbacks in Python (the _tf_* methods)
@@ -351,7 +351,7 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         self._tw_listeners = [_ListenerAdapter(l) for l in (listeners or [])]
         self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options,
                                                   native.ListenerVector(self._tw_listeners))
-        # TF's attributes (H32), read-only in effect: the library's hook saves.
+        # TF's attributes (H33), read-only in effect: the library's hook saves.
         self._saver = saver
         self._scaffold = scaffold
         self._checkpoint_dir = checkpoint_dir
@@ -478,7 +478,7 @@ class LoggingTensorHook(NativeHook):
         self._native = native.LoggingTensorHook(native.StringVector([str(n) for n in names]),
                                                 native.StringVector([str(t) for t in tags]), options,
                                                 self._tw_formatter)
-        # TF's attributes (H32); the native hook validated the arguments (B6).
+        # TF's attributes (H33); the native hook validated the arguments (B6).
         self._tensors = {str(t): str(n) for t, n in zip(tags or names, names)}  # tag → name, TF's order
         self._tag_order = sorted(self._tensors) if tags else list(self._tensors)
         self._formatter = formatter
@@ -557,7 +557,7 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
                                               "" if output_dir is None else _paths.encode(output_dir, "output_dir"),
                                               self._writer)
-        # TF's attributes (H32); the native hook validated the arguments (B26).
+        # TF's attributes (H33); the native hook validated the arguments (B26).
         self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
         self._summary_writer = summary_writer
         self._output_dir = output_dir
@@ -625,7 +625,7 @@ class SummarySaverHook(NativeHook):
             options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
-        # TF's attributes (H32), read-only in effect: the library's hook writes.
+        # TF's attributes (H33), read-only in effect: the library's hook writes.
         self._summary_op = summary_op
         self._summary_writer = summary_writer
         self._output_dir = output_dir
@@ -667,7 +667,7 @@ class FeedFnHook(NativeHook):
     apply (H22/H23). The step sees the very objects returned."""
 
     def __init__(self, feed_fn):
-        self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H32)
+        self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H33)
         self._tw_feed_fn = _FeedFunction(lambda: self.feed_fn())
         self._native = native.FeedFnHook(self._tw_feed_fn)
 
@@ -687,7 +687,7 @@ class FinalOpsHook(NativeHook):
     then mirror that structure."""
 
     def __init__(self, final_ops, final_ops_feed_dict=None):
-        self._final_ops = final_ops  # TF's attributes (H32), read-only in effect
+        self._final_ops = final_ops  # TF's attributes (H33), read-only in effect
         self._final_ops_feed_dict = final_ops_feed_dict
         self._tw_plan = None
         if callable(final_ops):
@@ -778,7 +778,7 @@ class GlobalStepWaiterHook(NativeHook):
             options.set_double(native.TW_OPT_WAIT_MAX_SECS, float(max_wait_secs))
         self._tw_global_step_fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
         self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._tw_global_step_fn)
-        self._wait_until_step = wait_until_step  # TF's attributes (H32), read-only in effect
+        self._wait_until_step = wait_until_step  # TF's attributes (H33), read-only in effect
         self._worker_is_started = False
         self._global_step_tensor = get_global_step()
 
@@ -791,7 +791,7 @@ class ProfilerHook(NativeHook):
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
         self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), _paths.encode(output_dir, "output_dir"))
-        # TF's attributes (H32), read-only in effect: the library's hook traces.
+        # TF's attributes (H33), read-only in effect: the library's hook traces.
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
         self._show_dataflow = show_dataflow
         self._show_memory = show_memory
@@ -802,7 +802,7 @@ class ProfilerHook(NativeHook):
 
 class SecondOrStepTimer:
     """Triggers every ``every_secs`` seconds or every ``every_steps`` steps (B1–B4), for hooks written
-    in Python and as the ``_timer`` of the built-in hooks (H32): replacing a LoggingTensorHook's or
+    in Python and as the ``_timer`` of the built-in hooks (H33): replacing a LoggingTensorHook's or
     StepCounterHook's ``_timer`` changes when it triggers. (The library's hooks otherwise use their own
     timer.)"""
 
