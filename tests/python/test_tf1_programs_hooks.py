@@ -43,6 +43,7 @@ def test_the_global_step_functions_return_one_handle_named_global_step_H31():
     assert step.name == "global_step" and step.op.name == "global_step" and step.dtype == np.int64
     assert step == "global_step" and hash(step) == hash("global_step") and {step: 1}["global_step"] == 1
     assert tw.compat.v1.train.get_global_step() is step  # tf.compat.v1.train's path
+    assert tw.estimator.LoggingTensorHook is tw.compat.v1.estimator.LoggingTensorHook is tw.train.LoggingTensorHook
     with tw.MonitoredSession() as sess:
         sess.raw_session().set_global_step(41)
         assert tw.train.global_step(sess, step) == 41 and sess.run(step) == 41
@@ -100,7 +101,7 @@ def test_an_early_stopping_hook_written_for_tf_stops_on_its_metric_H31():
 
 # --- H33: TF's private attributes of the built-in hooks -----------------------------------------------
 
-class LoggingMetricHook(tw.train.LoggingTensorHook):
+class LoggingMetricHook(tw.estimator.LoggingTensorHook):
     """The model zoo's metric-logging subclass, as written for TF: it adds the global step to
     _current_tensors in begin() and logs through its own logger on the runs TF's timer picks."""
 
@@ -134,14 +135,30 @@ def test_a_subclass_adding_to_current_tensors_gets_them_fetched_and_logged_H33_B
     assert logged == [("loss", 1.0, 0), ("loss", pytest.approx(1 / 3), 2), ("loss", pytest.approx(0.2), 4)]
 
 
+class CountsLogs:
+    """A helper mixin listed after the built-in, as libraries write them: its code uses TF's state."""
+
+    def _count_logs(self):
+        self.logged_at = getattr(self, "logged_at", []) + ([self._iter_count] if self._should_trigger else [])
+
+
 def test_a_subclass_using_tf_state_runs_tf_callbacks_one_overriding_nothing_stays_native_H33():
     class Plain(tw.train.LoggingTensorHook):
         pass
+
+    class Counted(tw.train.LoggingTensorHook, CountsLogs):
+        def after_run(self, run_context, run_values):
+            self._count_logs()
+            super().after_run(run_context, run_values)
     metric, plain = LoggingMetricHook(["loss"], [], every_n_iter=1), Plain(["loss"], every_n_iter=1)
-    with tw.MonitoredTrainingSession(hooks=[metric, plain], save_summaries_steps=None,
+    counted = Counted(["loss"], every_n_iter=2)
+    with tw.MonitoredTrainingSession(hooks=[metric, plain, counted], save_summaries_steps=None,
                                      log_step_count_steps=None) as sess:
         assert plain._native in sess._handles  # no Python per run
-        assert metric._native not in sess._handles and metric._tw_python
+        assert metric._native not in sess._handles and metric._tw_python and counted._tw_python
+        for _ in range(3):
+            sess.run(train_step)
+    assert counted.logged_at == [0, 2]
 
 
 def test_replacing_the_timer_changes_when_the_hook_triggers_H33_B2(caplog):

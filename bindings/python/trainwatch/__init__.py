@@ -20,7 +20,8 @@ Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with
 __dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
 reads a variable, an output of the run in progress or "global_step" (``tw.train.get_global_step()``
-returns its handle). ``trainwatch.train`` holds tf.train's names. ``trainwatch.summary`` writes and
+returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the names TF exports there,
+``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and
 reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
 go to the ``logging`` logger "trainwatch".
 """
@@ -46,7 +47,7 @@ from . import summary
 from .summary import Event, summary_iterator
 from .tensors import bfloat16_to_float32
 from .training_util import create_global_step, get_global_step, get_or_create_global_step
-from . import compat, train
+from . import compat, estimator, train
 
 __version__ = native.version_string()
 
@@ -61,7 +62,8 @@ __all__ = [
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
-    "bfloat16_to_float32", "train", "compat", "get_global_step", "get_or_create_global_step", "create_global_step",
+    "bfloat16_to_float32", "train", "estimator", "compat",
+    "get_global_step", "get_or_create_global_step", "create_global_step",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",

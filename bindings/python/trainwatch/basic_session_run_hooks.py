@@ -99,14 +99,12 @@ class NativeHook(SessionRunHook):
                 if getattr(cls, name) is not getattr(builtin, name)}
 
     def _subclass_uses_tf_state(self):
-        """Whether code the subclass defines reads or writes one of TF's private attributes."""
-        builtin = self._builtin_class()
+        """Whether code the subclass defines (its mixins' too) reads or writes one of TF's private attributes."""
         used = set()
         for cls in type(self).__mro__:
-            if cls is builtin:
-                break
-            for member in vars(cls).values():
-                used.update(_attribute_names(member))
+            if cls is not object and not cls.__module__.startswith(_PACKAGE):
+                for member in vars(cls).values():
+                    used.update(_attribute_names(member))
         return not used.isdisjoint(self._TF_STATE)
 
     def _remember_tf_state(self):
@@ -201,6 +199,7 @@ class NativeHook(SessionRunHook):
 
 
 _TF_CALLBACKS = ("begin", "after_create_session", "before_run", "after_run", "end")
+_PACKAGE = __name__.rpartition(".")[0] + "."  # "trainwatch."
 
 
 def _attribute_names(member):
