@@ -195,8 +195,8 @@ def test_private_attributes_hold_tf_values_H33():
     nan = tw.NanTensorHook("loss", fail_on_nan_loss=False)
     assert (nan._loss_tensor, nan._fail_on_nan_loss) == ("loss", False)
     counter = tw.StepCounterHook(every_n_steps=5, output_dir="out")
-    assert (counter._output_dir, counter._summary_writer, counter._last_global_step, counter._steps_per_run) == (
-        "out", None, None, 1)
+    assert (counter._output_dir, counter._summary_writer, counter._last_global_step, counter._steps_per_run,
+            counter._summary_tag) == ("out", None, None, 1, "global_step/sec")
     assert tw.GlobalStepWaiterHook(7)._wait_until_step == 7
     assert tw.ProfilerHook(save_steps=1, output_dir="p")._output_file == "p/timeline-{}.json"
     final = tw.FinalOpsHook("global_step")

@@ -263,6 +263,7 @@ class StopAtStepHook(_GlobalStepArgs, NativeHook):
         self._native = native.StopAtStepHook(_steps(num_steps), _steps(last_step))
         self._num_steps = num_steps
         self._last_step = last_step
+        self._global_step_tensor = get_global_step()  # TF sets it in begin(): known already here
         self._remember_tf_state()
 
     def _tf_begin(self):
@@ -562,6 +563,8 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
         self._output_dir = output_dir
         self._last_global_step = None
         self._steps_per_run = 1
+        self._global_step_tensor = get_global_step()  # TF sets these two in begin(): known already here
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
         self._remember_tf_state()
 
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
