@@ -316,6 +316,32 @@ def test_a_step_counter_driven_by_hand_logs_the_rate_B28_H33(caplog):
     assert [m for m in lines(caplog) if m.startswith("global_step/sec")] == ["global_step/sec: 4"] * 2  # steps 3, 5
 
 
+def test_waiter_and_feed_hooks_driven_by_hand_B42_B44():
+    class Session:  # another worker advances the global step between polls
+        steps = iter([2, 3])
+
+        def run(self, fetches):
+            return next(self.steps)
+    waiter = tw.train.GlobalStepWaiterHook(wait_until_step=3)
+    waiter.begin()
+    run_context = tw.train.SessionRunContext(tw.train.SessionRunArgs(None), Session())
+    assert waiter.before_run(run_context) is None and waiter._worker_is_started
+    assert waiter.before_run(run_context) is None  # started: no more polls (the iterator is spent)
+
+    feeds = tw.train.FeedFnHook(lambda: {"x": 1})
+    assert feeds.before_run(run_context) == tw.train.SessionRunArgs(fetches=None, feed_dict={"x": 1})
+
+
+def test_a_waiter_subclass_reads_tf_state_in_a_session_H33_B42():
+    class Started(tw.train.GlobalStepWaiterHook):
+        seen = []
+
+        def after_run(self, run_context, run_values):
+            self.seen.append(self._worker_is_started)
+    train([Started(wait_until_step=0)], 2)
+    assert Started.seen == [True, True]
+
+
 def test_hooks_the_library_runs_cannot_be_driven_by_hand_and_say_so():
     hook = tw.train.CheckpointSaverHook("ckpt", save_steps=1)
     with pytest.raises(RuntimeError, match="CheckpointSaverHook cannot be driven by hand"):

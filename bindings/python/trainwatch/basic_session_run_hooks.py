@@ -3,10 +3,10 @@ run loop), plus CheckpointSaverListener and SecondOrStepTimer.
 
 Signatures and defaults are TF's; trainwatch's additions are keyword-only. Each hook also has TF's
 private attributes (``_timer``, ``_current_tensors``, ``_last_step``, …) with TF's meaning, for the
-subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook and NanTensorHook
-then run TF's own callbacks in Python over those attributes, so what a subclass writes takes effect as
-in TF; these four can also be driven by hand (``hook.before_run(SessionRunContext(...))``), as TF's
-hook tests do.
+subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook and
+GlobalStepWaiterHook then run TF's own callbacks in Python over those attributes, so what a subclass
+writes takes effect as in TF; these, and FeedFnHook, can also be driven by hand
+(``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
 """
 import logging
 import os
@@ -668,6 +668,8 @@ class FeedFnHook(NativeHook):
     """Feeds what ``feed_fn()`` returns (a dict name → array) into every run (B44); TF's conflict rules
     apply (H22/H23). The step sees the very objects returned."""
 
+    _TF_CODE = True  # for driving it by hand; in a session the library calls feed_fn (no TF state to act on)
+
     def __init__(self, feed_fn):
         self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H33)
         self._tw_feed_fn = _FeedFunction(lambda: self.feed_fn())
@@ -677,6 +679,9 @@ class FeedFnHook(NativeHook):
         """TF's SessionRunArgs(fetches=None, feed_dict=feed_fn())."""
         del requested
         return SessionRunArgs(None, self._tw_feed_fn.last)
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
 
 
 class FinalOpsHook(NativeHook):
@@ -772,6 +777,8 @@ class GlobalStepWaiterHook(NativeHook):
     (DeadlineExceededError), and ``global_step_fn(session)`` reads a shared step another process
     advances (default: the session's own)."""
 
+    _TF_STATE = ("_wait_until_step", "_worker_is_started", "_global_step_tensor")
+
     def __init__(self, wait_until_step, *, poll_secs=None, max_wait_secs=None, global_step_fn=None):
         options = native.Options()
         if poll_secs is not None:
@@ -780,9 +787,35 @@ class GlobalStepWaiterHook(NativeHook):
             options.set_double(native.TW_OPT_WAIT_MAX_SECS, float(max_wait_secs))
         self._tw_global_step_fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
         self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._tw_global_step_fn)
-        self._wait_until_step = wait_until_step  # TF's attributes (H33), read-only in effect
+        self._wait_until_step = wait_until_step  # TF's attributes (H33)
         self._worker_is_started = False
         self._global_step_tensor = get_global_step()
+        self._TF_CODE = poll_secs is None and max_wait_secs is None and global_step_fn is None  # TF's form
+        self._remember_tf_state()
+
+    def _tf_begin(self):
+        self._worker_is_started = False
+        self._global_step_tensor = get_global_step()
+
+    def _tf_before_run(self, run_context):
+        """B42: waits (polling every 0.5 s) in the first run until the global step reaches the target."""
+        if self._worker_is_started:
+            return None
+        if self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        _logger.info("Waiting for global step %d before starting training.", self._wait_until_step)
+        last_logged_step = 0
+        while True:
+            current_step = run_context.session.run(self._global_step_tensor)
+            if current_step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if current_step - last_logged_step > 1000:
+                _logger.info("Waiting for global step %d before starting training. Current step is %d.",
+                             self._wait_until_step, current_step)
+                last_logged_step = current_step
+            time.sleep(0.5)
 
 
 class ProfilerHook(NativeHook):
