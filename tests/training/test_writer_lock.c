@@ -174,12 +174,45 @@ static void a_session_saving_on_preemption_locks_at_creation_c24(void **state) {
   tw_options_destroy(opts);
 }
 
+/* C24, B48: a NanTensorHook that rolls back writes the directory (it takes the diverged run's
+ * checkpoints off the state file), so its session locks at creation; one that fails on NaN does not. */
+static void a_session_rolling_back_on_nan_locks_at_creation_c24(void **state) {
+  char prefix[512];
+  const char *watch[] = {"loss"};
+  tw_saver *saver = new_saver();
+  tw_session *s = NULL;
+  tw_hook *hook = NULL;
+  tw_options *opts = chief_options(0);
+  (void)state;
+  prefix_of(prefix, sizeof(prefix));
+  assert_int_equal(tw_nan_tensor_hook_create(&hook, "loss", 1), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, opts, &hook, 1), TW_OK);
+  assert_int_equal(tw_saver_save(NULL, saver, prefix, 1), TW_OK); /* failing on NaN writes nothing */
+  tw_saver_destroy(saver);
+  close_and_destroy(s);
+  tw_hook_destroy(hook);
+
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_NAN_ACTION, TW_NAN_ACTION_ROLLBACK), TW_OK);
+  assert_int_equal(tw_nan_tensor_hook_create_with_options(&hook, watch, 1, opts, NULL, NULL, NULL), TW_OK);
+  s = NULL;
+  assert_int_equal(tw_monitored_session_create(&s, opts, &hook, 1), TW_OK);
+  saver = new_saver();
+  assert_int_equal(tw_saver_save(NULL, saver, prefix, 2), TW_FAILED_PRECONDITION);
+  assert_non_null(
+      strstr(tw_last_error_message(), "a session with a NanTensorHook that rolls back on NaN of this process"));
+  tw_saver_destroy(saver);
+  close_and_destroy(s);
+  tw_hook_destroy(hook);
+  tw_options_destroy(opts);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(a_session_that_only_restores_leaves_the_directory_to_the_program_c24, setup_dir,
                                       remove_dir),
       cmocka_unit_test_setup_teardown(a_refused_writer_is_told_who_holds_the_directory_c24, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(a_session_saving_on_preemption_locks_at_creation_c24, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(a_session_rolling_back_on_nan_locks_at_creation_c24, setup_dir, remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
