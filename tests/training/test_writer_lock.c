@@ -174,6 +174,38 @@ static void a_session_saving_on_preemption_locks_at_creation_c24(void **state) {
   tw_options_destroy(opts);
 }
 
+static tw_status no_op_step(void *user_data, tw_step_context *ctx) {
+  (void)user_data;
+  (void)ctx;
+  return TW_OK;
+}
+
+/* C24, D10: a session that only restored and is told of a preemption all the same saves, taking the
+ * lock then, and keeps listing the checkpoint it restored from beside the new one. */
+static void a_reader_told_of_a_preemption_saves_and_keeps_the_list_c24(void **state) {
+  char prefix[512];
+  int preempted = 0;
+  tw_saver *saver = new_saver();
+  tw_session *s = NULL;
+  tw_options *opts = chief_options(0);
+  (void)state;
+  prefix_of(prefix, sizeof(prefix));
+  assert_int_equal(tw_saver_save(NULL, saver, prefix, 7), TW_OK);
+  tw_saver_destroy(saver);
+  assert_int_equal(tw_monitored_session_create(&s, opts, NULL, 0), TW_OK);
+  assert_lock_free();
+  assert_int_equal(tw_session_notify_preemption(s), TW_OK);
+  assert_int_equal(tw_session_run(s, NULL, 0, no_op_step, NULL), TW_OK);
+  assert_int_equal(tw_session_preempted(&preempted, s), TW_OK);
+  assert_int_equal(preempted, 1);
+  close_and_destroy(s);
+  saver = new_saver();
+  assert_int_equal(tw_saver_recover_last_checkpoints(saver, g_dir), TW_OK);
+  assert_int_equal(tw_saver_last_checkpoint_count(saver), 2); /* model.ckpt-7 and the preemption's -8 */
+  tw_saver_destroy(saver);
+  tw_options_destroy(opts);
+}
+
 /* C24, B48: a NanTensorHook that rolls back writes the directory (it takes the diverged run's
  * checkpoints off the state file), so its session locks at creation; one that fails on NaN does not. */
 static void a_session_rolling_back_on_nan_locks_at_creation_c24(void **state) {
@@ -213,6 +245,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(a_refused_writer_is_told_who_holds_the_directory_c24, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(a_session_saving_on_preemption_locks_at_creation_c24, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(a_session_rolling_back_on_nan_locks_at_creation_c24, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(a_reader_told_of_a_preemption_saves_and_keeps_the_list_c24, setup_dir,
+                                      remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
