@@ -79,6 +79,29 @@ def test_saver_hook_beside_a_restoring_chief_session_creator_C24(tmp_path):
     np.testing.assert_array_equal(w, [9, 9])  # as saved after the run of step 8
 
 
+def test_saver_hook_in_a_monitored_training_session_that_saves_nothing_itself_C24(tmp_path):
+    d = str(tmp_path)
+    w = np.zeros(2, np.float32)
+    scaffold = tw.Scaffold(variables={"w": w}, saver=tw.Saver({"w": w}))
+    hook = ScaffoldSaverHook(scaffold, d, every_n=3)
+    with tw.MonitoredTrainingSession(checkpoint_dir=d, scaffold=scaffold, hooks=[hook], save_checkpoint_secs=None,
+                                     save_checkpoint_steps=None, save_summaries_steps=None) as sess:
+        while sess.run("global_step") < 7:
+            sess.run(train_step(w))
+    assert [os.path.basename(p) for p in hook.saved] == ["model.ckpt-0", "model.ckpt-3", "model.ckpt-6"]
+    # With MonitoredTrainingSession's own CheckpointSaverHook the directory has a writer already: the
+    # hook's saver is refused, and told which.
+    scaffold.saver.close()
+    scaffold = tw.Scaffold(variables={"w": w}, saver=tw.Saver({"w": w}))
+    hook = ScaffoldSaverHook(scaffold, d, every_n=1)
+    with tw.MonitoredTrainingSession(checkpoint_dir=d, scaffold=scaffold, hooks=[hook],
+                                     save_summaries_steps=None) as sess:
+        with pytest.raises(tw.FailedPreconditionError,
+                           match="is in use: a session with a CheckpointSaverHook of this process"):
+            sess.run(train_step(w))
+    scaffold.saver.close()
+
+
 def test_a_refused_writer_is_told_who_holds_the_directory_C24(tmp_path):
     d = str(tmp_path)
     w = np.zeros(1, np.float32)
