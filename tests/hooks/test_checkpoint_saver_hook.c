@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
 static char g_dir[256];
 

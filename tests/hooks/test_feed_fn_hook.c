@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 #include "hook_test_util.h"
 
 /* Feeds "x" = batch (a float the callback bumps each call), from a reused array. */

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 #include "hook_test_util.h"
 
 /* A NanTensorHook "subclass" overriding after_run: its custom action records the loss it saw (TF's

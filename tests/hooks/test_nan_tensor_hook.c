@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
 static event_log g_log;
 

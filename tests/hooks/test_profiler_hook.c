@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 #include "hook_test_util.h"
 
 static tw_status plain_step(void *u, tw_step_context *ctx) {

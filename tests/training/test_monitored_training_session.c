@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
 static char g_dir[256];
 static event_log g_log;

@@ -3,7 +3,7 @@
  * StopAtStepHook(num_steps=INT64_MAX) (B13: its target saturates instead of wrapping into the past),
  * option keys outside the enum, the tensor rank limit and stride spans, and TF's meaning of
  * save_checkpoint_steps = 0 for CheckpointSaverHook (B18: SecondOrStepTimer(every_steps=0)). */
-#include "../checkpoint/scratch_dir.h" /* first: it selects the POSIX feature level */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* A fresh directory under $TMPDIR (or /tmp) per test, removed with everything in it afterwards.
- * Shared by the C and C++ checkpoint tests. */
-#ifndef TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
-#define TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
+ * Shared by the C and C++ tests (tests/meson.build puts tests/common/ on their include path). */
+#ifndef TW_TESTS_SCRATCH_DIR_H
+#define TW_TESTS_SCRATCH_DIR_H
 
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
@@ -69,4 +69,4 @@ static inline int scratch_dir_count_temporary(const scratch_dir *dir) {
   return count;
 }
 
-#endif
+#endif /* TW_TESTS_SCRATCH_DIR_H */
