@@ -2,7 +2,7 @@
 // v = m²) in float32 and in bfloat16 — save and restore throughput, file size ratio, and the stall of
 // an asynchronous save (Snapshot::Capture) against a plain memcpy — in /dev/shm (tmpfs) and in a
 // directory on the disk, each next to torch.save, torch.save + fsync and torch.load of the same state
-// in the same directory (anchors/anchor_torch_save.py), measured in the same run (issue 16's four
+// in the same directory (anchors/anchor_torch_save.py), measured in the same run (docs/performance/checkpoint.md's four
 // cells). The other anchors of anchors/anchor_ckpt.py (docs/performance-anchors.md) are printed first.
 //
 // usage: bench_checkpoint [MiB] [disk directory]   (default 256 MiB and /var/tmp). TW_BENCH_NO_ANCHORS=1

@@ -1,4 +1,4 @@
-/* Arithmetic and bounds (issue 11, item 6), against the public header: global steps at the int64
+/* Arithmetic and bounds, against the public header: global steps at the int64
  * limits through every step-driven hook (no overflow, which the UBSan build turns into a failure),
  * StopAtStepHook(num_steps=INT64_MAX) (B13: its target saturates instead of wrapping into the past),
  * option keys outside the enum, the tensor rank limit and stride spans, and TF's meaning of

@@ -1,4 +1,4 @@
-// All-or-nothing restore against crafted files (issue 11, item 4): checkpoints whose every checksum
+// All-or-nothing restore against crafted files (C2, C21): checkpoints whose every checksum
 // matches — rewritten with the format's own helpers — but whose second tensor (or second chunk) cannot
 // be restored: an undecodable zstd frame, a frame of the wrong size, a raw checksum that the decoded
 // bytes do not match, a wrong shape or dtype, a missing tensor. Restore and load_variable must fail with

@@ -1,4 +1,4 @@
-/* Ranks that declare their sharded variables differently (D17, issue 15): every rank gets a clear
+/* Ranks that declare their sharded variables differently (D17): every rank gets a clear
  * TW_INVALID_ARGUMENT — none is left waiting — and nothing is committed; a rank holding none of a
  * tensor's rows declares an empty box and the job saves. Two ranks as threads (thread_world.h). */
 #define _DEFAULT_SOURCE /* mkdtemp */

@@ -1,4 +1,4 @@
-/* Restoring sharded checkpoints (issue 15, docs/tf-semantics.md D16) with jobs of 1, 2, 3 or 4 ranks as
+/* Restoring sharded checkpoints (docs/tf-semantics.md D16) with jobs of 1, 2, 3 or 4 ranks as
  * threads of thread_world.h, each rank running MonitoredTrainingSession (T2) over one checkpoint dir.
  * Every float dtype has a global [12, 5] tensor, each rank holding a slice of rows (tw_options_add_shard),
  * plus a replicated bias. A save job writes the checkpoints of steps 0 (creation, B21) and 3 (end, B23),
@@ -323,7 +323,7 @@ static void expect_resharded(const char *dir, int ranks, int64_t step) {
   free_job(j);
 }
 
-/* Issue 15: shards of every float dtype (fp8 e4m3fn and e5m2, f16, bf16, f32, f64) round-trip through
+/* D16: shards of every float dtype (fp8 e4m3fn and e5m2, f16, bf16, f32, f64) round-trip through
  * a checkpoint of 4 parts into 4 ranks, bit-exact (D16). */
 static void shards_of_every_float_dtype_round_trip_on_4_ranks(void **state) {
   (void)state;
@@ -360,7 +360,7 @@ static void two_ranks_and_one_rank_reshard_into_4(void **state) {
   remove_dir(dir);
 }
 
-/* A single-process checkpoint (tw_saver, whole tensors: issue 15's 1-part case) restores as shards of 4
+/* A single-process checkpoint (tw_saver, whole tensors: the 1-part case of D16) restores as shards of 4
  * ranks; its step comes from global_step (D16, C1). */
 static void a_single_process_checkpoint_restores_as_shards(void **state) {
   (void)state;
@@ -403,7 +403,7 @@ static void a_single_process_checkpoint_restores_as_shards(void **state) {
 }
 
 /* A sharded checkpoint restores whole tensors: into ordinary (replicated) variables of a 2-rank job next
- * to shards, and into a single process's tw_saver (D16; issue 15: "restored into a non-sharded
+ * to shards, and into a single process's tw_saver (D16: "restored into a non-sharded
  * variable = the whole tensor"). */
 static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables(void **state) {
   (void)state;

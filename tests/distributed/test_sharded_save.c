@@ -482,7 +482,7 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   end_job(&j);
 }
 
-/* The rounds of a sharded save (issue 15: the commit adds one vote over the parts' own writing): the
+/* The rounds of a sharded save (D17: the commit adds one vote over the parts' own writing): the
  * first save of a saver agrees on the layout after the chief prepared the directory (its lock, its
  * cleaning) — 4 collective operations: 2 of layout (the first carrying the chief's preparation), vote,
  * outcome —; every later save into the

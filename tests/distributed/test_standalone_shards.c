@@ -174,7 +174,7 @@ static void restore_each_box_from(void **state, const char *source) {
   }
 }
 
-/* Issue 15 (restore, resharding 2 → 1): a checkpoint written by two ranks restores into boxes of
+/* D16 (restore, resharding 2 → 1): a checkpoint written by two ranks restores into boxes of
  * another slicing in a process without a job, by path and as the newest of its directory. */
 static void a_standalone_saver_restores_boxes_of_a_two_rank_checkpoint(void **state) {
   restore_each_box_from(state, "sharded");
@@ -189,7 +189,7 @@ static void a_standalone_saver_restores_boxes_of_a_two_rank_checkpoint(void **st
   tw_saver_destroy(saver);
 }
 
-/* Issue 15 (the 1-part case): a single process's checkpoint of whole tensors restores into boxes. */
+/* D16 (the 1-part case): a single process's checkpoint of whole tensors restores into boxes. */
 static void a_standalone_saver_restores_boxes_of_a_single_process_checkpoint(void **state) {
   restore_each_box_from(state, "single");
 }

@@ -1,4 +1,4 @@
-/* A save cut short between its checkpoint's commit and the state file's update (issue 15 item 2, C14):
+/* A save cut short between its checkpoint's commit and the state file's update (C14):
  * a child process is SIGKILLed there (fault_points.h), leaving a complete checkpoint the state file does
  * not list — a single-process checkpoint renamed into place, or a sharded one's index and every part.
  * The restore still takes the state file's newest (C8; in a job of 4 thread ranks, the restore vote,

@@ -1,4 +1,4 @@
-/* MonitoredTrainingSession over a checkpoint directory it cannot lose (issue 11 items 2 and 7, S5/C12):
+/* MonitoredTrainingSession over a checkpoint directory it cannot lose (S5, C12, C16, C19):
  * a restart after a flipped byte in the state file resumes from the newest step and overwrites no
  * checkpoint; a standalone Saver's checkpoint (no global_step inside) is restored with the step of its
  * name; a second chief of a live directory — in this process or another — fails at creation, while a
