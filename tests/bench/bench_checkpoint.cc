@@ -3,7 +3,7 @@
 // an asynchronous save (Snapshot::Capture) against a plain memcpy — in /dev/shm (tmpfs) and in a
 // directory on the disk, each next to torch.save, torch.save + fsync and torch.load of the same state
 // in the same directory (anchors/anchor_torch_save.py), measured in the same run (docs/performance/checkpoint.md's four
-// cells). The other anchors of anchors/anchor_ckpt.py (docs/performance-anchors.md) are printed first.
+// cells). The other anchors of anchors/anchor_ckpt.py (docs/performance/checkpoint.md) are printed first.
 //
 // usage: bench_checkpoint [MiB] [disk directory]   (default 256 MiB and /var/tmp). TW_BENCH_NO_ANCHORS=1
 // skips the anchors (for profiling); TW_BENCH_CHUNK_KIB overrides the chunk size.
