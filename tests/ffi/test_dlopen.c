@@ -105,8 +105,10 @@ static void trace_add(trace *t, const char *format, ...) {
 
 /* Numbers as the scenario prints them: integral values in decimal, NaN as "nan". */
 static const char *number(char *buf, size_t size, double v) {
-  if (isnan(v)) snprintf(buf, size, "nan");
-  else snprintf(buf, size, "%.0f", v);
+  if (isnan(v))
+    snprintf(buf, size, "nan");
+  else
+    snprintf(buf, size, "%.0f", v);
   return buf;
 }
 

@@ -144,10 +144,10 @@ static inline int find_event_file(const char *dir, int which, char *out, size_t 
 
 /* One value of an event file, flattened for assertions. */
 typedef struct read_value {
-  int kind;          /* tw_event_kind of its event */
+  int kind; /* tw_event_kind of its event */
   int64_t step;
-  char tag[64];      /* summary values; "" otherwise */
-  int value_kind;    /* tw_summary_value_kind */
+  char tag[64];   /* summary values; "" otherwise */
+  int value_kind; /* tw_summary_value_kind */
   float scalar;
   double histogram_num;
   int session_log_status;

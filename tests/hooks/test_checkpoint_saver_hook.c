@@ -152,7 +152,8 @@ static void check_saves(int async) {
   tw_options_destroy(opts);
   assert_int_equal(l.destroyed, 1);
   /* B21 at creation, B22 at 2 and 4, B23 at end (5) */
-  assert_string_equal(l.log.text, "begin before(0) after(0) before(2) after(2) before(4) after(4) before(5) after(5) end(5)");
+  assert_string_equal(l.log.text,
+                      "begin before(0) after(0) before(2) after(2) before(4) after(4) before(5) after(5) end(5)");
   assert_true(exists("model.ckpt-0") && exists("model.ckpt-2") && exists("model.ckpt-4") && exists("model.ckpt-5"));
   assert_false(exists("model.ckpt-1"));
   assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_dir), TW_OK);
@@ -386,7 +387,7 @@ static void nan_rollback_restores_and_continues(void **state) {
   assert_int_equal(tw_nan_tensor_hook_create_with_options(&guard, watch, 1, opts, NULL, NULL, NULL), TW_OK);
   tw_set_log_level(TW_LOG_ERROR);
   tw_session *s = open_session(opts, NULL, guard);
-  run_n(s, &m, 3); /* w = 3, checkpoints every step */
+  run_n(s, &m, 3);                                                     /* w = 3, checkpoints every step */
   assert_int_equal(tw_session_run(s, NULL, 0, train_step, &m), TW_OK); /* NaN → rolled back to step 3 */
   tw_set_log_level(TW_LOG_INFO);
   assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);

@@ -17,12 +17,12 @@
 /* What an override saw, and whether it calls the built-in. */
 typedef struct override_log {
   int calls;
-  int call_default;        /* 1: always; 2: on even calls (0, 2, …) only */
-  int64_t steps[8];        /* elapsed_steps / save step, per call */
+  int call_default; /* 1: always; 2: on even calls (0, 2, …) only */
+  int64_t steps[8]; /* elapsed_steps / save step, per call */
   int64_t global_steps[8];
   char tags[8][32];
   float values[8];
-  int stop_at_step;        /* save: request stop from this step on (0: never) */
+  int stop_at_step; /* save: request stop from this step on (0: never) */
   tw_status default_status;
   int destroyed;
 } override_log;
@@ -119,7 +119,8 @@ static tw_status my_log_and_record(void *u, tw_hook *hook, int64_t elapsed_steps
     o->global_steps[o->calls] = global_step;
   }
   if (elapsed_time <= 0) return TW_INTERNAL;
-  if (wants_default(o)) o->default_status = tw_step_counter_hook_log_and_record(hook, elapsed_steps, elapsed_time, global_step);
+  if (wants_default(o))
+    o->default_status = tw_step_counter_hook_log_and_record(hook, elapsed_steps, elapsed_time, global_step);
   o->calls++;
   return o->default_status;
 }
@@ -207,7 +208,7 @@ static void test_save_override_stops_in_that_run_B22_B24(void **state) {
   assert_false(tw_session_should_stop(s));
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_true(tw_session_should_stop(s));
-  assert_int_equal(tw_session_close(s), TW_OK);  /* B23: step 2 was handed to _save: no final save */
+  assert_int_equal(tw_session_close(s), TW_OK); /* B23: step 2 was handed to _save: no final save */
   assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(o.calls, 3);
   assert_int_equal(o.steps[0], 0);

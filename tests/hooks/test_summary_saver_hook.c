@@ -34,8 +34,7 @@ static void B35_configuration_errors(void **state) {
   assert_string_equal(tw_last_error_message(), "At least one of output_dir or summary_writer must be provided.");
   assert_int_equal(create_saver(&hook, 10, 60.0, "/tmp/x", 1, kSummaries, 1, NULL), TW_INVALID_ARGUMENT); /* T3 */
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
-  assert_int_equal(create_saver(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp/x", 1, kSummaries, 1, NULL),
-                   TW_INVALID_ARGUMENT);
+  assert_int_equal(create_saver(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp/x", 1, kSummaries, 1, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Either every_secs or every_steps should be provided.");
   assert_int_equal(create_saver(&hook, 10, TW_UNSET_SECS, "/tmp/x", 1, NULL, 2, NULL), TW_INVALID_ARGUMENT);
   assert_ptr_equal(hook, (tw_hook *)0x1);

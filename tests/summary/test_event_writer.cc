@@ -196,8 +196,7 @@ void record_writer_errors_are_sticky(void **) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(file_is_named_like_tfs_and_starts_with_file_version, MakeTempDir,
-                                      RemoveTempDir),
+      cmocka_unit_test_setup_teardown(file_is_named_like_tfs_and_starts_with_file_version, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(events_are_buffered_until_max_queue, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(closed_writer_rejects_events, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(open_rejects_a_file_as_logdir, MakeTempDir, RemoveTempDir),

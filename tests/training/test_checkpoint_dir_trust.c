@@ -141,7 +141,7 @@ static void flipped_state_byte_resumes_from_the_newest_step(void **state) {
     assert_int_equal(tw_checkpoint_load_variable(ckpt, &dest), TW_OK);
     assert_true(saved[0] == 10.0f);
   }
-  {  /* the state file was rewritten: latest_checkpoint works again */
+  { /* the state file was rewritten: latest_checkpoint works again */
     char latest[512], expected[512];
     assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_dir), TW_OK);
     path_of("model.ckpt-12", expected, sizeof(expected));
