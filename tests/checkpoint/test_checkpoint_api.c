@@ -4,10 +4,10 @@
 
 #include <stdint.h>
 
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <cmocka.h>
 #include <trainwatch.h>
 
 static float g_w[6];

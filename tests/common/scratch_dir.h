@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 typedef struct scratch_dir {
-  char path[512];
+  char path[256]; /* mkdtemp's result: short, so that "<path>/<name>" fits the tests' buffers */
 } scratch_dir;
 
 static inline int scratch_dir_create(scratch_dir *dir) {
@@ -68,5 +68,25 @@ static inline int scratch_dir_count_temporary(const scratch_dir *dir) {
   closedir(d);
   return count;
 }
+
+#ifdef __cplusplus
+/* C++: a scratch directory for one scope, removed with everything in it when the scope ends; path() is
+ * empty when it could not be made. */
+class ScratchDir {
+ public:
+  ScratchDir() {
+    if (scratch_dir_create(&dir_) != 0) dir_.path[0] = '\0';
+  }
+  ~ScratchDir() {
+    if (dir_.path[0] != '\0') scratch_dir_destroy(&dir_);
+  }
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+  const char *path() const { return dir_.path; }
+
+ private:
+  scratch_dir dir_;
+};
+#endif
 
 #endif /* TW_TESTS_SCRATCH_DIR_H */

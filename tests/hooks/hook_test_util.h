@@ -117,17 +117,6 @@ static inline tw_session *open_session(tw_hook **hooks, size_t n, const tw_optio
 
 /* ---- directories and event files ---- */
 
-static inline void make_temp_dir(char *out, size_t size) {
-  snprintf(out, size, "/tmp/tw_hooks_XXXXXX");
-  if (mkdtemp(out) == NULL) out[0] = '\0';
-}
-
-static inline void remove_dir(const char *dir) {
-  char command[600];
-  snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-  if (system(command) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 /* The path of the `which`-th (sorted) events.out.tfevents.* file in dir, or 0 if none. */
 static inline int find_event_file(const char *dir, int which, char *out, size_t size) {
   struct dirent **entries = NULL;

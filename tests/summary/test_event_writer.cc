@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "scratch_dir.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
 #include "summary/record_writer.h"
@@ -31,23 +32,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test, removed afterwards.
+// Each test's directory (tests/common/scratch_dir.h), handed to the test as its state.
 int MakeTempDir(void **state) {
-  char pattern[] = "/tmp/tw_summary_test_XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return -1;
-  *state = new std::string(pattern);
+  auto *dir = new scratch_dir;
+  if (scratch_dir_create(dir) != 0) {
+    delete dir;
+    return -1;
+  }
+  *state = dir;
   return 0;
 }
 
 int RemoveTempDir(void **state) {
-  auto *dir = static_cast<std::string *>(*state);
-  std::error_code ignored;
-  fs::remove_all(*dir, ignored);
+  auto *dir = static_cast<scratch_dir *>(*state);
+  scratch_dir_destroy(dir);
   delete dir;
   return 0;
 }
 
-const std::string &Dir(void **state) { return *static_cast<std::string *>(*state); }
+std::string Dir(void **state) { return static_cast<scratch_dir *>(*state)->path; }
 
 std::vector<Event> ReadAll(const std::string &path) {
   std::unique_ptr<EventReader> reader;

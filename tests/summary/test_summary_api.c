@@ -1,6 +1,7 @@
 /* The summary C API (trainwatch/summary.h): writer → reader round trips, the shared writer per
  * directory, corrupt and truncated files (TW_DATA_LOSS, never a crash), argument checks. */
-#define _XOPEN_SOURCE 700
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,28 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <trainwatch.h>
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
+/* Each test's directory (tests/common/scratch_dir.h); the tests get its path as their state. */
+static scratch_dir g_scratch;
 
 static int make_temp_dir(void **state) {
-  char *dir = strdup("/tmp/tw_summary_api_XXXXXX");
-  if (dir == NULL || mkdtemp(dir) == NULL) return -1;
-  *state = dir;
+  if (scratch_dir_create(&g_scratch) != 0) return -1;
+  *state = g_scratch.path;
   return 0;
 }
 
 static int remove_temp_dir(void **state) {
-  nftw((char *)*state, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  free(*state);
+  (void)state;
+  scratch_dir_destroy(&g_scratch);
   return 0;
 }
 
