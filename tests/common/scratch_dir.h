@@ -31,7 +31,7 @@ static inline int scratch_dir_remove_entry(const char *path, const struct stat *
   return remove(path);
 }
 
-static inline void scratch_dir_destroy(scratch_dir *dir) {
+static inline void scratch_dir_destroy(const scratch_dir *dir) {
   nftw(dir->path, scratch_dir_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
