@@ -1,7 +1,7 @@
 /* tw_hook_wrap: TF's "subclass a built-in hook" by composition (docs/ARCHITECTURE.md). A wrapper's callbacks run in
  * place of the inner hook's; tw_hook_call_* is super(). Cites the behaviours the built-ins keep or skip
  * (B31–B33 NanTensorHook, H9–H14 ordering and errors). Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp, scandir */
+#define _DEFAULT_SOURCE /* scandir */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
