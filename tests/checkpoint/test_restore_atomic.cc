@@ -12,18 +12,19 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checksum.h"
 #include "checkpoint/format.h"
 #include "checkpoint/reader.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/writer.h"
-#include "checkpoint/checksum.h"
-#include "scratch_dir.h"
 #include "restore_model.h"
+#include "scratch_dir.h"
 
 extern "C" {
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 }
 
@@ -51,11 +52,12 @@ void Craft(const std::string &path,
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), path, &footer).ok());
   std::vector<ckpt::TensorEntry> tensors;
   ckpt::Origin origin;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors, ckpt::kFormatVersion, &origin)
-                  .ok());
+  assert_true(
+      ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors, ckpt::kFormatVersion, &origin).ok());
   craft(&tensors, &file);
   for (ckpt::TensorEntry &t : tensors) {
-    for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
+    for (ckpt::Chunk &c : t.chunks)
+      c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
   }
   std::string tail;
   ckpt::AppendIndex(origin, tensors, &tail);
