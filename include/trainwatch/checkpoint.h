@@ -90,7 +90,7 @@ TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int 
 /* 0 (default): a checkpoint evicted by max_to_keep is unlinked, as TF deletes it; a program still
  * reading it keeps its bytes. 1: its file is recycled — kept as a hidden spare (".tw-spare-<n>", deleted
  * when the saver releases the directory) that a later save overwrites in place, which saves creating
- * and freeing a file per save (docs/checkpoint-performance.md). The risk: an evicted checkpoint's file
+ * and freeing a file per save (docs/performance/checkpoint.md). The risk: an evicted checkpoint's file
  * is overwritten in place by a later save: a program that is still reading it without trainwatch's
  * lock (cp, tar, rsync, a backup agent) gets bytes of two checkpoints. trainwatch's own readers are
  * safe (tf-semantics C15). A session's saver takes it from TW_OPT_CHECKPOINT_RECYCLE_FILES.

@@ -139,7 +139,7 @@ typedef enum tw_option {
    * TW_OPT_MAX_TO_KEEP is unlinked, as TF deletes it; a program still reading it keeps its bytes.
    * 1 recycles the evicted checkpoint's file: it is kept as a hidden spare (".tw-spare-<n>") and a later
    * save overwrites it in place, which saves creating and freeing a file per save (docs/
-   * checkpoint-performance.md). The risk: an evicted checkpoint's file is overwritten in place by a later
+   * performance/checkpoint.md). The risk: an evicted checkpoint's file is overwritten in place by a later
    * save: a program that is still reading it without trainwatch's lock (cp, tar, rsync, a backup agent)
    * gets bytes of two checkpoints. trainwatch's own readers are safe (tf-semantics C15). */
   TW_OPT_CHECKPOINT_RECYCLE_FILES = 23,

@@ -67,7 +67,6 @@ class LoggingTensorHook final : public Hook {
     return LogValues();
   }
 
- 
   // TF's _log_tensors: the user's function when set (it gets the hook, to call the built-in), else the
   // built-in. Values are named by their tags, in print order.
   Status LogValues() {
@@ -133,9 +132,9 @@ class LoggingTensorHook final : public Hook {
   std::unique_ptr<Timer> timer_;
   int64_t iter_count_ = 0;
   bool should_trigger_ = false;
-  std::vector<tw_tensor> views_;           // this run's values, in print order
+  std::vector<tw_tensor> views_;                  // this run's values, in print order
   std::vector<const tw_tensor *> view_pointers_;  // to views_: what the formatter and log function get
-  std::vector<TensorCopy> last_values_;    // at_end: the last run's values
+  std::vector<TensorCopy> last_values_;           // at_end: the last run's values
   bool have_last_values_ = false;
 };
 
@@ -151,7 +150,8 @@ Status LogTensorsDefault(Hook *hook, const tw_tensor *const *values, size_t n_va
   LoggingTensorHook *logging = nullptr;
   TW_RETURN_IF_ERROR(HookOfKind(hook, "LoggingTensorHook", &logging));
   TW_RETURN_IF_ERROR(logging->log_fn_.CheckInside(*logging, "tw_logging_tensor_hook_log_tensors"));
-  if (n_values > 0 && values == nullptr) return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
+  if (n_values > 0 && values == nullptr)
+    return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
   std::vector<tw_tensor> views(n_values);
   std::vector<const tw_tensor *> pointers(n_values);
   for (size_t i = 0; i < n_values; ++i) {

@@ -20,7 +20,7 @@ struct LoggingTensorConfig {
                                    // else one per name, printed sorted by tag (TF's dict form)
   EveryN every;                    // every_n_iter (local runs) / every_n_secs
   bool at_end = false;
-  int64_t max_elements = 32;       // larger values are summarised
+  int64_t max_elements = 32;                                     // larger values are summarised
   std::shared_ptr<UserCallback<tw_log_formatter_fn>> formatter;  // optional
 };
 

@@ -16,6 +16,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "scratch_dir.h"
 #include "trainwatch.hpp"
 
 namespace tw = trainwatch;
@@ -181,8 +182,9 @@ void numerics_and_check_numerics(void **) {
 
 // SessionLog events and serialized Summary bytes written through the facade read back as events.
 void summary_writer_session_logs_and_serialized_summaries(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::string path;
   {
     tw::SummaryWriter writer(dir);
@@ -213,13 +215,12 @@ void summary_writer_session_logs_and_serialized_summaries(void **) {
   assert_string_equal(e.tags[0].c_str(), "x");
   assert_true(e.scalars[0] == 2.0);
   assert_false(reader.next(e));
-  const std::string command = std::string("rm -rf ") + dir;
-  assert_int_equal(std::system(command.c_str()), 0);
 }
 
 void saver_round_trip_in_place(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<double> w = {1, 2, 3};
   tw::Saver saver({tw::Tensor("w", w.data(), TW_FLOAT64, {3})});
   const std::string path = saver.save(std::string(dir) + "/model.ckpt", 5);
@@ -293,8 +294,9 @@ class ListingHook : public tw::Hook {
 };
 
 void list_getters_read_their_whole_lists(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<float> w = {1, 2}, b = {3};
   tw::Options options;
   options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {2}));
@@ -331,8 +333,9 @@ class StopAfterSave : public tw::CheckpointSaverListener {
 };
 
 void listener_can_stop_training(void **) {  // B22
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<float> w = {1};
   tw::Options options;
   options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {1}));
@@ -480,8 +483,9 @@ void wrapped_extension_points_B9_B24(void **) {
   assert_int_equal(custom.tags.size(), 2);
   assert_string_equal(custom.tags[0].c_str(), "loss");
 
-  char dir[] = "/tmp/tw_facade_wrap_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   tw::Options saver_options;
   saver_options.set_int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
   saver_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
@@ -494,8 +498,6 @@ void wrapped_extension_points_B9_B24(void **) {
   assert_true(session.should_stop());  // save(…, 2) returned true in that run
   assert_true((custom_saver.steps == std::vector<int64_t>{0, 1, 2}));
   session.close();
-  const std::string command = std::string("rm -rf ") + dir;
-  assert_int_equal(std::system(command.c_str()), 0);
 
   tw::StopAtStepHook stop(10, TW_UNSET);
   int code = TW_OK;

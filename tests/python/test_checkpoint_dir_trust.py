@@ -1,5 +1,5 @@
-"""A checkpoint directory that cannot be lost or abused, as a user meets it (issue 11 items 1, 2, 3, 7;
-S5, C7, C9, C12): crafted state-file paths never make retention delete outside the directory; a damaged
+"""A checkpoint directory that cannot be lost or abused, as a user meets it (S5, C7,
+C9, C12): crafted state-file paths never make retention delete outside the directory; a damaged
 state file never costs a checkpoint; FIFOs are refused at once (each check runs in a subprocess with a
 timeout, so a regression fails instead of hanging); a second process saving into a live directory gets
 a clear error at session creation; a standalone Saver's checkpoint restores with the step of its name."""

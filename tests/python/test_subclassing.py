@@ -1,4 +1,4 @@
-"""Subclassing a built-in hook works as in TF (issue 12): overrides run in TF's order (H1, H6, H9, H12),
+"""Subclassing a built-in hook works as in TF: overrides run in TF's order (H1, H6, H9, H12),
 super().before_run returns the built-in's SessionRunArgs, run_values.results are what TF's would be,
 super().after_run is the built-in behaviour and leaving it out skips it, TF's protected extension points
 (_log_tensors, _log_and_record, _save) are honoured, and a subclass that overrides nothing stays native."""

@@ -1,4 +1,4 @@
-# Type information for basic_session_run_hooks.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for basic_session_run_hooks.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 import os
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
