@@ -20,10 +20,13 @@ Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with
 __dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
 reads a variable, an output of the run in progress or "global_step". ``trainwatch.summary`` writes and
-reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
+reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``, with TF's
+``Event`` and ``Summary`` messages); ``trainwatch.train`` is the ``tf.train`` namespace. Log lines
 go to the ``logging`` logger "trainwatch".
 """
-from . import distributed, native
+import sys
+
+from . import _entry_points, distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
@@ -41,8 +44,9 @@ from ._step import StepContext
 from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stats
 from .shard import Shard
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
-from . import summary
-from .summary import Event, summary_iterator
+from . import summary, train
+from .summary import (Event, FileWriter, FileWriterCache, HistogramProto, LogMessage, SessionLog, Summary,
+                      SummaryMetadata, TensorProto, summary_iterator)
 from .tensors import bfloat16_to_float32
 
 __version__ = native.version_string()
@@ -57,7 +61,7 @@ __all__ = [
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
-    "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
+    "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "TensorProto", "summary", "train", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
     "bfloat16_to_float32",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
@@ -65,3 +69,6 @@ __all__ = [
     "UnauthenticatedError", "NanLossDuringTrainingError", "IOFailureError", "CallbackFailedError",
     "FeedConflictError",
 ]
+
+# Errors point at the caller: tracebacks leaving these names stop at the package boundary.
+_entry_points.expose(sys.modules[__name__], summary, train)

@@ -89,15 +89,36 @@ class PythonError : public Error {
     return PythonError(GilRef(value));
   }
 
-  // Raises the original exception object again (its traceback included).
-  void restore() const {
+  // Raises the original exception object again (its traceback included). `library_message` is the
+  // failed call's status message: where the library added to the exception's own text (the operation
+  // it ended, "voting on the parts of checkpoint …"), that text becomes a note on the exception
+  // (PEP 678), so the one report the caller gets carries it — the library does not log it (H32).
+  void restore(const char *library_message) const {
     PyObject *value = exception_.get();
+    if (library_message != nullptr && library_message[0] != '\0' && what() != std::string(library_message)) {
+      add_note(value, library_message);
+    }
     Py_INCREF(value);
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(value)), value);
     Py_DECREF(value);
   }
 
  private:
+  // exception.add_note("trainwatch: <message>") once; nothing before Python 3.11 (no add_note).
+  static void add_note(PyObject *exception, const char *message) {
+    PyObject *note = PyUnicode_FromFormat("trainwatch: %s", message);
+    PyObject *notes = note != nullptr ? PyObject_GetAttrString(exception, "__notes__") : nullptr;
+    if (notes == nullptr) PyErr_Clear();
+    const int present = notes != nullptr ? PySequence_Contains(notes, note) : 0;
+    if (note != nullptr && present == 0) {
+      PyObject *result = PyObject_CallMethod(exception, "add_note", "O", note);
+      Py_XDECREF(result);
+    }
+    Py_XDECREF(notes);
+    Py_XDECREF(note);
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();
+  }
+
   explicit PythonError(GilRef exception)
       : Error(status_of(exception.get()), describe(exception.get())), exception_(std::move(exception)) {}
 
