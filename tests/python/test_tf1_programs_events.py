@@ -5,8 +5,10 @@ point at the caller; help() reads like TF's.
 Behaviour IDs: B39 (the summary hook's START and summaries), B21 (graph writes TF makes, which have
 no counterpart), B49, B50 (event files as TF's messages, graph-only writer calls), H32 (errors reported once).
 """
+import inspect
 import logging
 import math
+import re
 import struct
 import traceback
 
@@ -231,6 +233,20 @@ def test_a_failed_run_is_reported_once_H32(tmp_path, capfd, caplog):
                 or "not_published" in r.getMessage()]
 
 
+def test_a_hooks_exception_comes_out_unchanged_with_where_it_was_raised_as_a_note_H32(capfd):
+    class Failing(tw.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            raise KeyError("raised by the hook")
+
+    with pytest.raises(KeyError) as caught:
+        with tw.MonitoredTrainingSession(hooks=[Failing()]) as sess:
+            sess.run(lambda ctx: None)
+    assert caught.value.args == ("raised by the hook",)  # the very exception
+    assert caught.value.__notes__ == ["trainwatch: during hook 'Failing' after_run"]  # said once, not repeated
+    out, err = capfd.readouterr()
+    assert "raised by the hook" not in out + err
+
+
 def test_a_library_error_points_at_the_users_call_H32(tmp_path):
     with tw.MonitoredTrainingSession(variables={"w": np.zeros(2)}) as sess:
         with pytest.raises(tw.NotFoundError) as caught:
@@ -260,3 +276,76 @@ def test_an_error_in_a_hook_points_at_the_hook_line_H32():
     assert user[-1].line.endswith("# THE HOOK LINE"), frames
     assert any(f.name == "test_an_error_in_a_hook_points_at_the_hook_line_H32" for f in user)
     assert len([f for f in frames if _package_frame(f)]) <= 1, frames
+
+
+# -- help() reads like TF's ---------------------------------------------------------------------------
+
+_ID = re.compile(r"\b[HWSTBCD][0-9]+\b")  # the behaviour IDs of docs/tf-semantics.md
+_CALLBACKS = {"begin", "after_create_session", "before_run", "after_run", "end", "on_error"}
+
+
+def _public_objects():
+    """(qualified name, object) of every public module, class, function, method and property."""
+    modules = [tw, tw.summary, tw.train, tw.errors, tw.distributed]
+    seen = set()
+    for module in modules:
+        yield module.__name__, module
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if id(value) in seen or not (inspect.isclass(value) or callable(value)):
+                continue
+            seen.add(id(value))
+            yield name, value
+            if inspect.isclass(value):
+                for member_name, member in inspect.getmembers(value):
+                    if member_name.startswith("_"):
+                        continue  # __init__ is documented with its class
+                    if isinstance(inspect.getattr_static(value, member_name), property):
+                        yield f"{name}.{member_name}", inspect.getattr_static(value, member_name)
+                    elif inspect.isfunction(member) or inspect.ismethod(member):
+                        yield f"{name}.{member_name}", member
+
+
+def test_help_cites_no_behaviour_ids():
+    cited = {name: _ID.findall(obj.__doc__) for name, obj in _public_objects()
+             if obj.__doc__ and _ID.search(obj.__doc__)
+             and not (inspect.isclass(obj) and issubclass(obj, tuple) and obj.__doc__.startswith(obj.__name__ + "("))}
+    assert not cited, cited  # IDs belong in comments and docs/tf-semantics.md
+
+
+def _documented(doc, parameter):
+    return re.search(rf"^\s+\*{{0,2}}{re.escape(parameter)}:", doc or "", re.M) is not None
+
+
+def test_help_documents_every_argument_like_tf():
+    undocumented = {}
+    for name, obj in _public_objects():
+        if inspect.ismodule(obj) or isinstance(obj, property) or name.rsplit(".", 1)[-1] in _CALLBACKS and \
+                not name.startswith("SessionRunHook."):
+            continue
+        if inspect.isclass(obj):
+            if issubclass(obj, (BaseException, tuple)):
+                continue  # exceptions take a message; named tuples list their fields
+            function, doc = obj.__init__, (obj.__doc__ or "") + (obj.__init__.__doc__ or "")
+            if function is object.__init__:
+                continue
+        else:
+            function, doc = obj, obj.__doc__
+        try:
+            parameters = inspect.signature(function).parameters.values()
+        except (TypeError, ValueError):
+            continue
+        missing = [p.name for p in parameters if p.name not in ("self", "cls")
+                   and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and not _documented(doc, p.name)]
+        if missing:
+            undocumented[name] = missing
+    assert not undocumented, undocumented  # each argument under "Args:", as TF's docstrings have them
+
+
+def test_help_of_the_main_entry_points_has_returns_and_raises():
+    for function in (tw.MonitoredTrainingSession.run, tw.summary_iterator, tw.load_variable, tw.latest_checkpoint,
+                     tw.train.write_graph, tw.summary.FileWriter.add_summary, tw.Saver.save):
+        doc = inspect.getdoc(function)
+        assert "Args:" in doc and ("Returns:" in doc or "Yields:" in doc or "Raises:" in doc), function
+    assert "Raises:" in inspect.getdoc(tw.MonitoredTrainingSession.run)
+    assert "Raises:" in inspect.getdoc(tw.summary_iterator)

@@ -172,7 +172,17 @@ class Message:
                 cls._oneofs.setdefault(f.oneof, []).append(f.name)
 
     def __init__(self, *args, **fields):
-        """Fields by keyword (protobuf's way), or positionally in declaration order."""
+        """Builds a message.
+
+        Args:
+          *args: field values in declaration order (a shorthand protobuf does not have).
+          **fields: field values by name, as protobuf: sub-messages as messages, repeated fields as
+            iterables.
+
+        Raises:
+          AttributeError: a name is not a field.
+          TypeError: a value does not fit its field's type.
+        """
         object.__setattr__(self, "_values", {})
         object.__setattr__(self, "_unknown", [])
         if len(args) > len(self._fields):
@@ -218,7 +228,14 @@ class Message:
         self._values[name] = value
 
     def HasField(self, name):
-        """Whether a sub-message or a oneof member is set (proto3 scalars have no presence)."""
+        """Returns whether a sub-message, a oneof member or a oneof group is set.
+
+        Args:
+          name: a field or oneof group name.
+
+        Raises:
+          ValueError: ``name`` is a plain proto3 scalar or a repeated field (no presence).
+        """
         if name in self._oneofs:
             return self.WhichOneof(name) is not None
         field = self._field(name)
@@ -228,12 +245,24 @@ class Message:
         return name in self._values
 
     def WhichOneof(self, oneof_group):
-        """The name of the member of ``oneof_group`` that is set, or None."""
+        """Returns the name of the member of a oneof group that is set, or None.
+
+        Args:
+          oneof_group: the group's name, e.g. "what" of Event or "value" of Summary.Value.
+
+        Raises:
+          ValueError: no such group.
+        """
         if oneof_group not in self._oneofs:
             raise ValueError(f'Protocol message has no oneof "{oneof_group}" field.')
         return next((n for n in self._oneofs[oneof_group] if n in self._values), None)
 
     def ClearField(self, name):
+        """Unsets a field (or every member of a oneof group).
+
+        Args:
+          name: a field or oneof group name.
+        """
         if name in self._oneofs:
             for member in self._oneofs[name]:
                 self._values.pop(member, None)
@@ -241,11 +270,16 @@ class Message:
             self._values.pop(self._field(name).name, None)
 
     def ListFields(self):
-        """(Field, value) of every field that is set, in field-number order."""
+        """Returns (Field, value) of every field that is set, in field-number order."""
         return [(f, self._values[f.name]) for f in sorted(self._fields, key=lambda f: f.number)
                 if f.name in self._values and self._written(f, self._values[f.name])]
 
     def CopyFrom(self, other):
+        """Replaces the fields with a copy of another message's.
+
+        Args:
+          other: a message of the same type.
+        """
         if not isinstance(other, type(self)):
             raise TypeError(f"CopyFrom takes a {type(self).__qualname__}; got {type(other).__name__}")
         self.ParseFromString(other.SerializeToString())
@@ -258,7 +292,11 @@ class Message:
     # -- the wire format ---------------------------------------------------------------------------
 
     def SerializeToString(self, deterministic=None):
-        """The message's encoding (fields in number order, unknown fields after them)."""
+        """Returns the message's encoding: fields in number order, unknown fields after them.
+
+        Args:
+          deterministic: accepted for protobuf code; the output is always deterministic.
+        """
         del deterministic  # the output is always deterministic
         out = bytearray()
         self._encode(out)
@@ -280,21 +318,48 @@ class Message:
             out += raw
 
     def ByteSize(self):
+        """Returns the size of the encoding in bytes."""
         return len(self.SerializeToString())
 
     def ParseFromString(self, data):
-        """Replaces the fields with those decoded from ``data``; ProtoDecodeError for bad bytes."""
+        """Replaces the fields with those decoded from bytes.
+
+        Args:
+          data: the encoding.
+
+        Returns:
+          The number of bytes read.
+
+        Raises:
+          ProtoDecodeError: ``data`` is not an encoding of this message.
+        """
         self._values.clear()
         self._unknown.clear()
         self._decode(memoryview(bytes(data)), 0, len(data))
         return len(data)
 
     def MergeFromString(self, data):
+        """Merges the fields decoded from bytes into this message, as protobuf does.
+
+        Args:
+          data: the encoding.
+
+        Returns:
+          The number of bytes read.
+        """
         self._decode(memoryview(bytes(data)), 0, len(data))
         return len(data)
 
     @classmethod
     def FromString(cls, data):
+        """Returns a new message decoded from bytes.
+
+        Args:
+          data: the encoding.
+
+        Raises:
+          ProtoDecodeError: ``data`` is not an encoding of this message.
+        """
         message = cls()
         message.ParseFromString(data)
         return message

@@ -97,6 +97,11 @@ class StepContext:
     __slots__ = ("_runner",)
 
     def __init__(self, runner):
+        """Made by the session for each run (not by callers).
+
+        Args:
+          runner: the session's runner of the step function.
+        """
         self._runner = runner
 
     def _ctx(self):
@@ -119,6 +124,11 @@ class StepContext:
         return tuple(self._ctx().requested())
 
     def is_requested(self, name):
+        """Returns whether a hook asked for ``name`` in this run (directly or by a pattern).
+
+        Args:
+          name: an output name.
+        """
         return self._ctx().is_requested(name)
 
     @property
@@ -127,7 +137,11 @@ class StepContext:
         return self._ctx().global_step()
 
     def set_global_step(self, value):
-        """Sets global_step when the step succeeds, instead of the automatic +1."""
+        """Sets the global step the run ends with, instead of the automatic +1.
+
+        Args:
+          value: the new global step, applied when the step succeeds.
+        """
         self._ctx().set_global_step(int(value))
 
     @property
@@ -135,7 +149,11 @@ class StepContext:
         """The session, to run steps without hooks (TF's step_context.session)."""
         return self._runner.owner.raw_session()
 
-    def request_stop(self):
-        """TF's StepContext.request_stop(): ends the step and the loop at once (W21, W23)."""
+    def request_stop(self):  # W21, W23
+        """Ends the step and the loop at once, as TF's ``StepContext.request_stop()``.
+
+        Raises:
+          StopIteration: always; the session catches it and stops.
+        """
         self._ctx()
         raise StopIteration("step_fn has requested the iterations to stop.")

@@ -171,16 +171,33 @@ class FileWriter:
     # Graph-only calls: TF code makes them; without a graph they have nothing to write.
 
     def add_graph(self, graph, global_step=None, graph_def=None):
-        """Accepted so TF code runs; there is no graph, and nothing is written."""
+        """Accepted so TF code runs; there is no graph, and nothing is written.
+
+        Args:
+          graph: ignored.
+          global_step: ignored.
+          graph_def: ignored.
+        """
         del graph, global_step, graph_def
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
-        """Accepted so TF code runs; there is no meta graph, and nothing is written."""
+        """Accepted so TF code runs; there is no meta graph, and nothing is written.
+
+        Args:
+          meta_graph_def: ignored.
+          global_step: ignored.
+        """
         del meta_graph_def, global_step
 
     def add_run_metadata(self, run_metadata, tag, global_step=None):
         """Accepted so TF code runs; a run has no RunMetadata, and nothing is written (the
-        ``ProfilerHook`` writes Chrome traces instead)."""
+        ``ProfilerHook`` writes Chrome traces instead).
+
+        Args:
+          run_metadata: ignored.
+          tag: ignored.
+          global_step: ignored.
+        """
         del run_metadata, tag, global_step
 
     def flush(self):

@@ -96,7 +96,7 @@ class PythonError : public Error {
   void restore(const char *library_message) const {
     PyObject *value = exception_.get();
     if (library_message != nullptr && library_message[0] != '\0' && what() != std::string(library_message)) {
-      add_note(value, library_message);
+      add_note(value, context_of(library_message));
     }
     Py_INCREF(value);
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(value)), value);
@@ -104,9 +104,20 @@ class PythonError : public Error {
   }
 
  private:
-  // exception.add_note("trainwatch: <message>") once; nothing before Python 3.11 (no add_note).
-  static void add_note(PyObject *exception, const char *message) {
-    PyObject *note = PyUnicode_FromFormat("trainwatch: %s", message);
+  // What the library said beyond the exception's own text: "during <context>" for the usual
+  // "<context>: <exception>", else the whole message.
+  std::string context_of(const std::string &library_message) const {
+    const std::string own = std::string(": ") + what();
+    if (library_message.size() > own.size() &&
+        library_message.compare(library_message.size() - own.size(), own.size(), own) == 0) {
+      return "during " + library_message.substr(0, library_message.size() - own.size());
+    }
+    return library_message;
+  }
+
+  // exception.add_note("trainwatch: <text>") once; nothing before Python 3.11 (no add_note).
+  static void add_note(PyObject *exception, const std::string &text) {
+    PyObject *note = PyUnicode_FromFormat("trainwatch: %s", text.c_str());
     PyObject *notes = note != nullptr ? PyObject_GetAttrString(exception, "__notes__") : nullptr;
     if (notes == nullptr) PyErr_Clear();
     const int present = notes != nullptr ? PySequence_Contains(notes, note) : 0;
