@@ -350,7 +350,7 @@ def test_a_collective_that_raises_in_a_sharded_save_fails_every_rank_in_that_sav
     timeout of the run (two would mean a rank waited again in a vote)."""
     reports = run_gloo(["save_collective_raises"], tmp_path, world_size=2, script=SCRIPT)["save_collective_raises"]
     # The raising rank gets its own exception back unchanged, with a note naming the save it ended; the
-    # other rank's error names it. Either is the one report: nothing is logged at ERROR (H32).
+    # other rank's error names it. Either is the one report: nothing is logged at ERROR (H34).
     assert reports[1]["error"] == "ValueError", reports[1]
     assert "injected failure of the collective inside a save" in reports[1]["message"]
     assert reports[0]["error"] in ("UnavailableError", "DeadlineExceededError"), reports[0]

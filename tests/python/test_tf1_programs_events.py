@@ -3,7 +3,7 @@ unchanged (after ``tf.`` → ``tw.`` and the graph → step-function edit); erro
 point at the caller; help() reads like TF's.
 
 Behaviour IDs: B39 (the summary hook's START and summaries), B21 (graph writes TF makes, which have
-no counterpart), B49, B50 (event files as TF's messages, graph-only writer calls), H32 (errors reported once).
+no counterpart), B50, B51 (event files as TF's messages, graph-only writer calls), H34 (errors reported once).
 """
 import inspect
 import logging
@@ -22,10 +22,10 @@ def events_of(directory):
     return [e for path in sorted(directory.glob("events.out.tfevents.*")) for e in tw.summary.summary_iterator(path)]
 
 
-# -- Event files read as TF's messages (B49) ---------------------------------------------------------
+# -- Event files read as TF's messages (B50) ---------------------------------------------------------
 
 
-def test_events_of_a_training_session_read_back_as_tf_events_B39_B49(tmp_path):
+def test_events_of_a_training_session_read_back_as_tf_events_B39_B50(tmp_path):
     weights = {"w": np.zeros(4, np.float32)}
 
     def train_step(ctx):
@@ -59,7 +59,7 @@ def test_events_of_a_training_session_read_back_as_tf_events_B39_B49(tmp_path):
     assert scalar.scalars == {"loss": scalar.summary.value[0].simple_value}  # the trainwatch shortcut agrees
 
 
-def test_histograms_and_tensors_read_back_with_tf_fields_B49(tmp_path):
+def test_histograms_and_tensors_read_back_with_tf_fields_B50(tmp_path):
     values = np.array([0.5, 1.5, 1.5, 3.0, -2.0])
     shape = tw.summary.TensorShapeProto(dim=[tw.summary.TensorShapeProto.Dim(size=2)])
     tensor = tw.TensorProto(dtype=1, tensor_shape=shape, float_val=[0.25, 0.75])  # DT_FLOAT
@@ -84,7 +84,7 @@ def test_histograms_and_tensors_read_back_with_tf_fields_B49(tmp_path):
     assert read.value[1].image.encoded_image_string == b"\x89PNG"
 
 
-def test_a_summary_built_like_tf_round_trips_through_file_writer_B49(tmp_path):
+def test_a_summary_built_like_tf_round_trips_through_file_writer_B50(tmp_path):
     # TF1: tf.Summary(value=[tf.Summary.Value(tag=..., simple_value=...)]) and summary.value.add(...).
     summary = tw.Summary(value=[tw.Summary.Value(tag="accuracy", simple_value=0.75)])
     summary.value.add(tag="lr", simple_value=1e-3)
@@ -135,7 +135,7 @@ def test_messages_behave_like_protobufs():
     assert "checkpoint_path" in str(log) and tw.SessionLog.FromString(log.SerializeToString()) == log
 
 
-def test_a_record_that_is_not_an_event_is_data_loss_B49(tmp_path):
+def test_a_record_that_is_not_an_event_is_data_loss_B50(tmp_path):
     # Checksums intact, so only decoding can tell: file_version (field 3) holding bytes that are not UTF-8.
     data = b"\x1a\x02\xff\xfe"
     header = struct.pack("<Q", len(data))
@@ -172,14 +172,14 @@ def test_events_copy_into_another_file_with_their_histograms(tmp_path):
     assert essence(copied) == essence(source) and len(essence(source)) == 2
 
 
-# -- Graph-only calls (B50) --------------------------------------------------------------------------
+# -- Graph-only calls (B51) --------------------------------------------------------------------------
 
 
 class _Graph:
     """What TF code passes as a graph (sess.graph, tf.get_default_graph()): nothing trainwatch reads."""
 
 
-def test_graph_only_calls_are_accepted_and_write_nothing_B50(tmp_path):
+def test_graph_only_calls_are_accepted_and_write_nothing_B51(tmp_path):
     graph = _Graph()
     writer = tw.summary.FileWriter(str(tmp_path), graph)
     writer.add_graph(graph)
@@ -204,7 +204,7 @@ def test_graph_only_calls_are_accepted_and_write_nothing_B50(tmp_path):
     assert not (tmp_path / "graphs").exists()  # nothing written
 
 
-# -- Errors reported once, pointing at the caller (H32) ----------------------------------------------
+# -- Errors reported once, pointing at the caller (H34) ----------------------------------------------
 
 
 def _frames(error):
@@ -215,7 +215,7 @@ def _package_frame(frame):
     return "/trainwatch/" in frame.filename.replace("\\", "/")
 
 
-def test_a_failed_run_is_reported_once_H32(tmp_path, capfd, caplog):
+def test_a_failed_run_is_reported_once_H34(tmp_path, capfd, caplog):
     def step(ctx):
         raise ValueError("the user's own bug")
 
@@ -233,7 +233,7 @@ def test_a_failed_run_is_reported_once_H32(tmp_path, capfd, caplog):
                 or "not_published" in r.getMessage()]
 
 
-def test_a_hooks_exception_comes_out_unchanged_with_where_it_was_raised_as_a_note_H32(capfd):
+def test_a_hooks_exception_comes_out_unchanged_with_where_it_was_raised_as_a_note_H34(capfd):
     class Failing(tw.SessionRunHook):
         def after_run(self, run_context, run_values):
             raise KeyError("raised by the hook")
@@ -247,7 +247,7 @@ def test_a_hooks_exception_comes_out_unchanged_with_where_it_was_raised_as_a_not
     assert "raised by the hook" not in out + err
 
 
-def test_a_library_error_points_at_the_users_call_H32(tmp_path):
+def test_a_library_error_points_at_the_users_call_H34(tmp_path):
     with tw.MonitoredTrainingSession(variables={"w": np.zeros(2)}) as sess:
         with pytest.raises(tw.NotFoundError) as caught:
             sess.run("no_such_variable")  # THE CALL
@@ -263,7 +263,7 @@ def test_a_library_error_points_at_the_users_call_H32(tmp_path):
     assert len([f for f in frames if _package_frame(f)]) <= 1, frames
 
 
-def test_an_error_in_a_hook_points_at_the_hook_line_H32():
+def test_an_error_in_a_hook_points_at_the_hook_line_H34():
     class ReadsAMissingName(tw.SessionRunHook):
         def after_run(self, run_context, run_values):
             run_context.session.run("missing_in_hook")  # THE HOOK LINE
@@ -274,7 +274,7 @@ def test_an_error_in_a_hook_points_at_the_hook_line_H32():
     frames = _frames(caught.value)
     user = [f for f in frames if not _package_frame(f)]
     assert user[-1].line.endswith("# THE HOOK LINE"), frames
-    assert any(f.name == "test_an_error_in_a_hook_points_at_the_hook_line_H32" for f in user)
+    assert any(f.name == "test_an_error_in_a_hook_points_at_the_hook_line_H34" for f in user)
     assert len([f for f in frames if _package_frame(f)]) <= 1, frames
 
 

@@ -92,7 +92,7 @@ class PythonError : public Error {
   // Raises the original exception object again (its traceback included). `library_message` is the
   // failed call's status message: where the library added to the exception's own text (the operation
   // it ended, "voting on the parts of checkpoint …"), that text becomes a note on the exception
-  // (PEP 678), so the one report the caller gets carries it — the library does not log it (H32).
+  // (PEP 678), so the one report the caller gets carries it — the library does not log it (H34).
   void restore(const char *library_message) const {
     PyObject *value = exception_.get();
     if (library_message != nullptr && library_message[0] != '\0' && what() != std::string(library_message)) {
