@@ -349,3 +349,11 @@ def test_help_of_the_main_entry_points_has_returns_and_raises():
         assert "Args:" in doc and ("Returns:" in doc or "Yields:" in doc or "Raises:" in doc), function
     assert "Raises:" in inspect.getdoc(tw.MonitoredTrainingSession.run)
     assert "Raises:" in inspect.getdoc(tw.summary_iterator)
+
+
+def test_int64_fields_take_every_int64():
+    event = tw.Event(step=2**63 - 1)
+    assert tw.Event.FromString(event.SerializeToString()).step == 2**63 - 1
+    assert tw.Event(step=np.int64(-5)).step == -5 and tw.Event(step=7.0).step == 7
+    with pytest.raises(TypeError, match="step"):
+        tw.Event(step=1.5)

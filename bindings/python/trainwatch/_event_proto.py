@@ -81,7 +81,8 @@ class Value(Message):
     ``image``, ``audio`` (``WhichOneof("value")`` says which)."""
 
     _fields = (Field(7, "node_name", STRING), Field(1, "tag", STRING), Field(9, "metadata", SummaryMetadata),
-               Field(2, "simple_value", FLOAT, oneof="value"), Field(3, "obsolete_old_style_histogram", BYTES, oneof="value"),
+               Field(2, "simple_value", FLOAT, oneof="value"),
+               Field(3, "obsolete_old_style_histogram", BYTES, oneof="value"),
                Field(4, "image", _nested(Image, "Summary"), oneof="value"),
                Field(5, "histo", HistogramProto, oneof="value"),
                Field(6, "audio", _nested(Audio, "Summary"), oneof="value"),

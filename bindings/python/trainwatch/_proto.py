@@ -8,6 +8,7 @@ message class only lists its fields (``_event_proto`` declares TF's). Semantics 
 that are not in a oneof have no presence and are not written at their default; repeated numbers are
 written packed and read packed or not; fields this runtime does not know are kept and written back.
 """
+import operator
 import struct
 
 # Wire types.
@@ -54,7 +55,8 @@ class _Kind:
     """How one scalar type is written: its wire type, and for fixed-width types its struct code."""
 
     def __init__(self, name, wire_type, default, fixed=None, from_varint=None):
-        self.name, self.wire_type, self.default, self.fixed, self.from_varint = name, wire_type, default, fixed, from_varint
+        self.name, self.wire_type, self.default = name, wire_type, default
+        self.fixed, self.from_varint = fixed, from_varint
 
 
 DOUBLE = _Kind("double", _FIXED64, 0.0, fixed="d")
@@ -103,12 +105,24 @@ class Field:
             ok = _is_number(value)
             value = bool(value) if ok else value
         else:
-            ok = _is_number(value) and float(value) == int(value)
-            value = int(value) if ok else value
+            integer = _integer(value)
+            ok = integer is not None
+            value = integer if ok else value
         if not ok:
             expected = kind.__qualname__ if self.is_message else kind.name
             raise TypeError(f"field {self.name} takes a {expected}; got {type(value).__name__} {value!r}")
         return value
+
+
+def _integer(value):
+    """``value`` as an int when it is one (an int, a numpy integer, an integral float), else None."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        pass
+    if _is_number(value) and float(value).is_integer():
+        return int(float(value))
+    return None
 
 
 def _is_number(value):
@@ -132,7 +146,8 @@ class RepeatedField(list):
     def add(self, **fields):
         """Appends a new message built from ``fields`` and returns it (repeated message fields)."""
         if not self._field.is_message:
-            raise AttributeError(f"add() is for repeated message fields; {self._field.name} holds {self._field.kind.name}")
+            raise AttributeError(f"add() is for repeated message fields; {self._field.name} holds "
+                                 f"{self._field.kind.name}")
         message = self._field.kind(**fields)
         self._written()
         super().append(message)
