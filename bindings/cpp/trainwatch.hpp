@@ -1326,49 +1326,73 @@ class Saver {
   Saver &operator=(const Saver &) = delete;
   ~Saver() { tw_saver_destroy(saver_); }
 
+  // Releases the native saver now, and with it the lock of the directory it saves into (C24): another
+  // saver or session may write there at once. Calling it again does nothing; any other call on a closed
+  // saver throws Error(TW_FAILED_PRECONDITION). The destructor closes an open saver.
+  void close() noexcept {
+    tw_saver_destroy(saver_);
+    saver_ = nullptr;
+  }
+  bool closed() const noexcept { return saver_ == nullptr; }
+
   void set_max_to_keep(int64_t n) {
-    detail::call([&] { return tw_saver_set_max_to_keep(saver_, n); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_set_max_to_keep(saver, n); });
   }
   void set_keep_checkpoint_every_n_hours(double hours) {
-    detail::call([&] { return tw_saver_set_keep_checkpoint_every_n_hours(saver_, hours); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_set_keep_checkpoint_every_n_hours(saver, hours); });
   }
   void set_pad_step_number(bool pad) {
-    detail::call([&] { return tw_saver_set_pad_step_number(saver_, pad ? 1 : 0); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_set_pad_step_number(saver, pad ? 1 : 0); });
   }
   // Off by default: see tw_saver_set_recycle_files for the risk it brings.
   void set_recycle_files(bool recycle) {
-    detail::call([&] { return tw_saver_set_recycle_files(saver_, recycle ? 1 : 0); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_set_recycle_files(saver, recycle ? 1 : 0); });
   }
   // Returns the checkpoint's path ("" for a saver without variables). global_step TW_UNSET: none.
   std::string save(const std::string &prefix, int64_t global_step = detail::unset) {
+    tw_saver *saver = open();
     const char *path = nullptr;
-    detail::call([&] { return tw_saver_save(&path, saver_, prefix.c_str(), global_step); });
+    detail::call([&] { return tw_saver_save(&path, saver, prefix.c_str(), global_step); });
     return path != nullptr ? path : "";
   }
   void restore(const std::string &path) {
-    detail::call([&] { return tw_saver_restore(saver_, path.c_str()); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_restore(saver, path.c_str()); });
   }
   void restore_variables(const std::string &path, const std::vector<std::string> &names) {
+    tw_saver *saver = open();
     std::vector<const char *> c_names;
     for (const std::string &name : names) c_names.push_back(name.c_str());
-    detail::call([&] { return tw_saver_restore_variables(saver_, path.c_str(), c_names.data(), c_names.size()); });
+    detail::call([&] { return tw_saver_restore_variables(saver, path.c_str(), c_names.data(), c_names.size()); });
   }
   // Returns the checkpoint restored.
   std::string restore_newest_good(const std::string &dir) {
+    tw_saver *saver = open();
     const char *path = nullptr;
-    detail::call([&] { return tw_saver_restore_newest_good(&path, saver_, dir.c_str()); });
+    detail::call([&] { return tw_saver_restore_newest_good(&path, saver, dir.c_str()); });
     return path != nullptr ? path : "";
   }
   void recover_last_checkpoints(const std::string &dir) {
-    detail::call([&] { return tw_saver_recover_last_checkpoints(saver_, dir.c_str()); });
+    tw_saver *saver = open();
+    detail::call([&] { return tw_saver_recover_last_checkpoints(saver, dir.c_str()); });
   }
   std::vector<std::string> last_checkpoints() const {
-    return detail::collect<const char *>(tw_saver_last_checkpoint_count(saver_), [&](size_t i, const char **path) {
-      return tw_saver_last_checkpoint_at(path, saver_, i);
+    const tw_saver *saver = open();
+    return detail::collect<const char *>(tw_saver_last_checkpoint_count(saver), [&](size_t i, const char **path) {
+      return tw_saver_last_checkpoint_at(path, saver, i);
     });
   }
 
  private:
+  tw_saver *open() const {
+    if (saver_ == nullptr) throw Error(TW_FAILED_PRECONDITION, "this Saver is closed: create a new one");
+    return saver_;
+  }
+
   tw_saver *saver_ = nullptr;
 };
 

@@ -68,8 +68,8 @@ typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint'
  * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
 
-/* Frees the saver and releases its directory locks. Checkpoint files and variables are not touched.
- * NULL is a no-op. */
+/* Frees the saver and releases its directory locks at once (tf-semantics C25: another saver or session
+ * may then write there). Checkpoint files and variables are not touched. NULL is a no-op. */
 TW_API void tw_saver_destroy(tw_saver *saver);
 
 /* How many recent checkpoints to keep (default 5). Saving past it deletes the oldest, unless it is due
@@ -112,8 +112,9 @@ TW_NODISCARD TW_API tw_status tw_saver_set_recycle_files(tw_saver *saver, int re
  * doesn't exist, can't save."; a saver of tw_saver_create_from_options without a collective holding a
  * shard that is not its whole global tensor: "variable '<name>' holds only a box of its global tensor:
  * saving it needs the job's collective …", trainwatch/distributed.h), TW_IO, TW_RESOURCE_EXHAUSTED (disk
- * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …":
- * another saver, session or process holds <dir>/.trainwatch.lock), TW_PERMISSION_DENIED (the directory
+ * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: a
+ * Saver of this process …": another saver or a saving session, of this process or another, holds
+ * <dir>/.trainwatch.lock, named in the message, C24), TW_PERMISSION_DENIED (the directory
  * is writable but its lock file cannot be opened read-write, e.g. another user's: the saver refuses to
  * write unlocked), TW_INVALID_ARGUMENT (the lock file is a symbolic link, not a regular file, or has
  * more than one link; tf-semantics C16).

@@ -78,8 +78,8 @@ class LoggingTensorHook final : public Hook {
     return LogTensors(view_pointers_.data(), view_pointers_.size());
   }
 
-  // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
-  // the first) — kept with a formatter too, unlike TF. Like TF's, it also moves the timer: a
+  // B9: "tag = value, …" then " (x.xxx sec)" since the previous line (not on the first), or exactly the
+  // formatter's text (TF appends nothing to it: users parse their own lines). Like TF's, it also moves the timer: a
   // replacement that never calls it leaves the timer untouched, so the hook triggers on every run.
   Status LogTensors(const tw_tensor *const *values, size_t n_values) {
     const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(iter_count_);
@@ -87,13 +87,14 @@ class LoggingTensorHook final : public Hook {
     std::string line;
     if (config_.formatter != nullptr) {
       TW_RETURN_IF_ERROR(CallFormatter(values, n_values, &line));
-    } else {
-      for (size_t i = 0; i < n_values; ++i) {
-        if (i > 0) line += ", ";
-        line += values[i]->name;
-        line += " = ";
-        AppendTensorText(*values[i], config_.max_elements, &line);
-      }
+      Log(TW_LOG_INFO, "%s", line.c_str());
+      return Status();
+    }
+    for (size_t i = 0; i < n_values; ++i) {
+      if (i > 0) line += ", ";
+      line += values[i]->name;
+      line += " = ";
+      AppendTensorText(*values[i], config_.max_elements, &line);
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);
     Log(TW_LOG_INFO, "%s", line.c_str());

@@ -1,5 +1,5 @@
-// LoggingTensorHook (TF's B6–B10), with a formatter that keeps the elapsed-time suffix and values of
-// any dtype and shape printed numpy-style (large ones summarised).
+// LoggingTensorHook (TF's B6–B10), with values of any dtype and shape printed numpy-style (large ones
+// summarised); a formatter's text is logged as it is (B9).
 #ifndef TRAINWATCH_HOOKS_LOGGING_TENSOR_HOOK_H
 #define TRAINWATCH_HOOKS_LOGGING_TENSOR_HOOK_H
 

@@ -12,6 +12,11 @@ class NanTensorHook final : public Hook {
  public:
   explicit NanTensorHook(NanGuardConfig config) : Hook("NanTensorHook"), config_(std::move(config)) {}
 
+  // C24: a rollback takes the checkpoints of the run that diverged off the state file (B48).
+  const char *checkpoint_writer() const override {
+    return config_.action == TW_NAN_ACTION_ROLLBACK ? "a NanTensorHook that rolls back on NaN" : nullptr;
+  }
+
   // B31: fetch on every run (or every N-th step, which TF lacked).
   Status BeforeRun(RunContext &ctx) override {
     checking_ = ctx.session->run_global_step() % config_.every_n_steps == 0;

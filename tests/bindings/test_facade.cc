@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -231,6 +232,45 @@ void saver_round_trip_in_place(void **) {
   assert_int_equal(listed.size(), 1);
   assert_string_equal(listed[0].name().c_str(), "w");
   assert_true(tw::latest_checkpoint(std::string(dir) + "/nothing").empty());
+}
+
+// C25: close() releases the directory at once (a second saver of it saves), the destructor releases an
+// open saver, and a closed saver throws a clear Error instead of touching freed memory.
+void saver_close_releases_the_directory_C25(void **) {
+  char dir[] = "/tmp/tw_facade_close_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string prefix = std::string(dir) + "/model.ckpt";
+  std::vector<float> w = {1, 2};
+  tw::Saver first({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  first.save(prefix, 1);
+  tw::Saver second({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  try {
+    second.save(prefix, 2);
+    fail_msg("a second saver was let into a held directory");
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+    assert_non_null(std::strstr(e.what(), "is in use: a Saver of this process"));  // C24
+  }
+  first.close();
+  assert_true(first.closed());
+  assert_true(second.save(prefix, 2) == prefix + "-2");
+  first.close();  // again: nothing
+  try {
+    first.save(prefix, 3);
+    fail_msg("a closed saver saved");
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+    assert_non_null(std::strstr(e.what(), "this Saver is closed"));
+  }
+  second.close();
+  {
+    tw::Saver scoped({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+    scoped.save(prefix, 3);
+  }  // RAII: released here
+  tw::Saver third({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  assert_true(third.save(prefix, 4) == prefix + "-4");
+  const std::string command = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(command.c_str()), 0);
 }
 
 // Every list getter goes through detail::collect: each reads its whole list, in order.
@@ -481,6 +521,7 @@ int main() {
       cmocka_unit_test(numerics_and_check_numerics),
       cmocka_unit_test(summary_writer_session_logs_and_serialized_summaries),
       cmocka_unit_test(saver_round_trip_in_place),
+      cmocka_unit_test(saver_close_releases_the_directory_C25),
       cmocka_unit_test(list_getters_read_their_whole_lists),
       cmocka_unit_test(listener_can_stop_training),
       cmocka_unit_test(feed_function_feeds_every_run_B44),

@@ -171,7 +171,7 @@ def test_second_process_saving_into_a_live_directory_fails_at_creation(tmp_path)
                 raise AssertionError("a second writer was let in")
         """)
         assert result.returncode == 0, result.stderr
-        assert f"checkpoint directory {tmp_path} is in use: another process (pid {os.getpid()})" in result.stdout
+        assert f"checkpoint directory {tmp_path} is in use: a session with a CheckpointSaverHook of another process (pid {os.getpid()})" in result.stdout
         # A second session in this process is refused the same way.
         with pytest.raises(tw.FailedPreconditionError, match="is in use"):
             tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables={"w": w})

@@ -286,7 +286,7 @@ _CALLBACKS = {"begin", "after_create_session", "before_run", "after_run", "end",
 
 def _public_objects():
     """(qualified name, object) of every public module, class, function, method and property."""
-    modules = [tw, tw.summary, tw.train, tw.errors, tw.distributed]
+    modules = [tw, tw.summary, tw.train, tw.estimator, tw.errors, tw.distributed]
     seen = set()
     for module in modules:
         yield module.__name__, module

@@ -19,9 +19,11 @@ the graph into a step function::
 Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
 __dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
-reads a variable, an output of the run in progress or "global_step". ``trainwatch.summary`` writes and
-reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``, with TF's
-``Event`` and ``Summary`` messages); ``trainwatch.train`` is the ``tf.train`` namespace. Log lines
+reads a variable, an output of the run in progress or "global_step" (``tw.train.get_global_step()``
+returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the names TF exports there,
+``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and reads
+TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``, with TF's
+``Event`` and ``Summary`` messages). Log lines
 go to the ``logging`` logger "trainwatch".
 """
 import sys
@@ -44,10 +46,12 @@ from ._step import StepContext
 from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stats
 from .shard import Shard
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
-from . import summary, train
+from . import summary
 from .summary import (Event, FileWriter, FileWriterCache, HistogramProto, LogMessage, SessionLog, Summary,
                       SummaryMetadata, TensorProto, summary_iterator)
 from .tensors import bfloat16_to_float32
+from .training_util import create_global_step, get_global_step, get_or_create_global_step
+from . import compat, estimator, train
 
 __version__ = native.version_string()
 
@@ -61,8 +65,10 @@ __all__ = [
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
-    "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "TensorProto", "summary", "train", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
-    "bfloat16_to_float32",
+    "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "TensorProto",
+    "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
+    "bfloat16_to_float32", "train", "estimator", "compat",
+    "get_global_step", "get_or_create_global_step", "create_global_step",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
@@ -71,4 +77,4 @@ __all__ = [
 ]
 
 # Errors point at the caller: tracebacks leaving these names stop at the package boundary.
-_entry_points.expose(sys.modules[__name__], summary, train)
+_entry_points.expose(sys.modules[__name__], summary, train, estimator)

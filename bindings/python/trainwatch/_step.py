@@ -4,8 +4,11 @@ The step function's dict of outputs is published zero copy; the arrays (and the 
 until the run returns, then released.
 """
 import threading
+from fnmatch import fnmatchcase
 
 from . import native
+
+_EVERY_VALUE = "*"  # the request for every published value (SummarySaverHook without summary_op)
 
 
 _fed = threading.local()  # feeds a FeedFnHook returned on this thread: name → (address, object)
@@ -120,16 +123,29 @@ class StepContext:
 
     @property
     def requested(self):
-        """The names and patterns hooks asked for in this run: publish at least these."""
+        """The names and patterns hooks asked for in this run: publish at least these. "*" (every
+        published value, what the default SummarySaverHook asks for on its saving runs) is among them
+        when requested; ``explicitly_requested`` leaves it out."""
         return tuple(self._ctx().requested())
 
-    def is_requested(self, name):
-        """Returns whether a hook asked for ``name`` in this run (directly or by a pattern).
+    # W29
+    @property
+    def explicitly_requested(self):
+        """``requested`` without "*": the names and narrower patterns hooks asked for."""
+        return tuple(name for name in self._ctx().requested() if name != _EVERY_VALUE)
+
+    def is_requested(self, name, explicitly=False):
+        """Returns whether a hook asked for ``name`` in this run, by name or through a pattern.
 
         Args:
           name: an output name.
+          explicitly: leave out a request for every value ("*", what the default SummarySaverHook
+            asks for on its saving runs), so that a step computes a value only when some hook needs it.
         """
-        return self._ctx().is_requested(name)
+        ctx = self._ctx()
+        if not explicitly or not ctx.is_requested(_EVERY_VALUE):
+            return ctx.is_requested(name)
+        return any(fnmatchcase(name, pattern) for pattern in self.explicitly_requested)
 
     @property
     def global_step(self):

@@ -10,14 +10,17 @@ StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigg
 TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
 nothing to act on.
 """
+import os
+
 from . import _paths, native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
+from ._log import logger
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
 from .basic_session_run_hooks import NativeHook
-from .checkpoint import Saver, load_variable
+from .checkpoint import Saver, _global_step_of
 from .errors import OutOfRangeError
 from .session_run_hook import SessionRunHook
 
@@ -105,8 +108,11 @@ class _SessionCreator:
 
 # S1, S5, S7
 class ChiefSessionCreator(_SessionCreator):
-    """Creates a session for a chief: it restores the newest good checkpoint, or else runs the
-    scaffold's ``init_fn``."""
+    """Creates a session for a chief: it restores the newest good checkpoint (of ``checkpoint_dir``,
+    or the file ``checkpoint_filename_with_path``: any checkpoint trainwatch wrote, its global step the
+    file's ``global_step``, else the step its name ends in), or else runs the scaffold's ``init_fn``.
+    A session that only restores — no CheckpointSaverHook, no NaN rollback, no preemption save — does
+    not lock ``checkpoint_dir``: the program's own Saver may save there meanwhile."""
 
     def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
                  checkpoint_filename_with_path=None):
@@ -143,7 +149,12 @@ class ChiefSessionCreator(_SessionCreator):
 
         def restore_file(scaffold, session):  # restoring a given file replaces initialization (S5, S7)
             Saver(scaffold.variables).restore(path)
-            session.set_global_step(int(load_variable(path, "global_step")))
+            step = _global_step_of(path)  # S17: any trainwatch checkpoint, a standalone Saver's too
+            if step is None:
+                logger.warning("Checkpoint %s holds no global_step and its name carries none: global step stays %d",
+                               os.fsdecode(path), session.global_step)
+            else:
+                session.set_global_step(step)
         return restore_file
 
 
@@ -521,8 +532,12 @@ class MonitoredTrainingSession(MonitoredSession):
     """Creates a MonitoredSession for training. A chief restores the newest good checkpoint of
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
     SummarySaverHook writing to ``summary_dir``, a CheckpointSaverHook, then ``hooks``. A worker waits
-    for the chief and runs ``hooks`` only. A damaged or missing state file is repaired from the
-    checkpoints found in the directory; it never makes the chief start over."""
+    for the chief and runs ``hooks`` only. A chief that saves checkpoints holds ``checkpoint_dir``'s lock
+    until it is closed: another writer of the same directory (another process, session or Saver) raises
+    ``FailedPreconditionError`` at creation, naming the holder; with checkpoint saving off
+    (``save_checkpoint_secs=None`` and ``save_checkpoint_steps=None``) the chief only restores and takes
+    no lock. A damaged or missing state file is repaired from the checkpoints found in the directory; it
+    never makes the chief start over."""
 
     def __init__(self, master="", is_chief=USE_DEFAULT, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
@@ -537,8 +552,8 @@ class MonitoredTrainingSession(MonitoredSession):
           master: accepted for TF code; there is no server to connect to.
           is_chief: whether this process restores, initialises and saves (default: True, or
             ``collective.rank == 0`` with a collective).
-          checkpoint_dir: where checkpoints are restored from and saved to; the chief holds the
-            directory until closed.
+          checkpoint_dir: where checkpoints are restored from and saved to; a chief that saves
+            holds the directory until closed.
           scaffold: a ``Scaffold`` (variables, init_fn, saver); give ``variables`` or this.
           hooks: ``SessionRunHook`` objects, run on every process after the default hooks.
           chief_only_hooks: hooks run on the chief only, before the default hooks.
@@ -568,8 +583,8 @@ class MonitoredTrainingSession(MonitoredSession):
 
         Raises:
           ValueError: ``variables`` are given both here and in ``scaffold``.
-          FailedPreconditionError: another chief (of this process or another) holds
-            ``checkpoint_dir``.
+          FailedPreconditionError: another writer (a session or Saver of this process or another)
+            holds ``checkpoint_dir``; the message names it.
           DataLossError: every checkpoint in ``checkpoint_dir`` is damaged (the message says how to
             start over).
         """

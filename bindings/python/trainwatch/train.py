@@ -6,11 +6,13 @@ from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListen
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
                                       SecondOrStepTimer, StepCounterHook, StopAtStepHook, SummarySaverHook)
 from .checkpoint import Saver, latest_checkpoint, list_variables, load_variable
+from .errors import NanLossDuringTrainingError
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession, WorkerSessionCreator)
 from ._raw_session import Coordinator
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .summary import summary_iterator
+from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
 
 __all__ = [
     "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "MonitoredSession",
@@ -18,7 +20,8 @@ __all__ = [
     "Scaffold", "Coordinator", "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener",
     "NanTensorHook", "SecondOrStepTimer", "LoggingTensorHook", "StepCounterHook", "SummarySaverHook",
     "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook", "ProfilerHook", "Saver", "latest_checkpoint",
-    "list_variables", "load_variable", "summary_iterator", "write_graph",
+    "list_variables", "load_variable", "summary_iterator", "write_graph", "NanLossDuringTrainingError",
+    "get_global_step", "get_or_create_global_step", "create_global_step", "global_step",
 ]
 
 

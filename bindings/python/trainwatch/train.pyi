@@ -18,7 +18,10 @@ from .monitored_session import (ChiefSessionCreator as ChiefSessionCreator, Moni
 from ._raw_session import Coordinator as Coordinator
 from .session_run_hook import (SessionRunArgs as SessionRunArgs, SessionRunContext as SessionRunContext,
                                SessionRunHook as SessionRunHook, SessionRunValues as SessionRunValues)
+from .errors import NanLossDuringTrainingError as NanLossDuringTrainingError
 from .summary import summary_iterator as summary_iterator
+from .training_util import (create_global_step as create_global_step, get_global_step as get_global_step,
+                            get_or_create_global_step as get_or_create_global_step, global_step as global_step)
 
 def write_graph(graph_or_graph_def: Any, logdir: Union[str, os.PathLike[str]], name: Union[str, os.PathLike[str]],
                 as_text: bool = ...) -> str: ...

@@ -349,6 +349,9 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   }
 
 %typemap(javainterfaces) trainwatch::Session "AutoCloseable"
+// try-with-resources releases a Saver's native saver, and the lock of the directory it saves into, at
+// the block's end (C24); a call after close() throws TrainWatchException.FailedPrecondition.
+%typemap(javainterfaces) trainwatch::Saver "AutoCloseable"
 %typemap(javacode) trainwatch::Session %{
   private final java.util.List<Object> retained = new java.util.ArrayList<>();
 
