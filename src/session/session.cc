@@ -449,9 +449,11 @@ Status tw_session::CheckOutputs() const {
 }
 
 // A run failed for good: every hook hears on_error once, end is skipped (docs/ARCHITECTURE.md, decisions).
+// The caller gets the error as the run's status; it is logged only at DEBUG, so that it is reported
+// once (H34).
 void tw_session::Fail(const Status &error) {
   failed_ = true;
-  tw::Log(TW_LOG_ERROR, "Run failed: %s: %s", tw::StatusName(error.code()), error.message().c_str());
+  tw::Log(TW_LOG_DEBUG, "Run failed: %s: %s", tw::StatusName(error.code()), error.message().c_str());
   for (tw::Hook *hook : hooks_) hook->OnError(*this, error);
 }
 

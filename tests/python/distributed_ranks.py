@@ -204,6 +204,7 @@ def main(argv, scenarios=None):
         except Exception as error:  # what the scenario is about: reported, judged by the test
             report["error"] = type(error).__name__
             report["message"] = str(error)
+            report["notes"] = list(getattr(error, "__notes__", []))  # the library's context, if it added some
             report["traceback"] = traceback.format_exc()
         report["ended"] = time.monotonic()
         (scenario_dir / f"rank{rank}.json").write_text(json.dumps(report))

@@ -210,7 +210,7 @@ def scenario_save_collective_raises(collective, rank, workdir, report):
     the first is the save at creation). Every rank must fail in that save (D9), none by a signal."""
     if rank == 1:
         collective = RaisingInSave(collective, fail_at=2)
-    # The library's ERROR lines: the raising rank's own exception reaches it unchanged, the log says where.
+    # The library's ERROR lines: none for the failed run (it is reported once, by the exception, H34).
     report["logged"] = []
     handler = logging.Handler(logging.ERROR)
     handler.emit = lambda record: report["logged"].append(record.getMessage())

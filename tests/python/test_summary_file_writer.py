@@ -69,7 +69,7 @@ def test_session_logs_and_events_copy_into_another_file(tmp_path):
 
     def essence(path):
         return [(e.step, e.scalars, e.session_log_status, e.checkpoint_path, e.message)
-                for e in summary_iterator(path) if e.file_version is None]
+                for e in summary_iterator(path) if not e.HasField("file_version")]
 
     assert essence(source) == [(1, {}, SessionLog.START, "", ""), (2, {"loss": 1.25}, 0, "", ""),
                                (2, {}, SessionLog.CHECKPOINT, "/ckpt/model-2", "saved")]

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Each type stub of the Python package (bindings/python/trainwatch/*.pyi) describes its module as it
-is: the same public functions, classes, methods and constants, with the same parameter names (TAP).
+is: the same public functions, classes, methods and constants, with the same parameter names; and what
+a step function and a hook receive is typed, not Any (TAP).
 
 usage: check_python_stubs.py PACKAGE_DIR
 """
@@ -38,6 +39,17 @@ def surface(tree):
     return names
 
 
+# The classes a step function and a hook work with: their stubs say what each value is.
+FULLY_TYPED = {"_step.pyi": {"StepContext"}, "_raw_session.pyi": {"RawSession", "Coordinator"},
+               "session_run_hook.pyi": {"SessionRunArgs", "SessionRunValues", "SessionRunContext", "SessionRunHook"}}
+
+
+def any_in(tree, classes):
+    """The classes of ``classes`` in ``tree`` whose annotations use typing.Any."""
+    return sorted(node.name for node in tree.body if isinstance(node, ast.ClassDef) and node.name in classes
+                  and any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(node)))
+
+
 package = pathlib.Path(sys.argv[1])
 stubs = sorted(package.glob("*.pyi"))
 print(f"1..{len(stubs) + 1}")
@@ -45,13 +57,15 @@ print(f"{'ok' if (package / 'py.typed').is_file() else 'not ok'} 1 - the package
 failed = not (package / "py.typed").is_file()
 for n, stub in enumerate(stubs, 2):
     module = surface(ast.parse(stub.with_suffix(".py").read_text()))
-    typed = surface(ast.parse(stub.read_text()))
+    stub_tree = ast.parse(stub.read_text())
+    typed = surface(stub_tree)
     # Instance attributes set in __init__ may be declared in a stub without a counterpart above.
     problems = [f"{name} missing" for name in module if name not in typed]
     problems += [f"{name}{typed[name]} differs from the module's {name}{module[name]}"
                  for name in module if name in typed and typed[name] != module[name]]
     problems += [f"{name} is not in the module" for name, params in typed.items()
                  if name not in module and params is not None]
+    problems += [f"{name} is typed with Any" for name in any_in(stub_tree, FULLY_TYPED.get(stub.name, ()))]
     if problems:
         failed = True
         print(f"not ok {n} - {stub.name}: " + "; ".join(problems))

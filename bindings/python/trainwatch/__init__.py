@@ -21,11 +21,14 @@ __dlpack__); results come back as tf.Session.run returns them: numpy arrays, num
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
 reads a variable, an output of the run in progress or "global_step" (``tw.train.get_global_step()``
 returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the names TF exports there,
-``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and
-reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
+``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and reads
+TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``, with TF's
+``Event`` and ``Summary`` messages). Log lines
 go to the ``logging`` logger "trainwatch".
 """
-from . import distributed, native
+import sys
+
+from . import _entry_points, distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
@@ -44,7 +47,8 @@ from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stat
 from .shard import Shard
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from . import summary
-from .summary import Event, summary_iterator
+from .summary import (Event, FileWriter, FileWriterCache, HistogramProto, LogMessage, SessionLog, Summary,
+                      SummaryMetadata, TensorProto, summary_iterator)
 from .tensors import bfloat16_to_float32
 from .training_util import create_global_step, get_global_step, get_or_create_global_step
 from . import compat, estimator, train
@@ -61,6 +65,7 @@ __all__ = [
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
+    "Summary", "SummaryMetadata", "SessionLog", "LogMessage", "HistogramProto", "TensorProto",
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
     "bfloat16_to_float32", "train", "estimator", "compat",
     "get_global_step", "get_or_create_global_step", "create_global_step",
@@ -70,3 +75,6 @@ __all__ = [
     "UnauthenticatedError", "NanLossDuringTrainingError", "IOFailureError", "CallbackFailedError",
     "FeedConflictError",
 ]
+
+# Errors point at the caller: tracebacks leaving these names stop at the package boundary.
+_entry_points.expose(sys.modules[__name__], summary, train, estimator)

@@ -47,9 +47,16 @@ def unregister(session_ref):
 
 
 class RawSession:
-    """TF's raw session for hooks and step functions: ``run`` runs a step without hooks."""
+    """The session hooks and step functions receive (TF's raw ``tf.Session``): ``run`` reads values by
+    name or runs a step without hooks."""
 
     def __init__(self, owner, session_ref):
+        """Made by the session (not by callers).
+
+        Args:
+          owner: the MonitoredSession.
+          session_ref: the library's reference to its session.
+        """
         self._owner = owner
         self._ref = native.SessionRef(session_ref)  # a copy: the callback's reference dies with the call
 
@@ -59,19 +66,36 @@ class RawSession:
         return self._ref
 
     def run(self, fetches, feed_dict=None):
-        """``run(step_fn)`` runs a step without hooks and without touching global_step (evaluation,
-        resets). ``run(fetches)`` — a name or any nesting of names of registered variables, outputs
-        published in the run in progress, or "global_step" — returns their values without running a
-        step (TF's ``session.run(global_step_tensor)``)."""
+        """Reads values by name, or runs a step without hooks.
+
+        Args:
+          fetches: a name or any nesting of names of registered variables, outputs published in the
+            run in progress, or "global_step" (TF's ``session.run(global_step_tensor)``); or a step
+            function, run without hooks and without changing the global step (evaluation, resets).
+          feed_dict: feeds for the step function.
+
+        Returns:
+          The values in the structure of ``fetches``, or what the step function returned.
+
+        Raises:
+          NotFoundError: a name matches nothing.
+          RuntimeError: the session is closed.
+        """
         if callable(fetches):
             return self._owner._run_step(self._session().run_without_hooks, fetches, feed_dict, nested=True)
         return read(self._session(), fetches, feed_dict)
 
     @property
     def global_step(self):
+        """The global step now (an int)."""
         return self._session().global_step()
 
     def set_global_step(self, value):
+        """Sets the global step.
+
+        Args:
+          value: the new global step.
+        """
         self._session().set_global_step(int(value))
 
     @property
@@ -80,13 +104,16 @@ class RawSession:
         return dict(self._owner._variables)
 
     def should_stop(self):
+        """Whether a stop was requested or the session is closed."""
         return not self._owner._alive or self._session().should_stop()
 
     def request_stop(self):
+        """Requests a stop after the run in progress."""
         self._session().request_stop()
 
     @property
     def is_chief(self):
+        """Whether this session is the chief."""
         return self._session().is_chief()
 
 
@@ -94,14 +121,31 @@ class Coordinator:
     """The ``coord`` of after_create_session: a stop request shared by everything in the session."""
 
     def __init__(self, session):
+        """Made by the session (not by callers).
+
+        Args:
+          session: the ``RawSession`` it stops.
+        """
         self._session = session
 
     def request_stop(self, ex=None):
+        """Requests a stop after the run in progress.
+
+        Args:
+          ex: accepted for TF code; the exception is not re-raised.
+        """
         del ex
         self._session.request_stop()
 
     def should_stop(self):
+        """Whether a stop was requested."""
         return self._session.should_stop()
 
     def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        """trainwatch starts no threads a caller must join."""
+        """Returns at once: trainwatch starts no threads a caller must join.
+
+        Args:
+          threads: accepted for TF code.
+          stop_grace_period_secs: accepted for TF code.
+          ignore_live_threads: accepted for TF code.
+        """

@@ -100,6 +100,11 @@ class StepContext:
     __slots__ = ("_runner",)
 
     def __init__(self, runner):
+        """Made by the session for each run (not by callers).
+
+        Args:
+          runner: the session's runner of the step function.
+        """
         self._runner = runner
 
     def _ctx(self):
@@ -120,18 +125,23 @@ class StepContext:
     def requested(self):
         """The names and patterns hooks asked for in this run: publish at least these. "*" (every
         published value, what the default SummarySaverHook asks for on its saving runs) is among them
-        when requested; ``explicitly_requested`` leaves it out (W29)."""
+        when requested; ``explicitly_requested`` leaves it out."""
         return tuple(self._ctx().requested())
 
+    # W29
     @property
     def explicitly_requested(self):
-        """``requested`` without "*": the names and narrower patterns hooks asked for (W29)."""
+        """``requested`` without "*": the names and narrower patterns hooks asked for."""
         return tuple(name for name in self._ctx().requested() if name != _EVERY_VALUE)
 
     def is_requested(self, name, explicitly=False):
-        """Whether a hook asked for ``name`` in this run, by name or through a pattern. ``explicitly``:
-        not counting a request for every value ("*"), so a step computes a value only some hook
-        needs, not whenever summaries are saved (W29)."""
+        """Returns whether a hook asked for ``name`` in this run, by name or through a pattern.
+
+        Args:
+          name: an output name.
+          explicitly: leave out a request for every value ("*", what the default SummarySaverHook
+            asks for on its saving runs), so that a step computes a value only when some hook needs it.
+        """
         ctx = self._ctx()
         if not explicitly or not ctx.is_requested(_EVERY_VALUE):
             return ctx.is_requested(name)
@@ -143,7 +153,11 @@ class StepContext:
         return self._ctx().global_step()
 
     def set_global_step(self, value):
-        """Sets global_step when the step succeeds, instead of the automatic +1."""
+        """Sets the global step the run ends with, instead of the automatic +1.
+
+        Args:
+          value: the new global step, applied when the step succeeds.
+        """
         self._ctx().set_global_step(int(value))
 
     @property
@@ -151,7 +165,11 @@ class StepContext:
         """The session, to run steps without hooks (TF's step_context.session)."""
         return self._runner.owner.raw_session()
 
-    def request_stop(self):
-        """TF's StepContext.request_stop(): ends the step and the loop at once (W21, W23)."""
+    def request_stop(self):  # W21, W23
+        """Ends the step and the loop at once, as TF's ``StepContext.request_stop()``.
+
+        Raises:
+          StopIteration: always; the session catches it and stops.
+        """
         self._ctx()
         raise StopIteration("step_fn has requested the iterations to stop.")

@@ -252,14 +252,24 @@ class _GlobalStepArgs:
         return SessionRunArgs("global_step")
 
 
+# B11–B15
 class StopAtStepHook(_GlobalStepArgs, NativeHook):
-    """Requests a stop after the run that brings global_step to ``last_step`` (or ``num_steps``
-    after the session starts) (B11–B15)."""
+    """Hook that requests stop at a specified step."""
 
     _TF_STATE = ("_num_steps", "_last_step", "_global_step_tensor")
     _TF_CODE = True
 
     def __init__(self, num_steps=None, last_step=None):
+        """Initializes a ``StopAtStepHook``: the run that brings the global step to the last step
+        requests a stop. Give exactly one of the two arguments.
+
+        Args:
+          num_steps: number of steps to run after the session starts (its global step when created).
+          last_step: the global step after which to stop.
+
+        Raises:
+          ValueError: both or neither are given.
+        """
         self._native = native.StopAtStepHook(_steps(num_steps), _steps(last_step))
         self._num_steps = num_steps
         self._last_step = last_step
@@ -282,21 +292,40 @@ class StopAtStepHook(_GlobalStepArgs, NativeHook):
                 run_context.request_stop()
 
 
+# B17
 class CheckpointSaverListener:
-    """Interface for listeners of checkpoint saves (B17); every method is a no-op by default.
-    ``after_save`` may return True to stop training."""
+    """Interface for listeners that take action before or after a checkpoint save; every method does
+    nothing by default. ``after_save`` may return True to stop training."""
 
     def begin(self):
-        pass
+        """Called once, when the CheckpointSaverHook's session begins."""
 
     def before_save(self, session, global_step_value):
-        pass
+        """Called before each save.
+
+        Args:
+          session: the session (a ``RawSession``: reads values, runs steps without hooks).
+          global_step_value: the global step of the checkpoint about to be saved.
+        """
 
     def after_save(self, session, global_step_value):
-        pass
+        """Called after each save.
+
+        Args:
+          session: the session (a ``RawSession``).
+          global_step_value: the global step of the checkpoint just saved.
+
+        Returns:
+          True to request that training stop; None or False otherwise.
+        """
 
     def end(self, session, global_step_value):
-        pass
+        """Called at the end of the session, after the last save.
+
+        Args:
+          session: the session (a ``RawSession``).
+          global_step_value: the global step of the last checkpoint.
+        """
 
 
 class _ListenerAdapter(native.CheckpointSaverListener):
@@ -323,20 +352,37 @@ class _ListenerAdapter(native.CheckpointSaverListener):
         self._listener.end(owner_of(session_ref).raw_session(session_ref), global_step)
 
 
+# B18–B24; with listeners the saving run waits for the write, so a listener's stop ends that run (B22).
 class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     """Saves ``<checkpoint_dir>/<checkpoint_basename>-<global_step>`` at session creation, every
-    ``save_secs`` or ``save_steps``, and at the end (B18–B24): the session's variables and global_step,
-    with the session's retention. Saves are asynchronous: the run stalls only to copy the variables.
-    ``saver`` and ``scaffold`` are accepted for TF compatibility (not both, B18): the variables are the
-    ones registered with the session (``Scaffold(variables=…)``). With listeners, the run that saves
-    waits for the write and calls ``after_save`` there, so a listener's stop ends that run (TF's B22);
-    ``deferred_listeners=True`` keeps the write in the background and calls them in a later run."""
+    ``save_secs`` or ``save_steps``, and at the end: the session's variables and global step, with the
+    session's retention. Saves are asynchronous: the run stalls only to copy the variables."""
 
     _EXTENSION_POINTS = ("_save",)
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
                  *, async_checkpoint=True, deferred_listeners=False):
+        """Initializes a ``CheckpointSaverHook``.
+
+        Args:
+          checkpoint_dir: the directory to save checkpoints to.
+          save_secs: save every this many seconds; give this or ``save_steps``.
+          save_steps: save every this many steps.
+          saver: accepted for TF code; the checkpoint holds the variables registered with the
+            session (``Scaffold(variables=…)`` or ``MonitoredTrainingSession(variables=…)``).
+          checkpoint_basename: the checkpoint files' prefix.
+          scaffold: accepted for TF code, like ``saver``.
+          listeners: ``CheckpointSaverListener`` objects called around each save.
+          save_graph_def: accepted for TF code; there is no graph to write.
+          async_checkpoint: write in the background (the default); False writes within the run.
+          deferred_listeners: with listeners, keep the write in the background and call them in a
+            later run instead of waiting for it in the saving run.
+
+        Raises:
+          ValueError: both ``saver`` and ``scaffold``, or both or neither of ``save_secs`` and
+            ``save_steps``, are given.
+        """
         del save_graph_def  # there is no graph
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
@@ -380,16 +426,11 @@ class _NanCallback(native.NanFunction):
         self._fn(owner_of(session_ref).raw_session(session_ref), event)
 
 
+# B31–B34; the rollback action is B48.
 class NanTensorHook(NativeHook):
-    """Fails the run with NanLossDuringTrainingError when ``loss_tensor`` is NaN, or requests a stop
-    with ``fail_on_nan_loss=False`` (B31–B34).
-
-    trainwatch's additions (keyword-only) turn it into the full guard: ``watch`` more names or glob
-    patterns ("grad/*"), ``action`` "fail", "stop", "rollback" (restore the newest good checkpoint
-    written before the run that saw the NaN — one saved in that run is deleted first — and go on, at
-    most ``max_rollbacks`` times) or "callback" (``on_nan(session, event)`` decides; raise
-    to fail), ``detect_inf`` (default True with any addition; TF sees only NaN), ``every_n_steps``.
-    Messages name the tensor, the step, the NaN/±Inf counts and the first bad index."""
+    """Monitors the loss and stops training if it is NaN: the run fails with
+    ``NanLossDuringTrainingError``, or a stop is requested with ``fail_on_nan_loss=False``. Messages
+    name the tensor, the step, the NaN/±Inf counts and the first bad index."""
 
     _ACTIONS = {"fail": native.TW_NAN_ACTION_FAIL, "stop": native.TW_NAN_ACTION_STOP,
                 "callback": native.TW_NAN_ACTION_CALLBACK, "rollback": native.TW_NAN_ACTION_ROLLBACK}
@@ -399,6 +440,24 @@ class NanTensorHook(NativeHook):
 
     def __init__(self, loss_tensor, fail_on_nan_loss=True, *, watch=(), action=None, detect_inf=None,
                  every_n_steps=None, max_rollbacks=None, on_nan=None):
+        """Initializes a ``NanTensorHook``. The keyword-only arguments are trainwatch's additions.
+
+        Args:
+          loss_tensor: the name of the loss (an output the step publishes, or a variable).
+          fail_on_nan_loss: fail the run on NaN (True) or request a stop (False).
+          watch: more names or glob patterns to check ("grad/*").
+          action: "fail", "stop", "rollback" (restore the newest good checkpoint written before the
+            run that saw the NaN — one saved in that run is deleted first — and go on) or "callback"
+            (``on_nan`` decides); default from ``fail_on_nan_loss``.
+          detect_inf: also treat ±Inf as bad (default True with any addition; TF sees only NaN).
+          every_n_steps: check every this many steps instead of every step.
+          max_rollbacks: with "rollback", fail after this many rollbacks in one session.
+          on_nan: with "callback", ``on_nan(session, event)``; raise to fail the run.
+
+        Raises:
+          ValueError: ``action`` is not one of the four, or ``on_nan`` is given without
+            ``action="callback"`` (or missing with it).
+        """
         self._loss_tensor = str(loss_tensor)
         self._fail_on_nan_loss = fail_on_nan_loss
         if not watch and action is None and detect_inf is None and every_n_steps is None \
@@ -454,11 +513,10 @@ class _Formatter(native.LogFormatter):
         return str(self._fn({t.name(): to_value(t) for t in values}))
 
 
+# B6–B10; a formatter's line is logged as written (B9).
 class LoggingTensorHook(NativeHook):
-    """Logs the values named in ``tensors`` (a list of names, or a dict tag → name printed sorted by
-    tag) every ``every_n_iter`` runs or ``every_n_secs`` seconds and/or at the end (B6–B10), as
-    "tag = value, … (0.123 sec)" at INFO on the "trainwatch" logger. ``formatter(dict tag → value)``
-    may write the line instead; it is logged as written (B9)."""
+    """Prints the given values every N local steps, every N seconds, or at end: "tag = value, …
+    (0.123 sec)" at INFO on the "trainwatch" logger; a formatter's line is logged as written."""
 
     _EXTENSION_POINTS = ("_log_tensors",)
     _TF_STATE = ("_tensors", "_tag_order", "_current_tensors", "_should_trigger", "_iter_count", "_timer",
@@ -466,6 +524,19 @@ class LoggingTensorHook(NativeHook):
     _TF_CODE = True
 
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
+        """Initializes a ``LoggingTensorHook``.
+
+        Args:
+          tensors: the names to log: a list of names, or a dict tag → name (logged sorted by tag).
+          every_n_iter: log every this many runs of this session.
+          every_n_secs: log every this many seconds; give this or ``every_n_iter`` (unless
+            ``at_end``).
+          at_end: also log the values of the last run when the session ends.
+          formatter: ``formatter(dict tag → value)`` returns the line to log instead.
+
+        Raises:
+          ValueError: neither a period nor ``at_end``, or both periods, are given.
+        """
         if isinstance(tensors, dict):
             tags, names = zip(*tensors.items()) if tensors else ((), ())
         elif isinstance(tensors, str):
@@ -543,9 +614,9 @@ class LoggingTensorHook(NativeHook):
             np.set_printoptions(**original)
 
 
+# B26–B30
 class StepCounterHook(_GlobalStepArgs, NativeHook):
-    """Logs "global_step/sec: <rate>" every ``every_n_steps`` steps (or ``every_n_secs`` seconds: pass
-    every_n_steps=None, B26) and writes it as a summary to ``output_dir`` or ``summary_writer``."""
+    """Hook that counts steps per second: logs "global_step/sec: <rate>" and writes it as a summary."""
 
     _EXTENSION_POINTS = ("_log_and_record",)
     _TF_STATE = ("_timer", "_summary_writer", "_output_dir", "_last_global_step", "_steps_per_run",
@@ -553,6 +624,18 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
     _TF_CODE = True
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
+        """Initializes a ``StepCounterHook``.
+
+        Args:
+          every_n_steps: log every this many steps (pass None to use ``every_n_secs``).
+          every_n_secs: log every this many seconds.
+          output_dir: the directory of the event file to write the rate to.
+          summary_writer: a ``summary.FileWriter`` to write the rate with (instead of
+            ``output_dir``); with neither, the rate is only logged.
+
+        Raises:
+          ValueError: both or neither of the periods are given.
+        """
         self._writer = _writer(summary_writer)
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
                                               "" if output_dir is None else _paths.encode(output_dir, "output_dir"),
@@ -611,14 +694,28 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
         _logger.info("%s: %g", self._summary_tag, steps_per_sec)
 
 
+# B35–B40
 class SummarySaverHook(NativeHook):
-    """Writes TensorBoard summaries every ``save_steps`` steps or ``save_secs`` seconds (B35–B40):
-    scalars for one-element values, histograms for larger ones. ``summary_op`` names the values (names
-    or glob patterns of published outputs and variables); with ``scaffold`` instead, every published
-    value is summarised (the step publishes what TensorBoard should show)."""
+    """Saves summaries every N steps or N seconds: scalars for one-element values, histograms for
+    larger ones."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
                  summary_op=None):
+        """Initializes a ``SummarySaverHook``.
+
+        Args:
+          save_steps: save every this many steps; give this or ``save_secs``.
+          save_secs: save every this many seconds.
+          output_dir: the directory of the event file.
+          summary_writer: a ``summary.FileWriter`` to write with (instead of ``output_dir``).
+          scaffold: summarise every value the step publishes (give this or ``summary_op``).
+          summary_op: the names or glob patterns of the published outputs and variables to
+            summarise.
+
+        Raises:
+          ValueError: not exactly one of ``scaffold`` and ``summary_op``, or neither
+            ``output_dir`` nor ``summary_writer``, or both or neither periods, are given.
+        """
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         names = [] if summary_op is None else [summary_op] if isinstance(summary_op, str) else list(summary_op)
@@ -664,13 +761,20 @@ class _FeedFunction(native.FeedFunction):
         return held.tensors()
 
 
+# B44; the feed conflict rules are H22/H23.
 class FeedFnHook(NativeHook):
-    """Feeds what ``feed_fn()`` returns (a dict name → array) into every run (B44); TF's conflict rules
-    apply (H22/H23). The step sees the very objects returned."""
+    """Runs ``feed_fn`` and sets the ``feed_dict`` of every run accordingly. The step sees the very
+    objects returned."""
 
     _TF_CODE = True  # for driving it by hand; in a session the library calls feed_fn (no TF state to act on)
 
     def __init__(self, feed_fn):
+        """Initializes a ``FeedFnHook``.
+
+        Args:
+          feed_fn: called with no arguments before each run; returns a dict name → array to feed.
+            Feeding a name the caller or another hook feeds fails the run.
+        """
         self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H33)
         self._tw_feed_fn = _FeedFunction(lambda: self.feed_fn())
         self._native = native.FeedFnHook(self._tw_feed_fn)
@@ -684,16 +788,25 @@ class FeedFnHook(NativeHook):
         return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
 
 
+# B43
 class FinalOpsHook(NativeHook):
-    """Evaluates ``final_ops`` once at the end (B43); ``final_ops_values`` is None until then.
-
-    ``final_ops`` is a step function — called without hooks with ``final_ops_feed_dict``; the values
-    are then a dict name → what it published — or, as in TF, fetches: a name or a nesting of names of
-    registered variables, "global_step" (read at the end) and published outputs (their values in the
-    last run, which this hook fetches on every run: nothing is published between runs); the values
-    then mirror that structure."""
+    """A hook which evaluates values at the end of a session; ``final_ops_values`` is None until
+    then."""
 
     def __init__(self, final_ops, final_ops_feed_dict=None):
+        """Initializes a ``FinalOpsHook``.
+
+        Args:
+          final_ops: a step function, called without hooks at the end (the values are then a dict
+            name → what it published); or, as in TF, fetches: a name or any nesting of names of
+            variables, "global_step" (read at the end) and published outputs (their values in the
+            last run, which this hook fetches on every run); the values then mirror that structure.
+          final_ops_feed_dict: feeds for the step function.
+
+        Raises:
+          TypeError: ``final_ops`` is neither a step function nor names.
+          ValueError: ``final_ops_feed_dict`` is given with names.
+        """
         self._final_ops = final_ops  # TF's attributes (H33), read-only in effect
         self._final_ops_feed_dict = final_ops_feed_dict
         self._tw_plan = None
@@ -720,6 +833,7 @@ class FinalOpsHook(NativeHook):
 
     @property
     def final_ops_values(self):
+        """The values of ``final_ops`` once the session ended cleanly, else None."""
         if not self._native.has_values():
             return None
         if self._tw_plan is not None:
@@ -771,15 +885,24 @@ class _GlobalStepFunction(native.GlobalStepFunction):
         return int(self._fn(owner_of(session_ref).raw_session(session_ref)))
 
 
+# B41–B42
 class GlobalStepWaiterHook(NativeHook):
-    """Delays the start of training until the global step reaches ``wait_until_step`` (B41–B42),
-    polling every ``poll_secs`` (0.5). trainwatch's additions: ``max_wait_secs`` bounds the wait
-    (DeadlineExceededError), and ``global_step_fn(session)`` reads a shared step another process
-    advances (default: the session's own)."""
+    """Delays execution until the global step reaches ``wait_until_step``."""
 
     _TF_STATE = ("_wait_until_step", "_worker_is_started", "_global_step_tensor")
 
     def __init__(self, wait_until_step, *, poll_secs=None, max_wait_secs=None, global_step_fn=None):
+        """Initializes a ``GlobalStepWaiterHook``. The keyword-only arguments are trainwatch's
+        additions.
+
+        Args:
+          wait_until_step: the first run starts once the global step is at least this.
+          poll_secs: how often to read the global step (0.5 s).
+          max_wait_secs: give up after this long (the run raises ``DeadlineExceededError``);
+            default: wait for ever, as TF.
+          global_step_fn: ``global_step_fn(session)`` reads a step another process advances;
+            default: the session's own global step.
+        """
         options = native.Options()
         if poll_secs is not None:
             options.set_double(native.TW_OPT_WAIT_POLL_SECS, float(poll_secs))
@@ -818,13 +941,25 @@ class GlobalStepWaiterHook(NativeHook):
             time.sleep(0.5)
 
 
+# B45–B47
 class ProfilerHook(NativeHook):
-    """Every ``save_steps`` steps or ``save_secs`` seconds (never on the first run) writes
-    ``<output_dir>/timeline-<step>.json``, a Chrome trace of one run: each hook's before_run/after_run
-    and the step function (B45–B47). ``show_dataflow``/``show_memory`` have nothing to show without a
-    graph."""
+    """Captures a trace every N steps or seconds (never on the first run):
+    ``<output_dir>/timeline-<step>.json``, a Chrome trace of one run with each hook's
+    before_run/after_run and the step function."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
+        """Initializes a ``ProfilerHook``.
+
+        Args:
+          save_steps: trace every this many steps; give this or ``save_secs``.
+          save_secs: trace every this many seconds.
+          output_dir: the directory of the trace files.
+          show_dataflow: accepted for TF code; there is no dataflow to show without a graph.
+          show_memory: accepted for TF code; nothing to show, as ``show_dataflow``.
+
+        Raises:
+          ValueError: both or neither periods are given.
+        """
         self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), _paths.encode(output_dir, "output_dir"))
         # TF's attributes (H33), read-only in effect: the library's hook traces.
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
@@ -835,13 +970,23 @@ class ProfilerHook(NativeHook):
         self._global_step_tensor = get_global_step()
 
 
+# B1–B5; also the _timer of the built-in hooks (H33).
 class SecondOrStepTimer:
-    """Triggers every ``every_secs`` seconds or every ``every_steps`` steps (B1–B4), for hooks written
-    in Python and as the ``_timer`` of the built-in hooks (H33): replacing a LoggingTensorHook's or
+    """Timer that triggers at most once every N seconds or once every N steps, for hooks written in
+    Python and as the ``_timer`` of the built-in hooks: replacing a LoggingTensorHook's or
     StepCounterHook's ``_timer`` changes when it triggers. (The library's hooks otherwise use their own
     timer.)"""
 
     def __init__(self, every_secs=None, every_steps=None):
+        """Initializes a ``SecondOrStepTimer``.
+
+        Args:
+          every_secs: trigger every this many seconds.
+          every_steps: trigger every this many steps.
+
+        Raises:
+          ValueError: both or neither are given.
+        """
         if every_secs is None and every_steps is None:
             raise ValueError("Either every_secs or every_steps should be provided.")
         if every_secs is not None and every_steps is not None:
@@ -851,10 +996,17 @@ class SecondOrStepTimer:
         self.reset()
 
     def reset(self):
+        """Forgets the last trigger: the next step triggers."""
         self._last_triggered_step = None
         self._last_triggered_time = None
 
     def should_trigger_for_step(self, step):
+        """Returns whether ``step`` should trigger: the first call, or enough seconds or steps since
+        the last trigger (never twice for the same step).
+
+        Args:
+          step: the global step.
+        """
         if self._last_triggered_step is None:
             return True
         if self._last_triggered_step == step:
@@ -864,8 +1016,14 @@ class SecondOrStepTimer:
         return step >= self._last_triggered_step + self._every_steps
 
     def update_last_triggered_step(self, step):
-        """Marks ``step`` triggered; returns (elapsed_secs, elapsed_steps) since the last trigger, or
-        (None, None) the first time."""
+        """Marks ``step`` as triggered.
+
+        Args:
+          step: the global step that triggered.
+
+        Returns:
+          (elapsed_secs, elapsed_steps) since the last trigger, or (None, None) the first time.
+        """
         now = time.time()
         elapsed = (None, None) if self._last_triggered_time is None else (
             now - self._last_triggered_time, step - self._last_triggered_step)
@@ -874,6 +1032,7 @@ class SecondOrStepTimer:
         return elapsed
 
     def last_triggered_step(self):
+        """Returns the step of the last trigger, or None."""
         return self._last_triggered_step
 
 

@@ -47,16 +47,34 @@ class Saver:
     does, so that every rank falls back to the same older checkpoint together. With a collective every
     rank builds its Saver at the same point: when one rank's variables fail to register (a Shard outside
     its global shape, a non-contiguous tensor), every rank's Saver raises at once — that rank its own
-    exception, the others an error naming it and its reason (D1).
+    exception, the others an error naming it and its reason.
 
     A checkpoint evicted by ``max_to_keep`` is deleted, as TF deletes it. ``recycle_files=True``
-    (C15) keeps its file as a hidden spare that a later save overwrites in place instead, which saves
+    keeps its file as a hidden spare that a later save overwrites in place instead, which saves
     creating and freeing a file per save; the risk: a program still reading the evicted checkpoint
     without trainwatch's lock (cp, tar, rsync, a backup agent) then gets bytes of two checkpoints. A
     Scaffold's saver passes it on to the session."""
 
     def __init__(self, variables, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, pad_step_number=False,
                  collective=None, collective_timeout_secs=600.0, is_chief=None, recycle_files=False):
+        # A job's failed registration: D1; recycled files: C15.
+        """Creates a saver.
+
+        Args:
+          variables: name → array (or ``trainwatch.Shard``): what is saved and restored in place.
+          max_to_keep: how many recent checkpoints to keep (0 or None: all).
+          keep_checkpoint_every_n_hours: also keep one checkpoint every this many hours, for ever.
+          pad_step_number: write the step as 8 digits (``model-00000010``).
+          collective: in a job of many ranks, this rank's collective.
+          collective_timeout_secs: bound on each collective operation (None: no limit).
+          is_chief: whether this rank commits checkpoints (default: rank 0).
+          recycle_files: reuse an evicted checkpoint's file for a later save (see above).
+
+        Raises:
+          TypeError: ``variables`` is not a dict.
+          InvalidArgumentError: a variable cannot be registered (not contiguous, a Shard outside its
+            global shape).
+        """
         if not isinstance(variables, dict):
             raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.variables = dict(variables)
@@ -105,7 +123,24 @@ class Saver:
         self.close()
 
     def save(self, *args, global_step=None):
-        """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
+        """Saves the variables: ``save(save_path, global_step=None)``, or TF's
+        ``save(sess, save_path, global_step=None)`` (the session is ignored: the variables are the
+        saver's own).
+
+        Args:
+          *args: ``save_path`` (the checkpoint's prefix, e.g. ``ckpt/model.ckpt``), optionally
+            after a session.
+          global_step: appended to the prefix (``model.ckpt-10``) when given.
+
+        Returns:
+          The checkpoint's path; None on a rank that does not save.
+
+        Raises:
+          FailedPreconditionError: another saver or chief session writes to the directory.
+          InvalidArgumentError: a variable holds NaN/Inf, or is a Shard that is not its whole tensor
+            without a collective.
+          IOFailureError: the files cannot be written.
+        """
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
         if self._saver.closed():
@@ -117,22 +152,49 @@ class Saver:
         return _decode(saved) if saved else None
 
     def restore(self, *args):
-        """restore(save_path): writes the checkpoint's values into the variables, all or nothing."""
+        """Writes a checkpoint's values into the variables, all or nothing: ``restore(save_path)``,
+        or TF's ``restore(sess, save_path)``.
+
+        Args:
+          *args: ``save_path``, the checkpoint's path, optionally after a session.
+
+        Raises:
+          NotFoundError: no checkpoint at ``save_path``, or a variable missing from it.
+          InvalidArgumentError: a stored tensor's dtype or shape differs from the variable's.
+          DataLossError: the checkpoint is damaged (nothing was written).
+        """
         save_path, _ = self._path_args(args, None)
         self._held.check_unchanged()
         self._saver.restore(_path(save_path, "save_path"))
 
     def restore_newest_good(self, checkpoint_dir):
-        """Restores the newest intact checkpoint listed in ``checkpoint_dir``; returns its path."""
+        """Restores the newest intact checkpoint of a directory, skipping damaged ones.
+
+        Args:
+          checkpoint_dir: the directory.
+
+        Returns:
+          The path of the checkpoint restored.
+
+        Raises:
+          NotFoundError: there is no checkpoint to restore.
+          DataLossError: every checkpoint is damaged.
+        """
         self._held.check_unchanged()
         return _decode(self._saver.restore_newest_good(_path(checkpoint_dir, "checkpoint_dir")))
 
     def recover_last_checkpoints(self, checkpoint_dir):
-        """Re-seeds the kept list and retention clock from ``checkpoint_dir``'s state file."""
+        """Re-seeds the list of kept checkpoints and the retention clock from a directory's state
+        file, as TF's ``recover_last_checkpoints`` does.
+
+        Args:
+          checkpoint_dir: the directory.
+        """
         self._saver.recover_last_checkpoints(_path(checkpoint_dir, "checkpoint_dir"))
 
     @property
     def last_checkpoints(self):
+        """The paths of the checkpoints kept, oldest first."""
         return [_decode(path) for path in self._saver.last_checkpoints()]
 
     @staticmethod
@@ -147,7 +209,18 @@ class Saver:
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
-    """The newest checkpoint's path from ``<checkpoint_dir>/checkpoint``, or None."""
+    """Finds the filename of the latest saved checkpoint file.
+
+    Args:
+      checkpoint_dir: the directory holding the ``checkpoint`` state file.
+      latest_filename: the state file's name; only the default (None, "checkpoint") is supported.
+
+    Returns:
+      The newest checkpoint's path, or None if there is none.
+
+    Raises:
+      ValueError: ``latest_filename`` is another name.
+    """
     if latest_filename not in (None, "checkpoint"):
         raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
     latest = native.latest_checkpoint(_path(checkpoint_dir, "checkpoint_dir"))
@@ -175,7 +248,18 @@ def _checkpoint_file(ckpt_dir_or_file):
 
 
 def list_variables(ckpt_dir_or_file):
-    """[(name, shape)] of every tensor in a checkpoint (or in a directory's latest one)."""
+    """Lists the checkpoint keys and shapes of variables in a checkpoint.
+
+    Args:
+      ckpt_dir_or_file: a checkpoint, or a directory (its latest checkpoint).
+
+    Returns:
+      A list of ``(name, shape)``.
+
+    Raises:
+      NotFoundError: no checkpoint there.
+      DataLossError: the checkpoint's index is damaged.
+    """
     return [(t.name(), list(t.shape())) for t in native.list_variables(_checkpoint_file(ckpt_dir_or_file))]
 
 
@@ -207,10 +291,22 @@ def _max_load_bytes(max_bytes):
 
 
 def load_variable(ckpt_dir_or_file, name, max_bytes=None):
-    """The tensor ``name`` of a checkpoint as a new numpy array (bfloat16/float8 as their bits).
+    """Returns the tensor value of the given variable in the checkpoint.
 
-    A tensor declaring more than ``max_bytes`` (default: the environment's ``TRAINWATCH_MAX_LOAD_BYTES``,
-    else 1 GiB) raises ``ResourceExhaustedError`` before anything is allocated."""
+    Args:
+      ckpt_dir_or_file: a checkpoint, or a directory (its latest checkpoint).
+      name: the variable's name.
+      max_bytes: refuse a tensor declaring more bytes than this (default: the environment's
+        ``TRAINWATCH_MAX_LOAD_BYTES``, else 1 GiB), before anything is allocated.
+
+    Returns:
+      A new numpy array (bfloat16 and float8 as their bits).
+
+    Raises:
+      NotFoundError: no checkpoint there, or no variable ``name`` in it.
+      ResourceExhaustedError: the tensor declares more than ``max_bytes``.
+      DataLossError: the checkpoint is damaged.
+    """
     path = _checkpoint_file(ckpt_dir_or_file)
     limit = _max_load_bytes(max_bytes)
     for t in native.list_variables(path):

@@ -7,8 +7,9 @@ Every failing library call raises the class of its status: ``OutOfRangeError`` f
 Where TF raised a Python built-in for API misuse, the class also derives from it, so code written
 against TF keeps catching what it caught: ``InvalidArgumentError`` is a ``ValueError`` (bad
 constructor arguments), ``FailedPreconditionError`` a ``RuntimeError`` ("Session is closed."), a feed
-conflict a ``RuntimeError`` (H22/H23), and ``NanLossDuringTrainingError`` a ``RuntimeError`` (B33).
+conflict a ``RuntimeError``, and ``NanLossDuringTrainingError`` a ``RuntimeError``.
 """
+# The built-in bases: feed conflicts H22/H23, NanLossDuringTrainingError B33.
 from . import native
 
 
@@ -19,6 +20,14 @@ class OpError(Exception):
     error_code = native.TW_UNKNOWN
 
     def __init__(self, node_def=None, op=None, message=None, error_code=None):
+        """Creates an error, as TF's ``OpError(node_def, op, message)`` or from a message alone.
+
+        Args:
+          node_def: accepted for TF code (there are no graph nodes); a str here is the message.
+          op: accepted for TF code.
+          message: the error's text.
+          error_code: the status code, when it differs from the class's.
+        """
         if message is None and op is None and isinstance(node_def, str):
             node_def, message = None, node_def
         self.node_def = node_def
@@ -64,7 +73,7 @@ IOFailureError = _error_class("IOFailureError", native.TW_IO, doc="An operating-
 CallbackFailedError = _error_class("CallbackFailedError", native.TW_CALLBACK_FAILED,
                                    doc="A callback failed without a Python exception to re-raise.")
 FeedConflictError = type("FeedConflictError", (InvalidArgumentError, RuntimeError), {
-    "__doc__": "Two hooks, or a hook and the caller, fed the same name (TF's RuntimeError, H22/H23).",
+    "__doc__": "Two hooks, or a hook and the caller, fed the same name (TF's RuntimeError).",
     "__module__": __name__})
 
 _CLASS_OF_CODE = {cls.error_code: cls for cls in (

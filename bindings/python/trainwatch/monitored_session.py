@@ -26,11 +26,22 @@ from .session_run_hook import SessionRunHook
 
 
 class Scaffold:
-    """What a chief needs to build the model state: ``variables`` (name → array or trainwatch.Shard,
-    registered zero copy for checkpoints and fetches), ``init_fn(scaffold, session)`` called when nothing was restored, and
-    an optional ``saver`` (a trainwatch.Saver) whose variables and retention the session adopts."""
+    """Structure to create or gather pieces commonly needed to train a model: here the variables, the
+    function that initialises them when nothing was restored, and the saver."""
 
     def __init__(self, init_fn=None, variables=None, saver=None):
+        """Creates a scaffold.
+
+        Args:
+          init_fn: ``init_fn(scaffold, session)``, called by a chief when nothing was restored.
+          variables: name → array (numpy, torch, anything with the buffer protocol or ``__dlpack__``)
+            or ``trainwatch.Shard``: what checkpoints hold and hooks read, registered zero copy.
+            Default: the saver's.
+          saver: a ``trainwatch.Saver`` whose variables and retention the session adopts.
+
+        Raises:
+          TypeError: ``saver`` is not a ``trainwatch.Saver`` or ``variables`` not a dict.
+        """
         if saver is not None and not isinstance(saver, Saver):
             raise TypeError(f"saver must be a trainwatch.Saver; got {type(saver).__name__}")
         if variables is None and saver is not None:
@@ -42,7 +53,7 @@ class Scaffold:
         self.saver = saver
 
     def finalize(self):
-        """Nothing to freeze without a graph; kept for TF code that calls it."""
+        """Returns the scaffold: there is no graph to freeze (kept for TF code that calls it)."""
         return self
 
 
@@ -95,15 +106,29 @@ class _SessionCreator:
         return self.scaffold.init_fn
 
 
+# S1, S5, S7
 class ChiefSessionCreator(_SessionCreator):
-    """The chief restores the newest good checkpoint of ``checkpoint_dir`` (or the file
-    ``checkpoint_filename_with_path``, any checkpoint trainwatch wrote: the global step is the file's
-    ``global_step``, else the step its name ends in), or else runs the scaffold's init_fn (S1, S5, S7).
+    """Creates a session for a chief: it restores the newest good checkpoint (of ``checkpoint_dir``,
+    or the file ``checkpoint_filename_with_path``: any checkpoint trainwatch wrote, its global step the
+    file's ``global_step``, else the step its name ends in), or else runs the scaffold's ``init_fn``.
     A session that only restores — no CheckpointSaverHook, no NaN rollback, no preemption save — does
     not lock ``checkpoint_dir``: the program's own Saver may save there meanwhile."""
 
     def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
                  checkpoint_filename_with_path=None):
+        """Initializes a chief session creator.
+
+        Args:
+          scaffold: a ``Scaffold`` (default: an empty one).
+          master: accepted for TF code; there is no server to connect to.
+          config: accepted for TF code; there is no ConfigProto to apply.
+          checkpoint_dir: restore the newest good checkpoint of this directory.
+          checkpoint_filename_with_path: restore this checkpoint file instead.
+
+        Raises:
+          ValueError: both ``checkpoint_dir`` and ``checkpoint_filename_with_path`` are given.
+          TypeError: ``scaffold`` is not a ``Scaffold``.
+        """
         del master, config
         if checkpoint_dir is not None and checkpoint_filename_with_path is not None:
             raise ValueError("Can not provide both checkpoint_dir and checkpoint_filename_with_path.")
@@ -133,10 +158,22 @@ class ChiefSessionCreator(_SessionCreator):
         return restore_file
 
 
+# S2, S10
 class WorkerSessionCreator(_SessionCreator):
-    """A worker waits (up to ``max_wait_secs``) for the chief instead of restoring (S2, S10)."""
+    """Creates a session for a worker: it waits for the chief instead of restoring."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
+        """Initializes a worker session creator.
+
+        Args:
+          scaffold: a ``Scaffold`` (default: an empty one).
+          master: accepted for TF code; there is no server to connect to.
+          config: accepted for TF code; there is no ConfigProto to apply.
+          max_wait_secs: how long to wait for the chief (None: for ever).
+
+        Raises:
+          TypeError: ``scaffold`` is not a ``Scaffold``.
+        """
         del master, config
         super().__init__(scaffold, is_chief=False)
         self.max_wait_secs = max_wait_secs
@@ -193,12 +230,30 @@ class _MonitoredSession:
     # -- the TF API -----------------------------------------------------------------------------
 
     def run(self, fetches, feed_dict=None):
-        """``run(step_fn)``: one step with hooks: before_run → ``step_fn(step_context)`` → after_run.
-        Returns what ``step_fn`` returned; its dict of outputs is published for the hooks. A step
-        returning None publishes nothing; one returning a str, bytes, list or tuple (TF-style fetches,
-        which a step does not fetch) fails the run with TypeError.
+        """Runs one step with the hooks, or reads values by name.
+
+        ``run(step_fn)`` calls every hook's before_run, then ``step_fn(step_context)``, then every
+        hook's after_run, and returns what ``step_fn`` returned; its dict of outputs (name → array)
+        is published for the hooks to fetch, and the global step goes up by one.
         ``run(fetches)`` — a name or any nesting of names of registered variables or "global_step" —
-        returns their values without running a step and without hooks."""
+        returns their values without running a step and without calling hooks.
+
+        Args:
+          fetches: a step function (a callable taking a ``StepContext``), or names.
+          feed_dict: name → array, read by the step as ``step_context.feeds``.
+
+        Returns:
+          What the step function returned, or the values in the structure of ``fetches`` (numpy
+          arrays; numpy scalars for 0-d values).
+
+        Raises:
+          OutOfRangeError: the input is exhausted (a ``with`` block ends cleanly on it).
+          NanLossDuringTrainingError: a NanTensorHook saw a NaN loss.
+          NotFoundError: a name matches no variable, output or "global_step".
+          TypeError: the step returned a str, bytes, list or tuple (a step does not fetch names).
+          RuntimeError: the session is closed.
+          Exception: whatever the step function or a hook raised, unchanged.
+        """
         if self._native is None:
             raise RuntimeError("Session is closed.")
         if not callable(fetches):
@@ -212,29 +267,59 @@ class _MonitoredSession:
             self._current_step_fn = self._current_feed_dict = None
 
     def run_step_fn(self, step_fn):
-        """TF's name for run(step_fn) (W22)."""
+        """Runs one step with the hooks: ``run(step_fn)``, under TF's name for it.
+
+        Args:
+          step_fn: a callable taking a ``StepContext``.
+
+        Returns:
+          What ``step_fn`` returned.
+        """
         return self.run(step_fn)
 
     def run_without_hooks(self, step_fn, feed_dict=None):
-        """One step without hooks and without touching global_step, with recovery."""
+        """Runs a step without the hooks and without changing the global step (evaluation, an
+        iterator reset), recovering from preemption as ``run`` does.
+
+        Args:
+          step_fn: a callable taking a ``StepContext``.
+          feed_dict: name → array, read by the step as ``step_context.feeds``.
+
+        Returns:
+          What ``step_fn`` returned.
+
+        Raises:
+          RuntimeError: the session is closed.
+          Exception: whatever the step function raised, unchanged.
+        """
         if self._native is None:
             raise RuntimeError("Session is closed.")
         return self._run_step(self._native.run_without_hooks, step_fn, feed_dict, nested=True)
 
     def should_stop(self):
+        """Returns True once a hook, the step or the coordinator requested a stop, or the session
+        is closed."""
         return self._native is None or self._native.should_stop()
 
     def request_stop(self):
+        """Requests a stop: ``should_stop()`` returns True after the run in progress."""
         self._session().request_stop()
 
+    # H17, W17, W18
     def close(self):
-        """end() on every hook (unless a run failed), then releases the session (H17, W17, W18)."""
+        """Calls every hook's ``end`` (unless a run failed), then releases the session.
+
+        Raises:
+          Exception: what a hook's ``end`` raised (the session is closed anyway).
+          RuntimeError: the session is already closed.
+        """
         session = self._session()
         self._check_variables()  # end() may save them
         session.close()
 
     @property
     def global_step(self):
+        """The global step now (an int)."""
         return self._session().global_step()
 
     @property
@@ -265,12 +350,17 @@ class _MonitoredSession:
     # -- what callbacks and the rest of the package use -------------------------------------------
 
     def raw_session(self, session_ref=None):
-        """The RawSession callbacks receive (created from the first reference a callback saw)."""
+        """Returns the ``RawSession`` that hooks and step functions receive.
+
+        Args:
+          session_ref: the library's reference to the session (internal; leave it out).
+        """
         if self._raw is None:
             self._raw = RawSession(self, session_ref if session_ref is not None else self._native)
         return self._raw
 
     def coordinator(self):
+        """Returns the ``Coordinator`` that hooks' ``after_create_session`` receive."""
         if self._coordinator is None:
             self._coordinator = Coordinator(self.raw_session())
         return self._coordinator
@@ -324,21 +414,39 @@ def _distributed(collective, collective_timeout_secs, vote_every_n_runs, restore
             "catch_preemption_signals": catch_preemption_signals}
 
 
+# W1, W28
 class MonitoredSession(_MonitoredSession):
-    """Session with hooks and recovery (W1, W28): AbortedError/UnavailableError anywhere in a run
-    re-create the session (restoring the latest checkpoint) and retry the run.
-
-    Many processes (trainwatch.distributed): ``collective`` (a TorchCollective, MPICollective or your
-    own) makes the ranks agree on the restored step, stop, NaN, recovery and preemption; without a
-    session_creator, rank 0 is the chief and the others workers. ``collective_timeout_secs`` bounds
-    every collective operation (None: no limit), ``vote_every_n_runs`` sets the vote's cadence,
-    ``restore_via_broadcast`` has the chief send the restored variables to ranks without its file
-    system. ``catch_preemption_signals`` (also without a collective) notes SIGTERM/SIGUSR1 and ends the
-    job at the end of the run in progress with a checkpoint on every rank at the same step."""
+    """Session-like object that handles initialization, recovery and hooks: ``AbortedError`` or
+    ``UnavailableError`` anywhere in a run re-create the session (restoring the latest checkpoint)
+    and retry the run."""
 
     def __init__(self, session_creator=None, hooks=None, stop_grace_period_secs=120, collective=None,
                  collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
                  catch_preemption_signals=False):
+        """Creates a MonitoredSession (the hooks' ``begin``, then the session, then their
+        ``after_create_session``).
+
+        Args:
+          session_creator: a ``ChiefSessionCreator`` or ``WorkerSessionCreator``; default: a chief
+            (with a collective, rank 0 is the chief and the others workers).
+          hooks: ``SessionRunHook`` objects, called in this order.
+          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          collective: many processes (``trainwatch.distributed``): a ``TorchCollective``,
+            ``MPICollective`` or your own; the ranks agree on the restored step, stop, NaN,
+            recovery and preemption.
+          collective_timeout_secs: bound on every collective operation (None: no limit).
+          vote_every_n_runs: how often the ranks vote on stopping.
+          restore_via_broadcast: the chief sends the restored variables to ranks that cannot read
+            its files.
+          catch_preemption_signals: note SIGTERM/SIGUSR1 and end the job after the run in progress,
+            with a checkpoint on every rank at the same step (also without a collective).
+
+        Raises:
+          TypeError: a hook is not a ``SessionRunHook``.
+          FailedPreconditionError: another session or Saver of this process, or another process,
+            saves checkpoints to the same directory.
+          Exception: what a hook's ``begin``/``after_create_session`` or the ``init_fn`` raised.
+        """
         del stop_grace_period_secs
         if session_creator is None:
             chief = collective is None or _rank_of(collective) == 0
@@ -348,16 +456,37 @@ class MonitoredSession(_MonitoredSession):
                                                   restore_via_broadcast, catch_preemption_signals))
 
 
+# W26, W27
 class SingularMonitoredSession(_MonitoredSession):
-    """Session with hooks and no recovery, always a chief (W26, W27)."""
+    """Session-like object with hooks and no recovery, always a chief."""
 
     def __init__(self, hooks=None, scaffold=None, master="", config=None, checkpoint_dir=None,
                  stop_grace_period_secs=120, checkpoint_filename_with_path=None):
+        """Creates a SingularMonitoredSession.
+
+        Args:
+          hooks: ``SessionRunHook`` objects, called in this order.
+          scaffold: a ``Scaffold`` (variables, init_fn, saver).
+          master: accepted for TF code; there is no server to connect to.
+          config: accepted for TF code; there is no ConfigProto to apply.
+          checkpoint_dir: restore the newest good checkpoint of this directory.
+          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          checkpoint_filename_with_path: restore this checkpoint file instead.
+
+        Raises:
+          ValueError: both checkpoint arguments are given.
+          TypeError: a hook is not a ``SessionRunHook``.
+        """
         del stop_grace_period_secs
         creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir, checkpoint_filename_with_path)
         super().__init__(creator, hooks, native.Session.singular)
 
     def raw_session(self, session_ref=None):
+        """Returns the ``RawSession`` that hooks and step functions receive, or None once closed.
+
+        Args:
+          session_ref: the library's reference to the session (internal; leave it out).
+        """
         return super().raw_session(session_ref) if self._alive else None
 
 
@@ -398,26 +527,17 @@ _DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_
                    native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS}
 
 
+# T1–T10; a failed registration on one rank fails every rank's creation (D1).
 class MonitoredTrainingSession(MonitoredSession):
-    """A MonitoredSession set up for training (T1–T10). A chief restores the newest good checkpoint of
+    """Creates a MonitoredSession for training. A chief restores the newest good checkpoint of
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
-    SummarySaverHook (every published value) writing to ``summary_dir`` (default: checkpoint_dir), a
-    CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
-    chief and runs ``hooks`` only. ``variables`` (name → array, or trainwatch.Shard: this rank's slice
-    of a sharded tensor; with a collective every rank then saves its part) are what checkpoints hold; retention is
-    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief that saves checkpoints holds
-    ``checkpoint_dir``'s lock until it is closed: another writer of the same directory (another
-    process, session or Saver) raises ``FailedPreconditionError`` at creation, naming the holder. With
-    checkpoint saving off (``save_checkpoint_secs=None`` and ``save_checkpoint_steps=None``) the chief
-    only restores and takes no lock. ``recycle_checkpoint_files`` is Saver's ``recycle_files``
-    (off by default; see its risk there). A damaged or missing state file is repaired from the
-    checkpoints found in the directory; it never makes the chief start over.
-
-    With a ``collective`` (trainwatch.distributed; the other distributed arguments as MonitoredSession's),
-    ``is_chief`` defaults to ``collective.rank == 0``, and a worker waits for the chief through the
-    collective instead of polling; without one it defaults to True, as in TF. When one rank's variables
-    fail to register, every rank's session raises at once — that rank its own exception, the others an
-    error naming it and its reason (D1)."""
+    SummarySaverHook writing to ``summary_dir``, a CheckpointSaverHook, then ``hooks``. A worker waits
+    for the chief and runs ``hooks`` only. A chief that saves checkpoints holds ``checkpoint_dir``'s lock
+    until it is closed: another writer of the same directory (another process, session or Saver) raises
+    ``FailedPreconditionError`` at creation, naming the holder; with checkpoint saving off
+    (``save_checkpoint_secs=None`` and ``save_checkpoint_steps=None``) the chief only restores and takes
+    no lock. A damaged or missing state file is repaired from the checkpoints found in the directory; it
+    never makes the chief start over."""
 
     def __init__(self, master="", is_chief=USE_DEFAULT, checkpoint_dir=None, scaffold=None, hooks=None,
                  chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT, save_summaries_steps=USE_DEFAULT,
@@ -426,6 +546,48 @@ class MonitoredTrainingSession(MonitoredSession):
                  variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, collective=None,
                  collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
                  catch_preemption_signals=False, recycle_checkpoint_files=False):
+        """Creates the session.
+
+        Args:
+          master: accepted for TF code; there is no server to connect to.
+          is_chief: whether this process restores, initialises and saves (default: True, or
+            ``collective.rank == 0`` with a collective).
+          checkpoint_dir: where checkpoints are restored from and saved to; a chief that saves
+            holds the directory until closed.
+          scaffold: a ``Scaffold`` (variables, init_fn, saver); give ``variables`` or this.
+          hooks: ``SessionRunHook`` objects, run on every process after the default hooks.
+          chief_only_hooks: hooks run on the chief only, before the default hooks.
+          save_checkpoint_secs: save every this many seconds (default 600; None: not by time).
+          save_summaries_steps: write summaries every this many steps (default 100; None: not by
+            steps).
+          save_summaries_secs: write summaries every this many seconds (default: not by time).
+          config: accepted for TF code; there is no ConfigProto to apply.
+          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          log_step_count_steps: log "global_step/sec" every this many steps (None: never).
+          max_wait_secs: how long a worker waits for the chief (None: for ever).
+          save_checkpoint_steps: save every this many steps (default: by time).
+          summary_dir: where summaries go (default: ``checkpoint_dir``; with neither, none are
+            written).
+          save_graph_def: accepted for TF code; there is no graph to write.
+          variables: name → array or ``trainwatch.Shard`` (this rank's slice of a sharded tensor):
+            what checkpoints hold, registered zero copy.
+          max_to_keep: how many recent checkpoints to keep.
+          keep_checkpoint_every_n_hours: also keep one checkpoint every this many hours.
+          collective: many processes (``trainwatch.distributed``), as ``MonitoredSession``'s.
+          collective_timeout_secs: as ``MonitoredSession``'s.
+          vote_every_n_runs: as ``MonitoredSession``'s.
+          restore_via_broadcast: as ``MonitoredSession``'s.
+          catch_preemption_signals: as ``MonitoredSession``'s.
+          recycle_checkpoint_files: ``Saver``'s ``recycle_files`` (off by default; see its risk
+            there).
+
+        Raises:
+          ValueError: ``variables`` are given both here and in ``scaffold``.
+          FailedPreconditionError: another writer (a session or Saver of this process or another)
+            holds ``checkpoint_dir``; the message names it.
+          DataLossError: every checkpoint in ``checkpoint_dir`` is damaged (the message says how to
+            start over).
+        """
         del master, config, stop_grace_period_secs, save_graph_def
         if is_chief is USE_DEFAULT:
             is_chief = collective is None or _rank_of(collective) == 0

@@ -32,7 +32,18 @@ class TensorStats(NamedTuple):
 
 
 def scan(tensor):
-    """Counts the NaN, +Inf and -Inf elements of an array (any float dtype, strided or not)."""
+    """Counts the NaN, +Inf and -Inf elements of an array.
+
+    Args:
+      tensor: an array of any float dtype (numpy, CPU torch tensor, …), strided or not.
+
+    Returns:
+      A ``ScanResult``: the three counts and the row-major index of the first bad element (-1
+      when every element is finite).
+
+    Raises:
+      InvalidArgumentError: ``tensor`` is not an array the library can read.
+    """
     held = borrow(tensor, "tensor")
     r = native.scan(held.tensors()[0])
     return ScanResult(r.nan_count, r.pos_inf_count, r.neg_inf_count, r.first_nonfinite_index)
@@ -40,7 +51,17 @@ def scan(tensor):
 
 def tensor_stats(tensor):
     """``scan`` plus the finite elements' min, max and mean, in one pass (the "health pill" of TF's
-    debugger)."""
+    debugger).
+
+    Args:
+      tensor: an array of any float dtype.
+
+    Returns:
+      A ``TensorStats``.
+
+    Raises:
+      InvalidArgumentError: ``tensor`` is not an array the library can read.
+    """
     held = borrow(tensor, "tensor")
     s = native.tensor_stats(held.tensors()[0])
     return TensorStats(s.element_count, s.finite_count, s.nan_count, s.pos_inf_count, s.neg_inf_count,
@@ -48,9 +69,19 @@ def tensor_stats(tensor):
 
 
 def check_numerics(tensor, message, name=None):
-    """tf.debugging.check_numerics: returns ``tensor`` when every element is finite, otherwise raises
-    ``InvalidArgumentError("<message> : Tensor had NaN values")`` (or "Inf", "Inf and NaN").
-    ``name`` is accepted for TF compatibility."""
+    """Checks a tensor for NaN and Inf values, as ``tf.debugging.check_numerics``.
+
+    Args:
+      tensor: an array of any float dtype.
+      message: the prefix of the error's message.
+      name: accepted for TF code.
+
+    Returns:
+      ``tensor`` itself, when every element is finite.
+
+    Raises:
+      InvalidArgumentError: "<message> : Tensor had NaN values" (or "Inf", "Inf and NaN").
+    """
     del name
     held = borrow(tensor, "tensor")
     native.check_numerics(held.tensors()[0], message)

@@ -1,4 +1,4 @@
-"""tf.train.SessionRunHook and the values it exchanges with a session (H1–H5).
+"""tf.train.SessionRunHook and the values it exchanges with a session.
 
 Subclass SessionRunHook and override what you need; a MonitoredSession calls it from the library's
 run loop. Fetches are names (an output the step function published, a variable, or "global_step"), in
@@ -8,33 +8,60 @@ returns them (numpy arrays; numpy scalars for 0-d values).
 from typing import Any, NamedTuple
 
 
+# H1–H5, H8, H11
 class SessionRunHook:
-    """Hook to extend calls to MonitoredSession.run(). Every method is a no-op by default (H1)."""
+    """Hook to extend calls to MonitoredSession.run(). Every method does nothing by default."""
 
     def begin(self):
-        """Called once, before the session is created."""
+        """Called once before using the session (before it is created)."""
 
     def after_create_session(self, session, coord):
-        """Called after every (re-)creation of the session (H8): ``session`` runs steps without hooks,
-        ``coord`` can request a stop."""
+        """Called when a new session is created, and again after every recovery.
+
+        Args:
+          session: the ``RawSession``: runs steps without hooks, reads values by name.
+          coord: a ``Coordinator`` that can request a stop.
+        """
 
     def before_run(self, run_context):
-        """Called before each run; may return SessionRunArgs(fetches, feed_dict) or None."""
+        """Called before each call to run().
+
+        Args:
+          run_context: a ``SessionRunContext``: the caller's arguments, the session, request_stop.
+
+        Returns:
+          None, or a ``SessionRunArgs`` with the names to fetch and the feeds to add to this run.
+        """
         return None
 
     def after_run(self, run_context, run_values):
-        """Called after each successful run; ``run_values.results`` mirror this hook's fetches."""
+        """Called after each successful call to run().
+
+        Args:
+          run_context: the ``SessionRunContext`` given to ``before_run``.
+          run_values: a ``SessionRunValues``: ``results`` mirror this hook's fetches.
+        """
 
     def end(self, session):
-        """Called when the session closes cleanly (not after a failed run)."""
+        """Called at the end of the session, when it closes cleanly (not after a failed run).
+
+        Args:
+          session: the ``RawSession``.
+        """
 
     def on_error(self, session, error_code):
-        """trainwatch's addition: called instead of ``end`` when a run failed (``error_code`` is the
-        status, e.g. ``trainwatch.NanLossDuringTrainingError.error_code``). It cannot fail."""
+        """trainwatch's addition: called instead of ``end`` when a run failed. It cannot fail: what
+        it raises is logged.
+
+        Args:
+          session: the ``RawSession``.
+          error_code: the failure's status, e.g. ``trainwatch.NanLossDuringTrainingError.error_code``.
+        """
 
 
 class SessionRunArgs(NamedTuple):
-    """What a hook asks of a run (H2): fetches (names, any nesting), feed_dict (name → array), options."""
+    """Represents arguments to be added to a run() call: ``fetches`` (names, any nesting),
+    ``feed_dict`` (name → array), ``options`` (accepted; there are no RunOptions)."""
 
     fetches: Any
     feed_dict: Any = None
@@ -42,7 +69,7 @@ class SessionRunArgs(NamedTuple):
 
 
 class SessionRunValues(NamedTuple):
-    """What a hook gets after a run (H3): results in the structure of its fetches."""
+    """Contains the results of a run: ``results`` in the structure of the hook's fetches."""
 
     results: Any
     options: Any = None
@@ -50,26 +77,35 @@ class SessionRunValues(NamedTuple):
 
 
 class SessionRunContext:
-    """The run being made (H4): the caller's arguments, the session, and a way to request a stop.
-    One object per run, shared by every hook (H5)."""
+    """Provides information about the run() call being made: the caller's arguments, the session,
+    and a way to request a stop. One object per run, shared by every hook."""
 
     def __init__(self, original_args, session):
+        """Initializes a SessionRunContext (a test may build one to drive a hook by hand).
+
+        Args:
+          original_args: the ``SessionRunArgs`` of the caller's run (its step function, feeds).
+          session: the ``RawSession`` the hooks use.
+        """
         self._original_args = original_args
         self._session = session
         self._stop_requested = False
 
     @property
     def original_args(self):
+        """The ``SessionRunArgs`` of the caller's run()."""
         return self._original_args
 
     @property
     def session(self):
+        """The ``RawSession``: reads values by name, runs steps without hooks."""
         return self._session
 
     @property
     def stop_requested(self):
+        """Whether a stop was requested in this run."""
         return self._stop_requested
 
     def request_stop(self):
-        """Stops the loop after this run: takes effect once every hook's after_run ran (H11)."""
+        """Requests that the loop stop after this run, once every hook's after_run ran."""
         self._stop_requested = True

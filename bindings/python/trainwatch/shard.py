@@ -14,15 +14,23 @@ from . import native
 
 
 class Shard:
-    """One rank's box of a global tensor: ``tensor`` (contiguous), ``global_shape`` (one int per
-    dimension), ``offset`` — an int (the first dimension's, the others 0: a slice of rows) or one int per
-    dimension. The library checks that the box lies inside the global shape. A Shard whose shape or
-    offset is not a sequence of int64 raises (TypeError, ValueError) when it is registered — by a Saver
-    or a session — not when it is built: in a job that is where every rank learns of it (D1)."""
+    """One rank's box of a global tensor. The library checks that the box lies inside the global
+    shape. A Shard whose shape or offset is not a sequence of int64 raises (TypeError, ValueError)
+    when it is registered — by a Saver or a session — not when it is built: in a job that is where
+    every rank learns of it."""
 
     __slots__ = ("tensor", "global_shape", "offset", "_error")
 
     def __init__(self, tensor, global_shape, offset=0):
+        # A failed check is raised at registration, on every rank of a job (D1).
+        """Wraps this rank's slice.
+
+        Args:
+          tensor: the rank's own contiguous array (numpy, CPU torch tensor).
+          global_shape: the whole tensor's shape, one int per dimension.
+          offset: where the slice starts: an int (the first dimension's, the others 0: a slice of
+            rows) or one int per dimension.
+        """
         self.tensor = tensor
         self.global_shape, self.offset, self._error = global_shape, offset, None
         try:

@@ -37,7 +37,17 @@ def borrow(value, kind="value", name="", writable=False):
 
 
 def bfloat16_to_float32(bits):
-    """float32 values of bfloat16 bits (a uint16 array, as trainwatch returns bfloat16 results)."""
+    """Converts bfloat16 values, given as their bits, to float32.
+
+    Args:
+      bits: a uint16 array, as trainwatch returns bfloat16 results.
+
+    Returns:
+      A float32 numpy array of the same shape.
+
+    Raises:
+      TypeError: ``bits`` is not uint16.
+    """
     bits = np.asarray(bits)
     if bits.dtype != np.uint16:
         raise TypeError(f"bfloat16 bits must be uint16, got {bits.dtype}")

@@ -1,4 +1,4 @@
-# Type information for train.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for train.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 import os
 from typing import Any, Union
 

@@ -59,22 +59,42 @@ _GLOBAL_STEP = GlobalStep()
 
 def get_global_step(graph=None):
     """Returns the global step's handle (TF returns its tensor, or None without one: trainwatch
-    sessions always have one). ``graph`` is accepted for TF compatibility and ignored."""
+    sessions always have one).
+
+    Args:
+      graph: accepted for TF code; there is no graph.
+
+    Returns:
+      The handle: the name "global_step", with ``.name``, ``.op.name`` and ``.dtype``.
+    """
     del graph
     return _GLOBAL_STEP
 
 
 def get_or_create_global_step(graph=None):
-    """Returns the global step's handle, as get_global_step (there is nothing to create)."""
+    """Returns the global step's handle, as get_global_step (there is nothing to create).
+
+    Args:
+      graph: accepted for TF code; there is no graph.
+    """
     return get_global_step(graph)
 
 
 def create_global_step(graph=None):
     """Returns the global step's handle, as get_global_step: every session has its global step, so
-    TF's "global step already exists" error cannot happen."""
+    TF's "global step already exists" error cannot happen.
+
+    Args:
+      graph: accepted for TF code; there is no graph.
+    """
     return get_global_step(graph)
 
 
 def global_step(sess, global_step_tensor):
-    """TF's ``tf.train.global_step(sess, global_step_tensor)``: the global step's value as an int."""
+    """Returns the global step's value as an int, as TF's ``tf.train.global_step``.
+
+    Args:
+      sess: the session (a MonitoredSession or the ``RawSession`` a hook receives).
+      global_step_tensor: the global step's handle (or the name "global_step").
+    """
     return int(sess.run(global_step_tensor))

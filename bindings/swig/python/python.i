@@ -16,13 +16,14 @@
   if ($error != nullptr) throw trainwatch::python::PythonError::fetch();
 }
 
-// Any facade call: a Python exception raised in a callback comes out unchanged; a failing status
-// becomes the package's exception class for it (OutOfRangeError, …).
+// Any facade call: a Python exception raised in a callback comes out unchanged (with the library's
+// context as a note, when it added some); a failing status becomes the package's exception class for
+// it (OutOfRangeError, …).
 %exception {
   try {
     $action
   } catch (const trainwatch::python::PythonError &e) {
-    e.restore();
+    e.restore(tw_last_error_message());
     SWIG_fail;
   } catch (const trainwatch::Error &e) {
     trainwatch::python::raise_status(e);

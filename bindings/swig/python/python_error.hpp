@@ -89,15 +89,47 @@ class PythonError : public Error {
     return PythonError(GilRef(value));
   }
 
-  // Raises the original exception object again (its traceback included).
-  void restore() const {
+  // Raises the original exception object again (its traceback included). `library_message` is the
+  // failed call's status message: where the library added to the exception's own text (the operation
+  // it ended, "voting on the parts of checkpoint …"), that text becomes a note on the exception
+  // (PEP 678), so the one report the caller gets carries it — the library does not log it (H34).
+  void restore(const char *library_message) const {
     PyObject *value = exception_.get();
+    if (library_message != nullptr && library_message[0] != '\0' && what() != std::string(library_message)) {
+      add_note(value, context_of(library_message));
+    }
     Py_INCREF(value);
     PyErr_SetObject(reinterpret_cast<PyObject *>(Py_TYPE(value)), value);
     Py_DECREF(value);
   }
 
  private:
+  // What the library said beyond the exception's own text: "during <context>" for the usual
+  // "<context>: <exception>", else the whole message.
+  std::string context_of(const std::string &library_message) const {
+    const std::string own = std::string(": ") + what();
+    if (library_message.size() > own.size() &&
+        library_message.compare(library_message.size() - own.size(), own.size(), own) == 0) {
+      return "during " + library_message.substr(0, library_message.size() - own.size());
+    }
+    return library_message;
+  }
+
+  // exception.add_note("trainwatch: <text>") once; nothing before Python 3.11 (no add_note).
+  static void add_note(PyObject *exception, const std::string &text) {
+    PyObject *note = PyUnicode_FromFormat("trainwatch: %s", text.c_str());
+    PyObject *notes = note != nullptr ? PyObject_GetAttrString(exception, "__notes__") : nullptr;
+    if (notes == nullptr) PyErr_Clear();
+    const int present = notes != nullptr ? PySequence_Contains(notes, note) : 0;
+    if (note != nullptr && present == 0) {
+      PyObject *result = PyObject_CallMethod(exception, "add_note", "O", note);
+      Py_XDECREF(result);
+    }
+    Py_XDECREF(notes);
+    Py_XDECREF(note);
+    if (PyErr_Occurred() != nullptr) PyErr_Clear();
+  }
+
   explicit PythonError(GilRef exception)
       : Error(status_of(exception.get()), describe(exception.get())), exception_(std::move(exception)) {}
 
