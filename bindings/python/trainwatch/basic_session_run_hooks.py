@@ -38,6 +38,17 @@ def _timer_options(every_steps, every_secs):
     return options
 
 
+def _histogram_names(names, argument):
+    """TW_OPT_SUMMARY_HISTOGRAM_NAMES for a name, a list of names or glob patterns (B49), or None."""
+    if names is None:
+        return None
+    names = [names] if isinstance(names, str) else list(names)
+    for name in names:
+        if not isinstance(name, str) or not name or "," in name:
+            raise ValueError(f"{argument} takes non-empty names or patterns without ','; got {name!r}")
+    return ",".join(names)
+
+
 def _writer(summary_writer):
     """The native writer of a trainwatch.summary.FileWriter (TF passes its FileWriter), or None."""
     if isinstance(summary_writer, FileWriter):
@@ -339,18 +350,24 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
 
 class SummarySaverHook(NativeHook):
     """Writes TensorBoard summaries every ``save_steps`` steps or ``save_secs`` seconds (B35–B40):
-    scalars for one-element values, histograms for larger ones. ``summary_op`` names the values (names
-    or glob patterns of published outputs and variables); with ``scaffold`` instead, every published
-    value is summarised (the step publishes what TensorBoard should show)."""
+    scalars for one-element values, histograms for larger ones asked for (B49). ``summary_op`` names the
+    values (names or glob patterns of published outputs and variables), and the larger ones it names
+    become histograms; with ``scaffold`` instead, every published value is summarised (the step
+    publishes what TensorBoard should show) and none becomes a histogram. ``histograms`` (a name or a
+    list of names or glob patterns, fetched too) picks the histograms instead: a histogram of every
+    variable would cost a pass over the whole model."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
-                 summary_op=None):
+                 summary_op=None, histograms=None):
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         names = [] if summary_op is None else [summary_op] if isinstance(summary_op, str) else list(summary_op)
         options = _timer_options(save_steps, save_secs)
         if output_dir is not None:
             options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
+        histogram_names = _histogram_names(histograms, "histograms")
+        if histogram_names is not None:
+            options.set_string(native.TW_OPT_SUMMARY_HISTOGRAM_NAMES, histogram_names)
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
 

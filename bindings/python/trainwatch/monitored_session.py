@@ -16,7 +16,7 @@ from ._fetches import read
 from ._hook_adapter import HookAdapter
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
-from .basic_session_run_hooks import NativeHook
+from .basic_session_run_hooks import NativeHook, _histogram_names
 from .checkpoint import Saver, load_variable
 from .errors import OutOfRangeError
 from .session_run_hook import SessionRunHook
@@ -390,7 +390,9 @@ _DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_
 class MonitoredTrainingSession(MonitoredSession):
     """A MonitoredSession set up for training (T1–T10). A chief restores the newest good checkpoint of
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
-    SummarySaverHook (every published value) writing to ``summary_dir`` (default: checkpoint_dir), a
+    SummarySaverHook writing to ``summary_dir`` (default: checkpoint_dir) — scalars of the published
+    values, and histograms only of the values ``summary_histograms`` names (names or glob patterns of
+    outputs and variables; T11) —, a
     CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
     chief and runs ``hooks`` only. ``variables`` (name → array, or trainwatch.Shard: this rank's slice
     of a sharded tensor; with a collective every rank then saves its part) are what checkpoints hold; retention is
@@ -412,7 +414,7 @@ class MonitoredTrainingSession(MonitoredSession):
                  max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
                  variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, collective=None,
                  collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
-                 catch_preemption_signals=False, recycle_checkpoint_files=False):
+                 catch_preemption_signals=False, recycle_checkpoint_files=False, summary_histograms=None):
         del master, config, stop_grace_period_secs, save_graph_def
         if is_chief is USE_DEFAULT:
             is_chief = collective is None or _rank_of(collective) == 0
@@ -437,6 +439,9 @@ class MonitoredTrainingSession(MonitoredSession):
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
             native.TW_OPT_CHECKPOINT_RECYCLE_FILES: int(bool(retention[2])),
         }
+        histogram_names = _histogram_names(summary_histograms, "summary_histograms")
+        if histogram_names is not None:
+            arguments[native.TW_OPT_SUMMARY_HISTOGRAM_NAMES] = histogram_names
         if collective is not None and not is_chief and checkpoint_dir is not None:
             # D2: a worker restores the checkpoint the chief names from its own mount of the directory.
             arguments[native.TW_OPT_CHECKPOINT_DIR] = _paths.encode(checkpoint_dir, "checkpoint_dir")
