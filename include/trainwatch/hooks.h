@@ -288,8 +288,8 @@ TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook,
  * the lone "*": a histogram of every variable would cost a pass over the whole model), and none when
  * TW_OPT_SUMMARY_HISTOGRAMS is 0.
  * opts (NULL = defaults): TW_OPT_EVERY_N_STEPS (save_steps), TW_OPT_EVERY_N_SECS (save_secs),
- * TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS, TW_OPT_SUMMARY_HISTOGRAM_NAMES. The writer is `writer` (a reference is taken) or the
- * shared writer of the output directory, opened in begin.
+ * TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS, TW_OPT_SUMMARY_HISTOGRAM_NAMES. The writer is `writer` (a
+ * reference is taken) or the shared writer of the output directory, opened in begin.
  * Trigger steps as TF: the first run writes SessionLog START and the summaries, both at the global step
  * after the run; later runs whose next step the timer accepts write the summaries at the global step
  * after the run. end() flushes the writer (no final summary).
@@ -297,7 +297,8 @@ TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook,
  * summary histogram for: <tag>" for a non-finite element of a histogram (TF's op error), and the
  * writer's errors.
  * Errors: TW_INVALID_ARGUMENT (out NULL; summarize NULL with n_summarize > 0; an empty name, or an
- * empty entry of TW_OPT_SUMMARY_HISTOGRAM_NAMES; the timer errors above; "At least one of output_dir or summary_writer must be provided."),
+ * empty entry of TW_OPT_SUMMARY_HISTOGRAM_NAMES; the timer errors above; "At least one of output_dir or
+ * summary_writer must be provided."),
  * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize,
                                                            size_t n_summarize, const tw_options *opts,

@@ -180,9 +180,9 @@ typedef enum tw_option {
    * TW_DEADLINE_EXCEEDED after waiting this long. */
   TW_OPT_WAIT_MAX_SECS = 207,
   /* string, default unset. Which values of more than one element SummarySaverHook writes as histograms,
-   * as comma-separated names or fnmatch patterns ("dense/kernel,embedding_*"),
-   * fetched as well as the values it summarises (docs/tf-semantics.md B49). Unset: those it was given by
-   * name, none when it summarises every value. Also read by tw_monitored_training_session_create, whose
+   * as comma-separated names or fnmatch patterns ("dense/kernel,embedding_*"), fetched as well as the
+   * values it summarises (docs/tf-semantics.md B49). Unset: those it was given by name, none when it
+   * summarises every value. Also read by tw_monitored_training_session_create, whose
    * default SummarySaverHook writes histograms of these values only (none when unset, T11). An empty
    * entry fails the hook's or session's creation with TW_INVALID_ARGUMENT naming the option. */
   TW_OPT_SUMMARY_HISTOGRAM_NAMES = 208,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <utility>
 
 #include "base/log.h"
@@ -86,8 +87,13 @@ void Progress::Report(bool final) {
   const double secs = static_cast<double>(ElapsedNs()) * 1e-9;
   if (fn_ != nullptr) {
     fn_(user_data_, kind_, path_.c_str(), static_cast<int64_t>(done), static_cast<int64_t>(total), secs, final);
-  } else {
+    return;
+  }
+  // A line that cannot be formatted for lack of memory is dropped: a report never fails the work (a
+  // restore's writing pass must not fail once it has begun, C21) nor throws out of a worker thread.
+  try {
     LogProgress(kind_, path_, done, total, secs, final);
+  } catch (const std::bad_alloc &) {
   }
 }
 

@@ -30,6 +30,7 @@ class Progress {
   void Add(uint64_t bytes);
   // The operation succeeded: the last report (bytes_done = what was counted), when the operation was
   // reported on before or ran every_n_secs. An operation that fails is not reported: its status is.
+  // Neither Add nor Finish fails or throws (a log line that cannot be allocated is dropped).
   void Finish();
 
  private:
