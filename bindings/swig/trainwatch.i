@@ -75,6 +75,7 @@
 %feature("director") trainwatch::ReadyFunction;
 %feature("director") trainwatch::NanFunction;
 %feature("director") trainwatch::LogSink;
+%feature("director") trainwatch::ProgressSink;
 %feature("director") trainwatch::LogFormatter;
 %feature("director") trainwatch::FeedFunction;
 %feature("director") trainwatch::GlobalStepFunction;
@@ -95,6 +96,13 @@
     SWIG_exception(SWIG_RuntimeError, e.what());
   }
 }
+#endif
+
+// Progress callbacks are Python's only for now (its package keeps the sink reachable); Java and C#
+// report progress through their log sink.
+#if !defined(SWIGPYTHON)
+%ignore trainwatch::ProgressSink;
+%ignore trainwatch::set_progress_sink;
 #endif
 
 // The facade's parts, each after the ones it builds on (SWIG does not follow their #includes).

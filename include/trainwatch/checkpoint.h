@@ -230,6 +230,40 @@ TW_NODISCARD TW_API tw_status tw_checkpoint_load_variable(const char *path, cons
  * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_verify(const char *path);
 
+/* ---------------------------------------------------------------------------------------------- */
+/* Progress of long saves and restores                                                            */
+/* ---------------------------------------------------------------------------------------------- */
+
+typedef enum tw_progress_kind {
+  TW_PROGRESS_SAVE = 1,    /* writing one checkpoint file (a sharded checkpoint: each rank's part) */
+  TW_PROGRESS_RESTORE = 2, /* restoring variables from one checkpoint (single-file or sharded) */
+  TW_PROGRESS_KIND_MAX_ENUM_ = 0x7FFFFFFF
+} tw_progress_kind;
+
+/* One report on a save or restore in progress. bytes_done / bytes_total count the tensors' bytes as
+ * they are held in memory (the variables' bytes, not the compressed file's): a save counts each chunk
+ * once compressed and handed to the file, a restore once read and proven (it is written into the
+ * variables after every chunk is proven).
+ * bytes_done never goes back from one report of an operation to the next; its last report (finished 1,
+ * made after the variables are written or the file is committed) has bytes_done == bytes_total.
+ * elapsed_secs: since the operation began. path: the file, valid during the call only. */
+typedef void (*tw_progress_fn)(void *user_data, tw_progress_kind kind, const char *path, int64_t bytes_done,
+                               int64_t bytes_total, double elapsed_secs, int finished);
+
+/* Where the progress of the saves and restores of this process goes (tw_saver_* savers, sessions'
+ * checkpoint hooks and restores, background saves; docs/tf-semantics.md C26). An operation is reported
+ * on once it has run every_n_secs (default 2), then every every_n_secs, and once when it ends
+ * successfully (a failed one is reported by its status only); 0 reports after every chunk. fn == NULL
+ * restores the default sink: INFO lines of the library's logger (tw_set_log_sink), "Saving checkpoint
+ * <path>: 512.0 of 1073.7 MB (48%), 250.3 MB/s, 2.2 s left" and "Saved checkpoint <path>: 1073.7 MB in
+ * 4.3 s, 250.1 MB/s" (Restoring/Restored for restores). An operation keeps the sink set when it began.
+ * fn is called from the thread doing the work (a background save's thread, one of a save's compressing
+ * threads), one call at a time per operation; operations running at once may call it at once: it must
+ * be thread-safe, return quickly and not call back into the saver or session doing the work. user_data
+ * is not freed by the library. Thread rules: as tw_set_log_sink.
+ * Errors: TW_INVALID_ARGUMENT (every_n_secs negative, NaN or infinite); the sink is then unchanged. */
+TW_NODISCARD TW_API tw_status tw_set_progress_sink(double every_n_secs, tw_progress_fn fn, void *user_data);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

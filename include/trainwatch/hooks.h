@@ -282,19 +282,23 @@ TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook,
  * summary_op becomes "the values to summarise": summarize[0..n) are names or fnmatch patterns (e.g.
  * "summaries/" followed by '*') of outputs the step publishes or variables; NULL/0 means every one
  * ("*"). A step publishes a scalar for TensorBoard just by publishing an output a pattern matches; its
- * name is the tag. Values of one element are written as scalars (Summary.Value.simple_value), larger
- * ones as histograms (TF's bucket edges) unless TW_OPT_SUMMARY_HISTOGRAMS is 0.
+ * name is the tag. Values of one element are written as scalars (Summary.Value.simple_value). Larger
+ * ones are written as histograms (TF's bucket edges) only when asked for (B49): those matching
+ * TW_OPT_SUMMARY_HISTOGRAM_NAMES when it is set, else those `summarize` names (none when it is NULL or
+ * the lone "*": a histogram of every variable would cost a pass over the whole model), and none when
+ * TW_OPT_SUMMARY_HISTOGRAMS is 0.
  * opts (NULL = defaults): TW_OPT_EVERY_N_STEPS (save_steps), TW_OPT_EVERY_N_SECS (save_secs),
- * TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS. The writer is `writer` (a reference is taken) or the
- * shared writer of the output directory, opened in begin.
+ * TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS, TW_OPT_SUMMARY_HISTOGRAM_NAMES. The writer is `writer` (a
+ * reference is taken) or the shared writer of the output directory, opened in begin.
  * Trigger steps as TF: the first run writes SessionLog START and the summaries, both at the global step
  * after the run; later runs whose next step the timer accepts write the summaries at the global step
  * after the run. end() flushes the writer (no final summary).
  * Runs fail with TW_NOT_FOUND for an exact name that is not published, TW_INVALID_ARGUMENT "Nan in
  * summary histogram for: <tag>" for a non-finite element of a histogram (TF's op error), and the
  * writer's errors.
- * Errors: TW_INVALID_ARGUMENT (out NULL; summarize NULL with n_summarize > 0; an empty name; the timer
- * errors above; "At least one of output_dir or summary_writer must be provided."),
+ * Errors: TW_INVALID_ARGUMENT (out NULL; summarize NULL with n_summarize > 0; an empty name, or an
+ * empty entry of TW_OPT_SUMMARY_HISTOGRAM_NAMES; the timer errors above; "At least one of output_dir or
+ * summary_writer must be provided."),
  * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summarize,
                                                            size_t n_summarize, const tw_options *opts,

@@ -171,14 +171,21 @@ typedef enum tw_option {
   /* int64 >= 0, default 32. LoggingTensorHook prints values of at most this many elements in full and
    * summarises larger ones (dtype, shape, finite min/max/mean, NaN/Inf counts). */
   TW_OPT_LOG_MAX_ELEMENTS = 204,
-  /* int64, 0 or 1, default 1. SummarySaverHook writes values of more than one element as histograms
-   * (0: skips them). */
+  /* int64, 0 or 1, default 1. SummarySaverHook writes the values of more than one element it was asked
+   * for as histograms (see TW_OPT_SUMMARY_HISTOGRAM_NAMES; 0: skips every one). */
   TW_OPT_SUMMARY_HISTOGRAMS = 205,
   /* double seconds, default 0.5 (TF). GlobalStepWaiterHook's poll interval. */
   TW_OPT_WAIT_POLL_SECS = 206,
   /* double seconds, default -1 = forever (TF). GlobalStepWaiterHook gives up with
    * TW_DEADLINE_EXCEEDED after waiting this long. */
   TW_OPT_WAIT_MAX_SECS = 207,
+  /* string, default unset. Which values of more than one element SummarySaverHook writes as histograms,
+   * as comma-separated names or fnmatch patterns ("dense/kernel,embedding_*"), fetched as well as the
+   * values it summarises (docs/tf-semantics.md B49). Unset: those it was given by name, none when it
+   * summarises every value. Also read by tw_monitored_training_session_create, whose
+   * default SummarySaverHook writes histograms of these values only (none when unset, T11). An empty
+   * entry fails the hook's or session's creation with TW_INVALID_ARGUMENT naming the option. */
+  TW_OPT_SUMMARY_HISTOGRAM_NAMES = 208,
 
   /* Options of a job of many ranks, read when a collective is set (trainwatch/distributed.h). */
   /* double seconds, default 600; negative: no limit. How long any one collective operation may take
@@ -422,8 +429,9 @@ TW_NODISCARD TW_API tw_status tw_singular_monitored_session_create(tw_session **
  *   summaries:   both left default → every 100 steps; only one given → the other is None (T1);
  *   both of a pair given → TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (T3).
  * A chief runs, in this order: chief_only_hooks; StepCounterHook(summary_dir, log_step_count_steps) if
- * there is a summary dir and log_step_count_steps > 0; SummarySaverHook (every published value) if
- * there is a summary dir and a summary frequency > 0; CheckpointSaverHook if there is a checkpoint dir
+ * there is a summary dir and log_step_count_steps > 0; SummarySaverHook (scalars of every published
+ * one-element value; histograms only of TW_OPT_SUMMARY_HISTOGRAM_NAMES, T11) if there is a summary dir
+ * and a summary frequency > 0; CheckpointSaverHook if there is a checkpoint dir
  * and a checkpoint frequency > 0; then `hooks` (T6). The chief restores from the checkpoint dir. A
  * worker runs `hooks` only and waits for readiness (T5) — except in a job with a collective and sharded
  * variables (trainwatch/distributed.h), where every rank also runs CheckpointSaverHook, synchronously,

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/tensor.h"
 #include "base/versioned.h"
 #include "capi/guard.h"
@@ -257,6 +258,10 @@ tw_status tw_checkpoint_verify(const char *path) {
     TW_RETURN_IF_ERROR(ckpt::CheckpointReader::Open(path, &reader));
     return reader->Verify();
   });
+}
+
+tw_status tw_set_progress_sink(double every_n_secs, tw_progress_fn fn, void *user_data) {
+  return Guard([&] { return tw::SetProgressSink(every_n_secs, fn, user_data); });
 }
 
 }  // extern "C"

@@ -159,7 +159,12 @@ tw_status tw_summary_saver_hook_create(tw_hook **out, const char *const *summari
     config.every = tw::EveryNFromOptions(options);
     if (const std::string *dir = options.String(TW_OPT_OUTPUT_DIR)) config.output_dir = *dir;
     config.writer = WriterOf(writer);
-    config.histograms = options.Int64(TW_OPT_SUMMARY_HISTOGRAMS) != 0;
+    if (options.Int64(TW_OPT_SUMMARY_HISTOGRAMS) == 0) {
+      config.histograms.emplace();
+    } else if (const std::string *names = options.String(TW_OPT_SUMMARY_HISTOGRAM_NAMES)) {
+      config.histograms.emplace();
+      TW_RETURN_IF_ERROR(tw::SplitNameList(*names, "TW_OPT_SUMMARY_HISTOGRAM_NAMES", &*config.histograms));
+    }
     return tw::NewSummarySaverHook(std::move(config), out);
   });
 }

@@ -74,8 +74,8 @@ bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
   return StoredChecksum(hash_, data_ + chunk.offset, chunk) == chunk.stored_checksum;
 }
 
-Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep,
-                                     bool release) const {
+Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep, bool release,
+                                     Progress *progress) const {
   // Each chunk once: a chunk read into the buffer again while another worker proves it would change
   // the bytes under the proof.
   std::vector<ChunkJob> unique;
@@ -109,7 +109,9 @@ Status CheckpointReader::CheckChunks(const std::vector<ChunkJob> &jobs, int thre
     const Status checked =
         codec->Check(data_ + chunk.offset, chunk, job.tensor->dtype, job.tensor->filter, hash_, kept);
     if (release && file_) file_->Release(chunk.offset, chunk.stored_size());
-    return checked.ok() ? checked : ChunkError(*job.tensor, job.chunk, checked);
+    if (!checked.ok()) return ChunkError(*job.tensor, job.chunk, checked);
+    if (progress != nullptr) progress->Add(chunk.raw_size);
+    return Status();
   });
 }
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/fill_resources.h"
@@ -80,7 +81,10 @@ class CheckpointReader {
   // before any byte is written.
   // With `keep`, ProveRanges leaves the zstd planes it decoded there, and FillRanges given them as
   // `kept` does not decode them again (ReadInto does this within one call).
-  Status ProveRanges(const std::vector<Range> &ranges, int threads = 0, KeptPlanes *keep = nullptr) const;
+  // `progress` (may be NULL) counts each chunk's raw bytes once proven; ProvenBytes is what it will count.
+  Status ProveRanges(const std::vector<Range> &ranges, int threads = 0, KeptPlanes *keep = nullptr,
+                     Progress *progress = nullptr) const;
+  uint64_t ProvenBytes(const std::vector<Range> &ranges) const;
   Status FillRanges(const std::vector<Range> &ranges, int threads = 0, const KeptPlanes *kept = nullptr) const;
 
   // FillRanges in steps, for a plan over many files that must fill all of them or none (RangeReads):
@@ -109,7 +113,8 @@ class CheckpointReader {
   // checksum, then that it decodes to its raw checksum; with `keep`, leaves the decoded zstd planes
   // there (as its budget allows) for the writing pass. `release`: give each chunk's bytes back once
   // proven (nothing will be written from them).
-  Status CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep, bool release = false) const;
+  Status CheckChunks(const std::vector<ChunkJob> &jobs, int threads, KeptPlanes *keep, bool release = false,
+                     Progress *progress = nullptr) const;
   Status ChunkError(const TensorEntry &tensor, size_t chunk, const Status &cause) const;
   bool StoredChecksumMatches(const Chunk &chunk) const;
   Status FillChunk(const FillJob &job, ChunkCodec *codec, uint8_t *cut_scratch, const KeptPlanes *kept) const;

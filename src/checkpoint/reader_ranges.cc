@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <unordered_set>
 
 #include "checkpoint/codec.h"
 #include "checkpoint/parallel.h"
@@ -27,13 +28,26 @@ Status CheckpointReader::PlanFill(const std::vector<Range> &ranges, std::vector<
   return Status();
 }
 
-Status CheckpointReader::ProveRanges(const std::vector<Range> &ranges, int threads, KeptPlanes *keep) const {
+Status CheckpointReader::ProveRanges(const std::vector<Range> &ranges, int threads, KeptPlanes *keep,
+                                     Progress *progress) const {
   std::vector<FillJob> chunks;
   TW_RETURN_IF_ERROR(PlanFill(ranges, &chunks));
   std::vector<ChunkJob> jobs;
   jobs.reserve(chunks.size());
   for (const FillJob &c : chunks) jobs.push_back(ChunkJob{c.range->tensor, c.chunk});
-  return CheckChunks(jobs, threads, keep);
+  return CheckChunks(jobs, threads, keep, false, progress);
+}
+
+uint64_t CheckpointReader::ProvenBytes(const std::vector<Range> &ranges) const {
+  std::vector<FillJob> chunks;
+  if (!PlanFill(ranges, &chunks).ok()) return 0;  // ProveRanges fails the same way
+  std::unordered_set<const Chunk *> seen;         // CheckChunks proves each chunk once
+  uint64_t bytes = 0;
+  for (const FillJob &c : chunks) {
+    const Chunk &chunk = c.range->tensor->chunks[c.chunk];
+    if (seen.insert(&chunk).second) bytes += chunk.raw_size;
+  }
+  return bytes;
 }
 
 Status CheckpointReader::FillRanges(const std::vector<Range> &ranges, int threads, const KeptPlanes *kept) const {

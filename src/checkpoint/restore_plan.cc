@@ -31,6 +31,7 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
   *misfit = false;
   std::unique_ptr<RestorePlan> plan(new RestorePlan());
   plan->path_ = path;
+  plan->progress_.reset(new Progress(TW_PROGRESS_RESTORE, path));
   TW_RETURN_IF_ERROR(ShardedReader::Open(path, &plan->sharded_));
   if (plan->sharded_ == nullptr) TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &plan->file_));
   if (missing != nullptr) missing->clear();
@@ -72,9 +73,13 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
   return Status();
 }
 
-Status RestorePlan::Prove(int threads) const { return reads_.Prove(threads); }
+Status RestorePlan::Prove(int threads) const { return reads_.Prove(threads, progress_.get()); }
 
-Status RestorePlan::Fill() const { return reads_.Fill(); }
+Status RestorePlan::Fill() const {
+  TW_RETURN_IF_ERROR(reads_.Fill());
+  progress_->Finish();
+  return Status();
+}
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/reader.h"
@@ -50,7 +51,7 @@ class RestorePlan {
   Status Prove(int threads = 0) const;
   // After a successful Prove: decodes the proven bytes into the variables. Allocates nothing and reads
   // nothing from the files, so it cannot fail, and whatever happens to the files after Prove is not seen
-  // (C21).
+  // (C21). Prove's progress counts the proven bytes; Fill makes its last report.
   Status Fill() const;
 
   const std::string &path() const { return path_; }
@@ -64,6 +65,7 @@ class RestorePlan {
   std::unique_ptr<CheckpointReader> file_;  // a single-file checkpoint
   std::unique_ptr<ShardedReader> sharded_;  // or a sharded one
   RangeReads reads_;
+  std::unique_ptr<Progress> progress_;  // of this restore, from its Open
 };
 
 }  // namespace checkpoint

@@ -66,8 +66,11 @@ void RangeReads::AddBox(const CheckpointReader *reader, const TensorEntry *entry
   copies_.push_back(std::move(copy));
 }
 
-Status RangeReads::Prove(int threads) const {
-  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads, &kept_));
+Status RangeReads::Prove(int threads, Progress *progress) const {
+  if (progress != nullptr) {
+    for (const auto &file : files_) progress->Expect(file.first->ProvenBytes(file.second));
+  }
+  for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->ProveRanges(file.second, threads, &kept_, progress));
   fill_.clear();
   try {
     for (const auto &file : files_) TW_RETURN_IF_ERROR(file.first->PlanFill(file.second, &fill_));

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/progress.h"
 #include "base/status.h"
 #include "checkpoint/fill_resources.h"
 #include "checkpoint/private_file.h"
@@ -33,7 +34,8 @@ class RangeReads {
               const std::vector<int64_t> &wanted_offset, const std::vector<int64_t> &wanted_extent, void *data);
   // CheckpointReader::ProveRanges of every file, then everything Fill needs allocated (its chunk list,
   // every worker's codec and scratch): TW_DATA_LOSS, TW_RESOURCE_EXHAUSTED.
-  Status Prove(int threads = 0) const;
+  // `progress` (may be NULL) expects and counts the raw bytes of every chunk proven.
+  Status Prove(int threads = 0, Progress *progress = nullptr) const;
   // After Prove: decodes every file's chunks (CheckpointReader::FillJobs, in one parallel pass), then the
   // copies out of the rows read aside. Allocates nothing, and cannot fail after a successful Prove.
   Status Fill() const;

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <unordered_set>
 
+#include "base/progress.h"
 #include "checkpoint/codec.h"
 #include "checkpoint/durable_file.h"
 #include "checkpoint/parallel.h"
@@ -166,6 +167,8 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   if (pool.buffer_size != largest_chunk) pool.buffers.clear();
   pool.buffer_size = static_cast<size_t>(largest_chunk);
   OrderedAppender appender(file.get(), jobs.size(), static_cast<size_t>(largest_chunk), std::move(pool.buffers));
+  Progress progress(TW_PROGRESS_SAVE, path);
+  for (const TensorRef &tensor : tensors) progress.Expect(tensor.byte_size());
   const Status written = ParallelFor(jobs.size(), threads, [&](size_t j, int worker) {
     const ChunkJob &job = jobs[j];
     const TensorRef &tensor = tensors[job.tensor];
@@ -177,7 +180,9 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
     size_t stored_size = 0;
     TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
                                      entry.filter, &chunk, stored.get(), &stored_size, options.tiered_planes));
-    return appender.Submit(j, std::move(stored), stored_size);
+    TW_RETURN_IF_ERROR(appender.Submit(j, std::move(stored), stored_size));
+    progress.Add(chunk.raw_size);
+    return Status();
   });
   pool.buffers = appender.ReleaseBuffers();
   if (pool.buffers.size() > static_cast<size_t>(threads) + 2) pool.buffers.resize(static_cast<size_t>(threads) + 2);
@@ -195,6 +200,7 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
   const uint64_t file_size = file->size();
   TW_RETURN_IF_ERROR(file->Commit(options.sync_directory));
   if (written_file != nullptr) *written_file = {file_size, footer.index_xxh64};
+  progress.Finish();
   return Status();
 }
 

@@ -1,5 +1,7 @@
 #include "hooks/summary_saver_hook.h"
 
+#include <unordered_set>
+
 #include "base/saturating.h"
 #include "base/timer.h"
 #include "hooks/event_writer_hook.h"
@@ -32,6 +34,9 @@ class SummarySaverHook final : public EventWriterHook {
     request_summary_ = !next_step_ || timer_->ShouldTriggerForStep(*next_step_);
     if (!request_summary_) return Status();
     for (const std::string &name : config_.summarize) TW_RETURN_IF_ERROR(ctx.RequestFetch(name.c_str()));
+    if (config_.histograms) {  // else they are among `summarize`
+      for (const std::string &name : histograms_) TW_RETURN_IF_ERROR(ctx.RequestFetch(name.c_str()));
+    }
     return Status();
   }
 
@@ -51,18 +56,28 @@ class SummarySaverHook final : public EventWriterHook {
   // End: B40, flush, no final summary (EventWriterHook).
 
  private:
-  // Every fetched value, as one Summary event (a merged summary op's output).
+  // B49: a value of more than one element was asked for as a histogram.
+  bool WantsHistogram(const char *name) const {
+    for (const std::string &pattern : histograms_) {
+      if (pattern == name || (IsPattern(pattern.c_str()) && MatchesPattern(pattern, name))) return true;
+    }
+    return false;
+  }
+
+  // Every fetched value, once, as one Summary event (a merged summary op's output).
   Status WriteSummaries(const RunContext &ctx, int64_t step) {
     std::vector<summary::SummaryValue> values;
+    std::unordered_set<std::string> tags;  // a value both lists request comes back twice
     for (size_t i = 0; i < ctx.ResultCount(); ++i) {
       tw_tensor view = TW_TENSOR_INIT;
       TW_RETURN_IF_ERROR(ctx.ResultAt(i, &view));
+      if (!tags.insert(view.name).second) continue;
       summary::SummaryValue value;
       value.tag = view.name;
       if (ElementCount(view) == 1) {
         value.kind = summary::SummaryValue::Kind::kSimpleValue;
         value.simple_value = static_cast<float>(numerics::ElementAsDouble(view.dtype, view.data));
-      } else if (config_.histograms) {
+      } else if (WantsHistogram(view.name)) {
         value.kind = summary::SummaryValue::Kind::kHistogram;
         TW_RETURN_IF_ERROR(summary::HistogramOfTensor(view, value.tag, &value.histogram));
       } else {
@@ -75,6 +90,11 @@ class SummarySaverHook final : public EventWriterHook {
   }
 
   SummarySaverConfig config_;
+  // B49: the names and patterns whose larger values become histograms.
+  const std::vector<std::string> histograms_ =
+      config_.histograms
+          ? *config_.histograms
+          : (config_.summarize == std::vector<std::string>{"*"} ? std::vector<std::string>{} : config_.summarize);
   std::unique_ptr<SecondOrStepTimer> timer_;
   std::optional<int64_t> next_step_;  // unknown until the first run
   bool request_summary_ = false;
@@ -91,8 +111,28 @@ Status NewSummarySaverHook(SummarySaverConfig config, Hook **out) {
   for (const std::string &name : config.summarize) {
     if (name.empty()) return Status(TW_INVALID_ARGUMENT, "SummarySaverHook: a name to summarise is empty");
   }
+  if (config.histograms) {
+    for (const std::string &name : *config.histograms) {
+      if (name.empty()) return Status(TW_INVALID_ARGUMENT, "SummarySaverHook: a histogram name is empty");
+    }
+  }
   if (config.summarize.empty()) config.summarize.emplace_back("*");
   *out = new SummarySaverHook(std::move(config), std::move(timer));
+  return Status();
+}
+
+Status SplitNameList(const std::string &list, const char *what, std::vector<std::string> *out) {
+  std::vector<std::string> names;
+  size_t begin = 0;
+  for (;;) {
+    const size_t comma = list.find(',', begin);
+    const size_t end = comma == std::string::npos ? list.size() : comma;
+    if (end == begin) return Errorf(TW_INVALID_ARGUMENT, "%s \"%s\": an entry is empty", what, list.c_str());
+    names.push_back(list.substr(begin, end - begin));
+    if (comma == std::string::npos) break;
+    begin = comma + 1;
+  }
+  *out = std::move(names);
   return Status();
 }
 

@@ -73,6 +73,7 @@ const OptionInfo kOptions[] = {
     {TW_OPT_SUMMARY_HISTOGRAMS, "TW_OPT_SUMMARY_HISTOGRAMS", OptionType::kInt64, 1, 0, 0, 1, 0, false},
     {TW_OPT_WAIT_POLL_SECS, "TW_OPT_WAIT_POLL_SECS", OptionType::kDouble, 0, 0.5, 0, 0, 0, false},
     {TW_OPT_WAIT_MAX_SECS, "TW_OPT_WAIT_MAX_SECS", OptionType::kDouble, 0, -1.0, 0, 0, kNoMin, false},
+    {TW_OPT_SUMMARY_HISTOGRAM_NAMES, "TW_OPT_SUMMARY_HISTOGRAM_NAMES", OptionType::kString, 0, 0, 0, 0, 0, false},
 };
 
 const OptionInfo *Find(tw_option key) {

@@ -93,6 +93,13 @@ Status AddDefaultHooks(const Options &options, bool is_chief, Hook *const *chief
       config.every.secs = summaries.secs;
       config.every.steps = summaries.steps;
       config.output_dir = *summary_dir;
+      // T11: TF's default summary op holds the user's summaries only: scalars, and histograms of the
+      // values TW_OPT_SUMMARY_HISTOGRAM_NAMES asks for (a histogram of every variable costs a pass over
+      // the whole model on the first run).
+      config.histograms.emplace();
+      if (const std::string *names = options.String(TW_OPT_SUMMARY_HISTOGRAM_NAMES)) {
+        TW_RETURN_IF_ERROR(SplitNameList(*names, "TW_OPT_SUMMARY_HISTOGRAM_NAMES", &*config.histograms));
+      }
       Hook *hook = nullptr;
       TW_RETURN_IF_ERROR(NewSummarySaverHook(std::move(config), &hook));
       list->Adopt(hook);

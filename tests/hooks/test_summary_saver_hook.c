@@ -1,6 +1,7 @@
 /* SummarySaverHook (B35–B40): configuration, START + summaries on the first run at the real step, the
  * later trigger steps, scalars and histograms of published values picked by pattern, flush at end, the
- * shared per-directory writer; event files decoded with CRCs checked. Against the public header only. */
+ * shared per-directory writer, histograms only of the values asked for (B49); event files decoded with
+ * CRCs checked. Against the public header only. */
 #define _POSIX_C_SOURCE 200809L
 #include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
 
@@ -149,6 +150,68 @@ static void nan_histogram_and_missing_name_fail_the_run(void **state) {
   scratch_dir_destroy(&scratch);
 }
 
+/* Creates the hook over every value ("*") with TW_OPT_SUMMARY_HISTOGRAM_NAMES = names (NULL: unset). */
+static tw_status create_saver_naming_histograms(tw_hook **out, const char *dir, const char *names) {
+  tw_options *opts = NULL;
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_EVERY_N_STEPS, 100), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_OUTPUT_DIR, dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_HISTOGRAM_NAMES, names), TW_OK);
+  const tw_status st = tw_summary_saver_hook_create(out, NULL, 0, opts, NULL);
+  tw_options_destroy(opts);
+  return st;
+}
+
+/* Runs one step publishing "loss", "summaries/loss", "other", "w", "summaries/w" under `hook` and reads
+ * the event file back; returns how many events it holds. */
+static int one_summary_run(tw_hook *hook, const char *dir, read_value *v, int capacity) {
+  char path[512];
+  publisher p = make_publisher();
+  p.with_summaries = 1;
+  tw_session *s = open_session(&hook, 1, NULL);
+  assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  assert_true(find_event_file(dir, 0, path, sizeof(path)));
+  return read_events(path, v, capacity);
+}
+
+/* B49: summarising every value writes scalars only; histograms are for the values asked for by name or
+ * pattern, each value once although both lists request it. */
+static void B49_histograms_only_when_asked_for(void **state) {
+  (void)state;
+  char dir[64];
+  read_value v[16];
+  tw_hook *hook = NULL;
+  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(create_saver_naming_histograms(&hook, dir, NULL), TW_OK);
+  assert_int_equal(one_summary_run(hook, dir, v, 16), 2 + 3); /* version, START, 3 scalars */
+  for (int i = 2; i < 5; ++i) assert_int_equal(v[i].value_kind, TW_SUMMARY_VALUE_SCALAR);
+  remove_dir(dir);
+
+  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(create_saver_naming_histograms(&hook, dir, "w,summaries/*"), TW_OK);
+  assert_int_equal(one_summary_run(hook, dir, v, 16), 2 + 3 + 2);
+  int histograms = 0;
+  for (int i = 2; i < 7; ++i) {
+    if (v[i].value_kind != TW_SUMMARY_VALUE_HISTOGRAM) continue;
+    ++histograms;
+    assert_true(strcmp(v[i].tag, "w") == 0 || strcmp(v[i].tag, "summaries/w") == 0);
+    assert_true(v[i].histogram_num == 4.0);
+  }
+  assert_int_equal(histograms, 2);
+  remove_dir(dir);
+}
+
+static void B49_an_empty_histogram_name_is_refused(void **state) {
+  (void)state;
+  tw_hook *hook = (tw_hook *)0x1;
+  assert_int_equal(create_saver_naming_histograms(&hook, "/tmp/x", "w,,b"), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "TW_OPT_SUMMARY_HISTOGRAM_NAMES \"w,,b\": an entry is empty");
+  assert_int_equal(create_saver_naming_histograms(&hook, "/tmp/x", ""), TW_INVALID_ARGUMENT);
+  assert_ptr_equal(hook, (tw_hook *)0x1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(B35_configuration_errors),
@@ -156,6 +219,8 @@ int main(void) {
       cmocka_unit_test(B36_every_value_by_default_histograms_off),
       cmocka_unit_test(B38_secs_mode_and_shared_writer),
       cmocka_unit_test(nan_histogram_and_missing_name_fail_the_run),
+      cmocka_unit_test(B49_histograms_only_when_asked_for),
+      cmocka_unit_test(B49_an_empty_histogram_name_is_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

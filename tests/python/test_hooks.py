@@ -1,6 +1,6 @@
 """The other built-in hooks from Python: LoggingTensor (B6–B10), StepCounter (B26–B30), SummarySaver
-(B35–B40), FeedFn (B44), FinalOps (B43), GlobalStepWaiter (B41–B42), Profiler (B45–B47), and what
-MonitoredTrainingSession adds by default (T6, T7)."""
+(B35–B40, B49), FeedFn (B44), FinalOps (B43), GlobalStepWaiter (B41–B42), Profiler (B45–B47), and what
+MonitoredTrainingSession adds by default (T6, T7, T11)."""
 import json
 import logging
 
@@ -80,6 +80,36 @@ def test_summary_saver_hook_arguments_B35():
         tw.SummarySaverHook(save_steps=1, output_dir="x")
     with pytest.raises(ValueError, match="At least one of output_dir or summary_writer must be provided."):
         tw.SummarySaverHook(save_steps=1, summary_op="loss")
+
+
+def histogram_tags(directory):
+    return sorted(tag for e in events(directory) if e.tags for tag in e.tags if tag not in e.scalars)
+
+
+def test_summary_saver_hook_writes_histograms_only_when_asked_B49(tmp_path):
+    def step(ctx):
+        return {"loss": np.float32(1), "w": np.arange(6, dtype=np.float32), "b": np.ones(3, np.float32)}
+    run_steps([tw.SummarySaverHook(save_steps=10, output_dir=str(tmp_path / "all"), scaffold=tw.Scaffold())], 1, step)
+    assert histogram_tags(tmp_path / "all") == []  # every value summarised: scalars only
+    assert [tag for e in events(tmp_path / "all") for tag in e.scalars] == ["loss"]
+    run_steps([tw.SummarySaverHook(save_steps=10, output_dir=str(tmp_path / "w"), scaffold=tw.Scaffold(),
+                                   histograms=["w*"])], 1, step)
+    assert histogram_tags(tmp_path / "w") == ["w"]
+    run_steps([tw.SummarySaverHook(save_steps=10, output_dir=str(tmp_path / "named"), summary_op=["loss", "b"])], 1,
+              step)
+    assert histogram_tags(tmp_path / "named") == ["b"]  # named in summary_op: asked for
+    with pytest.raises(ValueError, match="histograms takes non-empty names or patterns without ','"):
+        tw.SummarySaverHook(save_steps=1, output_dir=str(tmp_path), summary_op="loss", histograms=["a,b"])
+
+
+def test_monitored_training_session_histograms_only_of_summary_histograms_T11(tmp_path):
+    weights = {"dense/kernel": np.zeros((64, 64), np.float32), "dense/bias": np.zeros(64, np.float32)}
+    for name, asked in [("default", None), ("asked", ["dense/k*"])]:
+        with tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path / name), variables=weights,
+                                         summary_histograms=asked) as sess:
+            sess.run(lambda ctx: {"loss": np.float32(0.5)})
+        assert [tag for e in events(tmp_path / name) for tag in e.scalars] == ["loss"]
+        assert histogram_tags(tmp_path / name) == ([] if asked is None else ["dense/kernel"])
 
 
 def test_feed_fn_hook_feeds_the_step_the_very_objects_B44():

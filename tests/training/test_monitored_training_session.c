@@ -1,5 +1,6 @@
-/* MonitoredTrainingSession: TF's T1–T10 — argument resolution, the chief's default hooks in TF's order,
- * nothing extra for workers, recovery, and the files it writes. Against the public header only. */
+/* MonitoredTrainingSession: TF's T1–T11 — argument resolution, the chief's default hooks in TF's order,
+ * nothing extra for workers, recovery, the files it writes and what its summaries hold. Against the
+ * public header only. */
 #include "scratch_dir.h" /* first: it selects the POSIX feature level */
 
 #include <dirent.h>
@@ -238,6 +239,69 @@ static void T8_T6_a_training_run_resumes(void **state) {
   tw_options_destroy(opts);
 }
 
+/* Counts the summary values of kind `value_kind` in the event files of `dir`. */
+static int count_summary_values(const char *dir, int value_kind) {
+  char path[512];
+  int n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  assert_non_null(d);
+  while ((e = readdir(d)) != NULL) {
+    if (strncmp(e->d_name, "events.out.tfevents.", 20) != 0) continue;
+    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+    tw_event_reader *reader = NULL;
+    tw_event event = TW_EVENT_INIT;
+    tw_status st;
+    assert_int_equal(tw_event_reader_open(&reader, path), TW_OK);
+    while ((st = tw_event_reader_next(&event, reader)) == TW_OK) {
+      for (size_t i = 0; event.kind == TW_EVENT_SUMMARY && i < event.value_count; ++i) {
+        n += event.values[i]->kind == value_kind;
+      }
+    }
+    assert_int_equal(st, TW_OUT_OF_RANGE);
+    tw_event_reader_destroy(reader);
+  }
+  closedir(d);
+  return n;
+}
+
+/* T11: the default SummarySaverHook writes scalars (the published loss), no histogram of a registered
+ * variable unless TW_OPT_SUMMARY_HISTOGRAM_NAMES asks for it. */
+static void T11_default_summaries_write_histograms_only_when_asked(void **state) {
+  (void)state;
+  static const int64_t shape[1] = {2};
+  char summary_dir[300];
+  tw_tensor var = TW_TENSOR_INIT;
+  var.name = "w";
+  var.dtype = TW_FLOAT32;
+  var.ndim = 1;
+  var.shape = shape;
+  for (int asked = 0; asked < 2; ++asked) {
+    model m;
+    tw_session *s = NULL;
+    memset(&m, 0, sizeof(m));
+    var.data = m.w;
+    snprintf(summary_dir, sizeof(summary_dir), "%s/summaries%d", g_dir, asked);
+    tw_options *opts = with_dir();
+    assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, summary_dir), TW_OK);
+    assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
+    if (asked) assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_HISTOGRAM_NAMES, "w"), TW_OK);
+    assert_int_equal(tw_monitored_training_session_create(&s, opts, NULL, 0, NULL, 0), TW_OK);
+    assert_int_equal(tw_session_run(s, NULL, 0, step, &m), TW_OK); /* the first run writes summaries */
+    assert_int_equal(tw_session_close(s), TW_OK);
+    assert_int_equal(tw_session_destroy(s), TW_OK);
+    tw_options_destroy(opts);
+    assert_int_equal(count_summary_values(summary_dir, TW_SUMMARY_VALUE_SCALAR), 1); /* loss */
+    assert_int_equal(count_summary_values(summary_dir, TW_SUMMARY_VALUE_HISTOGRAM), asked);
+  }
+  tw_options *opts = with_dir();
+  tw_session *s = NULL;
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_HISTOGRAM_NAMES, ","), TW_OK);
+  assert_int_equal(tw_monitored_training_session_create(&s, opts, NULL, 0, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "TW_OPT_SUMMARY_HISTOGRAM_NAMES \",\": an entry is empty");
+  tw_options_destroy(opts);
+}
+
 static void bad_arguments(void **state) {
   (void)state;
   tw_session *s = NULL;
@@ -266,6 +330,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(T3_both_secs_and_steps_is_an_error, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(T1_summary_frequency_and_step_counter, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(T8_T6_a_training_run_resumes, setup_dir, remove_dir),
+      cmocka_unit_test_setup_teardown(T11_default_summaries_write_histograms_only_when_asked, setup_dir, remove_dir),
       cmocka_unit_test_setup_teardown(bad_arguments, setup_dir, remove_dir),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -138,6 +138,37 @@ inline void set_log_sink(LogSink *sink) {
 }
 inline void set_log_level(int level) { tw_set_log_level(static_cast<tw_log_level>(level)); }
 
+// Receives the progress of long saves and restores (tw_set_progress_sink: kind is a tw_progress_kind,
+// bytes count the tensors' bytes); report may be called from any thread that saves or restores, one
+// call at a time per operation. Exceptions it throws are dropped.
+class ProgressSink {
+ public:
+  virtual ~ProgressSink() = default;
+  virtual void report(int kind, const std::string &path, int64_t bytes_done, int64_t bytes_total,
+                      double elapsed_secs, bool finished) = 0;
+};
+
+// Reports an operation once it has run every_n_secs, then every every_n_secs, and at its end, to `sink`
+// (not owned; it must live until replaced), or as INFO log lines for nullptr.
+inline void set_progress_sink(double every_n_secs, ProgressSink *sink) {
+  if (sink == nullptr) {
+    detail::call([&] { return tw_set_progress_sink(every_n_secs, nullptr, nullptr); });
+    return;
+  }
+  detail::call([&] {
+    return tw_set_progress_sink(
+        every_n_secs,
+        [](void *user_data, tw_progress_kind kind, const char *path, int64_t bytes_done, int64_t bytes_total,
+           double elapsed_secs, int finished) {
+          detail::swallowed([&] {
+            static_cast<ProgressSink *>(user_data)->report(kind, path, bytes_done, bytes_total, elapsed_secs,
+                                                           finished != 0);
+          });
+        },
+        sink);
+  });
+}
+
 // ------------------------------------------------------------------------------------------------
 // Tensors
 // ------------------------------------------------------------------------------------------------

@@ -202,7 +202,7 @@ class StepCounterHook : public HookHandle {
 
 // SummarySaverHook(save_steps, save_secs, output_dir, summary_writer, summary_op) (B35–B40): the values
 // named or matched by `summarize` (empty: every published value); TW_OPT_EVERY_N_STEPS / _SECS,
-// TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS in opts.
+// TW_OPT_OUTPUT_DIR, TW_OPT_SUMMARY_HISTOGRAMS, TW_OPT_SUMMARY_HISTOGRAM_NAMES (B49) in opts.
 class SummarySaverHook : public HookHandle {
  public:
   SummarySaverHook(const std::vector<std::string> &summarize, const Options *opts,

@@ -37,6 +37,7 @@ public enum Option {
   SummaryHistograms = 205,
   WaitPollSecs = 206,
   WaitMaxSecs = 207,
+  SummaryHistogramNames = 208,
   CollectiveTimeoutSecs = 300,
   VoteEveryNRuns = 301,
   RestoreViaBroadcast = 302,

@@ -6,7 +6,9 @@ namespace TrainWatch {
 /// TF's SummarySaverHook(save_steps, save_secs, output_dir, summary_writer, summary_op) (B35–B40): writes
 /// the published values named or matched by `summarize` (names or fnmatch patterns; null or empty:
 /// every published value) as TensorBoard summaries, tagged by name: one-element values as scalars,
-/// larger ones as histograms (unless Option.SummaryHistograms is false). The first run writes a
+/// larger ones as histograms only when asked for (B49): those matching Option.SummaryHistogramNames
+/// (comma-separated names or patterns) when set, else those `summarize` names (none for every value),
+/// and none when Option.SummaryHistograms is false. The first run writes a
 /// SessionLog START and the summaries; later runs every Option.EveryNSteps steps or EveryNSecs
 /// seconds. It writes to `writer`, or to the shared writer of Option.OutputDir (one of them is needed).
 /// </summary>

@@ -50,6 +50,17 @@ def _timer_options(every_steps, every_secs):
     return options
 
 
+def _histogram_names(names, argument):
+    """TW_OPT_SUMMARY_HISTOGRAM_NAMES for a name, a list of names or glob patterns (B49), or None."""
+    if names is None:
+        return None
+    names = [names] if isinstance(names, str) else list(names)
+    for name in names:
+        if not isinstance(name, str) or not name or "," in name:
+            raise ValueError(f"{argument} takes non-empty names or patterns without ','; got {name!r}")
+    return ",".join(names)
+
+
 def _writer(summary_writer):
     """The native writer of a trainwatch.summary.FileWriter (TF passes its FileWriter), or None."""
     if isinstance(summary_writer, FileWriter):
@@ -696,11 +707,11 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
 
 # B35–B40
 class SummarySaverHook(NativeHook):
-    """Saves summaries every N steps or N seconds: scalars for one-element values, histograms for
-    larger ones."""
+    """Saves summaries every N steps or N seconds: scalars for one-element values, histograms only
+    of the larger values asked for (B49)."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
-                 summary_op=None):
+                 summary_op=None, histograms=None):
         """Initializes a ``SummarySaverHook``.
 
         Args:
@@ -708,13 +719,18 @@ class SummarySaverHook(NativeHook):
           save_secs: save every this many seconds.
           output_dir: the directory of the event file.
           summary_writer: a ``summary.FileWriter`` to write with (instead of ``output_dir``).
-          scaffold: summarise every value the step publishes (give this or ``summary_op``).
+          scaffold: summarise every value the step publishes as scalars, no histogram (give this or
+            ``summary_op``).
           summary_op: the names or glob patterns of the published outputs and variables to
-            summarise.
+            summarise; the larger values it names become histograms.
+          histograms: a name, or a list of names or glob patterns, of the values written as
+            histograms instead (fetched too): a histogram of every variable would cost a pass over
+            the whole model.
 
         Raises:
           ValueError: not exactly one of ``scaffold`` and ``summary_op``, or neither
-            ``output_dir`` nor ``summary_writer``, or both or neither periods, are given.
+            ``output_dir`` nor ``summary_writer``, or both or neither periods, or an empty
+            ``histograms`` entry, are given.
         """
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
@@ -722,6 +738,9 @@ class SummarySaverHook(NativeHook):
         options = _timer_options(save_steps, save_secs)
         if output_dir is not None:
             options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
+        histogram_names = _histogram_names(histograms, "histograms")
+        if histogram_names is not None:
+            options.set_string(native.TW_OPT_SUMMARY_HISTOGRAM_NAMES, histogram_names)
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
         # TF's attributes (H33), read-only in effect: the library's hook writes.

@@ -51,7 +51,8 @@ class StepCounterHook(NativeHook):
 class SummarySaverHook(NativeHook):
     def __init__(self, save_steps: Optional[int] = ..., save_secs: Optional[float] = ...,
                  output_dir: Optional[_Path] = ..., summary_writer: Optional[native.SummaryWriter] = ...,
-                 scaffold: Any = ..., summary_op: Optional[_Names] = ...) -> None: ...
+                 scaffold: Any = ..., summary_op: Optional[_Names] = ...,
+                 histograms: Optional[_Names] = ...) -> None: ...
 
 class FeedFnHook(NativeHook):
     def __init__(self, feed_fn: Callable[[], Optional[Mapping[str, Any]]]) -> None: ...

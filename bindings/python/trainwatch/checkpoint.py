@@ -323,3 +323,35 @@ def load_variable(ckpt_dir_or_file, name, max_bytes=None):
             native.load_variable(path, destination.tensors()[0].reinterpreted(t.dtype()))
             return value
     raise NotFoundError(f"Key {name} not found in checkpoint {os.fsdecode(path)}")
+
+
+class _ProgressSink(native.ProgressSink):
+    """Calls the user's progress function (from the thread saving or restoring, the GIL taken)."""
+
+    def __init__(self, fn):
+        super().__init__()
+        self._fn = fn
+
+    def report(self, kind, path, bytes_done, bytes_total, elapsed_secs, finished):
+        self._fn(_PROGRESS_KINDS[kind], path, bytes_done, bytes_total, elapsed_secs, finished)
+
+
+_PROGRESS_KINDS = {1: "save", 2: "restore"}  # tw_progress_kind
+
+
+_progress_sink = None  # the sink the library calls, kept alive
+
+
+def set_progress_sink(fn=None, every_n_secs=2.0):
+    """Where the progress of long saves and restores goes. An operation (a checkpoint file saved, a
+    restore) is reported once it has run ``every_n_secs``, then every ``every_n_secs``, and once when it
+    ends (0: after every chunk): by default as INFO lines of the "trainwatch" logger ("Saving checkpoint
+    <path>: 512.0 of 1073.7 MB (48%), 250.3 MB/s, 2.2 s left"), or to ``fn(kind, path, bytes_done,
+    bytes_total, elapsed_secs, finished)`` with kind "save" or "restore" and bytes counting the
+    tensors' bytes; its last call has ``finished`` True and bytes_done == bytes_total. ``fn`` is called
+    from the thread doing the work (a background save's, a compressing one); an exception it raises is
+    dropped. ``fn=None`` goes back to the log lines."""
+    global _progress_sink
+    sink = None if fn is None else _ProgressSink(fn)
+    native.set_progress_sink(float(every_n_secs), sink)
+    _progress_sink = sink

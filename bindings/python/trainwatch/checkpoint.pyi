@@ -1,6 +1,6 @@
 # Type information for checkpoint.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 import os
-from typing import Any, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -31,3 +31,5 @@ DEFAULT_MAX_LOAD_BYTES: int
 def latest_checkpoint(checkpoint_dir: _Path, latest_filename: Optional[str] = ...) -> Optional[str]: ...
 def list_variables(ckpt_dir_or_file: _Path) -> List[Tuple[str, List[int]]]: ...
 def load_variable(ckpt_dir_or_file: _Path, name: str, max_bytes: Optional[int] = ...) -> npt.NDArray[Any]: ...
+def set_progress_sink(fn: Optional[Callable[[str, str, int, int, float, bool], Any]] = ...,
+                      every_n_secs: float = ...) -> None: ...

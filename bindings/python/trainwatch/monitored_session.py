@@ -19,7 +19,7 @@ from ._hook_adapter import HookAdapter
 from ._log import logger
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
-from .basic_session_run_hooks import NativeHook
+from .basic_session_run_hooks import NativeHook, _histogram_names
 from .checkpoint import Saver, _global_step_of
 from .errors import OutOfRangeError
 from .session_run_hook import SessionRunHook
@@ -531,7 +531,8 @@ _DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_
 class MonitoredTrainingSession(MonitoredSession):
     """Creates a MonitoredSession for training. A chief restores the newest good checkpoint of
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
-    SummarySaverHook writing to ``summary_dir``, a CheckpointSaverHook, then ``hooks``. A worker waits
+    SummarySaverHook writing to ``summary_dir`` (scalars of the published values; histograms only of
+    the values ``summary_histograms`` names, T11), a CheckpointSaverHook, then ``hooks``. A worker waits
     for the chief and runs ``hooks`` only. A chief that saves checkpoints holds ``checkpoint_dir``'s lock
     until it is closed: another writer of the same directory (another process, session or Saver) raises
     ``FailedPreconditionError`` at creation, naming the holder; with checkpoint saving off
@@ -545,7 +546,7 @@ class MonitoredTrainingSession(MonitoredSession):
                  max_wait_secs=7200, save_checkpoint_steps=USE_DEFAULT, summary_dir=None, save_graph_def=True,
                  variables=None, max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, collective=None,
                  collective_timeout_secs=600.0, vote_every_n_runs=1, restore_via_broadcast=False,
-                 catch_preemption_signals=False, recycle_checkpoint_files=False):
+                 catch_preemption_signals=False, recycle_checkpoint_files=False, summary_histograms=None):
         """Creates the session.
 
         Args:
@@ -580,6 +581,9 @@ class MonitoredTrainingSession(MonitoredSession):
           catch_preemption_signals: as ``MonitoredSession``'s.
           recycle_checkpoint_files: ``Saver``'s ``recycle_files`` (off by default; see its risk
             there).
+          summary_histograms: names or glob patterns of the outputs and variables the default
+            SummarySaverHook writes as histograms (default: none, as TF's default summary op holds
+            only the summaries the program defined).
 
         Raises:
           ValueError: ``variables`` are given both here and in ``scaffold``.
@@ -612,6 +616,9 @@ class MonitoredTrainingSession(MonitoredSession):
             native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS: retention[1],
             native.TW_OPT_CHECKPOINT_RECYCLE_FILES: int(bool(retention[2])),
         }
+        histogram_names = _histogram_names(summary_histograms, "summary_histograms")
+        if histogram_names is not None:
+            arguments[native.TW_OPT_SUMMARY_HISTOGRAM_NAMES] = histogram_names
         if collective is not None and not is_chief and checkpoint_dir is not None:
             # D2: a worker restores the checkpoint the chief names from its own mount of the directory.
             arguments[native.TW_OPT_CHECKPOINT_DIR] = _paths.encode(checkpoint_dir, "checkpoint_dir")

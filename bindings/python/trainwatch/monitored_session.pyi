@@ -90,4 +90,5 @@ class MonitoredTrainingSession(MonitoredSession):
                  keep_checkpoint_every_n_hours: float = ..., collective: Optional[Collective] = ...,
                  collective_timeout_secs: Optional[float] = ..., vote_every_n_runs: int = ...,
                  restore_via_broadcast: bool = ..., catch_preemption_signals: bool = ...,
-                 recycle_checkpoint_files: bool = ...) -> None: ...
+                 recycle_checkpoint_files: bool = ...,
+                 summary_histograms: Union[str, Iterable[str], None] = ...) -> None: ...

@@ -90,6 +90,7 @@
 %thread trainwatch::ReadyFunction::ready;
 %thread trainwatch::NanFunction::on_nan;
 %thread trainwatch::LogSink::write;
+%thread trainwatch::ProgressSink::report;
 %thread trainwatch::LogFormatter::format;
 %thread trainwatch::FeedFunction::feeds;
 %thread trainwatch::GlobalStepFunction::global_step;
