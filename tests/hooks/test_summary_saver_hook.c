@@ -180,16 +180,17 @@ static int one_summary_run(tw_hook *hook, const char *dir, read_value *v, int ca
  * pattern, each value once although both lists request it. */
 static void B49_histograms_only_when_asked_for(void **state) {
   (void)state;
-  char dir[64];
+  scratch_dir scratch;
   read_value v[16];
   tw_hook *hook = NULL;
-  make_temp_dir(dir, sizeof(dir));
+  const char *dir = scratch.path;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
   assert_int_equal(create_saver_naming_histograms(&hook, dir, NULL), TW_OK);
   assert_int_equal(one_summary_run(hook, dir, v, 16), 2 + 3); /* version, START, 3 scalars */
   for (int i = 2; i < 5; ++i) assert_int_equal(v[i].value_kind, TW_SUMMARY_VALUE_SCALAR);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
   assert_int_equal(create_saver_naming_histograms(&hook, dir, "w,summaries/*"), TW_OK);
   assert_int_equal(one_summary_run(hook, dir, v, 16), 2 + 3 + 2);
   int histograms = 0;
@@ -200,7 +201,7 @@ static void B49_histograms_only_when_asked_for(void **state) {
     assert_true(v[i].histogram_num == 4.0);
   }
   assert_int_equal(histograms, 2);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B49_an_empty_histogram_name_is_refused(void **state) {

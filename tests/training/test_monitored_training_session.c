@@ -281,7 +281,7 @@ static void T11_default_summaries_write_histograms_only_when_asked(void **state)
     tw_session *s = NULL;
     memset(&m, 0, sizeof(m));
     var.data = m.w;
-    snprintf(summary_dir, sizeof(summary_dir), "%s/summaries%d", g_dir, asked);
+    snprintf(summary_dir, sizeof(summary_dir), "%s/summaries%d", g_scratch.path, asked);
     tw_options *opts = with_dir();
     assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, summary_dir), TW_OK);
     assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);

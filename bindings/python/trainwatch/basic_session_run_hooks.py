@@ -705,10 +705,10 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
         _logger.info("%s: %g", self._summary_tag, steps_per_sec)
 
 
-# B35–B40
+# B35–B40, B49
 class SummarySaverHook(NativeHook):
     """Saves summaries every N steps or N seconds: scalars for one-element values, histograms only
-    of the larger values asked for (B49)."""
+    of the larger values asked for."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
                  summary_op=None, histograms=None):

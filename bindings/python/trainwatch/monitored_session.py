@@ -527,12 +527,12 @@ _DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_
                    native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS}
 
 
-# T1–T10; a failed registration on one rank fails every rank's creation (D1).
+# T1–T11; a failed registration on one rank fails every rank's creation (D1).
 class MonitoredTrainingSession(MonitoredSession):
     """Creates a MonitoredSession for training. A chief restores the newest good checkpoint of
     ``checkpoint_dir`` and runs, in TF's order: ``chief_only_hooks``, a StepCounterHook and a
     SummarySaverHook writing to ``summary_dir`` (scalars of the published values; histograms only of
-    the values ``summary_histograms`` names, T11), a CheckpointSaverHook, then ``hooks``. A worker waits
+    the values ``summary_histograms`` names), a CheckpointSaverHook, then ``hooks``. A worker waits
     for the chief and runs ``hooks`` only. A chief that saves checkpoints holds ``checkpoint_dir``'s lock
     until it is closed: another writer of the same directory (another process, session or Saver) raises
     ``FailedPreconditionError`` at creation, naming the holder; with checkpoint saving off
