@@ -11,9 +11,8 @@
 #include "base/tensor.h"
 #include "base/versioned.h"
 #include "capi/guard.h"
-#include "checkpoint/reader.h"
+#include "checkpoint/open_checkpoint.h"
 #include "checkpoint/saver.h"
-#include "checkpoint/sharded_reader.h"
 #include "checkpoint/state_file.h"
 #include "session/options.h"
 
@@ -250,12 +249,7 @@ tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destina
 tw_status tw_checkpoint_verify(const char *path) {
   return Guard([&] {
     TW_CHECK_ARG(path, "path");
-    std::unique_ptr<ckpt::ShardedReader> sharded;  // a sharded checkpoint's index: every part
-    TW_RETURN_IF_ERROR(ckpt::ShardedReader::Open(path, &sharded));
-    if (sharded != nullptr) return sharded->Verify();
-    std::unique_ptr<ckpt::CheckpointReader> reader;
-    TW_RETURN_IF_ERROR(ckpt::CheckpointReader::Open(path, &reader));
-    return reader->Verify();
+    return ckpt::VerifyCheckpoint(path);  // a sharded checkpoint's index: every part
   });
 }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checkpoint/open_checkpoint.h"
+
 namespace tw {
 namespace checkpoint {
 namespace {
@@ -31,8 +33,10 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
   *misfit = false;
   std::unique_ptr<RestorePlan> plan(new RestorePlan());
   plan->path_ = path;
-  TW_RETURN_IF_ERROR(ShardedReader::Open(path, &plan->sharded_));
-  if (plan->sharded_ == nullptr) TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &plan->file_));
+  OpenedCheckpoint opened;
+  TW_RETURN_IF_ERROR(OpenCheckpoint(path, &opened));
+  plan->sharded_ = std::move(opened.sharded);
+  plan->file_ = std::move(opened.file);
   if (missing != nullptr) missing->clear();
   for (const RestoreTarget &target : targets) {
     const TensorRef &variable = *target.variable;

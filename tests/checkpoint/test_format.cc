@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/checksum.h"
-#include "checkpoint/codec.h"
-#include "checkpoint/format.h"
-#include "checkpoint/huffman.h"
-#include "checkpoint/kept_planes.h"
-#include "checkpoint/reader.h"
-#include "checkpoint/writer.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/codec/codec.h"
+#include "checkpoint/codec/huffman.h"
+#include "checkpoint/codec/kept_planes.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/checksum.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/format/xxhash64.h"
+#include "checkpoint/open_checkpoint.h"
 #include "scratch_dir.h"
 
 // cmocka last: its macros clash with the C++ standard headers.

@@ -26,7 +26,7 @@
 #include "thread_world.h"
 
 /* C20's fault: while g_failing_maps > 0, the memory the library reads a checkpoint or part into (an
- * anonymous MAP_NORESERVE mapping, checkpoint/private_file.h; a read-only private mapping of the file
+ * anonymous MAP_NORESERVE mapping, checkpoint/io/private_file.h; a read-only private mapping of the file
  * before) fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
  * libc's for the library's calls (ELF interposition, as tests/distributed/fault_points.c does). */
 static int g_failing_maps; /* atomics: every rank's thread maps */
