@@ -14,6 +14,7 @@
 #include "checkpoint/open_checkpoint.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/state_file.h"
+#include "checkpoint/upgrade.h"
 #include "session/options.h"
 
 using tw::Errorf;
@@ -250,6 +251,14 @@ tw_status tw_checkpoint_verify(const char *path) {
   return Guard([&] {
     TW_CHECK_ARG(path, "path");
     return ckpt::VerifyCheckpoint(path);  // a sharded checkpoint's index: every part
+  });
+}
+
+tw_status tw_checkpoint_upgrade(const char *from, const char *to) {
+  return Guard([&] {
+    TW_CHECK_ARG(from, "from");
+    TW_CHECK_ARG(to, "to");
+    return ckpt::UpgradeCheckpoint(from, to);
   });
 }
 

@@ -205,6 +205,11 @@ void AppendFooter(const Footer &footer, std::string *out) {
   out->append(kFooterMagic, sizeof(kFooterMagic));
 }
 
+#ifndef TW_LEGACY_FORMATS
+#error "TW_LEGACY_FORMATS (0 or 1) comes from the build option legacy_formats (src/checkpoint/format/meson.build)"
+#endif
+bool ReadsLegacyFormats() { return TW_LEGACY_FORMATS != 0; }
+
 Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags,
                    uint32_t *version_out) {
   if (file_size < kHeaderSize + kFooterSize) {
@@ -216,6 +221,13 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
   uint32_t version = 0, flags = 0;
   std::memcpy(&version, bytes + 8, 4);
   std::memcpy(&flags, bytes + 12, 4);
+  if (version >= kOldestFormatVersion && version < kFormatVersion && !ReadsLegacyFormats()) {
+    return Status(TW_UNIMPLEMENTED,
+                  "checkpoint " + file + " is format version " + std::to_string(version) +
+                      ", written before trainwatch 1.0; this trainwatch reads format " + std::to_string(kFormatVersion) +
+                      " only (built with -Dlegacy_formats=false): convert it with `trainwatch-ckpt upgrade " + file +
+                      " NEW` from a trainwatch built with legacy formats");
+  }
   if (version < kOldestFormatVersion || version > kFormatVersion) {
     return Corrupt(file, "format version " + std::to_string(version) + " (this library reads versions " +
                              std::to_string(kOldestFormatVersion) + " to " + std::to_string(kFormatVersion) +

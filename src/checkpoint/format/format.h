@@ -28,8 +28,14 @@
 namespace tw {
 namespace checkpoint {
 
-constexpr uint32_t kFormatVersion = 6;        // what the writer produces
-constexpr uint32_t kOldestFormatVersion = 1;  // readers accept [kOldestFormatVersion, kFormatVersion]
+constexpr uint32_t kFormatVersion = 6;        // what the writer produces: the format of 1.0
+constexpr uint32_t kOldestFormatVersion = 1;  // the oldest a build with legacy formats reads
+// Whether this build reads the formats before 1.0, versions [kOldestFormatVersion, kFormatVersion): the
+// build option legacy_formats (docs/checkpoint-format.md, "Versioning"). Without it ParseHeader refuses
+// them with TW_UNIMPLEMENTED naming the version and `trainwatch-ckpt upgrade`, before any of the rules
+// below that only they need (the kFirst*Version constants, ChunkHashOf's older hashes, the unseeded
+// index checksum) is reached.
+bool ReadsLegacyFormats();
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
 constexpr int kMaxRank = 1024;                     // dimensions per tensor
@@ -136,7 +142,9 @@ void AppendFooter(const Footer &footer, std::string *out);
 
 // Parsers check everything they can without the chunk bytes and return TW_DATA_LOSS with a message
 // naming `file` (and the tensor, when one is at fault). ParseHeader accepts every version a reader
-// reads and sets *version (when given) to the file's.
+// reads and sets *version (when given) to the file's; a version before 1.0's in a build without legacy
+// formats is TW_UNIMPLEMENTED ("checkpoint <file> is format version 5, written before trainwatch 1.0
+// …: convert it with `trainwatch-ckpt upgrade <file> NEW` …"): the file is not damaged.
 Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &file, uint32_t expected_flags = 0,
                    uint32_t *version = nullptr);
 Status ParseFooter(const uint8_t *bytes, uint64_t file_size, const std::string &file, Footer *footer);
