@@ -1,6 +1,6 @@
 // The checkpoint file layout (docs/checkpoint-format.md is the specification):
 //
-//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (6; 1 to 5 are still read), u32 flags (0)
+//   header   16 bytes: magic "\x89TWCKPT\n", u32 format version (6; 1 to 5 with legacy formats), u32 flags (0)
 //   chunks   the stored bytes of every chunk, back to back, in index order
 //   index    (from version 6) the file's origin: the job identity and the name it was written under;
 //            every tensor's name, dtype, shape, filter (byte planes: floats, and from version 4 integers,
