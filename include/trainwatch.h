@@ -14,12 +14,12 @@
 #ifndef TRAINWATCH_H
 #define TRAINWATCH_H
 
+#include "trainwatch/checkpoint.h"
 #include "trainwatch/common.h"
-#include "trainwatch/session.h"
+#include "trainwatch/distributed.h"
 #include "trainwatch/hooks.h"
 #include "trainwatch/numerics.h"
-#include "trainwatch/checkpoint.h"
+#include "trainwatch/session.h"
 #include "trainwatch/summary.h"
-#include "trainwatch/distributed.h"
 
 #endif /* TRAINWATCH_H */

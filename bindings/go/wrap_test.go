@@ -1,6 +1,6 @@
 package trainwatch_test
 
-// WrapHook: TF's subclass of a built-in hook (issue 12). A NanTensorHook "subclass" overriding
+// WrapHook: TF's subclass of a built-in hook (docs/ARCHITECTURE.md). A NanTensorHook "subclass" overriding
 // AfterRun with and without super (B33 kept or replaced), and super.BeforeRun returning the built-in's
 // fetch (B31).
 

@@ -97,4 +97,10 @@
 }
 #endif
 
-%include "trainwatch.hpp"
+// The facade's parts, each after the ones it builds on (SWIG does not follow their #includes).
+%include "trainwatch/common.hpp"
+%include "trainwatch/numerics.hpp"
+%include "trainwatch/session.hpp"
+%include "trainwatch/summary.hpp"
+%include "trainwatch/hooks.hpp"
+%include "trainwatch/checkpoint.hpp"

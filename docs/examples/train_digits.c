@@ -40,8 +40,10 @@ static int load_digits(const char *path, dataset *all) {
     for (int j = 0; j <= FEATURES; ++j) {
       const float v = strtof(p, &p);
       if (*p == ',') ++p;
-      if (j < FEATURES) all->x[all->count][j] = v / 16.0f;
-      else all->y[all->count] = (int32_t)v;
+      if (j < FEATURES)
+        all->x[all->count][j] = v / 16.0f;
+      else
+        all->y[all->count] = (int32_t)v;
     }
     all->count++;
   }
@@ -97,7 +99,7 @@ static tw_status sgd_step(void *user_data, tw_step_context *ctx) {
   if ((st = tw_step_context_get_feed(&xs, ctx, "x")) != TW_OK) return st;
   if ((st = tw_step_context_get_feed(&ys, ctx, "y")) != TW_OK) return st;
   const int n = (int)xs.shape[0];
-  const float (*x)[FEATURES] = xs.data;
+  const float(*x)[FEATURES] = xs.data;
   const int32_t *y = ys.data;
 
   memset(&grad, 0, sizeof(grad));
@@ -141,7 +143,8 @@ static tw_status evaluate(void *user_data, tw_step_context *ctx) {
   trainer *t = user_data;
   int correct = 0, total = 0;
   (void)ctx;
-  for (int s = t->test_begin; s < t->test->count; ++s, ++total) correct += predict(t->m, t->test->x[s]) == t->test->y[s];
+  for (int s = t->test_begin; s < t->test->count; ++s, ++total)
+    correct += predict(t->m, t->test->x[s]) == t->test->y[s];
   t->test_accuracy = total ? (float)correct / (float)total : 0.0f;
   return TW_OK;
 }
@@ -196,9 +199,15 @@ int main(int argc, char **argv) {
   progress report = {500, &t};
   const int64_t shape_w1[2] = {FEATURES, HIDDEN}, shape_b1[1] = {HIDDEN};
   const int64_t shape_w2[2] = {HIDDEN, CLASSES}, shape_b2[1] = {CLASSES};
-  const struct { const char *name; void *data; int32_t ndim; const int64_t *shape; } variables[] = {
-      {"dense1/kernel", m.w1, 2, shape_w1}, {"dense1/bias", m.b1, 1, shape_b1},
-      {"dense2/kernel", m.w2, 2, shape_w2}, {"dense2/bias", m.b2, 1, shape_b2}};
+  const struct {
+    const char *name;
+    void *data;
+    int32_t ndim;
+    const int64_t *shape;
+  } variables[] = {{"dense1/kernel", m.w1, 2, shape_w1},
+                   {"dense1/bias", m.b1, 1, shape_b1},
+                   {"dense2/kernel", m.w2, 2, shape_w2},
+                   {"dense2/bias", m.b2, 1, shape_b2}};
 
   if (load_digits(path, &data) != 0) {
     fprintf(stderr, "train_digits: cannot read %s (install python3-sklearn)\n", path);
@@ -209,9 +218,8 @@ int main(int argc, char **argv) {
     for (int h = 0; h < HIDDEN; ++h) m.w1[i][h] = ((float)rand() / (float)RAND_MAX - 0.5f) * 0.5f;
   for (int h = 0; h < HIDDEN; ++h)
     for (int c = 0; c < CLASSES; ++c) m.w2[h][c] = ((float)rand() / (float)RAND_MAX - 0.5f) * 0.5f;
-  printf("trainwatch %s: training a %d-%d-%d MLP on %d digits (%d held out) until step %lld\n",
-         tw_version_string(), FEATURES, HIDDEN, CLASSES, t.test_begin, data.count - t.test_begin,
-         (long long)last_step);
+  printf("trainwatch %s: training a %d-%d-%d MLP on %d digits (%d held out) until step %lld\n", tw_version_string(),
+         FEATURES, HIDDEN, CLASSES, t.test_begin, data.count - t.test_begin, (long long)last_step);
 
   tw_options *opts = NULL;
   if (tw_options_create(&opts) != TW_OK) return fail("options");
@@ -226,8 +234,8 @@ int main(int argc, char **argv) {
   }
 
   tw_hook *hooks[2];
-  const tw_hook_callbacks progress_callbacks = {sizeof(tw_hook_callbacks), NULL, NULL, progress_before_run,
-                                                progress_after_run, progress_end, NULL, NULL};
+  const tw_hook_callbacks progress_callbacks = {sizeof(tw_hook_callbacks), NULL,         NULL, progress_before_run,
+                                                progress_after_run,        progress_end, NULL, NULL};
   if (tw_stop_at_step_hook_create(&hooks[0], TW_UNSET, last_step) != TW_OK) return fail("StopAtStepHook");
   if (tw_hook_create(&hooks[1], "progress", &progress_callbacks, &report) != TW_OK) return fail("progress hook");
 

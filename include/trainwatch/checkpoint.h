@@ -75,8 +75,8 @@ typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint'
  * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
 
-/* Frees the saver and releases its directory locks. Checkpoint files and variables are not touched.
- * NULL is a no-op. */
+/* Frees the saver and releases its directory locks at once (tf-semantics C25: another saver or session
+ * may then write there). Checkpoint files and variables are not touched. NULL is a no-op. */
 TW_API void tw_saver_destroy(tw_saver *saver);
 
 /* How many recent checkpoints to keep (default 5). Saving past it deletes the oldest, unless it is due
@@ -97,7 +97,7 @@ TW_NODISCARD TW_API tw_status tw_saver_set_pad_step_number(tw_saver *saver, int 
 /* 0 (default): a checkpoint evicted by max_to_keep is unlinked, as TF deletes it; a program still
  * reading it keeps its bytes. 1: its file is recycled — kept as a hidden spare (".tw-spare-<n>", deleted
  * when the saver releases the directory) that a later save overwrites in place, which saves creating
- * and freeing a file per save (docs/checkpoint-performance.md). The risk: an evicted checkpoint's file
+ * and freeing a file per save (docs/performance/checkpoint.md). The risk: an evicted checkpoint's file
  * is overwritten in place by a later save: a program that is still reading it without trainwatch's
  * lock (cp, tar, rsync, a backup agent) gets bytes of two checkpoints. trainwatch's own readers are
  * safe (tf-semantics C15). A session's saver takes it from TW_OPT_CHECKPOINT_RECYCLE_FILES.
@@ -119,8 +119,9 @@ TW_NODISCARD TW_API tw_status tw_saver_set_recycle_files(tw_saver *saver, int re
  * doesn't exist, can't save."; a saver of tw_saver_create_from_options without a collective holding a
  * shard that is not its whole global tensor: "variable '<name>' holds only a box of its global tensor:
  * saving it needs the job's collective …", trainwatch/distributed.h), TW_IO, TW_RESOURCE_EXHAUSTED (disk
- * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: …":
- * another saver, session or process holds <dir>/.trainwatch.lock), TW_PERMISSION_DENIED (the directory
+ * full, file size limit, memory), TW_FAILED_PRECONDITION ("checkpoint directory <dir> is in use: a
+ * Saver of this process …": another saver or a saving session, of this process or another, holds
+ * <dir>/.trainwatch.lock, named in the message, C24), TW_PERMISSION_DENIED (the directory
  * is writable but its lock file cannot be opened read-write, e.g. another user's: the saver refuses to
  * write unlocked), TW_INVALID_ARGUMENT (the lock file is a symbolic link, not a regular file, or has
  * more than one link; tf-semantics C16).

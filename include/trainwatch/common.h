@@ -70,7 +70,7 @@
 
 /* TW_NODISCARD marks every function returning a tw_status: ignoring one is a compiler warning, since a
  * failed call leaves its out-parameters untouched. It comes first in a declaration
- * (`TW_NODISCARD TW_NODISCARD TW_API tw_status f(…)`). In C++17 and C23 it is [[nodiscard]], which a cast to void
+ * (`TW_NODISCARD TW_API tw_status f(…)`). In C++17 and C23 it is [[nodiscard]], which a cast to void
  * silences; GCC's warn_unused_result in older C and C++ ignores such a cast (use the value instead). */
 #if defined(__cplusplus) && __cplusplus >= 201703L
 #  define TW_NODISCARD [[nodiscard]]

@@ -198,8 +198,8 @@ typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *const
  * - The line is "tag1 = v1, tag2 = v2 (0.123 sec)": values numpy-style ("0.5", "[1. 2.]", "[[1 2] [3
  *   4]]"), a value of more than TW_OPT_LOG_MAX_ELEMENTS elements as "<float32 (1000, 10) min=… max=…
  *   mean=… nan=0 +inf=0 -inf=0>", and the seconds since the previous line (not on the first).
- * - formatter (optional) writes the text instead; the elapsed-time suffix is still appended (TF drops
- *   it). destroy(user_data), if given, runs once when the hook is freed.
+ * - formatter (optional) writes the line instead, logged exactly as written: no elapsed-time suffix
+ *   (as TF, B9). destroy(user_data), if given, runs once when the hook is freed.
  * - at_end: the tensors are fetched on every run and end() logs the values of the last run (TF
  *   evaluates them once more, which a step function cannot do); nothing is logged if no run happened.
  *   As in TF, end() does not run after a failed run.
@@ -219,8 +219,8 @@ TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const
  * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
  * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
  * tw_logging_tensor_hook_log_tensors runs the built-in (super()._log_tensors(values)) on the values
- * given (n_values pointers to views whose names are the tags): the formatter or "tag = value, …", and
- * the elapsed-time suffix. As
+ * given (n_values pointers to views whose names are the tags): the formatter's line, or "tag = value,
+ * …" and the elapsed-time suffix. As
  * in TF, the built-in also restarts the hook's timer: a function that never calls it leaves the timer
  * where it was, so the hook logs on every run (TF's behaviour when _log_tensors is overridden).
  * Errors (set_log_fn): TW_INVALID_ARGUMENT (hook NULL or not a LoggingTensorHook), TW_FAILED_PRECONDITION

@@ -139,7 +139,7 @@ typedef enum tw_option {
    * TW_OPT_MAX_TO_KEEP is unlinked, as TF deletes it; a program still reading it keeps its bytes.
    * 1 recycles the evicted checkpoint's file: it is kept as a hidden spare (".tw-spare-<n>") and a later
    * save overwrites it in place, which saves creating and freeing a file per save (docs/
-   * checkpoint-performance.md). The risk: an evicted checkpoint's file is overwritten in place by a later
+   * performance/checkpoint.md). The risk: an evicted checkpoint's file is overwritten in place by a later
    * save: a program that is still reading it without trainwatch's lock (cp, tar, rsync, a backup agent)
    * gets bytes of two checkpoints. trainwatch's own readers are safe (tf-semantics C15). */
   TW_OPT_CHECKPOINT_RECYCLE_FILES = 23,
@@ -389,8 +389,10 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * Errors: TW_INVALID_ARGUMENT (out NULL; hooks NULL with n_hooks > 0; a NULL entry; the same hook
  * twice; a hook listed next to its wrapper or wrapped by two wrappers, see tw_hook_wrap),
  * TW_FAILED_PRECONDITION (a hook, or a hook a wrapper wraps, already belongs to another open session;
- * a chief's checkpoint directory is in use by another writer — another process or session holds its
- * lock), TW_PERMISSION_DENIED (a chief's checkpoint directory is writable but its lock file cannot be
+ * a chief that writes checkpoints — a CheckpointSaverHook, a NanTensorHook rolling back, a preemption
+ * save — finds its checkpoint directory in use by another writer, named in the message: another
+ * process, session or saver holds its lock; a chief that only restores takes no lock, tf-semantics C24),
+ * TW_PERMISSION_DENIED (a chief's checkpoint directory is writable but its lock file cannot be
  * opened read-write, e.g. another user's: it refuses to write unlocked), TW_INVALID_ARGUMENT (that lock
  * file is a symbolic link, not a regular file, or has another link; tf-semantics C16), any status a hook's
  * begin/after_create_session or the init/ready function returned, TW_DEADLINE_EXCEEDED (worker wait),

@@ -49,8 +49,8 @@ Status OpenRegularFile(const std::string &path, const char *what, bool follow_sy
   }
   if (!S_ISREG(st.st_mode)) {
     ::close(opened);
-    return Status(TW_INVALID_ARGUMENT, std::string(what) + " " + path + " is " + FileTypeName(st.st_mode) +
-                                           ", not a regular file");
+    return Status(TW_INVALID_ARGUMENT,
+                  std::string(what) + " " + path + " is " + FileTypeName(st.st_mode) + ", not a regular file");
   }
   const int status_flags = ::fcntl(opened, F_GETFL);
   if (status_flags >= 0) ::fcntl(opened, F_SETFL, status_flags & ~O_NONBLOCK);
@@ -64,8 +64,8 @@ Status ReadRegularFile(const std::string &path, const char *what, uint64_t max_b
   uint64_t size = 0;
   TW_RETURN_IF_ERROR(OpenRegularFile(path, what, true, &fd, &size));
   const auto too_big = [&] {
-    return Status(TW_INVALID_ARGUMENT, std::string(what) + " " + path + " is larger than the " +
-                                           std::to_string(max_bytes) + "-byte limit");
+    return Status(TW_INVALID_ARGUMENT,
+                  std::string(what) + " " + path + " is larger than the " + std::to_string(max_bytes) + "-byte limit");
   };
   if (size > max_bytes) {
     ::close(fd);

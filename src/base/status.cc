@@ -40,8 +40,7 @@ uint64_t ThreadErrorGeneration() { return t_error_generation; }
 const char *StatusName(tw_status status) {
   switch (status) {
 #define TW_STATUS_CASE(code) \
-  case code:                 \
-    return #code;
+  case code: return #code;
     TW_STATUS_CASE(TW_OK)
     TW_STATUS_CASE(TW_CANCELLED)
     TW_STATUS_CASE(TW_UNKNOWN)
@@ -64,8 +63,7 @@ const char *StatusName(tw_status status) {
     TW_STATUS_CASE(TW_STOP_ITERATION)
     TW_STATUS_CASE(TW_CALLBACK_FAILED)
 #undef TW_STATUS_CASE
-    default:
-      return "TW_UNKNOWN_STATUS";
+    default: return "TW_UNKNOWN_STATUS";
   }
 }
 

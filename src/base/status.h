@@ -75,9 +75,9 @@ Status ErrnoStatus(int err, const std::string &what);
 }  // namespace tw
 
 // Returns from the enclosing function when `expr` yields a non-OK Status.
-#define TW_RETURN_IF_ERROR(expr)            \
-  do {                                      \
-    ::tw::Status tw_status_ = (expr);       \
+#define TW_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::tw::Status tw_status_ = (expr);        \
     if (!tw_status_.ok()) return tw_status_; \
   } while (0)
 

@@ -16,18 +16,14 @@ struct DtypeInfo {
 
 // Indexed by tw_dtype value.
 constexpr DtypeInfo kDtypes[] = {
-    {"invalid", 0, false},      {"bool", 1, false},       {"int8", 1, false},
-    {"int16", 2, false},        {"int32", 4, false},      {"int64", 8, false},
-    {"uint8", 1, false},        {"uint16", 2, false},     {"uint32", 4, false},
-    {"uint64", 8, false},       {"float16", 2, true},     {"bfloat16", 2, true},
-    {"float32", 4, true},       {"float64", 8, true},     {"float8_e4m3fn", 1, true},
-    {"float8_e5m2", 1, true},
+    {"invalid", 0, false}, {"bool", 1, false},   {"int8", 1, false},         {"int16", 2, false},
+    {"int32", 4, false},   {"int64", 8, false},  {"uint8", 1, false},        {"uint16", 2, false},
+    {"uint32", 4, false},  {"uint64", 8, false}, {"float16", 2, true},       {"bfloat16", 2, true},
+    {"float32", 4, true},  {"float64", 8, true}, {"float8_e4m3fn", 1, true}, {"float8_e5m2", 1, true},
 };
 constexpr int32_t kDtypeCount = static_cast<int32_t>(sizeof(kDtypes) / sizeof(kDtypes[0]));
 
-const DtypeInfo &Info(int32_t dtype) {
-  return (dtype > 0 && dtype < kDtypeCount) ? kDtypes[dtype] : kDtypes[0];
-}
+const DtypeInfo &Info(int32_t dtype) { return (dtype > 0 && dtype < kDtypeCount) ? kDtypes[dtype] : kDtypes[0]; }
 
 // Strided walks compute offsets as Σ index × stride × element size in int64: the farthest element,
 // Σ |stride| × (extent − 1) × element size, must fit. For a view with elements (no zero extent).
@@ -82,8 +78,8 @@ Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view)
     }
     count *= extent;
   }
-  if (count > 0 && static_cast<uint64_t>(count) >
-                       static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / DtypeSize(t->dtype)) {
+  if (count > 0 &&
+      static_cast<uint64_t>(count) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / DtypeSize(t->dtype)) {
     return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
   }
   if (count > 0 && t->strides != nullptr) TW_RETURN_IF_ERROR(CheckStrideSpan(*t, what));

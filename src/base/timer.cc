@@ -38,8 +38,7 @@ Status SecondOrStepTimer::Create(std::optional<double> every_secs, std::optional
   return Status();
 }
 
-SecondOrStepTimer::SecondOrStepTimer(std::optional<double> every_secs, std::optional<int64_t> every_steps,
-                                     Clock clock)
+SecondOrStepTimer::SecondOrStepTimer(std::optional<double> every_secs, std::optional<int64_t> every_steps, Clock clock)
     : every_secs_(every_secs), every_steps_(every_steps), clock_(std::move(clock)) {}
 
 bool SecondOrStepTimer::ShouldTriggerForStep(int64_t step) const {

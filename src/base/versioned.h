@@ -1,8 +1,8 @@
 // Reading and writing the public versioned structs (include/trainwatch/common.h, "Versioned structs"):
 // the one place that honours the caller's struct_size, so that programs built against older or newer
 // headers work with this library.
-#ifndef TRAINWATCH_CORE_VERSIONED_H
-#define TRAINWATCH_CORE_VERSIONED_H
+#ifndef TRAINWATCH_BASE_VERSIONED_H
+#define TRAINWATCH_BASE_VERSIONED_H
 
 #include <cstdint>
 #include <cstring>
@@ -134,4 +134,4 @@ class VersionedArray {
 
 }  // namespace tw
 
-#endif  // TRAINWATCH_CORE_VERSIONED_H
+#endif  // TRAINWATCH_BASE_VERSIONED_H

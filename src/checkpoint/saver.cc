@@ -406,7 +406,7 @@ Status Saver::LockDirectory(const std::string &dir) {
     if (lock->Covers(dir)) return Status();
   }
   std::unique_ptr<DirectoryLock> lock;
-  TW_RETURN_IF_ERROR(DirectoryLock::Acquire(dir, &lock));
+  TW_RETURN_IF_ERROR(DirectoryLock::Acquire(dir, options_.lock_holder, &lock));
   if (lock) locks_.push_back(std::move(lock));
   return Status();
 }

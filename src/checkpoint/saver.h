@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -65,6 +66,9 @@ struct SaverOptions {
   std::map<std::string, ShardSpec> shards;
   bool chief = true;
   double collective_timeout_secs = 600.0;
+  // What holds the directory's lock while this saver writes there, for a second writer's message
+  // (dir_lock.h, C24): a session says what makes it save.
+  std::string lock_holder = "a Saver";
 };
 
 // "<prefix>-<step>" (8-digit zero padding when `pad`), or `prefix` for kNoGlobalStep.
@@ -168,6 +172,8 @@ class Saver {
   Status LockDirectory(const std::string &dir);
   // Releases every directory lock (a session does at close).
   void ReleaseDirectoryLocks();
+  // SaverOptions::lock_holder, for the locks taken from now on.
+  void set_lock_holder(std::string holder) { options_.lock_holder = std::move(holder); }
 
   // Takes `checkpoint` (a path this saver wrote, known bad: a NaN rollback's, B48) off the kept list
   // and the state file — removed when nothing else is listed — then deletes it, whatever

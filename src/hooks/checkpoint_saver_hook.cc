@@ -61,6 +61,7 @@ class CheckpointSaverHook final : public Hook {
  public:
   bool chief_only_in_a_job() const override { return true; }             // D14
   bool writes_a_part_in_a_sharded_job() const override { return true; }  // D17
+  const char *checkpoint_writer() const override { return "a CheckpointSaverHook"; }  // C24
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
         config_(std::move(config)),

@@ -14,7 +14,7 @@ namespace tw {
 struct GlobalStepWaiterConfig {
   int64_t wait_until_step = 0;
   double poll_secs = 0.5;
-  double max_wait_secs = -1;  // negative: forever
+  double max_wait_secs = -1;                                          // negative: forever
   std::shared_ptr<UserCallback<tw_global_step_fn>> read_global_step;  // null: the session's
 };
 

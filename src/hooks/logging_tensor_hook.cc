@@ -67,7 +67,6 @@ class LoggingTensorHook final : public Hook {
     return LogValues();
   }
 
- 
   // TF's _log_tensors: the user's function when set (it gets the hook, to call the built-in), else the
   // built-in. Values are named by their tags, in print order.
   Status LogValues() {
@@ -78,8 +77,8 @@ class LoggingTensorHook final : public Hook {
     return LogTensors(view_pointers_.data(), view_pointers_.size());
   }
 
-  // B9: "tag = value, …" or the formatter's text, then " (x.xxx sec)" since the previous line (not on
-  // the first) — kept with a formatter too, unlike TF. Like TF's, it also moves the timer: a
+  // B9: "tag = value, …" then " (x.xxx sec)" since the previous line (not on the first), or exactly the
+  // formatter's text (TF appends nothing to it: users parse their own lines). Like TF's, it also moves the timer: a
   // replacement that never calls it leaves the timer untouched, so the hook triggers on every run.
   Status LogTensors(const tw_tensor *const *values, size_t n_values) {
     const std::optional<TimerElapsed> elapsed = timer_->UpdateLastTriggeredStep(iter_count_);
@@ -87,13 +86,14 @@ class LoggingTensorHook final : public Hook {
     std::string line;
     if (config_.formatter != nullptr) {
       TW_RETURN_IF_ERROR(CallFormatter(values, n_values, &line));
-    } else {
-      for (size_t i = 0; i < n_values; ++i) {
-        if (i > 0) line += ", ";
-        line += values[i]->name;
-        line += " = ";
-        AppendTensorText(*values[i], config_.max_elements, &line);
-      }
+      Log(TW_LOG_INFO, "%s", line.c_str());
+      return Status();
+    }
+    for (size_t i = 0; i < n_values; ++i) {
+      if (i > 0) line += ", ";
+      line += values[i]->name;
+      line += " = ";
+      AppendTensorText(*values[i], config_.max_elements, &line);
     }
     if (elapsed) line += Format(" (%.3f sec)", elapsed->secs);
     Log(TW_LOG_INFO, "%s", line.c_str());
@@ -132,9 +132,9 @@ class LoggingTensorHook final : public Hook {
   std::unique_ptr<Timer> timer_;
   int64_t iter_count_ = 0;
   bool should_trigger_ = false;
-  std::vector<tw_tensor> views_;           // this run's values, in print order
+  std::vector<tw_tensor> views_;                  // this run's values, in print order
   std::vector<const tw_tensor *> view_pointers_;  // to views_: what the formatter and log function get
-  std::vector<TensorCopy> last_values_;    // at_end: the last run's values
+  std::vector<TensorCopy> last_values_;           // at_end: the last run's values
   bool have_last_values_ = false;
 };
 
@@ -150,7 +150,8 @@ Status LogTensorsDefault(Hook *hook, const tw_tensor *const *values, size_t n_va
   LoggingTensorHook *logging = nullptr;
   TW_RETURN_IF_ERROR(HookOfKind(hook, "LoggingTensorHook", &logging));
   TW_RETURN_IF_ERROR(logging->log_fn_.CheckInside(*logging, "tw_logging_tensor_hook_log_tensors"));
-  if (n_values > 0 && values == nullptr) return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
+  if (n_values > 0 && values == nullptr)
+    return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
   std::vector<tw_tensor> views(n_values);
   std::vector<const tw_tensor *> pointers(n_values);
   for (size_t i = 0; i < n_values; ++i) {

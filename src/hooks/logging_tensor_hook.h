@@ -1,5 +1,5 @@
-// LoggingTensorHook (TF's B6–B10), with a formatter that keeps the elapsed-time suffix and values of
-// any dtype and shape printed numpy-style (large ones summarised).
+// LoggingTensorHook (TF's B6–B10), with values of any dtype and shape printed numpy-style (large ones
+// summarised); a formatter's text is logged as it is (B9).
 #ifndef TRAINWATCH_HOOKS_LOGGING_TENSOR_HOOK_H
 #define TRAINWATCH_HOOKS_LOGGING_TENSOR_HOOK_H
 
@@ -20,7 +20,7 @@ struct LoggingTensorConfig {
                                    // else one per name, printed sorted by tag (TF's dict form)
   EveryN every;                    // every_n_iter (local runs) / every_n_secs
   bool at_end = false;
-  int64_t max_elements = 32;       // larger values are summarised
+  int64_t max_elements = 32;                                     // larger values are summarised
   std::shared_ptr<UserCallback<tw_log_formatter_fn>> formatter;  // optional
 };
 

@@ -12,6 +12,11 @@ class NanTensorHook final : public Hook {
  public:
   explicit NanTensorHook(NanGuardConfig config) : Hook("NanTensorHook"), config_(std::move(config)) {}
 
+  // C24: a rollback takes the checkpoints of the run that diverged off the state file (B48).
+  const char *checkpoint_writer() const override {
+    return config_.action == TW_NAN_ACTION_ROLLBACK ? "a NanTensorHook that rolls back on NaN" : nullptr;
+  }
+
   // B31: fetch on every run (or every N-th step, which TF lacked).
   Status BeforeRun(RunContext &ctx) override {
     checking_ = ctx.session->run_global_step() % config_.every_n_steps == 0;
@@ -42,11 +47,9 @@ class NanTensorHook final : public Hook {
     switch (config_.action) {
       case TW_NAN_ACTION_FAIL:  // B33
         return Fail(where, "");
-      case TW_NAN_ACTION_ROLLBACK:
-        return RollBack(*ctx.session, where);
-      case TW_NAN_ACTION_MAX_ENUM_:
-        break;  // not an action; the option table rejects it
-      case TW_NAN_ACTION_STOP:  // B34
+      case TW_NAN_ACTION_ROLLBACK: return RollBack(*ctx.session, where);
+      case TW_NAN_ACTION_MAX_ENUM_: break;  // not an action; the option table rejects it
+      case TW_NAN_ACTION_STOP:              // B34
         Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s", where.c_str());
         return ctx.RequestStop();
       case TW_NAN_ACTION_CALLBACK: {
@@ -68,7 +71,8 @@ class NanTensorHook final : public Hook {
   // go on from there; bounded, so a divergence that keeps coming back still fails.
   Status RollBack(Session &session, const std::string &where) {
     if (rollbacks_ >= config_.max_rollbacks) {
-      return Fail(where, "; not rolled back: " + std::to_string(rollbacks_) + " rollbacks already (TW_OPT_NAN_MAX_ROLLBACKS)");
+      return Fail(where,
+                  "; not rolled back: " + std::to_string(rollbacks_) + " rollbacks already (TW_OPT_NAN_MAX_ROLLBACKS)");
     }
     if (session.collective() != nullptr) {  // D7: every rank rolls back together, to the chief's choice
       ++rollbacks_;
@@ -83,9 +87,10 @@ class NanTensorHook final : public Hook {
     const Status restored = session.IdleSaver().RestoreNewestGood(session.checkpoint_dir(), &path);
     if (!restored.ok()) return Fail(where, "; not rolled back: " + restored.message());
     ++rollbacks_;
-    Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; rolled back to %s (global step %lld), rollback %lld of %lld",
-        where.c_str(), path.c_str(), static_cast<long long>(session.global_step()),
-        static_cast<long long>(rollbacks_), static_cast<long long>(config_.max_rollbacks));
+    Log(TW_LOG_WARNING,
+        "Model diverged with loss = NaN. %s; rolled back to %s (global step %lld), rollback %lld of %lld",
+        where.c_str(), path.c_str(), static_cast<long long>(session.global_step()), static_cast<long long>(rollbacks_),
+        static_cast<long long>(config_.max_rollbacks));
     return Status();
   }
 
@@ -98,8 +103,8 @@ class NanTensorHook final : public Hook {
   static std::string FormatWhere(const char *name, int64_t step, int64_t nans, int64_t pos_inf, int64_t neg_inf,
                                  int64_t first) {
     std::string text = "(tensor '" + std::string(name) + "', step " + std::to_string(step) + ": " +
-                       std::to_string(nans) + " NaN, " + std::to_string(pos_inf) + " +Inf, " +
-                       std::to_string(neg_inf) + " -Inf";
+                       std::to_string(nans) + " NaN, " + std::to_string(pos_inf) + " +Inf, " + std::to_string(neg_inf) +
+                       " -Inf";
     if (first >= 0) text += ", first at index " + std::to_string(first);
     return text + ")";
   }

@@ -18,7 +18,7 @@ struct NanGuardConfig {
   tw_nan_action action = TW_NAN_ACTION_FAIL;
   bool detect_inf = true;
   int64_t every_n_steps = 1;
-  int64_t max_rollbacks = 3;  // for TW_NAN_ACTION_ROLLBACK
+  int64_t max_rollbacks = 3;                          // for TW_NAN_ACTION_ROLLBACK
   std::shared_ptr<UserCallback<tw_nan_fn>> callback;  // for TW_NAN_ACTION_CALLBACK
 };
 

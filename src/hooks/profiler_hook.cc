@@ -42,7 +42,6 @@ class ProfilerHook final : public Hook, public RunTracer {
     return MakeDirectories(config_.output_dir);
   }
 
-
   // B47 (NEW): the first run primes the timer and is not traced. A run is traced when the timer accepts
   // the step it will end at; that is decided here, at the end of the run before it, so that the
   // session times every hook of the traced run from its first before_run.

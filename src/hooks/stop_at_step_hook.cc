@@ -17,7 +17,6 @@ class StopAtStepHook final : public Hook {
     return Status();
   }
 
-
   // B14: the stale step (start of run) says whether we may be done; only then is the real one read.
   Status AfterRun(RunContext &ctx) override {
     const int64_t stale = ctx.session->run_global_step();  // TF's stale read: the step the run started at

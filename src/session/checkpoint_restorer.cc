@@ -17,20 +17,23 @@ class CheckpointRestorer final : public Restorer {
 
   Status Restore(Session &session, std::string *restored) override {
     checkpoint::Saver &saver = session.IdleSaver();
-    // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
-    TW_RETURN_IF_ERROR(saver.LockDirectory(dir_));
+    // A chief that writes this directory (retention, the state file) keeps every other writer out from
+    // here on (dir_lock.h); one that only restores takes no lock and writes nothing (C24).
+    const bool writes = session.writes_checkpoints();
+    if (writes) TW_RETURN_IF_ERROR(saver.LockDirectory(dir_));
     std::string path;
     std::vector<std::string> missing;
     const Status status = saver.RestoreNewestGood(dir_, &path, {"global_step"}, &missing);
     if (status.code() == TW_NOT_FOUND && path.empty()) {  // no checkpoint, rather than one that lacks a variable
       restored->clear();
-      return saver.RecoverLastCheckpoints(dir_);  // still clears temporary files a crash left behind
+      // Still clears temporary files a crash left behind.
+      return writes ? saver.RecoverLastCheckpoints(dir_) : Status();
     }
     TW_RETURN_IF_ERROR(status);
     TakeStepFromName(session, path, missing);
     Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
         static_cast<long long>(session.global_step()));
-    TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(dir_));
+    if (writes) TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(dir_));
     *restored = path;
     return Status();
   }

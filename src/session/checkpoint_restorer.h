@@ -1,8 +1,9 @@
-// The chief's restore step (S5, C12): takes checkpoint_dir's lock (a second writer fails here, at
-// session creation), then restores the newest intact checkpoint into the registered variables and
+// The chief's restore step (S5, C12): when the session writes checkpoints, takes checkpoint_dir's lock
+// (a second writer fails here, at session creation; a session that only restores takes none, C24), then
+// restores the newest intact checkpoint into the registered variables and
 // global_step — the state file's entries first, then the checkpoints found by name, so a damaged or
 // missing state file never makes a chief re-initialize over intact checkpoints. A checkpoint without
-// global_step (a standalone Saver's) gives the step of its "-<step>" name. The kept list is then
+// global_step (a standalone Saver's) gives the step of its "-<step>" name. A writing session's kept list is then
 // re-seeded (from the state file, or from the directory when the state file is unusable).
 #ifndef TRAINWATCH_SESSION_CHECKPOINT_RESTORER_H
 #define TRAINWATCH_SESSION_CHECKPOINT_RESTORER_H

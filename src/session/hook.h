@@ -36,6 +36,10 @@ struct tw_hook {
   // ... except a checkpoint saver in a job with sharded variables: each checkpoint needs every rank's
   // part, so every rank runs it (D17) whatever options the hook itself was created with.
   virtual bool writes_a_part_in_a_sharded_job() const { return false; }
+  // What this hook makes the session write into its checkpoint directory ("a CheckpointSaverHook"), or
+  // nullptr when it writes nothing there: a session none of whose hooks writes checkpoints, and that
+  // saves on no preemption, only restores and takes no lock (C24).
+  virtual const char *checkpoint_writer() const { return nullptr; }
 
   // The hook this one wraps (tw_hook_wrap), or nullptr. A session claims a wrapper's whole chain, so a
   // wrapped hook cannot run twice or in two sessions.

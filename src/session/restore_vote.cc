@@ -53,8 +53,9 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   std::vector<std::string> candidates;
   size_t listed = 0;
   if (is_chief_ && listing.ok() && !checkpoint_dir_.empty()) {
-    // The chief writes this directory (retention, the state file): no other writer may (dir_lock.h).
-    listing = saver.LockDirectory(checkpoint_dir_);
+    // A chief that writes this directory (retention, the state file) keeps other writers out
+    // (dir_lock.h); one that only restores takes no lock (C24).
+    if (writes_checkpoints_) listing = saver.LockDirectory(checkpoint_dir_);
     if (listing.ok()) listing = saver.RestoreCandidates(checkpoint_dir_, &candidates, &listed);
   }
   int64_t header[2] = {static_cast<int64_t>(listing.code()), static_cast<int64_t>(listed)};

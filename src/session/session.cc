@@ -166,6 +166,7 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   Status begun = options.registration;
   if (begun.ok()) begun = session->CreateSaver(options);
   if (begun.ok()) begun = session->ClaimHooks(hooks, hook_count);
+  if (begun.ok()) session->NoteCheckpointWriter();
   if (begun.ok() && session->watch_preemption_) begun = tw::PreemptionSignals::Acquire(&session->preemption_signals_);
   if (begun.ok() && session->restore_via_broadcast_ && tw::IsShardedJob(options)) {
     begun = Status(TW_INVALID_ARGUMENT,
@@ -217,6 +218,20 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
     hooks_.push_back(hooks[i]);
   }
   return Status();
+}
+
+void tw_session::NoteCheckpointWriter() {
+  std::string holder;
+  for (tw::Hook *hook : hooks_) {
+    for (tw::Hook *link = hook; link != nullptr && holder.empty(); link = link->inner()) {
+      if (const char *writer = link->checkpoint_writer()) holder = std::string("a session with ") + writer;
+    }
+  }
+  // D10: the chief saves on a preemption caught by signals, or noted by any rank of a job.
+  if (holder.empty() && (watch_preemption_ || collective_ != nullptr)) holder = "a session saving on preemption";
+  writes_checkpoints_ = !holder.empty();
+  // One told of a preemption by tw_session_notify_preemption all the same locks when it saves.
+  saver_->set_lock_holder(holder.empty() ? "a session saving on preemption" : holder);
 }
 
 void tw_session::ReleaseHooks() {

@@ -96,6 +96,12 @@ struct tw_session {
   tw::checkpoint::AsyncSaver &async_saver() { return *async_saver_; }
   // TW_OPT_CHECKPOINT_DIR, "" when unset.
   const std::string &checkpoint_dir() const { return checkpoint_dir_; }
+  // C24: the session writes checkpoints — a hook of its (wrapped or not) saves or rolls back
+  // (Hook::checkpoint_writer), or it may save on preemption (TW_OPT_CATCH_PREEMPTION_SIGNALS, or any
+  // session of a job, D10). Only then
+  // does the chief take checkpoint_dir's lock at creation and tidy the directory; a session that only
+  // restores leaves it to the program's own Saver.
+  bool writes_checkpoints() const { return writes_checkpoints_; }
 
   // Traces the next hooked run only (the ProfilerHook's seam); nullptr disarms. The tracer must outlive
   // that run or be disarmed first.
@@ -107,6 +113,9 @@ struct tw_session {
 
   tw::Status CreateSaver(const tw::Options &options);
   tw::Status ClaimHooks(tw::Hook *const *hooks, size_t hook_count);
+  // After ClaimHooks: whether the session writes checkpoints, and what the saver then names as the
+  // directory's holder (dir_lock.h).
+  void NoteCheckpointWriter();
   void ReleaseHooks();
   template <typename Body>
   tw::Status WithRecovery(Body body);
@@ -156,6 +165,7 @@ struct tw_session {
   std::unique_ptr<tw::checkpoint::Saver> saver_;
   std::unique_ptr<tw::checkpoint::AsyncSaver> async_saver_;  // after saver_: destroyed (joined) first
   std::string checkpoint_dir_;
+  bool writes_checkpoints_ = false;  // NoteCheckpointWriter
   std::set<tw_status> recoverable_statuses_;
   bool recoverable_;
   bool is_chief_;

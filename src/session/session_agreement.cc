@@ -96,7 +96,9 @@ Status tw_session::CreateAgreed() {
                 static_cast<long long>(global_step_));
       }
       // The kept list and retention clock from the state file; stale temporary files and parts go.
-      if (!checkpoint_dir_.empty()) outcome = IdleSaver().RecoverLastCheckpoints(checkpoint_dir_);
+      if (!checkpoint_dir_.empty() && writes_checkpoints_) {
+        outcome = IdleSaver().RecoverLastCheckpoints(checkpoint_dir_);
+      }
       std::string ignored;  // the chief's creator only initializes here
       if (outcome.ok() && path.empty()) outcome = creator_->CreateSession(*this, &ignored);
     }
@@ -335,6 +337,9 @@ Status tw_session::SaveForPreemption() {
   tw::checkpoint::Saver &saver = IdleSaver();
   std::string prefix;  // "" : no save
   if (is_chief_ && !checkpoint_dir_.empty()) {
+    // A single process that only restored (C24) learns the directory's kept list now, as a writer did at
+    // creation, so that the state file keeps listing the checkpoints it restored from.
+    if (!writes_checkpoints_) TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(checkpoint_dir_));
     prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
     const std::vector<std::string> kept = saver.last_checkpoints();
     if (!kept.empty() &&

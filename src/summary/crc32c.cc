@@ -60,8 +60,8 @@ uint32_t Crc32cExtendPortable(uint32_t prefix_crc, const void *data, size_t size
   for (; size >= 8; size -= 8, p += 8) {
     const uint64_t word = LoadLittleEndian64(p) ^ crc;
     crc = kTables[7][word & 0xff] ^ kTables[6][(word >> 8) & 0xff] ^ kTables[5][(word >> 16) & 0xff] ^
-          kTables[4][(word >> 24) & 0xff] ^ kTables[3][(word >> 32) & 0xff] ^
-          kTables[2][(word >> 40) & 0xff] ^ kTables[1][(word >> 48) & 0xff] ^ kTables[0][word >> 56];
+          kTables[4][(word >> 24) & 0xff] ^ kTables[3][(word >> 32) & 0xff] ^ kTables[2][(word >> 40) & 0xff] ^
+          kTables[1][(word >> 48) & 0xff] ^ kTables[0][word >> 56];
   }
   for (; size > 0; --size, ++p) crc = (crc >> 8) ^ kTables[0][(crc ^ *p) & 0xff];
   return ~crc;
@@ -71,8 +71,7 @@ uint32_t Crc32cExtendPortable(uint32_t prefix_crc, const void *data, size_t size
 
 bool HasHardwareCrc32c() { return Cpu().sse42; }
 
-__attribute__((target("sse4.2"))) uint32_t Crc32cExtendHardware(uint32_t prefix_crc, const void *data,
-                                                                 size_t size) {
+__attribute__((target("sse4.2"))) uint32_t Crc32cExtendHardware(uint32_t prefix_crc, const void *data, size_t size) {
   const auto *p = static_cast<const unsigned char *>(data);
   uint32_t crc = ~prefix_crc;
 #if defined(__x86_64__)

@@ -63,14 +63,11 @@ void EncodeValue(const SummaryValue &v, ProtoWriter &w) {
   using namespace value_field;
   if (!v.tag.empty()) w.WriteString(kTag, v.tag);
   switch (v.kind) {  // oneof members are written even at their default
-    case SummaryValue::Kind::kSimpleValue:
-      w.WriteFloat(kSimpleValue, v.simple_value);
-      break;
+    case SummaryValue::Kind::kSimpleValue: w.WriteFloat(kSimpleValue, v.simple_value); break;
     case SummaryValue::Kind::kHistogram:
       WriteMessage(w, kHisto, [&](ProtoWriter &nested) { EncodeHistogram(v.histogram, nested); });
       break;
-    case SummaryValue::Kind::kOther:
-      break;
+    case SummaryValue::Kind::kOther: break;
   }
 }
 
@@ -95,11 +92,8 @@ Status DecodeHistogram(const ProtoField &field, HistogramData *h) {
       case kBucketLimit:
         TW_RETURN_IF_ERROR(ReadRepeatedDouble(f, "HistogramProto.bucket_limit", &h->bucket_limit));
         break;
-      case kBucket:
-        TW_RETURN_IF_ERROR(ReadRepeatedDouble(f, "HistogramProto.bucket", &h->bucket));
-        break;
-      default:
-        break;
+      case kBucket: TW_RETURN_IF_ERROR(ReadRepeatedDouble(f, "HistogramProto.bucket", &h->bucket)); break;
+      default: break;
     }
     if (scalar != nullptr) {
       TW_RETURN_IF_ERROR(ExpectWireType(f, WireType::kFixed64, "HistogramProto field"));
@@ -130,11 +124,13 @@ Status DecodeValue(const ProtoField &field, SummaryValue *v) {
         v->histogram = HistogramData();
         TW_RETURN_IF_ERROR(DecodeHistogram(f, &v->histogram));
         break;
-      case 3: case 4: case 6: case 8:  // old-style histogram, image, audio, tensor: the other oneof members
+      case 3:
+      case 4:
+      case 6:
+      case 8:  // old-style histogram, image, audio, tensor: the other oneof members
         v->kind = SummaryValue::Kind::kOther;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return reader.status();
@@ -170,8 +166,7 @@ Status DecodeSessionLog(const ProtoField &field, SessionLog *log) {
         TW_RETURN_IF_ERROR(ExpectWireType(f, WireType::kLengthDelimited, "SessionLog.msg"));
         log->msg = f.AsString();
         break;
-      default:
-        break;
+      default: break;
     }
   }
   return reader.status();
@@ -200,9 +195,7 @@ void EncodeEvent(const Event &event, std::string *out) {
   ProtoWriter w(out);
   EncodeEventHeader(event.wall_time, event.step, w);
   switch (event.what) {
-    case Event::What::kFileVersion:
-      w.WriteString(event_field::kFileVersion, event.file_version);
-      break;
+    case Event::What::kFileVersion: w.WriteString(event_field::kFileVersion, event.file_version); break;
     case Event::What::kSummary:
       WriteMessage(w, event_field::kSummary, [&](ProtoWriter &summary) {
         for (const SummaryValue &v : event.summary) {
@@ -227,8 +220,7 @@ void EncodeEvent(const Event &event, std::string *out) {
       });
       break;
     case Event::What::kNone:
-    case Event::What::kOther:
-      break;
+    case Event::What::kOther: break;
   }
 }
 
@@ -276,11 +268,12 @@ Status DecodeEvent(const void *data, size_t size, Event *out) {
         event.what = Event::What::kSessionLog;
         TW_RETURN_IF_ERROR(DecodeSessionLog(f, &event.session_log));
         break;
-      case 4: case 8: case 9:  // graph_def, tagged_run_metadata, meta_graph_def
+      case 4:
+      case 8:
+      case 9:  // graph_def, tagged_run_metadata, meta_graph_def
         event.what = Event::What::kOther;
         break;
-      default:
-        break;
+      default: break;
     }
   }
   TW_RETURN_IF_ERROR(reader.status());

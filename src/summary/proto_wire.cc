@@ -114,9 +114,7 @@ bool ProtoReader::Next(ProtoField *field) {
   field->scalar = 0;
   const size_t remaining = static_cast<size_t>(end_ - pos_);
   switch (tag & 7) {
-    case 0:
-      field->wire_type = WireType::kVarint;
-      return ReadVarint(&field->scalar);
+    case 0: field->wire_type = WireType::kVarint; return ReadVarint(&field->scalar);
     case 1:
       if (remaining < 8) return Fail("truncated fixed64");
       field->wire_type = WireType::kFixed64;

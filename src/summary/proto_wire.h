@@ -21,11 +21,11 @@ class ProtoWriter {
  public:
   explicit ProtoWriter(std::string *out) : out_(out) {}
 
-  void WriteVarint(uint32_t field, uint64_t value);                   // uint64, enum, bool
-  void WriteInt64(uint32_t field, int64_t value);                     // int64: ten bytes when negative
-  void WriteDouble(uint32_t field, double value);                     // fixed64
-  void WriteFloat(uint32_t field, float value);                       // fixed32
-  void WriteBytes(uint32_t field, const void *data, size_t size);     // string, bytes, message
+  void WriteVarint(uint32_t field, uint64_t value);                // uint64, enum, bool
+  void WriteInt64(uint32_t field, int64_t value);                  // int64: ten bytes when negative
+  void WriteDouble(uint32_t field, double value);                  // fixed64
+  void WriteFloat(uint32_t field, float value);                    // fixed32
+  void WriteBytes(uint32_t field, const void *data, size_t size);  // string, bytes, message
   void WriteString(uint32_t field, const std::string &value) { WriteBytes(field, value.data(), value.size()); }
   void WritePackedDoubles(uint32_t field, const std::vector<double> &values);  // omitted when empty
 
@@ -42,8 +42,8 @@ class ProtoWriter {
 struct ProtoField {
   uint32_t number = 0;
   WireType wire_type = WireType::kVarint;
-  uint64_t scalar = 0;              // a varint's value, or the raw bits of a fixed32 / fixed64
-  const uint8_t *bytes = nullptr;   // a length-delimited payload (inside the reader's buffer)
+  uint64_t scalar = 0;             // a varint's value, or the raw bits of a fixed32 / fixed64
+  const uint8_t *bytes = nullptr;  // a length-delimited payload (inside the reader's buffer)
   size_t size = 0;
 
   double AsDouble() const;
@@ -61,8 +61,7 @@ struct ProtoField {
 //   TW_RETURN_IF_ERROR(reader.status());
 class ProtoReader {
  public:
-  ProtoReader(const void *data, size_t size)
-      : pos_(static_cast<const uint8_t *>(data)), end_(pos_ + size) {}
+  ProtoReader(const void *data, size_t size) : pos_(static_cast<const uint8_t *>(data)), end_(pos_ + size) {}
 
   // Reads the next field; false at the end of the buffer or on malformed input (see status()).
   bool Next(ProtoField *field);

@@ -51,8 +51,8 @@ class HookList {
 // CheckpointSaverHook if there is a checkpoint dir and a checkpoint frequency > 0 (T2, T3).
 Status AddCheckpointSaver(const Options &options, bool is_chief, HookList *list) {
   const std::string *checkpoint_dir = options.String(TW_OPT_CHECKPOINT_DIR);
-  const Frequency checkpoints =
-      ResolveFrequency(options, TW_OPT_CHECKPOINT_EVERY_N_SECS, TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
+  const Frequency checkpoints = ResolveFrequency(options, TW_OPT_CHECKPOINT_EVERY_N_SECS,
+                                                 TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
   if (checkpoint_dir == nullptr || !checkpoints.any_positive()) return Status();
   Options hook_options = options;
   TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_CHECKPOINT_EVERY_N_SECS, *checkpoints.secs)
@@ -86,8 +86,8 @@ Status AddDefaultHooks(const Options &options, bool is_chief, Hook *const *chief
       TW_RETURN_IF_ERROR(NewStepCounterHook(std::move(config), &hook));
       list->Adopt(hook);
     }
-    const Frequency summaries =
-        ResolveFrequency(options, TW_OPT_SUMMARY_EVERY_N_SECS, TW_OPT_SUMMARY_EVERY_N_STEPS, {std::nullopt, 100});  // T1
+    const Frequency summaries = ResolveFrequency(options, TW_OPT_SUMMARY_EVERY_N_SECS, TW_OPT_SUMMARY_EVERY_N_STEPS,
+                                                 {std::nullopt, 100});  // T1
     if (summary_dir != nullptr && summaries.any_positive()) {
       SummarySaverConfig config;
       config.every.secs = summaries.secs;
@@ -109,7 +109,8 @@ Status AddDefaultHooks(const Options &options, bool is_chief, Hook *const *chief
 
 Status CreateMonitoredTrainingSession(const Options &options, Hook *const *hooks, size_t hook_count,
                                       Hook *const *chief_only_hooks, size_t chief_only_count, Session **out) {
-  if (hook_count > 0 && hooks == nullptr) return Errorf(TW_INVALID_ARGUMENT, "hooks is NULL but n_hooks is %zu", hook_count);
+  if (hook_count > 0 && hooks == nullptr)
+    return Errorf(TW_INVALID_ARGUMENT, "hooks is NULL but n_hooks is %zu", hook_count);
   if (chief_only_count > 0 && chief_only_hooks == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "chief_only_hooks is NULL but n_chief_only_hooks is %zu", chief_only_count);
   }

@@ -2,8 +2,8 @@
 // v = m²) in float32 and in bfloat16 — save and restore throughput, file size ratio, and the stall of
 // an asynchronous save (Snapshot::Capture) against a plain memcpy — in /dev/shm (tmpfs) and in a
 // directory on the disk, each next to torch.save, torch.save + fsync and torch.load of the same state
-// in the same directory (anchors/anchor_torch_save.py), measured in the same run (issue 16's four
-// cells). The other anchors of anchors/anchor_ckpt.py (docs/performance-anchors.md) are printed first.
+// in the same directory (anchors/anchor_torch_save.py), measured in the same run (docs/performance/checkpoint.md's four
+// cells). The other anchors of anchors/anchor_ckpt.py (docs/performance/checkpoint.md) are printed first.
 //
 // usage: bench_checkpoint [MiB] [disk directory]   (default 256 MiB and /var/tmp). TW_BENCH_NO_ANCHORS=1
 // skips the anchors (for profiling); TW_BENCH_CHUNK_KIB overrides the chunk size.
@@ -112,20 +112,25 @@ void Bench(const char *label, int32_t dtype, size_t bytes, const std::string &di
   std::unique_ptr<ckpt::Saver> saver;
   ckpt::SaverOptions options;
   options.max_to_keep = 1;
-  if (const char *kib = std::getenv("TW_BENCH_CHUNK_KIB")) options.write.chunk_bytes = std::strtoull(kib, nullptr, 10) << 10;
+  if (const char *kib = std::getenv("TW_BENCH_CHUNK_KIB"))
+    options.write.chunk_bytes = std::strtoull(kib, nullptr, 10) << 10;
   if (!ckpt::Saver::Create(refs, options, &saver).ok()) std::abort();
   const std::string prefix = dir + "/bench-" + label;
   std::string path;
   int64_t step = 0;
   double save_cpu = 0, restore_cpu = 0;
-  const double save = Best([&] {
-    const tw::Status s = saver->Save(prefix, ++step, &path);
-    if (!s.ok()) std::fprintf(stderr, "save failed: %s\n", s.message().c_str()), std::exit(1);
-  }, &save_cpu);
-  const double restore = Best([&] {
-    const tw::Status s = saver->Restore(path);
-    if (!s.ok()) std::fprintf(stderr, "restore failed: %s\n", s.message().c_str()), std::exit(1);
-  }, &restore_cpu);
+  const double save = Best(
+      [&] {
+        const tw::Status s = saver->Save(prefix, ++step, &path);
+        if (!s.ok()) std::fprintf(stderr, "save failed: %s\n", s.message().c_str()), std::exit(1);
+      },
+      &save_cpu);
+  const double restore = Best(
+      [&] {
+        const tw::Status s = saver->Restore(path);
+        if (!s.ok()) std::fprintf(stderr, "restore failed: %s\n", s.message().c_str()), std::exit(1);
+      },
+      &restore_cpu);
   const double ratio = FileSize(path) / static_cast<double>(bytes);
 
   ckpt::Snapshot snapshot;
@@ -144,17 +149,21 @@ void Bench(const char *label, int32_t dtype, size_t bytes, const std::string &di
   const double ours = gb / save;
   auto times = [&](double theirs) { return theirs > 0 ? ours / theirs : 0; };
   std::printf("%s state, %zu MiB, in %s:\n", label, bytes >> 20, dir.c_str());
-  std::printf("  save     trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.save %5.2f GB/s: %.2fx (target >= 1.5)   "
-              "torch.save+fsync %5.2f GB/s: %.2fx\n",
-              ours, save * 1e3, save_cpu * 1e3, anchors.torch_save, times(anchors.torch_save), anchors.torch_save_fsync,
-              times(anchors.torch_save_fsync));
-  std::printf("  restore  trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.load %5.2f GB/s: %.2fx (target >= 2)\n",
-              gb / restore, restore * 1e3, restore_cpu * 1e3, anchors.torch_load,
-              anchors.torch_load > 0 ? gb / restore / anchors.torch_load : 0);
-  std::printf("  file size           %.3f x raw (raw/file %.3f; target raw/file >= %.2f)\n", ratio, 1 / ratio, target_ratio);
-  std::printf("  async-save stall    capture %.1f ms (first, allocating: %.1f ms)   memcpy %.1f ms   ratio %.2fx "
-              "(target <= 1.5)\n",
-              capture * 1e3, cold_capture * 1e3, memcpy_time * 1e3, capture / memcpy_time);
+  std::printf(
+      "  save     trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.save %5.2f GB/s: %.2fx (target >= 1.5)   "
+      "torch.save+fsync %5.2f GB/s: %.2fx\n",
+      ours, save * 1e3, save_cpu * 1e3, anchors.torch_save, times(anchors.torch_save), anchors.torch_save_fsync,
+      times(anchors.torch_save_fsync));
+  std::printf(
+      "  restore  trainwatch %5.2f GB/s [%.0f ms wall, %.0f ms CPU]   torch.load %5.2f GB/s: %.2fx (target >= 2)\n",
+      gb / restore, restore * 1e3, restore_cpu * 1e3, anchors.torch_load,
+      anchors.torch_load > 0 ? gb / restore / anchors.torch_load : 0);
+  std::printf("  file size           %.3f x raw (raw/file %.3f; target raw/file >= %.2f)\n", ratio, 1 / ratio,
+              target_ratio);
+  std::printf(
+      "  async-save stall    capture %.1f ms (first, allocating: %.1f ms)   memcpy %.1f ms   ratio %.2fx "
+      "(target <= 1.5)\n",
+      capture * 1e3, cold_capture * 1e3, memcpy_time * 1e3, capture / memcpy_time);
 }
 
 }  // namespace
@@ -168,7 +177,8 @@ int main(int argc, char **argv) {
     std::fputs(Run("/usr/bin/python3 " TW_ANCHOR_CKPT " " + std::to_string(mib)).c_str(), stdout);
   }
   double load[3];
-  if (::getloadavg(load, 3) == 3) std::printf("load average %.2f (wall times are noisy above the core count)\n", load[0]);
+  if (::getloadavg(load, 3) == 3)
+    std::printf("load average %.2f (wall times are noisy above the core count)\n", load[0]);
   std::printf("trainwatch: best of %d, zstd level 1, %d-byte chunks, fsync of file and directory\n", kRepeats,
               static_cast<int>(ckpt::kDefaultChunkBytes));
   int status = 0;

@@ -1,4 +1,4 @@
-"""Checkpoint save/restore from Python as users call it, against PyTorch in the same run (issue 16).
+"""Checkpoint save/restore from Python as users call it, against PyTorch in the same run (docs/performance/checkpoint.md).
 
 ``tw.Saver(variables=state).save(prefix, global_step=…)`` against ``torch.save(state_dict, path)``
 and against ``torch.save`` followed by ``fsync`` of the file and its directory (the fair durable
@@ -28,7 +28,7 @@ import torch
 
 import trainwatch as tw
 
-SAVE_TARGET = 1.5     # issue 16: save throughput >= 1.5x torch.save
+SAVE_TARGET = 1.5     # docs/performance/checkpoint.md: save throughput >= 1.5x torch.save
 RESTORE_TARGET = 2.0  # restore throughput >= 2x torch.load
 SIZE_TARGETS = {"float32": 1.19, "bfloat16": 1.45}  # raw bytes / file bytes
 
@@ -40,7 +40,7 @@ def cpu_seconds():
 
 def model_state(mib, dtype):
     """`mib` MiB of float32 (w: half of the bytes, m and v: a quarter each), converted to bfloat16 for
-    the bfloat16 cell (half the bytes: the same model, as issue 16 measures it)."""
+    the bfloat16 cell (half the bytes: the same model, as docs/performance/checkpoint.md measures it)."""
     n = (mib << 20) // 4
     rng = np.random.default_rng(0)
     w = rng.standard_normal(n // 2, dtype=np.float32) * np.float32(0.02)

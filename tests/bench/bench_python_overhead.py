@@ -6,7 +6,7 @@
    tw_check_numerics called through ctypes on the same buffer; target: at least 0.9x their throughput).
 3. The NaN checks numpy and PyTorch users write (np.isnan(a).any(), torch.isnan(t).any(),
    torch.isfinite(t).all()) against trainwatch.scan on the very same 256 MiB array: same memory, same
-   pages, timed in turn (issue 3's targets: 2x numpy on float32, 20x PyTorch on bfloat16).
+   pages, timed in turn (docs/performance/scan.md's targets: 2x numpy on float32, 20x PyTorch on bfloat16).
 
 usage: PYTHONPATH=<build>/bindings/python bench_python_overhead.py [steps]
 """

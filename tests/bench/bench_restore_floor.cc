@@ -1,6 +1,6 @@
 // What a verified restore cannot go below, next to what torch.load does at its core, in one process on
-// one core: issue 15 asks a bfloat16 restore 1.5× faster than a repeated torch.load, and this measures
-// whether any restore that maps, proves and writes the state could be.
+// one core: docs/performance/restore-floor.md asks a bfloat16 restore 1.5× faster than a repeated torch.load, and this
+// measures whether any restore that maps, proves and writes the state could be.
 //
 // The anchor: read() of a file of the raw state's size (torch.load's one read of its zip file, in a
 // process that has loaded it before: glibc hands the freed memory back without page faults) into a

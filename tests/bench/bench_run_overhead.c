@@ -139,10 +139,13 @@ static void nan_hook_cost(void) {
   for (int c = 0; c < 3; ++c) {
     if (tw_session_destroy(sessions[c]) != TW_OK) exit(1);
   }
-  printf("\nNanTensorHook cost per step against a realistic step: an SGD update of 1M float32 parameters, "
-         "%.1f us in this run (anchor)\n", step_ns / 1e3);
+  printf(
+      "\nNanTensorHook cost per step against a realistic step: an SGD update of 1M float32 parameters, "
+      "%.1f us in this run (anchor)\n",
+      step_ns / 1e3);
   printf("%-36s %12s %12s\n", "configuration", "cost ns", "of the step");
-  printf("%-36s %12.0f %11.3f%%\n", "NanTensorHook(\"loss\") (TF's use)", ns[1] - ns[0], 100.0 * (ns[1] - ns[0]) / step_ns);
+  printf("%-36s %12.0f %11.3f%%\n", "NanTensorHook(\"loss\") (TF's use)", ns[1] - ns[0],
+         100.0 * (ns[1] - ns[0]) / step_ns);
   printf("%-36s %12.0f %11.3f%%\n", "NanTensorHook(\"grad/*\"), 4 MB scan", ns[2] - ns[0],
          100.0 * (ns[2] - ns[0]) / step_ns);
   tw_hook_destroy(loss_guard);

@@ -2,8 +2,8 @@
 /* NaN/Inf scanning at memory bandwidth: GB/s of tw_scan, tw_has_nonfinite and tw_tensor_stats per dtype at
  * 4 KiB, 256 KiB, 16 MiB and 256 MiB on all-finite data (the common case), single thread, each printed
  * next to the anchors measured in the same run:
- *   - single-core read bandwidth over the same bytes (four independent 512-bit OR accumulators), its samples interleaved with ours so that the load of a
- *     shared machine weighs on both alike;
+ *   - single-core read bandwidth over the same bytes (four independent 512-bit OR accumulators), its samples
+ * interleaved with ours so that the load of a shared machine weighs on both alike;
  *   - numpy / PyTorch NaN checks from anchors/anchor_nan.py (256 MiB), run through popen;
  * plus the per-call overhead on tiny tensors. Timings are printed, never asserted.
  * Memory: the buffer is allocated as numpy allocates arrays of 4 MiB and more on Linux — 2 MiB-aligned
@@ -29,8 +29,8 @@
 enum { kReps = 9, kDtypes = 6, kSizes = 4 };
 static const size_t kSizeBytes[kSizes] = {4u << 10, 256u << 10, 16u << 20, 256u << 20};
 static const char *const kSizeNames[kSizes] = {"4 KiB", "256 KiB", "16 MiB", "256 MiB"};
-static const tw_dtype kFloatDtypes[kDtypes] = {TW_FLOAT64, TW_FLOAT32, TW_FLOAT16, TW_BFLOAT16,
-                                               TW_FLOAT8_E4M3FN, TW_FLOAT8_E5M2};
+static const tw_dtype kFloatDtypes[kDtypes] = {TW_FLOAT64,  TW_FLOAT32,       TW_FLOAT16,
+                                               TW_BFLOAT16, TW_FLOAT8_E4M3FN, TW_FLOAT8_E5M2};
 static const char *const kShortNames[kDtypes] = {"f64", "f32", "f16", "bf16", "e4m3fn", "e5m2"};
 
 static volatile uint64_t g_sink;
@@ -165,10 +165,26 @@ static double ns_per_call(operation op, tw_dtype dtype, void *data, size_t eleme
 /* 1.0 in each dtype, the filler of the anchors' np.ones / torch.ones. */
 static void fill_ones(tw_dtype dtype, uint8_t *data, size_t bytes) {
   switch (dtype) {
-    case TW_FLOAT64: { const uint64_t one = 0x3FF0000000000000ull; for (size_t i = 0; i < bytes; i += 8) memcpy(data + i, &one, 8); break; }
-    case TW_FLOAT32: { const uint32_t one = 0x3F800000u; for (size_t i = 0; i < bytes; i += 4) memcpy(data + i, &one, 4); break; }
-    case TW_FLOAT16: { const uint16_t one = 0x3C00; for (size_t i = 0; i < bytes; i += 2) memcpy(data + i, &one, 2); break; }
-    case TW_BFLOAT16: { const uint16_t one = 0x3F80; for (size_t i = 0; i < bytes; i += 2) memcpy(data + i, &one, 2); break; }
+    case TW_FLOAT64: {
+      const uint64_t one = 0x3FF0000000000000ull;
+      for (size_t i = 0; i < bytes; i += 8) memcpy(data + i, &one, 8);
+      break;
+    }
+    case TW_FLOAT32: {
+      const uint32_t one = 0x3F800000u;
+      for (size_t i = 0; i < bytes; i += 4) memcpy(data + i, &one, 4);
+      break;
+    }
+    case TW_FLOAT16: {
+      const uint16_t one = 0x3C00;
+      for (size_t i = 0; i < bytes; i += 2) memcpy(data + i, &one, 2);
+      break;
+    }
+    case TW_BFLOAT16: {
+      const uint16_t one = 0x3F80;
+      for (size_t i = 0; i < bytes; i += 2) memcpy(data + i, &one, 2);
+      break;
+    }
     case TW_FLOAT8_E4M3FN: memset(data, 0x38, bytes); break;
     default: memset(data, 0x3C, bytes); break; /* e5m2 */
   }
@@ -213,8 +229,8 @@ static void print_ratio(const char *what, double ours, double anchor, double tar
     printf("  %-52s  ours %7.2f GB/s  anchor not measured\n", what, ours);
     return;
   }
-  printf("  %-52s  ours %7.2f GB/s  anchor %6.2f GB/s  ratio %6.1fx  (target >= %gx: %s)\n", what, ours,
-         anchor, ours / anchor, target, ours / anchor >= target ? "met" : "MISSED");
+  printf("  %-52s  ours %7.2f GB/s  anchor %6.2f GB/s  ratio %6.1fx  (target >= %gx: %s)\n", what, ours, anchor,
+         ours / anchor, target, ours / anchor >= target ? "met" : "MISSED");
 }
 
 /* `bytes` of memory aligned to `alignment`, advised to use transparent huge pages when `huge`. */
@@ -246,12 +262,14 @@ int main(int argc, char **argv) {
     return 1;
   }
   fill_ones(TW_FLOAT32, buffer, largest);
-  printf("trainwatch numerics benchmark: kernels dispatch to %s, 1 thread, all-finite data (1.0), best of %d\n"
-         "memory: 256 MiB buffer, 2 MiB-aligned + MADV_HUGEPAGE as numpy allocates; %ld MiB of it on huge pages\n\n",
-         tw_numerics_target(), kReps, anon_huge_mib());
+  printf(
+      "trainwatch numerics benchmark: kernels dispatch to %s, 1 thread, all-finite data (1.0), best of %d\n"
+      "memory: 256 MiB buffer, 2 MiB-aligned + MADV_HUGEPAGE as numpy allocates; %ld MiB of it on huge pages\n\n",
+      tw_numerics_target(), kReps, anon_huge_mib());
 
-  printf("Each cell: our GB/s (ratio to the read-bandwidth anchor over the same bytes, 4 independent\n"
-         "512-bit OR accumulators, its samples interleaved with ours)\n");
+  printf(
+      "Each cell: our GB/s (ratio to the read-bandwidth anchor over the same bytes, 4 independent\n"
+      "512-bit OR accumulators, its samples interleaved with ours)\n");
   measurement results[3][kDtypes][kSizes];
   double bandwidth[kSizes] = {0};
   for (int op = SCAN; op <= TENSOR_STATS; ++op) {
@@ -274,8 +292,8 @@ int main(int argc, char **argv) {
   printf("\nanchor: read bandwidth, best over all cells\n");
   for (int s = 0; s < kSizes; ++s) printf("  %-8s %7.2f GB/s\n", kSizeNames[s], bandwidth[s]);
 
-  printf("\nper-call overhead on tiny float32 tensors (ns per call)\n  %-18s %10s %10s %10s\n", "", "1 element",
-         "16", "256");
+  printf("\nper-call overhead on tiny float32 tensors (ns per call)\n  %-18s %10s %10s %10s\n", "", "1 element", "16",
+         "256");
   fill_ones(TW_FLOAT32, buffer, 4096);
   static const size_t tiny[3] = {1, 16, 256};
   for (int op = SCAN; op <= TENSOR_STATS; ++op) {
@@ -291,20 +309,25 @@ int main(int argc, char **argv) {
   for (int d = 1; d <= 3 && plain != NULL; d += 2) {
     fill_ones(kFloatDtypes[d], plain, largest);
     small_pages[d] = measure(SCAN, kFloatDtypes[d], plain, largest);
-    printf("%s%-4s tw_scan at 256 MiB on 4 KiB pages (no MADV_HUGEPAGE): %6.2f GB/s, read bandwidth there %6.2f GB/s"
-           " (%.2fx)\n", d == 1 ? "\n" : "", kShortNames[d], small_pages[d].ours, small_pages[d].anchor,
-           small_pages[d].ours / small_pages[d].anchor);
+    printf(
+        "%s%-4s tw_scan at 256 MiB on 4 KiB pages (no MADV_HUGEPAGE): %6.2f GB/s, read bandwidth there %6.2f GB/s"
+        " (%.2fx)\n",
+        d == 1 ? "\n" : "", kShortNames[d], small_pages[d].ours, small_pages[d].anchor,
+        small_pages[d].ours / small_pages[d].anchor);
   }
   free(plain);
 
   python_anchor anchors[kDtypes];
   const int have_python = run_python_anchor(script, anchors);
-  printf("\nanchor: numpy / PyTorch at 256 MiB (%s)\n", have_python ? script : "not measured: no anchor script or it failed");
+  printf("\nanchor: numpy / PyTorch at 256 MiB (%s)\n",
+         have_python ? script : "not measured: no anchor script or it failed");
   for (int d = 0; d < kDtypes && have_python; ++d) {
     if (anchors[d].numpy_isnan_any > 0 || anchors[d].torch_isnan_any > 0) {
-      printf("  %-5s numpy isnan.any %6.2f  numpy isfinite.all %6.2f  torch isfinite.all %6.2f  torch isnan.any %6.2f GB/s\n",
-             kShortNames[d], anchors[d].numpy_isnan_any, anchors[d].numpy_isfinite_all,
-             anchors[d].torch_isfinite_all, anchors[d].torch_isnan_any);
+      printf(
+          "  %-5s numpy isnan.any %6.2f  numpy isfinite.all %6.2f  torch isfinite.all %6.2f  torch isnan.any %6.2f "
+          "GB/s\n",
+          kShortNames[d], anchors[d].numpy_isnan_any, anchors[d].numpy_isfinite_all, anchors[d].torch_isfinite_all,
+          anchors[d].torch_isnan_any);
     }
   }
 

@@ -1,4 +1,4 @@
-"""Sharded checkpoints of a job of 4 ranks (issue 15), against what PyTorch users do without DCP: every
+"""Sharded checkpoints of a job of 4 ranks (docs/performance/sharded.md), against what PyTorch users do without DCP: every
 rank calling torch.save / torch.load on its own shard, in the same run.
 
 Four processes over torch.distributed (Gloo on 127.0.0.1) each hold a 64 MiB shard of a model-like
@@ -52,7 +52,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from bench_checkpoint import best_of, cpu_seconds, fsync_path, model_state  # noqa: E402  (the shared generator)
 
 RANKS = 4
-SAVE_TARGET = 1.3     # issue 15: sharded save >= 1.3x the per-rank torch.save baseline's throughput
+SAVE_TARGET = 1.3     # docs/performance/sharded.md: sharded save >= 1.3x the per-rank torch.save baseline's throughput
 RESTORE_TARGET = 1.5  # restore >= 1.5x torch.load's
 SIZE_TARGETS = {"float32": 0.86, "bfloat16": 0.70}  # file bytes / raw bytes, at most
 TIMEOUT = datetime.timedelta(seconds=900)

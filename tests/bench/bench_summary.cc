@@ -79,10 +79,12 @@ int main(int argc, char **argv) {
       return 1;
     }
     path = writer->path();
-    add_secs = Best([&] {
-      for (int i = 0; i < kEvents; ++i) writer->AddScalar("loss", i, 0.5 * i);
-      writer->Flush();
-    }, 3);
+    add_secs = Best(
+        [&] {
+          for (int i = 0; i < kEvents; ++i) writer->AddScalar("loss", i, 0.5 * i);
+          writer->Flush();
+        },
+        3);
   }
   std::string framed;
   {
@@ -98,21 +100,23 @@ int main(int argc, char **argv) {
     sm::AppendRecord(encoded.data(), encoded.size(), &framed);
   }
   const std::string anchor_path = std::string(logdir) + "/anchor";
-  const double fwrite_secs = Best([&] {
-    std::FILE *f = std::fopen(anchor_path.c_str(), "wb");
-    for (int i = 0; i < kEvents; ++i) {
-      std::fwrite(framed.data(), 1, framed.size(), f);
-      if (i % 1000 == 999) {
-        std::fflush(f);
-        ::fdatasync(fileno(f));
-      }
-    }
-    std::fclose(f);
-  }, 3);
+  const double fwrite_secs = Best(
+      [&] {
+        std::FILE *f = std::fopen(anchor_path.c_str(), "wb");
+        for (int i = 0; i < kEvents; ++i) {
+          std::fwrite(framed.data(), 1, framed.size(), f);
+          if (i % 1000 == 999) {
+            std::fflush(f);
+            ::fdatasync(fileno(f));
+          }
+        }
+        std::fclose(f);
+      },
+      3);
   std::printf("One scalar event (%zu bytes framed), %d events, synced every 1000\n", framed.size(), kEvents);
   std::printf("  anchor  fwrite of the pre-encoded bytes       %7.1f ns/event\n", fwrite_secs / kEvents * 1e9);
-  std::printf("  ours    EventWriter::AddScalar               %7.1f ns/event   ratio %.2f\n",
-              add_secs / kEvents * 1e9, add_secs / fwrite_secs);
+  std::printf("  ours    EventWriter::AddScalar               %7.1f ns/event   ratio %.2f\n", add_secs / kEvents * 1e9,
+              add_secs / fwrite_secs);
   std::remove(anchor_path.c_str());
   std::remove(path.c_str());
   ::rmdir(logdir);

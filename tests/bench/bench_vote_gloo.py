@@ -1,5 +1,5 @@
 """The per-run cost of the vote over torch.distributed/Gloo, against a bare allreduce of the same int64
-vector in the same run (issue 14's target: the vote costs at most 1.2x the bare allreduce).
+vector in the same run (docs/performance/vote.md's target: the vote costs at most 1.2x the bare allreduce).
 
 For 2 and 4 ranks on 127.0.0.1 (processes, Gloo): every rank times, in alternating rounds,
   anchor: torch.distributed.all_reduce(t, MAX) of an int64 tensor as long as the session's vote vector;

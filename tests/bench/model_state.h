@@ -1,5 +1,5 @@
 // The benchmarks' model-like state: Gaussian weights σ=0.02 and Adam-like moments m (σ=1e-3) and
-// v = m², in float32 or rounded to bfloat16 — the state of issue 16's benchmark (bench_checkpoint.py
+// v = m², in float32 or rounded to bfloat16 — the state of the checkpoint benchmark (bench_checkpoint.py
 // draws the same distributions with numpy).
 #ifndef TRAINWATCH_BENCH_MODEL_STATE_H
 #define TRAINWATCH_BENCH_MODEL_STATE_H

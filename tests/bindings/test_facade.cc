@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
+#include "scratch_dir.h"
 #include "trainwatch.hpp"
 
 namespace tw = trainwatch;
@@ -180,8 +182,9 @@ void numerics_and_check_numerics(void **) {
 
 // SessionLog events and serialized Summary bytes written through the facade read back as events.
 void summary_writer_session_logs_and_serialized_summaries(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::string path;
   {
     tw::SummaryWriter writer(dir);
@@ -212,13 +215,12 @@ void summary_writer_session_logs_and_serialized_summaries(void **) {
   assert_string_equal(e.tags[0].c_str(), "x");
   assert_true(e.scalars[0] == 2.0);
   assert_false(reader.next(e));
-  const std::string command = std::string("rm -rf ") + dir;
-  assert_int_equal(std::system(command.c_str()), 0);
 }
 
 void saver_round_trip_in_place(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<double> w = {1, 2, 3};
   tw::Saver saver({tw::Tensor("w", w.data(), TW_FLOAT64, {3})});
   const std::string path = saver.save(std::string(dir) + "/model.ckpt", 5);
@@ -231,6 +233,45 @@ void saver_round_trip_in_place(void **) {
   assert_int_equal(listed.size(), 1);
   assert_string_equal(listed[0].name().c_str(), "w");
   assert_true(tw::latest_checkpoint(std::string(dir) + "/nothing").empty());
+}
+
+// C25: close() releases the directory at once (a second saver of it saves), the destructor releases an
+// open saver, and a closed saver throws a clear Error instead of touching freed memory.
+void saver_close_releases_the_directory_C25(void **) {
+  char dir[] = "/tmp/tw_facade_close_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  const std::string prefix = std::string(dir) + "/model.ckpt";
+  std::vector<float> w = {1, 2};
+  tw::Saver first({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  first.save(prefix, 1);
+  tw::Saver second({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  try {
+    second.save(prefix, 2);
+    fail_msg("a second saver was let into a held directory");
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+    assert_non_null(std::strstr(e.what(), "is in use: a Saver of this process"));  // C24
+  }
+  first.close();
+  assert_true(first.closed());
+  assert_true(second.save(prefix, 2) == prefix + "-2");
+  first.close();  // again: nothing
+  try {
+    first.save(prefix, 3);
+    fail_msg("a closed saver saved");
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_FAILED_PRECONDITION);
+    assert_non_null(std::strstr(e.what(), "this Saver is closed"));
+  }
+  second.close();
+  {
+    tw::Saver scoped({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+    scoped.save(prefix, 3);
+  }  // RAII: released here
+  tw::Saver third({tw::Tensor("w", w.data(), TW_FLOAT32, {2})});
+  assert_true(third.save(prefix, 4) == prefix + "-4");
+  const std::string command = std::string("rm -rf ") + dir;
+  assert_int_equal(std::system(command.c_str()), 0);
 }
 
 // Every list getter goes through detail::collect: each reads its whole list, in order.
@@ -253,8 +294,9 @@ class ListingHook : public tw::Hook {
 };
 
 void list_getters_read_their_whole_lists(void **) {
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<float> w = {1, 2}, b = {3};
   tw::Options options;
   options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {2}));
@@ -291,8 +333,9 @@ class StopAfterSave : public tw::CheckpointSaverListener {
 };
 
 void listener_can_stop_training(void **) {  // B22
-  char dir[] = "/tmp/tw_facade_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   std::vector<float> w = {1};
   tw::Options options;
   options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {1}));
@@ -440,8 +483,9 @@ void wrapped_extension_points_B9_B24(void **) {
   assert_int_equal(custom.tags.size(), 2);
   assert_string_equal(custom.tags[0].c_str(), "loss");
 
-  char dir[] = "/tmp/tw_facade_wrap_XXXXXX";
-  assert_non_null(mkdtemp(dir));
+  const ScratchDir scratch;
+  const char *dir = scratch.path();
+  assert_true(dir[0] != '\0');
   tw::Options saver_options;
   saver_options.set_int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
   saver_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
@@ -454,8 +498,6 @@ void wrapped_extension_points_B9_B24(void **) {
   assert_true(session.should_stop());  // save(…, 2) returned true in that run
   assert_true((custom_saver.steps == std::vector<int64_t>{0, 1, 2}));
   session.close();
-  const std::string command = std::string("rm -rf ") + dir;
-  assert_int_equal(std::system(command.c_str()), 0);
 
   tw::StopAtStepHook stop(10, TW_UNSET);
   int code = TW_OK;
@@ -481,6 +523,7 @@ int main() {
       cmocka_unit_test(numerics_and_check_numerics),
       cmocka_unit_test(summary_writer_session_logs_and_serialized_summaries),
       cmocka_unit_test(saver_round_trip_in_place),
+      cmocka_unit_test(saver_close_releases_the_directory_C25),
       cmocka_unit_test(list_getters_read_their_whole_lists),
       cmocka_unit_test(listener_can_stop_training),
       cmocka_unit_test(feed_function_feeds_every_run_B44),

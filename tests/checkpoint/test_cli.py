@@ -176,7 +176,7 @@ with tempfile.TemporaryDirectory() as d:
     check("state of a dangling latest checkpoint says none and exits 3",
           r.returncode == 3 and "# latest: none" in r.stdout, (r.returncode, r.stdout))
 
-# FIFOs are refused at once, as the state file and as a checkpoint (issue 11 item 3).
+# FIFOs are refused at once, as the state file and as a checkpoint (C16).
 with tempfile.TemporaryDirectory() as d:
     os.mkfifo(f"{d}/checkpoint")
     os.mkfifo(f"{d}/pipe")

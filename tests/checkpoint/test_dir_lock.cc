@@ -104,7 +104,7 @@ static void a_lock_file_that_cannot_be_opened_read_write_refuses_the_writer_c16(
   const std::string dir = s.dir.path;
   const auto acquire = [&]() -> int {
     std::unique_ptr<ckpt::DirectoryLock> held;
-    const tw::Status status = ckpt::DirectoryLock::Acquire(dir, &held);
+    const tw::Status status = ckpt::DirectoryLock::Acquire(dir, "a Saver", &held);
     if (held) return kLocked;
     if (status.code() != TW_PERMISSION_DENIED) return kWrongCode;
     return status.message().find(lock) == std::string::npos ? kWrongMessage : kAsExpected;
@@ -144,7 +144,7 @@ static void a_directory_that_cannot_be_written_is_read_unlocked_c16(void **state
   const std::string dir = s.dir.path;
   const auto restore = [&]() -> int {
     std::unique_ptr<ckpt::DirectoryLock> held;
-    if (!ckpt::DirectoryLock::Acquire(dir, &held).ok()) return kWrongCode;
+    if (!ckpt::DirectoryLock::Acquire(dir, "a Saver", &held).ok()) return kWrongCode;
     if (held) return kLocked;
     float restored[4] = {0, 0, 0, 0};
     int64_t restored_shape[1];
@@ -164,7 +164,7 @@ static void a_symbolic_link_as_the_lock_is_refused_c16(void **state) {
   Write(target, "precious bytes\n");
   assert_int_equal(::symlink(target.c_str(), s.Lock().c_str()), 0);
   std::unique_ptr<ckpt::DirectoryLock> held;
-  const tw::Status status = ckpt::DirectoryLock::Acquire(s.dir.path, &held);
+  const tw::Status status = ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &held);
   assert_int_equal(status.code(), TW_INVALID_ARGUMENT);
   assert_non_null(std::strstr(status.message().c_str(), "symbolic link"));
   assert_null(held.get());
@@ -180,7 +180,7 @@ static void a_hard_link_as_the_lock_is_refused_and_its_target_kept_c16(void **st
   Write(target, "precious bytes\n");
   assert_int_equal(::link(target.c_str(), s.Lock().c_str()), 0);
   std::unique_ptr<ckpt::DirectoryLock> held;
-  const tw::Status status = ckpt::DirectoryLock::Acquire(s.dir.path, &held);
+  const tw::Status status = ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &held);
   assert_int_equal(status.code(), TW_INVALID_ARGUMENT);
   assert_non_null(std::strstr(status.message().c_str(), s.Lock().c_str()));
   assert_non_null(std::strstr(status.message().c_str(), "2 links"));
@@ -189,20 +189,48 @@ static void a_hard_link_as_the_lock_is_refused_and_its_target_kept_c16(void **st
 }
 
 // C16: the lock file is opened without truncating it: what it held stays until the lock is held, and
-// then holds the holder's pid.
+// then holds the holder's pid and what it is (C24).
 static void the_pid_is_written_only_once_the_lock_is_held_c16(void **state) {
   (void)state;
   Scratch s;
   Write(s.Lock(), "12345678901234567890\n");
   std::unique_ptr<ckpt::DirectoryLock> first;
-  assert_true(ckpt::DirectoryLock::Acquire(s.dir.path, &first).ok());
+  assert_true(ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &first).ok());
   assert_non_null(first.get());
-  const std::string pid = std::to_string(::getpid()) + "\n";
+  const std::string pid = std::to_string(::getpid()) + "\na Saver\n";
   assert_true(Contents(s.Lock()) == pid);
   std::unique_ptr<ckpt::DirectoryLock> second;  // refused: it must not have emptied the holder's pid
-  const tw::Status refused = ckpt::DirectoryLock::Acquire(s.dir.path, &second);
+  const tw::Status refused = ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &second);
   assert_int_equal(refused.code(), TW_FAILED_PRECONDITION);
   assert_true(Contents(s.Lock()) == pid);
+}
+
+// C24: a refused writer is told what holds the directory — in this process and from another one —
+// so that a user whose own session never saves is not told that "another session" does.
+static void a_refused_writer_is_told_what_holds_the_lock_c24(void **state) {
+  (void)state;
+  Scratch s;
+  std::unique_ptr<ckpt::DirectoryLock> held;
+  assert_true(ckpt::DirectoryLock::Acquire(s.dir.path, "a session with a CheckpointSaverHook", &held).ok());
+  std::unique_ptr<ckpt::DirectoryLock> second;
+  const tw::Status here = ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &second);
+  assert_int_equal(here.code(), TW_FAILED_PRECONDITION);
+  assert_non_null(std::strstr(here.message().c_str(), "a session with a CheckpointSaverHook of this process"));
+  assert_null(std::strstr(here.message().c_str(), "a Saver"));
+  const std::string expected =
+      "a session with a CheckpointSaverHook of another process (pid " + std::to_string(::getpid()) + ")";
+  fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::unique_ptr<ckpt::DirectoryLock> other;
+    const tw::Status there = ckpt::DirectoryLock::Acquire(s.dir.path, "a Saver", &other);
+    if (there.code() != TW_FAILED_PRECONDITION) ::_exit(kWrongCode);
+    ::_exit(std::strstr(there.message().c_str(), expected.c_str()) != nullptr ? kAsExpected : kWrongMessage);
+  }
+  int status = 0;
+  assert_int_equal(::waitpid(child, &status, 0), child);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), kAsExpected);
 }
 
 int main(void) {
@@ -212,6 +240,7 @@ int main(void) {
       cmocka_unit_test(a_symbolic_link_as_the_lock_is_refused_c16),
       cmocka_unit_test(a_hard_link_as_the_lock_is_refused_and_its_target_kept_c16),
       cmocka_unit_test(the_pid_is_written_only_once_the_lock_is_held_c16),
+      cmocka_unit_test(a_refused_writer_is_told_what_holds_the_lock_c24),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,4 +1,4 @@
-/* A checkpoint directory that cannot be lost or abused, through the C API (issue 11 items 1, 2, 3, 7):
+/* A checkpoint directory that cannot be lost or abused, through the C API (C16, C19, C20):
  * a crafted state file never makes retention delete outside the directory (C9/C12 deletions); a
  * damaged state file is a hint, not the truth (C7, S5); FIFOs and other special files are refused at
  * once (an alarm() fails a test that would hang); a second writer of a directory is refused; a
@@ -388,7 +388,7 @@ static void failed_state_update_leaves_no_orphan(void **state) {
   scratch_dir_destroy(&d);
 }
 
-/* Issue 15 with item 1's rule: the cleaning of parts left by an uncommitted sharded save deletes only
+/* D17 with C19's rule: the cleaning of parts left by an uncommitted sharded save deletes only
  * files the saver wrote. A real orphan part (a checkpoint file under a part's name, no index) goes; a
  * text file, a FIFO and a directory that merely carry a part's name stay, with a warning naming them. */
 static void only_own_orphan_parts_are_cleaned(void **state) {

@@ -13,6 +13,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 #include <trainwatch.h>
 
@@ -140,7 +141,7 @@ static void a_full_disk_fails_cleanly(void **state) {
   assert_true(WIFEXITED(status));
   assert_int_equal(WEXITSTATUS(status), 0);
   assert_int_equal(restore_latest_and_check(dir.path), 1); /* the previous checkpoint, intact */
-  assert_int_equal(scratch_dir_count_temporary(&dir), 0); /* no temporary file left */
+  assert_int_equal(scratch_dir_count_temporary(&dir), 0);  /* no temporary file left */
   assert_int_equal(scratch_dir_count_entries(&dir, "model.ckpt-2"), 0);
   scratch_dir_destroy(&dir);
 }

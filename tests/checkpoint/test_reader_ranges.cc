@@ -1,4 +1,4 @@
-// Reading parts of tensors (issue 15, item 3; docs/tf-semantics.md D16): CheckpointReader's byte ranges
+// Reading parts of tensors (docs/tf-semantics.md D16): CheckpointReader's byte ranges
 // decode only the chunks they overlap — shown by corrupting a chunk outside the range, which a range
 // read does not notice and a read over it refuses — and a RestorePlan for a shard opens only the parts
 // of a sharded checkpoint that hold its rows. Every read is all or nothing: a refused one leaves the

@@ -1,4 +1,4 @@
-// All-or-nothing restore against crafted files (issue 11, item 4): checkpoints whose every checksum
+// All-or-nothing restore against crafted files (C2, C21): checkpoints whose every checksum
 // matches — rewritten with the format's own helpers — but whose second tensor (or second chunk) cannot
 // be restored: an undecodable zstd frame, a frame of the wrong size, a raw checksum that the decoded
 // bytes do not match, a wrong shape or dtype, a missing tensor. Restore and load_variable must fail with
@@ -12,19 +12,20 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/format/format.h"
 #include "checkpoint/file/reader.h"
-#include "checkpoint/open_checkpoint.h"
-#include "checkpoint/saver.h"
 #include "checkpoint/file/writer.h"
 #include "checkpoint/format/checksum.h"
-#include "scratch_dir.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/open_checkpoint.h"
+#include "checkpoint/saver.h"
 #include "restore_model.h"
+#include "scratch_dir.h"
 
 extern "C" {
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 }
 
@@ -52,11 +53,12 @@ void Craft(const std::string &path,
   assert_true(ckpt::ParseFooter(file.data() + file.size() - ckpt::kFooterSize, file.size(), path, &footer).ok());
   std::vector<ckpt::TensorEntry> tensors;
   ckpt::Origin origin;
-  assert_true(ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors, ckpt::kFormatVersion, &origin)
-                  .ok());
+  assert_true(
+      ckpt::ParseIndex(file.data() + footer.index_offset, footer, path, &tensors, ckpt::kFormatVersion, &origin).ok());
   craft(&tensors, &file);
   for (ckpt::TensorEntry &t : tensors) {
-    for (ckpt::Chunk &c : t.chunks) c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
+    for (ckpt::Chunk &c : t.chunks)
+      c.stored_checksum = ckpt::StoredChecksum(ckpt::ChunkHash::kXxh3, file.data() + c.offset, c);
   }
   std::string tail;
   ckpt::AppendIndex(origin, tensors, &tail);

@@ -25,6 +25,7 @@ extern "C" {
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+
 #include <cmocka.h>
 }
 
@@ -132,15 +133,14 @@ static void state_file_text_is_tfs_c5(void **state) {
   std::string job;
   assert_true(static_cast<bool>(std::getline(job_file, job)));
   assert_int_equal(job.size(), 32);
-  const std::string expected = "# trainwatch-job: " + job + "\n" + "model_checkpoint_path: \"" +
-                               f.Path("model.ckpt-3") + "\"\n" +
-                               "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-1") + "\"\n" +
-                               "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-2") + "\"\n" +
-                               "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-3") + "\"\n" +
-                               "all_model_checkpoint_timestamps: 1000.0\n"
-                               "all_model_checkpoint_timestamps: 1010.0\n"
-                               "all_model_checkpoint_timestamps: 1020.0\n"
-                               "last_preserved_timestamp: 1000.0\n";
+  const std::string expected =
+      "# trainwatch-job: " + job + "\n" + "model_checkpoint_path: \"" + f.Path("model.ckpt-3") + "\"\n" +
+      "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-1") + "\"\n" + "all_model_checkpoint_paths: \"" +
+      f.Path("model.ckpt-2") + "\"\n" + "all_model_checkpoint_paths: \"" + f.Path("model.ckpt-3") + "\"\n" +
+      "all_model_checkpoint_timestamps: 1000.0\n"
+      "all_model_checkpoint_timestamps: 1010.0\n"
+      "all_model_checkpoint_timestamps: 1020.0\n"
+      "last_preserved_timestamp: 1000.0\n";
   assert_string_equal(f.StateText().c_str(), expected.c_str());
 }
 
@@ -201,7 +201,8 @@ static void max_to_keep_zero_keeps_all_lists_newest_c9(void **state) {
   for (int step = 1; step <= 7; ++step) f.Save(step);
   for (int step = 1; step <= 7; ++step) assert_true(ckpt::PathExists(f.Path("model.ckpt-" + std::to_string(step))));
   const std::string text = f.StateText();
-  assert_non_null(std::strstr(text.c_str(), ("all_model_checkpoint_paths: \"" + f.Path("model.ckpt-7") + "\"").c_str()));
+  assert_non_null(
+      std::strstr(text.c_str(), ("all_model_checkpoint_paths: \"" + f.Path("model.ckpt-7") + "\"").c_str()));
   assert_null(std::strstr(text.c_str(), "model.ckpt-6"));
 }
 
@@ -275,8 +276,9 @@ static void save_errors_c4_c6(void **state) {
   std::string path = "unchanged";
   tw::Status status = f.saver->Save(f.Path("missing/model.ckpt"), 1, &path);
   assert_int_equal(status.code(), TW_NOT_FOUND);
-  assert_string_equal(status.message().c_str(),
-                      ("Parent directory of " + f.Path("missing/model.ckpt-1") + " doesn't exist, can't save.").c_str());
+  assert_string_equal(
+      status.message().c_str(),
+      ("Parent directory of " + f.Path("missing/model.ckpt-1") + " doesn't exist, can't save.").c_str());
   assert_string_equal(path.c_str(), "unchanged");
   status = f.saver->Save(f.Path("checkpoint"), ckpt::kNoGlobalStep, &path);
   assert_int_equal(status.code(), TW_INVALID_ARGUMENT);
@@ -330,7 +332,8 @@ static void latest_checkpoint_c7_c8(void **state) {
   std::ofstream(f.Path("checkpoint")) << "all_model_checkpoint_paths: \"model.ckpt-1\"\n";  // empty model path
   const tw::Status status = ckpt::LatestCheckpoint(f.dir.path, &latest);
   assert_int_equal(status.code(), TW_INVALID_ARGUMENT);
-  assert_string_equal(status.message().c_str(), (std::string("Invalid checkpoint state loaded from ") + f.dir.path).c_str());
+  assert_string_equal(status.message().c_str(),
+                      (std::string("Invalid checkpoint state loaded from ") + f.dir.path).c_str());
 
   std::ofstream(f.Path("checkpoint")) << "model_checkpoint_path: \"model.ckpt-1\"\n";  // relative: joined
   assert_true(ckpt::LatestCheckpoint(f.dir.path, &latest).ok());

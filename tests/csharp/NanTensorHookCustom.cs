@@ -3,7 +3,7 @@ using System.Collections.Generic;
 namespace TrainWatch.Tests {
 
 /// <summary>
-/// The seed user's own NaN hook (issue 12), as a TF1 user writes it: TF's NanTensorHook with AfterRun
+/// The seed user's own NaN hook, as a TF1 user writes it: TF's NanTensorHook with AfterRun
 /// overridden by the action they need, here recording the step and loss of every NaN it sees. With
 /// callSuper it then runs the built-in check too (base.AfterRun: TF's super().after_run): NaN fails the
 /// run with NanLossDuringTrainingException; without it the custom action is all that happens.

@@ -148,6 +148,43 @@ static class SaverTests {
     saver.Dispose();
     Check.Throws<ObjectDisposedException>(() => saver.Save("m"), "Save after Dispose");
   }
+
+  /// <summary>C25: Dispose (a using block) releases the directory at once: a second saver of it saves.</summary>
+  [Test]
+  public static void ADisposedSaverReleasesItsDirectoryC25() {
+    string prefix = Path.Combine(Scratch.Directory("saver-dispose"), "model.ckpt");
+    var w = new float[] { 1, 2 };
+    var first = new Saver(Tensor.FromArray("w", w));
+    first.Save(prefix, 1);
+    using (var second = new Saver(Tensor.FromArray("w", w))) {
+      var inUse = Check.Throws<FailedPreconditionException>(() => second.Save(prefix, 2), "the directory is held");
+      Check.Contains("is in use: a Saver of this process", inUse.Message, "the holder is named (C24)");
+      first.Dispose();
+      Check.Equal(prefix + "-2", second.Save(prefix, 2), "saved once the first is disposed");
+    }
+    Check.Throws<ObjectDisposedException>(() => first.Restore(prefix + "-2"), "Restore after Dispose");
+    using (var again = new Saver(Tensor.FromArray("w", w))) Check.Equal(prefix + "-3", again.Save(prefix, 3), "a third saver after the using block");
+  }
+
+  /// <summary>C24: a session that only restores (no CheckpointSaverHook) takes no lock: the program's own
+  /// saver saves into its directory while it runs.</summary>
+  [Test]
+  public static void ASessionThatOnlyRestoresLeavesTheDirectoryToTheProgramC24() {
+    string dir = Scratch.Directory("restore-only");
+    string prefix = Path.Combine(dir, "model.ckpt");
+    var w = new float[] { 4, 4 };
+    using (var saver = new Saver(Tensor.FromArray("w", w))) saver.Save(prefix, 5);
+    var restored = new float[2];
+    using (var options = new Options().AddVariable(Tensor.FromArray("w", restored)).SetString(Option.CheckpointDir, dir))
+    using (Session session = Session.Monitored(options))
+    using (var saver = new Saver(Tensor.FromArray("w", restored))) {
+      Check.Equal(5L, session.GlobalStep, "restored, the step from the saver's file name");
+      Check.Equal("4,4", string.Join(",", restored), "w restored");
+      session.Run(ctx => { restored[0] += 1; });
+      Check.Equal(prefix + "-6", saver.Save(prefix, session.GlobalStep), "the program's saver saves beside the session");
+    }
+    Check.Equal(prefix + "-6", Checkpoints.Latest(dir), "latest_checkpoint");
+  }
 }
 
 }  // namespace TrainWatch.Tests

@@ -1,7 +1,7 @@
 namespace TrainWatch.Tests {
 
 /// <summary>
-/// The seed program of issue 12 in C#: a user's NanTensorHookCustom (a NanTensorHook subclass
+/// The seed program in C# (a TF1 user's script): a user's NanTensorHookCustom (a NanTensorHook subclass
 /// overriding AfterRun) as the only hook of a MonitoredTrainingSession training a linear model by SGD,
 /// whose loss becomes NaN at a known step. With base.AfterRun the built-in check fails the run (B33)
 /// after the custom action ran; without it the custom action alone runs and training goes on.

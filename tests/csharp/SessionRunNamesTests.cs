@@ -5,7 +5,7 @@ using System.Linq;
 namespace TrainWatch.Tests {
 
 /// <summary>
-/// session.Run(name) as TF hook code calls it (issue 12 item 2): inside hooks and on the monitored session,
+/// session.Run(name) as TF hook code calls it: inside hooks and on the monitored session,
 /// an output of the run in progress, a variable or "global_step" is read without a step or hooks.
 /// </summary>
 static class SessionRunNamesTests {

@@ -6,7 +6,7 @@ using System.Linq;
 namespace TrainWatch.Tests {
 
 /// <summary>
-/// Subclassing built-in hooks as in TF (issue 12 item 1): overrides run in TF's order (H6, H9, H12),
+/// Subclassing built-in hooks as in TF (docs/ARCHITECTURE.md): overrides run in TF's order (H6, H9, H12),
 /// base.&lt;Callback&gt; runs the built-in's, not calling it skips it, and the protected extension points.
 /// </summary>
 static class SubclassedHookTests {

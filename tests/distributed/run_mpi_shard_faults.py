@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sharded checkpoints under faults (issue 15), 4 ranks under `mpirun -np 4 --oversubscribe` over
+"""Sharded checkpoints under faults (C14, D17), 4 ranks under `mpirun -np 4 --oversubscribe` over
 libtrainwatch_mpi; TAP output. The ranks are mpi_shard_faults (its header says what each mode does).
 
 1. SIGKILL trials, chained in one directory: each job restores the newest checkpoint (the previous

@@ -3,7 +3,8 @@
  * parts. Whatever follows on either rank (the end-of-run vote, close's barrier, a later save of a
  * standalone saver) calls the table no more; every rank's error names the save's operation, not a vote
  * that followed it; and rank 0, left inside that operation, fails within one timeout, not two. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -68,9 +69,9 @@ static tw_status counted_barrier(void *user_data, double timeout) {
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
-  int standalone;     /* 1: a standalone saver per rank; 0: MonitoredTrainingSession */
-  int64_t save_steps; /* the session's: 1 fails the save after run 1, more the final save at close */
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
+  int standalone;      /* 1: a standalone saver per rank; 0: MonitoredTrainingSession */
+  int64_t save_steps;  /* the session's: 1 fails the save after run 1, more the final save at close */
   counted collectives[kRanks];
   tw_status status[kRanks]; /* the first failure of the rank */
   char message[kRanks][1024];
@@ -104,7 +105,7 @@ static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
   tw_options *opts = NULL;
   tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, kTimeoutSecs);
   if (s == TW_OK) s = tw_options_set_collective(opts, &table, &j->collectives[rank]);
-  if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->scratch.path);
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, j->save_steps);
   if (s != TW_OK) tw_options_destroy(opts);
   *out = s == TW_OK ? opts : NULL;
@@ -138,7 +139,7 @@ static void saver_rank(job *j, int rank, tw_options *opts) {
   if (s != TW_OK) note_failure(j, rank, s);
   if (saver == NULL) return;
   char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
   j->collectives[rank].armed = 1;
   const double start = now_secs();
   const char *path = NULL;
@@ -171,9 +172,7 @@ static void run_rank(int rank, void *arg) {
 static void run_job(job *j, int standalone, int64_t save_steps) {
   memset(j, 0, sizeof *j);
   j->save_steps = save_steps;
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_collective_latch_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(j->dir));
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
   j->standalone = standalone;
   j->world = thread_world_create(kRanks);
   assert_non_null(j->world);
@@ -183,9 +182,7 @@ static void run_job(job *j, int standalone, int64_t save_steps) {
   }
   assert_int_equal(thread_world_run(j->world, run_rank, j), 0);
   thread_world_destroy(j->world);
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&j->scratch);
 }
 
 /* Every rank failed in the save's vote, made no call after its failure, and ended within one timeout

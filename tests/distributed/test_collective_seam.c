@@ -10,15 +10,24 @@
 #include <trainwatch.h>
 
 static tw_status fake_allreduce(void *user_data, int64_t *values, size_t count, tw_reduce_op op, double timeout_secs) {
-  (void)user_data; (void)values; (void)count; (void)op; (void)timeout_secs;
+  (void)user_data;
+  (void)values;
+  (void)count;
+  (void)op;
+  (void)timeout_secs;
   return TW_OK;
 }
 static tw_status fake_broadcast(void *user_data, void *data, size_t size, int32_t root, double timeout_secs) {
-  (void)user_data; (void)data; (void)size; (void)root; (void)timeout_secs;
+  (void)user_data;
+  (void)data;
+  (void)size;
+  (void)root;
+  (void)timeout_secs;
   return TW_OK;
 }
 static tw_status fake_barrier(void *user_data, double timeout_secs) {
-  (void)user_data; (void)timeout_secs;
+  (void)user_data;
+  (void)timeout_secs;
   return TW_OK;
 }
 static void count_destroy(void *user_data) { ++*(int *)user_data; }

@@ -6,7 +6,8 @@
  * chief's failed preparation of a sharded save's directory (D17): every rank gets the chief's reason.
  * Two ranks as threads (thread_world.h). The collective's timeout is longer than this test's own limit
  * in meson: a rank left waiting fails the test by its limit, and would return TW_DEADLINE_EXCEEDED. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,8 +43,8 @@ typedef struct job {
   thread_world *world;
   failure failure;
   creation creation;
-  int failing_rank; /* the rank whose failure every rank must report */
-  char dir[256];
+  int failing_rank;    /* the rank whose failure every rank must report */
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
   tw_status registered[kRanks];
   tw_status closed[kRanks]; /* a session's close and destroy, had one been created */
   tw_status status[kRanks];
@@ -95,11 +96,11 @@ static tw_status save_into_locked_dir(tw_saver *saver, const job *j) {
   char prefix[320];
   const char *path = NULL;
   if (j->creation == kSaverSavesAgain) {
-    snprintf(prefix, sizeof prefix, "%s/free/model.ckpt", j->dir);
+    snprintf(prefix, sizeof prefix, "%s/free/model.ckpt", j->scratch.path);
     const tw_status s = tw_saver_save(&path, saver, prefix, 1);
     if (s != TW_OK) return s;
   }
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
   return tw_saver_save(&path, saver, prefix, 2);
 }
 
@@ -111,7 +112,8 @@ static void rank_body(int rank, void *arg) {
   tw_status s = tw_options_create(&opts);
   if (s == TW_OK) s = tw_options_set_collective(opts, &table, thread_world_user_data(j->world, rank));
   if (s == TW_OK) s = tw_options_set_double(opts, TW_OPT_COLLECTIVE_TIMEOUT_SECS, 3600.0);
-  if (s == TW_OK && j->creation == kTrainingSession) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK && j->creation == kTrainingSession)
+    s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->scratch.path);
   if (s == TW_OK && j->creation == kTrainingSession) s = tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 0);
   if (s == TW_OK && j->failure == kChiefHookOptions && rank == j->failing_rank) {
     /* Only the chief makes SummarySaverHook (T6): both of its frequencies set is its own error (T3). */
@@ -143,11 +145,9 @@ static void rank_body(int rank, void *arg) {
 }
 
 static void run_job(job *j) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_registration_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(j->dir));
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
   char free_dir[300];
-  snprintf(free_dir, sizeof free_dir, "%s/free", j->dir);
+  snprintf(free_dir, sizeof free_dir, "%s/free", j->scratch.path);
   assert_int_equal(mkdir(free_dir, 0700), 0);
   /* Another saver of this process holds `dir` (its lock) while the job saves there. */
   float other_value = 1;
@@ -158,7 +158,7 @@ static void run_job(job *j) {
   tw_saver *holder = NULL;
   const char *held = NULL;
   char prefix[320];
-  snprintf(prefix, sizeof prefix, "%s/other.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/other.ckpt", j->scratch.path);
   if (j->creation == kSaverSaves || j->creation == kSaverSavesAgain) {
     assert_int_equal(tw_saver_create(&holder, &other, 1), TW_OK);
     assert_int_equal(tw_saver_save(&held, holder, prefix, 1), TW_OK);
@@ -168,9 +168,7 @@ static void run_job(job *j) {
   assert_int_equal(thread_world_run(j->world, rank_body, j), 0);
   thread_world_destroy(j->world);
   tw_saver_destroy(holder);
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&j->scratch);
 }
 
 /* Every rank failed with `code`, none with TW_DEADLINE_EXCEEDED, each message naming the failing rank

@@ -1,6 +1,7 @@
 /* The agreement of a job's sessions (docs/tf-semantics.md D1–D13), one test per rule, with the ranks as
  * threads of this process (thread_world.h) running the same data-parallel loop (scenario.h). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -23,15 +24,14 @@ typedef struct job {
   scenario s;
   thread_world *world;
   rank_result result[kRanks];
-  char dir[64];
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
 } job;
 
 static void job_init(job *j) {
   memset(j, 0, sizeof *j);
   scenario_init(&j->s);
-  snprintf(j->dir, sizeof j->dir, "/tmp/tw_agree_XXXXXX");
-  assert_non_null(mkdtemp(j->dir));
-  for (int r = 0; r < kRanks; ++r) j->s.checkpoint_dir[r] = j->dir;
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
+  for (int r = 0; r < kRanks; ++r) j->s.checkpoint_dir[r] = j->scratch.path;
   j->s.last_step = 8;
   j->s.save_steps = 2;
   j->world = thread_world_create(kRanks);
@@ -47,10 +47,8 @@ static void job_rank(int rank, void *arg) {
 static void job_run(job *j) { assert_int_equal(thread_world_run(j->world, job_rank, j), 0); }
 
 static void job_done(job *j) {
-  char command[128];
   thread_world_destroy(j->world);
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&j->scratch);
 }
 
 /* Every rank ended cleanly at `step`, with consistent replicas. */
@@ -131,7 +129,7 @@ static void D7_nan_on_rank_2_fails_every_rank_naming_it(void **state) {
     assert_non_null(strstr(j.result[r].message, "tensor 'loss', step 3"));
     assert_non_null(strstr(j.result[r].message, "first at index 0"));
   }
-  assert_int_equal(scenario_restored_step(j.dir), 4); /* the chief's save of that very run stays */
+  assert_int_equal(scenario_restored_step(j.scratch.path), 4); /* the chief's save of that very run stays */
   job_done(&j);
 }
 
@@ -193,7 +191,7 @@ static void D9_a_silent_rank_fails_the_others_within_the_timeout(void **state) {
     assert_non_null(strstr(j.result[r].message, "timed out after 0.500 s"));
     assert_non_null(strstr(j.result[r].message, "of 4 ranks arrived"));
   }
-  assert_int_equal(scenario_restored_step(j.dir), 6); /* the chief's save in the run that timed out */
+  assert_int_equal(scenario_restored_step(j.scratch.path), 6); /* the chief's save in the run that timed out */
   job_done(&j);
 }
 
@@ -225,7 +223,7 @@ static void D9_a_collective_that_fails_gives_a_clear_error_and_loses_nothing(voi
     assert_int_equal(j.result[r].run, TW_DEADLINE_EXCEEDED);
     assert_non_null(strstr(j.result[r].message, "of 4 ranks arrived"));
   }
-  assert_int_equal(scenario_restored_step(j.dir), 4); /* nothing lost */
+  assert_int_equal(scenario_restored_step(j.scratch.path), 4); /* nothing lost */
   job_done(&j);
 }
 
@@ -238,7 +236,7 @@ static void D10_preemption_on_one_rank_saves_and_stops_every_rank_at_the_same_st
   job_run(&j);
   assert_all_stopped_at(&j, 3);
   for (int r = 0; r < kRanks; ++r) assert_int_equal(j.result[r].preempted, 1);
-  assert_int_equal(scenario_restored_step(j.dir), 3);
+  assert_int_equal(scenario_restored_step(j.scratch.path), 3);
   job_done(&j);
 }
 
@@ -254,7 +252,7 @@ static void D10_a_caught_sigterm_saves_and_stops_a_single_process(void **state) 
   if (one.run != TW_OK || one.close != TW_OK) fail_msg("%s", one.message);
   assert_int_equal(one.global_step, 5);
   assert_int_equal(one.preempted, 1);
-  assert_int_equal(scenario_restored_step(j.dir), 5);
+  assert_int_equal(scenario_restored_step(j.scratch.path), 5);
   /* close put the previous disposition back: SIGUSR1 is ignored again, as set below */
   job_done(&j);
 }
@@ -285,9 +283,9 @@ static void D3_mismatched_restored_steps_fail_every_rank_clearly(void **state) {
   job j;
   job_init(&j);
   /* Rank 1 reads its own directory, where a checkpoint of the same name holds another step. */
-  char other[64];
-  snprintf(other, sizeof other, "/tmp/tw_agree_other_XXXXXX");
-  assert_non_null(mkdtemp(other));
+  scratch_dir other_dir;
+  assert_int_equal(scratch_dir_create(&other_dir), 0);
+  const char *other = other_dir.path;
   j.s.last_step = 4;
   job_run(&j);
   assert_all_stopped_at(&j, 4);
@@ -298,7 +296,7 @@ static void D3_mismatched_restored_steps_fail_every_rank_clearly(void **state) {
   vars[1].dtype = TW_INT64, vars[1].name = "global_step", vars[1].data = &step;
   tw_saver *saver = NULL;
   assert_int_equal(tw_saver_create(&saver, vars, 2), TW_OK);
-  char prefix[96];
+  char prefix[300];
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", other);
   const char *written = NULL;
   assert_int_equal(tw_saver_save(&written, saver, prefix, 4), TW_OK);
@@ -311,9 +309,7 @@ static void D3_mismatched_restored_steps_fail_every_rank_clearly(void **state) {
     assert_non_null(strstr(j.result[r].message, "rank 1 of 4: restored global step 6"));
     assert_non_null(strstr(j.result[r].message, "the chief restored global step 4"));
   }
-  char command[128];
-  snprintf(command, sizeof command, "rm -rf '%s'", other);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&other_dir);
   job_done(&j);
 }
 
@@ -330,8 +326,8 @@ static void D1_a_failed_begin_on_the_chief_fails_creation_on_every_rank(void **s
   var.dtype = TW_FLOAT32, var.name = "w", var.data = &w;
   tw_saver *holder = NULL;
   assert_int_equal(tw_saver_create(&holder, &var, 1), TW_OK);
-  char prefix[96];
-  snprintf(prefix, sizeof prefix, "%s/other.ckpt", j.dir);
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "%s/other.ckpt", j.scratch.path);
   const char *written = NULL;
   assert_int_equal(tw_saver_save(&written, holder, prefix, 1), TW_OK); /* takes the directory's lock */
   job_run(&j);
@@ -412,7 +408,7 @@ static void D15_run_without_hooks_on_one_rank_is_its_own(void **state) {
 
 typedef struct hook_counts {
   thread_world *world;
-  char dir[64];
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
   size_t count[2];
   char names[2][256];
 } hook_counts;
@@ -425,7 +421,7 @@ static void hook_counts_rank(int rank, void *arg) {
   const char *names[] = {"global_step"};
   tw_hook *hooks[2] = {NULL, NULL};
   if (tw_options_set_collective(o, &table, thread_world_user_data(h->world, rank)) == TW_OK &&
-      tw_options_set_string(o, TW_OPT_CHECKPOINT_DIR, h->dir) == TW_OK &&
+      tw_options_set_string(o, TW_OPT_CHECKPOINT_DIR, h->scratch.path) == TW_OK &&
       tw_options_set_int64(o, TW_OPT_EVERY_N_STEPS, 1) == TW_OK &&
       tw_logging_tensor_hook_create(&hooks[0], names, NULL, 1, o, NULL, NULL, NULL) == TW_OK &&
       tw_stop_at_step_hook_create(&hooks[1], 1, TW_UNSET) == TW_OK) {
@@ -451,8 +447,7 @@ static void D14_side_effects_stay_on_the_chief(void **state) {
   (void)state;
   hook_counts h;
   memset(&h, 0, sizeof h);
-  snprintf(h.dir, sizeof h.dir, "/tmp/tw_agree_hooks_XXXXXX");
-  assert_non_null(mkdtemp(h.dir));
+  assert_int_equal(scratch_dir_create(&h.scratch), 0);
   h.world = thread_world_create(2);
   assert_non_null(h.world);
   assert_int_equal(thread_world_run(h.world, hook_counts_rank, &h), 0);
@@ -460,9 +455,7 @@ static void D14_side_effects_stay_on_the_chief(void **state) {
                       "StepCounterHook SummarySaverHook CheckpointSaverHook LoggingTensorHook StopAtStepHook");
   assert_string_equal(h.names[1], "StopAtStepHook");
   thread_world_destroy(h.world);
-  char command[128];
-  snprintf(command, sizeof command, "rm -rf '%s'", h.dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&h.scratch);
 }
 
 int main(void) {

@@ -4,7 +4,8 @@
  * every rank and writes each rank's part; and every collective call of a save is made from the
  * session's thread, as trainwatch/distributed.h promises (an MPI job initialized with
  * MPI_THREAD_FUNNELED may call MPI from no other thread). Two ranks as threads (thread_world.h). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -58,8 +59,8 @@ static tw_status watched_barrier(void *user_data, double timeout) {
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
-  int users_hook; /* 1: a CheckpointSaverHook of the user's; 0: MonitoredTrainingSession's own */
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
+  int users_hook;      /* 1: a CheckpointSaverHook of the user's; 0: MonitoredTrainingSession's own */
   watched collectives[kRanks];
   tw_status status[kRanks]; /* the first failure of the rank's create, runs or close */
   char message[kRanks][512];
@@ -81,7 +82,7 @@ static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
   tw_options *opts = NULL;
   tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRows, kCols, rows, 5.0);
   if (s == TW_OK) s = tw_options_set_collective(opts, &table, watch); /* the world's, watched */
-  if (s == TW_OK && !j->users_hook) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK && !j->users_hook) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->scratch.path);
   if (s == TW_OK && !j->users_hook) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
   /* Asked for explicitly: a sharded job's saves are synchronous whatever this says. */
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 1);
@@ -95,7 +96,7 @@ static tw_status users_hook(const job *j, tw_hook **out) {
   tw_options *opts = NULL;
   tw_status s = tw_options_create(&opts);
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
-  if (s == TW_OK) s = tw_checkpoint_saver_hook_create(out, j->dir, opts, NULL, 0);
+  if (s == TW_OK) s = tw_checkpoint_saver_hook_create(out, j->scratch.path, opts, NULL, 0);
   tw_options_destroy(opts);
   return s;
 }
@@ -137,9 +138,7 @@ static void run_rank(int rank, void *arg) {
 
 static void run_job(job *j, int users) {
   memset(j, 0, sizeof *j);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_sharded_hook_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(j->dir));
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
   j->users_hook = users;
   j->world = thread_world_create(kRanks);
   assert_non_null(j->world);
@@ -164,18 +163,18 @@ static int exists(const char *path) {
 static void expect_every_step_committed(const job *j) {
   for (int step = 0; step <= kRuns; ++step) {
     char path[400];
-    snprintf(path, sizeof path, "%s/model.ckpt-%d", j->dir, step);
+    snprintf(path, sizeof path, "%s/model.ckpt-%d", j->scratch.path, step);
     assert_true(exists(path));
     assert_int_equal(tw_checkpoint_verify(path), TW_OK);
     for (int part = 0; part < kRanks; ++part) {
-      snprintf(path, sizeof path, "%s/model.ckpt-%d.part-%05d-of-%05d", j->dir, step, part, kRanks);
+      snprintf(path, sizeof path, "%s/model.ckpt-%d.part-%05d-of-%05d", j->scratch.path, step, part, kRanks);
       assert_true(exists(path));
     }
   }
   char latest[400];
   char expected[400];
-  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j->dir), TW_OK);
-  snprintf(expected, sizeof expected, "%s/model.ckpt-%d", j->dir, kRuns);
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j->scratch.path), TW_OK);
+  snprintf(expected, sizeof expected, "%s/model.ckpt-%d", j->scratch.path, kRuns);
   assert_string_equal(latest, expected);
 }
 
@@ -188,11 +187,7 @@ static int count_event_files(const char *dir) {
   return count;
 }
 
-static void remove_dir(const job *j) {
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
-}
+static void remove_dir(const job *j) { scratch_dir_destroy(&j->scratch); }
 
 /* D17 + B21/B22: the user's hook, from options without the collective or the shards, runs on both
  * ranks (D14 would keep it on the chief alone), synchronously: every step's checkpoint is committed,
@@ -202,7 +197,7 @@ static void a_users_checkpoint_saver_hook_saves_every_ranks_part_d17(void **stat
   job j;
   run_job(&j, 1);
   expect_every_step_committed(&j);
-  assert_int_equal(count_event_files(j.dir), 1);
+  assert_int_equal(count_event_files(j.scratch.path), 1);
   remove_dir(&j);
 }
 

@@ -1,7 +1,8 @@
-/* Ranks that declare their sharded variables differently (D17, issue 15): every rank gets a clear
+/* Ranks that declare their sharded variables differently (D17): every rank gets a clear
  * TW_INVALID_ARGUMENT — none is left waiting — and nothing is committed; a rank holding none of a
  * tensor's rows declares an empty box and the job saves. Two ranks as threads (thread_world.h). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,7 +33,7 @@ typedef enum departure {
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
   departure departure;
   int session; /* 1: MonitoredTrainingSession; 0: standalone savers */
   tw_status status[kRanks];
@@ -84,7 +85,7 @@ static tw_status rank_options(const job *j, int rank, double *rows, tw_options *
     b.name = "extra";
     s = tw_options_add_variable(opts, &b);
   }
-  if (s == TW_OK && j->session) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK && j->session) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->scratch.path);
   if (s == TW_OK && j->session) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
   if (s != TW_OK) tw_options_destroy(opts);
   *out = s == TW_OK ? opts : NULL;
@@ -107,7 +108,7 @@ static void rank_body(int rank, void *arg) {
     tw_saver *saver = NULL;
     s = tw_saver_create_from_options(&saver, opts);
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+    snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
     const char *path = NULL;
     if (s == TW_OK) s = tw_saver_save(&path, saver, prefix, 1);
     tw_saver_destroy(saver);
@@ -130,19 +131,15 @@ static int checkpoint_files(const char *dir) {
 /* Runs the job; returns how many checkpoint files it left. */
 static int run_job(job *j, departure departure, int session) {
   memset(j, 0, sizeof *j);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_sharded_decl_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(j->dir));
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
   j->departure = departure;
   j->session = session;
   j->world = thread_world_create(kRanks);
   assert_non_null(j->world);
   assert_int_equal(thread_world_run(j->world, rank_body, j), 0);
   thread_world_destroy(j->world);
-  const int files = checkpoint_files(j->dir);
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
+  const int files = checkpoint_files(j->scratch.path);
+  scratch_dir_destroy(&j->scratch);
   return files;
 }
 

@@ -4,7 +4,9 @@
  * the newest. Rank 1 saves through its own path to the job's directory (a symlink, as a rank mounting
  * the shared directory elsewhere does), which vanishes; standalone savers created from the ranks'
  * options; two ranks as threads (thread_world.h). */
-#define _DEFAULT_SOURCE /* mkdtemp, symlink */
+#define _DEFAULT_SOURCE  /* symlink */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +25,7 @@ enum { kRanks = 2, kRows = 2, kCols = 3 };
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
+  scratch_dir scratch;    /* tests/common/scratch_dir.h */
   char mount[300];        /* rank 1's path to dir */
   int first_save_missing; /* 1: the mount is gone at the first save; 0: between the first and second */
   tw_status status[kRanks][2];
@@ -40,7 +42,7 @@ static void rank_body(int rank, void *arg) {
   if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
   tw_options_destroy(opts);
   char prefix[400];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", rank == 1 ? j->mount : j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", rank == 1 ? j->mount : j->scratch.path);
   for (int k = 0; k < 2; ++k) {
     if (rank == 1 && k == 1 - j->first_save_missing && unlink(j->mount) != 0) s = TW_INTERNAL;
     const char *path = NULL;
@@ -54,10 +56,8 @@ static void rank_body(int rank, void *arg) {
 
 static void run_job(job *j, int first_save_missing) {
   memset(j, 0, sizeof *j);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_sharded_missing_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(j->dir));
-  snprintf(j->mount, sizeof j->mount, "%s/rank1", j->dir);
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
+  snprintf(j->mount, sizeof j->mount, "%s/rank1", j->scratch.path);
   assert_int_equal(symlink(".", j->mount), 0);
   j->first_save_missing = first_save_missing;
   j->world = thread_world_create(kRanks);
@@ -66,11 +66,7 @@ static void run_job(job *j, int first_save_missing) {
   thread_world_destroy(j->world);
 }
 
-static void remove_job(const job *j) {
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
-}
+static void remove_job(const job *j) { scratch_dir_destroy(&j->scratch); }
 
 /* Save `k` (0-based) failed on both ranks with TW_NOT_FOUND; rank 1's own message is C4's. */
 static void expect_not_found_on_every_rank(const job *j, int k) {
@@ -100,9 +96,9 @@ static void a_directory_gone_between_saves_fails_the_vote_on_every_rank(void **s
   expect_not_found_on_every_rank(&j, 1);
   assert_non_null(strstr(j.message[0], "rank 1: Parent directory of"));
   char checkpoint[300], latest[300];
-  snprintf(checkpoint, sizeof checkpoint, "%s/model.ckpt-1", j.dir);
+  snprintf(checkpoint, sizeof checkpoint, "%s/model.ckpt-1", j.scratch.path);
   assert_int_equal(tw_checkpoint_verify(checkpoint), TW_OK);
-  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j.dir), TW_OK);
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j.scratch.path), TW_OK);
   assert_string_equal(latest, checkpoint);
   remove_job(&j);
 }

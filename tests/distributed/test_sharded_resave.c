@@ -3,7 +3,8 @@
  * that re-save fails on any rank, nobody commits — and the checkpoint committed before must stay whole:
  * a rank must not remove a part its index lists. Two ranks as threads (thread_world.h), standalone
  * savers created from their options; the failure is the collective's, at the vote, on either rank. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,8 +22,8 @@ enum { kRanks = 2, kRows = 3, kCols = 4 };
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
-  int victim; /* the rank whose collective fails the re-save's vote */
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
+  int victim;          /* the rank whose collective fails the re-save's vote */
   tw_status first[kRanks], again[kRanks];
   char message[kRanks][512];
 } job;
@@ -47,7 +48,7 @@ static void rank_body(int rank, void *arg) {
   tw_saver *saver = NULL;
   j->first[rank] = rank_saver(j, rank, rows, &saver);
   char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
   const char *path = NULL;
   if (j->first[rank] == TW_OK) j->first[rank] = tw_saver_save(&path, saver, prefix, 1);
   if (j->first[rank] == TW_OK) {
@@ -66,9 +67,7 @@ static void a_failed_resave_leaves_the_committed_checkpoint_whole(void **state) 
   for (int victim = 0; victim < kRanks; ++victim) {
     job j;
     memset(&j, 0, sizeof j);
-    const char *tmp = getenv("TMPDIR");
-    snprintf(j.dir, sizeof j.dir, "%s/tw_sharded_resave_XXXXXX", tmp != NULL ? tmp : "/tmp");
-    assert_non_null(mkdtemp(j.dir));
+    assert_int_equal(scratch_dir_create(&j.scratch), 0);
     j.victim = victim;
     j.world = thread_world_create(kRanks);
     assert_non_null(j.world);
@@ -80,10 +79,10 @@ static void a_failed_resave_leaves_the_committed_checkpoint_whole(void **state) 
       assert_int_not_equal(j.again[r], TW_OK); /* the failed vote reaches every rank */
     }
     char checkpoint[300];
-    snprintf(checkpoint, sizeof checkpoint, "%s/model.ckpt-1", j.dir);
+    snprintf(checkpoint, sizeof checkpoint, "%s/model.ckpt-1", j.scratch.path);
     assert_int_equal(tw_checkpoint_verify(checkpoint), TW_OK);
     char latest[300];
-    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j.dir), TW_OK);
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j.scratch.path), TW_OK);
     assert_string_equal(latest, checkpoint);
     /* It still reads whole, bit-exact. */
     float whole[kRanks * kRows * kCols];
@@ -98,9 +97,7 @@ static void a_failed_resave_leaves_the_committed_checkpoint_whole(void **state) 
     for (int r = 0; r < kRanks * kRows; ++r) {
       for (int c = 0; c < kCols; ++c) assert_true(whole[r * kCols + c] == value(r, c));
     }
-    char command[320];
-    snprintf(command, sizeof command, "rm -rf '%s'", j.dir);
-    assert_int_equal(system(command), 0);
+    scratch_dir_destroy(&j.scratch);
   }
 }
 

@@ -1,4 +1,4 @@
-/* Restoring sharded checkpoints (issue 15, docs/tf-semantics.md D16) with jobs of 1, 2, 3 or 4 ranks as
+/* Restoring sharded checkpoints (docs/tf-semantics.md D16) with jobs of 1, 2, 3 or 4 ranks as
  * threads of thread_world.h, each rank running MonitoredTrainingSession (T2) over one checkpoint dir.
  * Every float dtype has a global [12, 5] tensor, each rank holding a slice of rows (tw_options_add_shard),
  * plus a replicated bias. A save job writes the checkpoints of steps 0 (creation, B21) and 3 (end, B23),
@@ -6,7 +6,9 @@
  * creation: every rank must hold exactly its rows of gen(step) — bit-exact — whatever slicing wrote the
  * checkpoint (resharding), or fall back with every other rank to the previous checkpoint when one rank
  * cannot read the newest, or fail clearly with no byte written. Only the public C API is used. */
-#define _GNU_SOURCE /* mkdtemp, RTLD_NEXT */
+#define _GNU_SOURCE      /* RTLD_NEXT */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <dlfcn.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -261,18 +263,6 @@ static void free_job(job *j) {
   free(j);
 }
 
-static void make_dir(char *dir, size_t size, const char *name) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, size, "%s/tw_restore_%s_XXXXXX", tmp != NULL ? tmp : "/tmp", name);
-  assert_non_null(mkdtemp(dir));
-}
-
-static void remove_dir(const char *dir) {
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", dir);
-  assert_int_equal(system(command), 0);
-}
-
 /* A job of `ranks` writes the checkpoints of steps 0 and 3 into `dir`. */
 static void save_job(const char *dir, int ranks) {
   job *j = new_job(dir, ranks, 1, all_sharded());
@@ -323,49 +313,53 @@ static void expect_resharded(const char *dir, int ranks, int64_t step) {
   free_job(j);
 }
 
-/* Issue 15: shards of every float dtype (fp8 e4m3fn and e5m2, f16, bf16, f32, f64) round-trip through
+/* D16: shards of every float dtype (fp8 e4m3fn and e5m2, f16, bf16, f32, f64) round-trip through
  * a checkpoint of 4 parts into 4 ranks, bit-exact (D16). */
 static void shards_of_every_float_dtype_round_trip_on_4_ranks(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "roundtrip");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   expect_resharded(dir, 4, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D16 resharding: the checkpoint of 4 ranks restores into 2, 3 (uneven slices) and 1 rank. */
 static void four_ranks_reshard_into_2_3_and_1(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "from4");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   expect_resharded(dir, 2, 3);
   expect_resharded(dir, 3, 3);
   expect_resharded(dir, 1, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D16 resharding: checkpoints of 2 ranks and of 1 rank (a sharded checkpoint of one part) restore into 4. */
 static void two_ranks_and_one_rank_reshard_into_4(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "from2");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 2);
   expect_resharded(dir, 4, 3);
-  remove_dir(dir);
-  make_dir(dir, sizeof dir, "from1");
+  scratch_dir_destroy(&scratch);
+  assert_int_equal(scratch_dir_create(&scratch), 0);
   save_job(dir, 1);
   expect_resharded(dir, 4, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
-/* A single-process checkpoint (tw_saver, whole tensors: issue 15's 1-part case) restores as shards of 4
+/* A single-process checkpoint (tw_saver, whole tensors: the 1-part case of D16) restores as shards of 4
  * ranks; its step comes from global_step (D16, C1). */
 static void a_single_process_checkpoint_restores_as_shards(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "single");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   static uint8_t whole[kVars][kMaxBytes];
   tw_tensor vars[kVars + 2];
   int64_t shape[2] = {kRows, kCols}, bias_shape[1] = {kBias}, step = 3;
@@ -399,7 +393,7 @@ static void a_single_process_checkpoint_restores_as_shards(void **state) {
   assert_int_equal(tw_saver_save(&written, saver, prefix, step), TW_OK);
   tw_saver_destroy(saver);
   expect_resharded(dir, 4, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* A single process's tw_saver restores the whole tensors of the checkpoint at `path` (sharded or not),
@@ -433,12 +427,13 @@ static void expect_whole_tensors_of_step_3(const char *path) {
 }
 
 /* A sharded checkpoint restores whole tensors: into ordinary (replicated) variables of a 2-rank job next
- * to shards, and into a single process's tw_saver (D16; issue 15: "restored into a non-sharded
+ * to shards, and into a single process's tw_saver (D16: "restored into a non-sharded
  * variable = the whole tensor"). */
 static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "whole");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   declaration mixed = all_sharded();
   mixed.sharded[1] = mixed.sharded[4] = 0;
@@ -449,7 +444,7 @@ static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variable
   char path[300];
   snprintf(path, sizeof path, "%s/model.ckpt-3", dir);
   expect_whole_tensors_of_step_3(path);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void part_path(char *out, size_t size, const char *dir, int64_t step, int part, int parts) {
@@ -461,8 +456,10 @@ static void part_path(char *out, size_t size, const char *dir, int64_t step, int
  * anything of step 3. */
 static void a_corrupt_part_makes_every_rank_fall_back_together(void **state) {
   (void)state;
-  char dir[256], part[400];
-  make_dir(dir, sizeof dir, "corrupt");
+  scratch_dir scratch;
+  char part[400];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   part_path(part, sizeof part, dir, 3, 1, 4);
   FILE *f = fopen(part, "r+b");
@@ -475,7 +472,7 @@ static void a_corrupt_part_makes_every_rank_fall_back_together(void **state) {
   assert_int_equal(fclose(f), 0);
   expect_resharded(dir, 4, 0);
   expect_resharded(dir, 2, 0);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* The checksum, size and name of every checkpoint file and the state file of `dir`, as one text. */
@@ -508,8 +505,10 @@ static void flip_stored_byte(const char *dir, int64_t step, int part) {
  * step 0 and the chief's saves went on over the intact checkpoints. */
 static void a_rank_out_of_address_space_fails_every_rank_c20(void **state) {
   (void)state;
-  char dir[256], before[2048], after[2048];
-  make_dir(dir, sizeof dir, "resource");
+  scratch_dir scratch;
+  char before[2048], after[2048];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   directory_contents(dir, before, sizeof before);
   __atomic_store_n(&g_failing_maps, 1, __ATOMIC_SEQ_CST);
@@ -532,15 +531,17 @@ static void a_rank_out_of_address_space_fails_every_rank_c20(void **state) {
   directory_contents(dir, after, sizeof after);
   assert_string_equal(after, before);
   expect_resharded(dir, 2, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* C20 in a job: every checkpoint has a damaged part. Every rank fails creation with TW_DATA_LOSS naming
  * both, and nothing is written; before, every rank started over at step 0. */
 static void every_checkpoint_damaged_fails_every_rank_c20(void **state) {
   (void)state;
-  char dir[256], before[2048], after[2048];
-  make_dir(dir, sizeof dir, "alldamaged");
+  scratch_dir scratch;
+  char before[2048], after[2048];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   flip_stored_byte(dir, 3, 1);
   flip_stored_byte(dir, 0, 1);
@@ -557,19 +558,21 @@ static void every_checkpoint_damaged_fails_every_rank_c20(void **state) {
   free_job(j);
   directory_contents(dir, after, sizeof after);
   assert_string_equal(after, before);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D16: a part of the newest checkpoint is gone: every rank of a 2-rank job restores step 0. */
 static void a_missing_part_makes_every_rank_fall_back_together(void **state) {
   (void)state;
-  char dir[256], part[400];
-  make_dir(dir, sizeof dir, "missing");
+  scratch_dir scratch;
+  char part[400];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   part_path(part, sizeof part, dir, 3, 2, 4);
   assert_int_equal(unlink(part), 0);
   expect_resharded(dir, 2, 0);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D8 with D16 in a sharded job: rank 2's step aborts (after scribbling over its rows) in the run from
@@ -577,8 +580,9 @@ static void a_missing_part_makes_every_rank_fall_back_together(void **state) {
  * restores its rows of step 2 by the vote, so the retried run begins from gen(2) everywhere. */
 static void a_recovery_restores_every_ranks_rows_of_the_same_checkpoint(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "recover");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   job *j = new_job(dir, 4, 1, all_sharded());
   j->save_steps = 2;
   j->abort_rank = 2;
@@ -593,20 +597,22 @@ static void a_recovery_restores_every_ranks_rows_of_the_same_checkpoint(void **s
   }
   free_job(j);
   expect_resharded(dir, 4, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D16 with C12: without a state file the chief lists the sharded checkpoints found by name (their
  * indexes; parts are not checkpoints of their own), and every rank restores the newest. */
 static void sharded_checkpoints_are_found_by_name_without_a_state_file(void **state) {
   (void)state;
-  char dir[256], state_file[300];
-  make_dir(dir, sizeof dir, "byname");
+  scratch_dir scratch;
+  char state_file[300];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   snprintf(state_file, sizeof state_file, "%s/checkpoint", dir);
   assert_int_equal(unlink(state_file), 0);
   expect_resharded(dir, 2, 3);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* D16: a restore job declaring `decl` over a checkpoint that does not fit it fails on every rank with
@@ -631,8 +637,9 @@ static void expect_refused(const char *dir, declaration decl, const char *variab
 
 static void a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing(void **state) {
   (void)state;
-  char dir[256];
-  make_dir(dir, sizeof dir, "mismatch");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   declaration wider = all_sharded();
   wider.cols[4] = kMaxCols; /* w_f32 declared [12, 6]: the checkpoint holds [12, 5] */
@@ -644,7 +651,7 @@ static void a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing
   whole.sharded[5] = 0;
   whole.cols[5] = kMaxCols; /* a replicated w_f64 of another shape */
   expect_refused(dir, whole, "w_f64");
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static int exists(const char *path) {
@@ -657,8 +664,10 @@ static int exists(const char *path) {
  * of step 0 (still listed) stay, and the newest checkpoint restores into 4 ranks (D16). */
 static void a_resave_with_fewer_parts_removes_the_replaced_parts(void **state) {
   (void)state;
-  char dir[256], path[400];
-  make_dir(dir, sizeof dir, "resave");
+  scratch_dir scratch;
+  char path[400];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   save_job(dir, 4);
   save_job(dir, 2);
   for (int part = 0; part < 4; ++part) {
@@ -672,7 +681,7 @@ static void a_resave_with_fewer_parts_removes_the_replaced_parts(void **state) {
     assert_true(exists(path));
   }
   expect_resharded(dir, 4, 6);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* trainwatch-ckpt upgrade (tw_checkpoint_upgrade) of a sharded checkpoint writes one file of the current
@@ -680,8 +689,10 @@ static void a_resave_with_fewer_parts_removes_the_replaced_parts(void **state) {
  * (header flags 0, version 6, no parts of its own) that a single process restores whole. */
 static void a_sharded_checkpoint_upgrades_to_one_file_of_whole_tensors(void **state) {
   (void)state;
-  char dir[256], index[300], upgraded[300], part[350];
-  make_dir(dir, sizeof dir, "upgrade");
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
+  char index[300], upgraded[300], part[350];
   save_job(dir, 4);
   snprintf(index, sizeof index, "%s/model.ckpt-3", dir);
   snprintf(upgraded, sizeof upgraded, "%s/upgraded", dir);
@@ -698,7 +709,7 @@ static void a_sharded_checkpoint_upgrades_to_one_file_of_whole_tensors(void **st
   snprintf(part, sizeof part, "%s.part-00000-of-00004", upgraded);
   assert_false(exists(part));
   expect_whole_tensors_of_step_3(upgraded);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 int main(void) {

@@ -6,7 +6,8 @@
  * options (tw_saver_create_from_options) commit alike. Every save decision is the same on every rank
  * (D17): a NaN in one rank's rows skips the save on all, the chief's clock triggers every rank's save,
  * and the preemption save (D10) is written by every rank. Only the public C API is used. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -41,7 +42,7 @@ typedef struct rank_result {
 
 typedef struct job {
   thread_world *world;
-  char dir[256];
+  scratch_dir scratch; /* tests/common/scratch_dir.h */
   int64_t save_steps;
   int64_t max_to_keep;
   int runs;
@@ -116,7 +117,7 @@ static tw_status rank_options(job *j, int rank, rank_state *state, tw_options **
   /* Long enough for any honest exchange; a rank left waiting (a save decided alone) fails the job. */
   tw_status s = thread_world_row_shard_options(&opts, j->world, rank, kRowsPerRank, kCols, state->rows, 30.0);
   if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_IS_CHIEF, rank == 0);
-  if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->dir);
+  if (s == TW_OK) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, j->scratch.path);
   if (s == TW_OK && j->chief_secs > 0) {
     s = tw_options_set_double(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS, rank == 0 ? j->chief_secs : 1e9);
   } else if (s == TW_OK) {
@@ -195,7 +196,7 @@ static void save_rank(int rank, void *arg) {
   tw_saver *saver = rank_saver(j, rank, &state);
   if (saver == NULL) return;
   char prefix[300];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
   const char *path = NULL;
   const tw_status s = tw_saver_save(&path, saver, prefix, 5);
   if (s != TW_OK) {
@@ -216,7 +217,7 @@ static void series_rank(int rank, void *arg) {
   if (saver == NULL) return;
   for (int k = 0; k < kSeries; ++k) {
     char prefix[300];
-    snprintf(prefix, sizeof prefix, "%s%s/model.ckpt", j->dir, se->other[k] ? "/other" : "");
+    snprintf(prefix, sizeof prefix, "%s%s/model.ckpt", j->scratch.path, se->other[k] ? "/other" : "");
     const long before = thread_world_operations(j->world, rank);
     const char *path = NULL;
     se->status[rank][k] = tw_saver_save(&path, saver, prefix, se->step[k]);
@@ -227,11 +228,9 @@ static void series_rank(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
-static void make_job(job *j, const char *name) {
+static void make_job(job *j) {
   memset(j, 0, sizeof *j);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(j->dir, sizeof j->dir, "%s/tw_sharded_%s_XXXXXX", tmp != NULL ? tmp : "/tmp", name);
-  assert_non_null(mkdtemp(j->dir));
+  assert_int_equal(scratch_dir_create(&j->scratch), 0);
   j->world = thread_world_create(kRanks);
   assert_non_null(j->world);
   j->save_steps = 2;
@@ -244,9 +243,7 @@ static void run_job(job *j) { assert_int_equal(thread_world_run(j->world, run_ra
 
 static void end_job(job *j) {
   thread_world_destroy(j->world);
-  char command[320];
-  snprintf(command, sizeof command, "rm -rf '%s'", j->dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&j->scratch);
 }
 
 static int exists(const char *path) {
@@ -255,11 +252,11 @@ static int exists(const char *path) {
 }
 
 static void checkpoint_path(char *out, size_t size, const job *j, int64_t step) {
-  snprintf(out, size, "%s/model.ckpt-%lld", j->dir, (long long)step);
+  snprintf(out, size, "%s/model.ckpt-%lld", j->scratch.path, (long long)step);
 }
 
 static void part_path(char *out, size_t size, const job *j, int64_t step, int part) {
-  snprintf(out, size, "%s/model.ckpt-%lld.part-%05d-of-%05d", j->dir, (long long)step, part, kRanks);
+  snprintf(out, size, "%s/model.ckpt-%lld.part-%05d-of-%05d", j->scratch.path, (long long)step, part, kRanks);
 }
 
 /* The index and every part of `step` exist (or none of them does). */
@@ -312,7 +309,7 @@ static void expect_parts_hold_their_rows(const job *j, int64_t step) {
 
 static void expect_latest(const job *j, int64_t step) {
   char latest[400], expected[400];
-  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j->dir), TW_OK);
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, j->scratch.path), TW_OK);
   checkpoint_path(expected, sizeof expected, j, step);
   assert_string_equal(latest, expected);
 }
@@ -400,7 +397,7 @@ static void expect_all_ok(const job *j) {
 static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
   (void)state;
   job j;
-  make_job(&j, "commit");
+  make_job(&j);
   run_job(&j);
   expect_all_ok(&j);
   for (int64_t step = 0; step <= 3; ++step) {
@@ -419,7 +416,7 @@ static void every_rank_writes_its_part_and_the_chief_commits(void **state) {
 static void savers_from_options_commit_one_sharded_checkpoint(void **state) {
   (void)state;
   job j;
-  make_job(&j, "saver");
+  make_job(&j);
   assert_int_equal(thread_world_run(j.world, save_rank, &j), 0);
   expect_all_ok(&j);
   char expected[400];
@@ -449,7 +446,7 @@ static void saver_from_options_checks_its_arguments(void **state) {
 static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   (void)state;
   job j;
-  make_job(&j, "fail");
+  make_job(&j);
   char blocker[400];
   part_path(blocker, sizeof blocker, &j, 2, 2);
   assert_int_equal(mkdir(blocker, 0700), 0);
@@ -482,7 +479,7 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
   end_job(&j);
 }
 
-/* The rounds of a sharded save (issue 15: the commit adds one vote over the parts' own writing): the
+/* The rounds of a sharded save (D17: the commit adds one vote over the parts' own writing): the
  * first save of a saver agrees on the layout after the chief prepared the directory (its lock, its
  * cleaning) — 4 collective operations: 2 of layout (the first carrying the chief's preparation), vote,
  * outcome —; every later save into the
@@ -491,7 +488,7 @@ static void a_failed_part_means_no_commit_on_any_rank(void **state) {
 static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
   (void)state;
   job j;
-  make_job(&j, "rounds");
+  make_job(&j);
   j.max_to_keep = 1;
   series se = {.step = {1, 2, 3}};
   j.series = &se;
@@ -517,7 +514,7 @@ static void a_steady_save_is_one_vote_and_one_outcome(void **state) {
  * job writing there looks like to the chief. */
 static tw_saver *hold_other_dir(const job *j, float *w) {
   char other[300];
-  snprintf(other, sizeof other, "%s/other", j->dir);
+  snprintf(other, sizeof other, "%s/other", j->scratch.path);
   assert_int_equal(mkdir(other, 0700), 0);
   tw_tensor var = TW_TENSOR_INIT;
   var.dtype = TW_FLOAT32, var.name = "w", var.data = w;
@@ -544,20 +541,20 @@ static void expect_held_save_failed(const job *j, const series *se, int k) {
   }
   char path[400];
   for (int part = 0; part < kRanks; ++part) {
-    snprintf(path, sizeof path, "%s/other/model.ckpt-%lld.part-%05d-of-%05d", j->dir, (long long)se->step[k], part,
-             kRanks);
+    snprintf(path, sizeof path, "%s/other/model.ckpt-%lld.part-%05d-of-%05d", j->scratch.path, (long long)se->step[k],
+             part, kRanks);
     assert_false(exists(path));
   }
-  snprintf(path, sizeof path, "%s/other/model.ckpt-%lld", j->dir, (long long)se->step[k]);
+  snprintf(path, sizeof path, "%s/other/model.ckpt-%lld", j->scratch.path, (long long)se->step[k]);
   assert_false(exists(path));
 }
 
 /* Saves of steps 1, 2 and 3, save `held` into the held directory and the others into the job's: the
  * held one fails on every rank, the others commit, each save taking `operations[k]` collective
  * operations on every rank. */
-static void run_series_with_one_held_save(const char *name, int held, const long operations[kSeries]) {
+static void run_series_with_one_held_save(int held, const long operations[kSeries]) {
   job j;
-  make_job(&j, name);
+  make_job(&j);
   float w = 1;
   tw_saver *holder = hold_other_dir(&j, &w);
   series se = {.step = {1, 2, 3}};
@@ -583,7 +580,7 @@ static void run_series_with_one_held_save(const char *name, int held, const long
 static void the_chief_failing_to_prepare_commits_nothing(void **state) {
   (void)state;
   const long operations[kSeries] = {4, 3, 3};
-  run_series_with_one_held_save("prepare", 1, operations);
+  run_series_with_one_held_save(1, operations);
 }
 
 /* The same on a saver's first save, whose preparation travels with the layout's first round: that
@@ -592,7 +589,7 @@ static void the_chief_failing_to_prepare_commits_nothing(void **state) {
 static void a_first_save_the_chief_cannot_prepare_commits_nothing(void **state) {
   (void)state;
   const long operations[kSeries] = {3, 4, 2};
-  run_series_with_one_held_save("first", 0, operations);
+  run_series_with_one_held_save(0, operations);
 }
 
 /* A part that changes between the vote and the commit (the chief's preparation runs while the other
@@ -617,7 +614,7 @@ static void grow_part_file(void *arg) {
 static void a_part_changed_before_the_commit_commits_nothing(void **state) {
   (void)state;
   job j;
-  make_job(&j, "changed");
+  make_job(&j);
   grow_part g = {.grown = 0};
   part_path(g.path, sizeof g.path, &j, 2, 1);
   thread_world_after(j.world, 0, 6, grow_part_file, &g);
@@ -649,7 +646,7 @@ static void a_part_changed_before_the_commit_commits_nothing(void **state) {
 static void max_to_keep_deletes_whole_checkpoints(void **state) {
   (void)state;
   job j;
-  make_job(&j, "keep");
+  make_job(&j);
   j.save_steps = 1;
   j.max_to_keep = 2;
   j.runs = 5;
@@ -676,7 +673,7 @@ static void recycle_rank(int rank, void *arg) {
   tw_saver *saver = rank_saver(j, rank, &state);
   if (saver == NULL) return;
   char prefix[300], part[400];
-  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->dir);
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", j->scratch.path);
   for (int64_t step = 1; step <= 3; ++step) {
     const tw_status s = result->first_failed_run == TW_OK ? tw_saver_save(NULL, saver, prefix, step) : TW_ABORTED;
     pthread_barrier_wait(&g_between_saves);
@@ -700,7 +697,7 @@ static void recycle_rank(int rank, void *arg) {
 static void parts_are_recycled_per_slot_c15(void **state) {
   (void)state;
   job j;
-  make_job(&j, "recycle");
+  make_job(&j);
   j.max_to_keep = 1;
   j.recycle = 1;
   assert_int_equal(pthread_barrier_init(&g_between_saves, NULL, kRanks), 0);
@@ -721,7 +718,7 @@ static void parts_are_recycled_per_slot_c15(void **state) {
   expect_latest(&j, 3);
   char spare[400];
   for (int slot = 0; slot < kRanks; ++slot) {
-    snprintf(spare, sizeof spare, "%s/.tw-spare-%d", j.dir, slot);
+    snprintf(spare, sizeof spare, "%s/.tw-spare-%d", j.scratch.path, slot);
     if (exists(spare)) fail_msg("%s is left after the savers' destruction", spare);
   }
   end_job(&j);
@@ -733,7 +730,7 @@ static void parts_are_recycled_per_slot_c15(void **state) {
 static void a_nan_on_one_rank_skips_the_save_on_every_rank(void **state) {
   (void)state;
   job j;
-  make_job(&j, "nan");
+  make_job(&j);
   j.nan_rank = 2;
   j.nan_run = 2;
   j.finite_run = 3;
@@ -745,7 +742,7 @@ static void a_nan_on_one_rank_skips_the_save_on_every_rank(void **state) {
   expect_latest(&j, 0);
   end_job(&j);
 
-  make_job(&j, "nan_then_finite");
+  make_job(&j);
   j.nan_rank = 2;
   j.nan_run = 2;
   j.finite_run = 3;
@@ -764,7 +761,7 @@ static void a_nan_on_one_rank_skips_the_save_on_every_rank(void **state) {
 static void the_chiefs_clock_triggers_every_ranks_save(void **state) {
   (void)state;
   job j;
-  make_job(&j, "secs");
+  make_job(&j);
   j.chief_secs = 1e-9; /* due at every run but the one that saved */
   j.runs = 4;
   run_job(&j);
@@ -781,7 +778,7 @@ static void the_chiefs_clock_triggers_every_ranks_save(void **state) {
 static void the_preemption_save_of_a_sharded_job_is_every_ranks(void **state) {
   (void)state;
   job j;
-  make_job(&j, "preempt");
+  make_job(&j);
   j.save_steps = 0; /* MTS adds no CheckpointSaverHook */
   j.preempt_run = 3;
   j.runs = 10;

@@ -3,7 +3,8 @@
  * sharded checkpoint written by two ranks (threads, thread_world.h) and from a single-process checkpoint
  * of the whole tensor — all or nothing, as a rank of a job does, and refuses to save a box (one process
  * holds only part of the tensor). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,15 +67,15 @@ static void save_rank(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
+/* The checkpoints' directory (tests/common/scratch_dir.h); the tests get its path as their state. */
+static scratch_dir g_scratch;
+
 /* The test directory *state: "sharded/model.ckpt-1" (an index and one part per rank) and
  * "single/model.ckpt-1" (one file of whole tensors), both holding w and b. */
 static int write_checkpoints(void **state) {
-  char *dir = malloc(256);
-  assert_non_null(dir);
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, 256, "%s/tw_standalone_shards_XXXXXX", tmp != NULL ? tmp : "/tmp");
-  assert_non_null(mkdtemp(dir));
-  char prefix[320];
+  if (scratch_dir_create(&g_scratch) != 0) return -1;
+  const char *dir = g_scratch.path;
+  char prefix[1024];
   snprintf(prefix, sizeof prefix, "mkdir '%s/sharded' '%s/single' '%s/saved'", dir, dir, dir);
   assert_int_equal(system(prefix), 0);
 
@@ -103,15 +104,14 @@ static int write_checkpoints(void **state) {
   snprintf(prefix, sizeof prefix, "%s/single/model.ckpt", dir);
   assert_int_equal(tw_saver_save(NULL, saver, prefix, 1), TW_OK);
   tw_saver_destroy(saver);
-  *state = dir;
+  *state = g_scratch.path;
   return 0;
 }
 
 static int remove_checkpoints(void **state) {
-  char command[300];
-  snprintf(command, sizeof command, "rm -rf '%s'", (char *)*state);
-  free(*state);
-  return system(command) == 0 ? 0 : -1;
+  (void)state;
+  scratch_dir_destroy(&g_scratch);
+  return 0;
 }
 
 /* A box of w: where it starts and its extent. */
@@ -174,7 +174,7 @@ static void restore_each_box_from(void **state, const char *source) {
   }
 }
 
-/* Issue 15 (restore, resharding 2 → 1): a checkpoint written by two ranks restores into boxes of
+/* D16 (restore, resharding 2 → 1): a checkpoint written by two ranks restores into boxes of
  * another slicing in a process without a job, by path and as the newest of its directory. */
 static void a_standalone_saver_restores_boxes_of_a_two_rank_checkpoint(void **state) {
   restore_each_box_from(state, "sharded");
@@ -189,7 +189,7 @@ static void a_standalone_saver_restores_boxes_of_a_two_rank_checkpoint(void **st
   tw_saver_destroy(saver);
 }
 
-/* Issue 15 (the 1-part case): a single process's checkpoint of whole tensors restores into boxes. */
+/* D16 (the 1-part case): a single process's checkpoint of whole tensors restores into boxes. */
 static void a_standalone_saver_restores_boxes_of_a_single_process_checkpoint(void **state) {
   restore_each_box_from(state, "single");
 }

@@ -1,4 +1,4 @@
-/* A save cut short between its checkpoint's commit and the state file's update (issue 15 item 2, C14):
+/* A save cut short between its checkpoint's commit and the state file's update (C14):
  * a child process is SIGKILLed there (fault_points.h), leaving a complete checkpoint the state file does
  * not list — a single-process checkpoint renamed into place, or a sharded one's index and every part.
  * The restore still takes the state file's newest (C8; in a job of 4 thread ranks, the restore vote,
@@ -6,7 +6,9 @@
  * save cut short after its state file evicted it (C9) left behind. Only what the saver wrote
  * goes: a file, FIFO or directory left in its place stays with a warning; a checkpoint of another prefix
  * or one kept by keep_checkpoint_every_n_hours (C10) stays; a checkpoint the state file lists stays. */
-#define _DEFAULT_SOURCE /* mkdtemp, mkfifo */
+#define _DEFAULT_SOURCE  /* mkfifo */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -52,18 +54,6 @@ static int teardown(void **state) {
   alarm(0);
   tw_set_log_sink(NULL, NULL);
   return 0;
-}
-
-static void make_dir(char *dir, size_t size, const char *name) {
-  const char *tmp = getenv("TMPDIR");
-  snprintf(dir, size, "%s/tw_unlisted_%s_XXXXXX", tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp", name);
-  assert_non_null(mkdtemp(dir));
-}
-
-static void remove_dir(const char *dir) {
-  char command[600];
-  snprintf(command, sizeof command, "rm -rf '%s'", dir);
-  assert_int_equal(system(command), 0);
 }
 
 static int exists(const char *path) {
@@ -204,8 +194,10 @@ static void expect_only(const char *dir, const char *const *names, size_t count)
  * have needed it), and the next save removes it, with a warning. Another prefix's checkpoint stays. */
 static void single_checkpoint_left_unlisted_goes_at_the_next_save(void **state) {
   (void)state;
-  char dir[400], path[600], other[600];
-  make_dir(dir, sizeof dir, "single");
+  scratch_dir scratch;
+  char path[600], other[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   ckpt(path, sizeof path, dir, "model.ckpt", 1);
@@ -231,15 +223,17 @@ static void single_checkpoint_left_unlisted_goes_at_the_next_save(void **state) 
   expect_latest(dir, 4);
   const char *left[] = {"checkpoint", "model.ckpt-1", "model.ckpt-2", "model.ckpt-4", "best.ckpt-7"};
   expect_only(dir, left, 5);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* C10: with max_to_keep 1 and a keep-every-N-hours period shorter than a save, every evicted checkpoint is
  * kept for good and leaves the list: unlisted on purpose. Only the one the killed save left goes. */
 static void checkpoints_kept_for_good_stay(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "preserved");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {1, 1e-12, 3, 0};
   save_steps(dir, &s, 1, 2); /* 1 is kept for good, unlisted */
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
@@ -256,7 +250,7 @@ static void checkpoints_kept_for_good_stay(void **state) {
     if (exists(path) != (step != 3)) fail_msg("%s: expected %s", path, step != 3 ? "present" : "absent");
   }
   expect_latest(dir, 6);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* C10/C12 with a lowered max_to_keep: cut short before the state file of step 4 (which evicts 1), the
@@ -264,8 +258,10 @@ static void checkpoints_kept_for_good_stay(void **state) {
  * good: they stay, and only the unlisted 4 goes at its first save. */
 static void a_checkpoint_kept_for_good_at_recovery_stays(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "trimmed");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {3, 0, 4, 0};
   save_steps(dir, &s, 1, 3);
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
@@ -276,15 +272,17 @@ static void a_checkpoint_kept_for_good_at_recovery_stays(void **state) {
     if (exists(path) != (step != 4)) fail_msg("%s: expected %s", path, step != 4 ? "present" : "absent");
   }
   expect_latest(dir, 5);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* C9/C10: cut short after the state file dropped the checkpoint max_to_keep evicts and before deleting
  * it (the save of 3 evicts 1): the next save deletes it, as the cut-short one would have. */
 static void an_evicted_checkpoint_left_behind_goes_at_the_next_save(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "evicted");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {2, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:after:1", save_in_child, &s);
@@ -294,7 +292,7 @@ static void an_evicted_checkpoint_left_behind_goes_at_the_next_save(void **state
   const char *left[] = {"checkpoint", "model.ckpt-3", "model.ckpt-4"};
   expect_only(dir, left, 3);
   expect_latest(dir, 4);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* What stands under the unlisted checkpoint's name after the kill is not removed unless the saver wrote
@@ -305,8 +303,10 @@ static void a_file_the_saver_did_not_write_stays(void **state) {
   static const char *const reasons[] = {"its header is not a trainwatch checkpoint's", "is a FIFO (named pipe)",
                                         "is a directory"};
   for (int k = 0; k < 3; ++k) {
-    char dir[400], path[600];
-    make_dir(dir, sizeof dir, kinds[k]);
+    scratch_dir scratch;
+    char path[600];
+    assert_int_equal(scratch_dir_create(&scratch), 0);
+    const char *dir = scratch.path;
     saver_settings s = {5, 0, 3, 0};
     save_steps(dir, &s, 1, 2);
     run_killed(dir, "rename:state:before:1", save_in_child, &s);
@@ -332,7 +332,7 @@ static void a_file_the_saver_did_not_write_stays(void **state) {
       fail_msg("%s: warnings lack the refusal: %s", kinds[k], g_warnings);
     }
     expect_latest(dir, 4);
-    remove_dir(dir);
+    scratch_dir_destroy(&scratch);
   }
 }
 
@@ -340,8 +340,10 @@ static void a_file_the_saver_did_not_write_stays(void **state) {
  * the unlisted one: the job resumes from it, so the next save keeps it. */
 static void the_checkpoint_restored_from_stays(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "restored");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:before:1", save_in_child, &s);
@@ -356,15 +358,17 @@ static void the_checkpoint_restored_from_stays(void **state) {
   assert_true(exists(path));
   assert_int_equal(tw_checkpoint_verify(path), TW_OK);
   assert_null(strstr(g_warnings, "Removed checkpoint"));
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* Killed once the state file lists the new checkpoint (after its rename), or while re-saving a listed
  * step (after the checkpoint's rename, before the state file's): the checkpoint is listed, so it stays. */
 static void a_listed_checkpoint_stays(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "listed");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   saver_settings s = {5, 0, 3, 0};
   save_steps(dir, &s, 1, 2);
   run_killed(dir, "rename:state:after:1", save_in_child, &s);
@@ -383,7 +387,7 @@ static void a_listed_checkpoint_stays(void **state) {
     assert_int_equal(tw_checkpoint_verify(path), TW_OK);
   }
   assert_null(strstr(g_warnings, "Removed checkpoint"));
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* --- A sharded job of 4 ranks (threads) ------------------------------------------------------------ */
@@ -503,8 +507,10 @@ static int count_temporaries(const char *dir) {
  * restores; the next process removes the left-over and saves step 3, which restores bit-exact. */
 static void a_save_killed_while_recycling_a_file_corrupts_nothing(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "recycle");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   const recycling_save r = {{1, 0, 3, 1}, "write:index:after:2"};
   run_killed(dir, r.point, save_while_recycling, (void *)&r);
   snprintf(path, sizeof path, "%s/.tw-spare-0", dir);
@@ -525,7 +531,7 @@ static void a_save_killed_while_recycling_a_file_corrupts_nothing(void **state) 
   for (int i = 0; i < 4; ++i) assert_true(g_w[i] == 3.0f + (float)i);
   assert_int_equal(g_step, 3);
   tw_saver_destroy(saver);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* C14 with D16: the chief dies after writing the index of step 2 and before the state file lists it (the
@@ -534,8 +540,10 @@ static void a_save_killed_while_recycling_a_file_corrupts_nothing(void **state) 
  * its first save (at creation) removes step 2's index and every part. */
 static void sharded_checkpoint_left_unlisted_goes_at_the_next_save(void **state) {
   (void)state;
-  char dir[400], path[600];
-  make_dir(dir, sizeof dir, "sharded");
+  scratch_dir scratch;
+  char path[600];
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   job killed;
   memset(&killed, 0, sizeof killed);
   killed.runs = 3;
@@ -559,7 +567,7 @@ static void sharded_checkpoint_left_unlisted_goes_at_the_next_save(void **state)
   expect_sharded_files(dir, 0, 1);
   expect_latest(dir, 1);
   assert_non_null(strstr(g_warnings, "model.ckpt-2: a save cut short"));
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 int main(void) {

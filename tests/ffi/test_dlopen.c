@@ -3,7 +3,8 @@
  * paths, errors read back through dlsym'd functions, and the parity scenario (tests/parity/) in C.
  *
  * argv[1]: the path of libtrainwatch.so.0; argv[2]: tests/parity/expected.txt. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,8 +106,10 @@ static void trace_add(trace *t, const char *format, ...) {
 
 /* Numbers as the scenario prints them: integral values in decimal, NaN as "nan". */
 static const char *number(char *buf, size_t size, double v) {
-  if (isnan(v)) snprintf(buf, size, "nan");
-  else snprintf(buf, size, "%.0f", v);
+  if (isnan(v))
+    snprintf(buf, size, "nan");
+  else
+    snprintf(buf, size, "%.0f", v);
   return buf;
 }
 
@@ -325,20 +328,19 @@ static void assert_matches_expected(const trace *t, const char *name) {
 }
 
 static void parity_scenario(void **state) {
-  char dir[] = "/tmp/tw_parity_c_XXXXXX", command[64];
+  scratch_dir dir;
   static trace train, nan, restore;
   (void)state;
   memset(&train, 0, sizeof(train));
   memset(&nan, 0, sizeof(nan));
   memset(&restore, 0, sizeof(restore));
-  assert_non_null(mkdtemp(dir));
+  assert_int_equal(scratch_dir_create(&dir), 0);
   tw.set_log_level(TW_LOG_ERROR); /* the scenario's warnings are expected */
-  phase_train(&train, dir);
+  phase_train(&train, dir.path);
   phase_nan(&nan);
-  phase_restore(&restore, dir);
+  phase_restore(&restore, dir.path);
   tw.set_log_level(TW_LOG_INFO);
-  snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-  assert_int_equal(system(command), 0);
+  scratch_dir_destroy(&dir);
   assert_matches_expected(&train, "train");
   assert_matches_expected(&nan, "nan");
   assert_matches_expected(&restore, "restore");

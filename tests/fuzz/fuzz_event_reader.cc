@@ -26,7 +26,8 @@ int g_file = -1;  // a memfd: the reader opens it by path, as a regular file
 // Reads every event of `bytes` as a file; stops at the first non-OK status (the reader stays at a
 // corrupt record, so reading on would repeat it).
 void ReadAll(const std::string &bytes) {
-  if (::ftruncate(g_file, 0) != 0 || ::pwrite(g_file, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
+  if (::ftruncate(g_file, 0) != 0 ||
+      ::pwrite(g_file, bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
     std::abort();
   }
   std::unique_ptr<summary::EventReader> reader;

@@ -17,7 +17,8 @@ namespace {
 bool Same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 bool Same(const ckpt::CheckpointState &a, const ckpt::CheckpointState &b) {
-  if (a.model_checkpoint_path != b.model_checkpoint_path || a.all_model_checkpoint_paths != b.all_model_checkpoint_paths ||
+  if (a.model_checkpoint_path != b.model_checkpoint_path ||
+      a.all_model_checkpoint_paths != b.all_model_checkpoint_paths ||
       a.all_model_checkpoint_timestamps.size() != b.all_model_checkpoint_timestamps.size() ||
       a.has_last_preserved_timestamp != b.has_last_preserved_timestamp || a.job_identity != b.job_identity ||
       (a.has_last_preserved_timestamp && !Same(a.last_preserved_timestamp, b.last_preserved_timestamp))) {

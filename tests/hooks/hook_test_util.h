@@ -117,17 +117,6 @@ static inline tw_session *open_session(tw_hook **hooks, size_t n, const tw_optio
 
 /* ---- directories and event files ---- */
 
-static inline void make_temp_dir(char *out, size_t size) {
-  snprintf(out, size, "/tmp/tw_hooks_XXXXXX");
-  if (mkdtemp(out) == NULL) out[0] = '\0';
-}
-
-static inline void remove_dir(const char *dir) {
-  char command[600];
-  snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-  if (system(command) != 0) fprintf(stderr, "could not remove %s\n", dir);
-}
-
 /* The path of the `which`-th (sorted) events.out.tfevents.* file in dir, or 0 if none. */
 static inline int find_event_file(const char *dir, int which, char *out, size_t size) {
   struct dirent **entries = NULL;
@@ -144,10 +133,10 @@ static inline int find_event_file(const char *dir, int which, char *out, size_t 
 
 /* One value of an event file, flattened for assertions. */
 typedef struct read_value {
-  int kind;          /* tw_event_kind of its event */
+  int kind; /* tw_event_kind of its event */
   int64_t step;
-  char tag[64];      /* summary values; "" otherwise */
-  int value_kind;    /* tw_summary_value_kind */
+  char tag[64];   /* summary values; "" otherwise */
+  int value_kind; /* tw_summary_value_kind */
   float scalar;
   double histogram_num;
   int session_log_status;

@@ -1,7 +1,8 @@
 /* CheckpointSaverHook and listeners (B17–B24), restore on session creation and on recovery (S5, W10),
  * the corrupt-latest fallback, retention through the session's options, async saving, and the
  * NanTensorHook's rollback. Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,26 +16,24 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
-static char g_dir[256];
+static scratch_dir g_scratch; /* each test's directory (tests/common/scratch_dir.h) */
 
 static int setup_dir(void **state) {
   (void)state;
-  snprintf(g_dir, sizeof(g_dir), "/tmp/tw_ckpt_hook_XXXXXX");
-  return mkdtemp(g_dir) == NULL ? -1 : 0;
+  return scratch_dir_create(&g_scratch);
 }
 static int remove_dir(void **state) {
-  char command[300];
   (void)state;
-  snprintf(command, sizeof(command), "rm -rf '%s'", g_dir);
-  return system(command) == 0 ? 0 : -1;
+  scratch_dir_destroy(&g_scratch);
+  return 0;
 }
 
 static int exists(const char *name) {
   char path[512];
   struct stat st;
-  snprintf(path, sizeof(path), "%s/%s", g_dir, name);
+  snprintf(path, sizeof(path), "%s/%s", g_scratch.path, name);
   return stat(path, &st) == 0;
 }
 
@@ -75,7 +74,7 @@ static tw_options *options_for(model *m, int async, int64_t save_steps) {
   var.ndim = 1;
   var.shape = shape;
   assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
-  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_scratch.path), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, save_steps), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, async), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_RECOVERY_BACKOFF_SECS, 0.0), TW_OK);
@@ -124,7 +123,7 @@ static tw_session *open_session(tw_options *opts, listener_log *l, tw_hook *extr
   size_t n = 1;
   tw_session *s = NULL;
   if (l != NULL) assert_int_equal(tw_checkpoint_listener_create(&listener, "log", &cb, l), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_dir, opts, &listener, l != NULL), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_scratch.path, opts, &listener, l != NULL), TW_OK);
   tw_checkpoint_listener_destroy(listener);
   if (extra != NULL) hooks[n++] = extra;
   assert_int_equal(tw_monitored_session_create(&s, opts, hooks, n), TW_OK);
@@ -152,11 +151,12 @@ static void check_saves(int async) {
   tw_options_destroy(opts);
   assert_int_equal(l.destroyed, 1);
   /* B21 at creation, B22 at 2 and 4, B23 at end (5) */
-  assert_string_equal(l.log.text, "begin before(0) after(0) before(2) after(2) before(4) after(4) before(5) after(5) end(5)");
+  assert_string_equal(l.log.text,
+                      "begin before(0) after(0) before(2) after(2) before(4) after(4) before(5) after(5) end(5)");
   assert_true(exists("model.ckpt-0") && exists("model.ckpt-2") && exists("model.ckpt-4") && exists("model.ckpt-5"));
   assert_false(exists("model.ckpt-1"));
-  assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_dir), TW_OK);
-  snprintf(expected, sizeof(expected), "%s/model.ckpt-5", g_dir);
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_scratch.path), TW_OK);
+  snprintf(expected, sizeof(expected), "%s/model.ckpt-5", g_scratch.path);
   assert_string_equal(latest, expected);
   assert_int_equal(tw_checkpoint_verify(latest), TW_OK);
 }
@@ -252,7 +252,7 @@ static void destroy_in_a_listener_is_refused(void **state) {
   memset(&m, 0, sizeof(m));
   tw_options *opts = options_for(&m, 1, 1);
   assert_int_equal(tw_checkpoint_listener_create(&listener, "destroyer", &cb, &seen), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, &listener, 1), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, &listener, 1), TW_OK);
   tw_checkpoint_listener_destroy(listener);
   assert_int_equal(tw_monitored_session_create(&s, opts, &hook, 1), TW_OK);
   tw_hook_destroy(hook);
@@ -331,7 +331,7 @@ static void corrupt_latest_falls_back_to_the_previous(void **state) {
   assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_options_destroy(opts);
 
-  snprintf(path, sizeof(path), "%s/model.ckpt-4", g_dir);
+  snprintf(path, sizeof(path), "%s/model.ckpt-4", g_scratch.path);
   FILE *f = fopen(path, "r+b");
   assert_non_null(f);
   fseek(f, 0, SEEK_END);
@@ -386,7 +386,7 @@ static void nan_rollback_restores_and_continues(void **state) {
   assert_int_equal(tw_nan_tensor_hook_create_with_options(&guard, watch, 1, opts, NULL, NULL, NULL), TW_OK);
   tw_set_log_level(TW_LOG_ERROR);
   tw_session *s = open_session(opts, NULL, guard);
-  run_n(s, &m, 3); /* w = 3, checkpoints every step */
+  run_n(s, &m, 3);                                                     /* w = 3, checkpoints every step */
   assert_int_equal(tw_session_run(s, NULL, 0, train_step, &m), TW_OK); /* NaN → rolled back to step 3 */
   tw_set_log_level(TW_LOG_INFO);
   assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
@@ -428,11 +428,11 @@ static void check_rollback_skips_the_diverged_runs_save(int async, int64_t max_t
   assert_memory_equal(m.w, saved, sizeof saved);
   assert_false(exists("model.ckpt-4"));
   if (max_to_keep > 0) {
-    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_dir), TW_OK);
-    snprintf(expected, sizeof expected, "%s/model.ckpt-2", g_dir);
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_scratch.path), TW_OK);
+    snprintf(expected, sizeof expected, "%s/model.ckpt-2", g_scratch.path);
     assert_string_equal(latest, expected);
   } else { /* the state file named only the diverged save: it went with it */
-    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_dir), TW_NOT_FOUND);
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof latest, g_scratch.path), TW_NOT_FOUND);
   }
   run_n(s, &m, 4); /* training goes on from step 2; its timer fired at step 4 already (B22): next at 6 */
   assert_true(m.w[0] == 6.0f);
@@ -487,7 +487,7 @@ static void nan_rollback_is_bounded(void **state) {
  * either way the message names the failed save and the directory. */
 static void assert_save_failed_in_g_dir(const char *message) {
   assert_non_null(strstr(message, "failed"));
-  assert_non_null(strstr(message, g_dir));
+  assert_non_null(strstr(message, g_scratch.path));
 }
 
 static void background_failure_surfaces(void **state) {
@@ -500,8 +500,8 @@ static void background_failure_surfaces(void **state) {
   tw_session *s = open_session(opts, NULL, NULL);
   run_n(s, &m, 1);
   char gone[300];
-  snprintf(gone, sizeof(gone), "%s.gone", g_dir);
-  assert_int_equal(rename(g_dir, gone), 0); /* atomic, even with a write in flight */
+  snprintf(gone, sizeof(gone), "%s.gone", g_scratch.path);
+  assert_int_equal(rename(g_scratch.path, gone), 0); /* atomic, even with a write in flight */
   tw_set_log_level(TW_LOG_ERROR + 1);
   for (int i = 0; i < 3; ++i) {
     if (tw_session_run(s, NULL, 0, train_step, &m) != TW_OK) {
@@ -520,7 +520,7 @@ static void background_failure_surfaces(void **state) {
   tw_options_destroy(opts);
   snprintf(command, sizeof(command), "rm -rf '%s'", gone);
   assert_int_equal(system(command), 0);
-  assert_int_equal(mkdir(g_dir, 0700), 0);
+  assert_int_equal(mkdir(g_scratch.path, 0700), 0);
 }
 
 static void B18_bad_arguments(void **state) {
@@ -529,19 +529,19 @@ static void B18_bad_arguments(void **state) {
   tw_options *opts = NULL;
   tw_checkpoint_listener *none[1] = {NULL};
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 0), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Either every_secs or every_steps should be provided.");
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 10), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS, 0.0), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 0), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
   assert_int_equal(tw_options_set_none(opts, TW_OPT_CHECKPOINT_EVERY_N_SECS), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, "", opts, NULL, 0), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, none, 1), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, none, 1), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "listeners[0] is NULL");
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 2), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 2), TW_INVALID_ARGUMENT);
   assert_null(hook);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 0), TW_OK);
   tw_hook_destroy(hook);
   tw_options_destroy(opts);
 }

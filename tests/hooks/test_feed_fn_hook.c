@@ -7,8 +7,8 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
 #include "hook_test_util.h"
+#include "recorder.h"
 
 /* Feeds "x" = batch (a float the callback bumps each call), from a reused array. */
 typedef struct feeder {

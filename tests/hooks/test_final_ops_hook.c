@@ -11,7 +11,7 @@
 #include "hook_test_util.h"
 
 typedef struct final_state {
-  float accuracy;     /* published by the final step (borrowed: the hook must copy it) */
+  float accuracy; /* published by the final step (borrowed: the hook must copy it) */
   int64_t steps_seen;
   int calls;
   int destroyed;
@@ -107,7 +107,8 @@ static void B43_end_of_input_warns_then_returns_the_status(void **state) {
   assert_true(strncmp(g_captured.lines[0],
                       "An OutOfRangeError or StopIteration exception is raised by the code in FinalOpsHook. This "
                       "typically means the Ops running by the FinalOpsHook have a dependency back to some input "
-                      "source, which should not happen.", 190) == 0);
+                      "source, which should not happen.",
+                      190) == 0);
   assert_true(ends_with(g_captured.lines[0], "which ends OutOfRangeError/StopIteration. Please fix that."));
   assert_int_equal(tw_session_destroy(s), TW_OK);
 }

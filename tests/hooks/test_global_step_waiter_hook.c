@@ -42,9 +42,9 @@ static tw_hook *waiter(int64_t target, double poll, double max_wait, shared_step
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_WAIT_POLL_SECS, poll), TW_OK);
   assert_int_equal(tw_options_set_double(opts, TW_OPT_WAIT_MAX_SECS, max_wait), TW_OK);
-  assert_int_equal(tw_global_step_waiter_hook_create(&hook, target, opts, p ? read_shared : NULL, p,
-                                                     p ? shared_destroy : NULL),
-                   TW_OK);
+  assert_int_equal(
+      tw_global_step_waiter_hook_create(&hook, target, opts, p ? read_shared : NULL, p, p ? shared_destroy : NULL),
+      TW_OK);
   tw_options_destroy(opts);
   return hook;
 }
@@ -61,8 +61,10 @@ static void B42_waits_in_the_first_run_with_tf_lines(void **state) {
   assert_int_equal(g_captured.count, 3);
   assert_string_equal(g_captured.lines[0], "Waiting for global step 2500 before starting training.");
   /* a progress line each time the step moved by more than 1000 since the last one */
-  assert_string_equal(g_captured.lines[1], "Waiting for global step 2500 before starting training. Current step is 1200.");
-  assert_string_equal(g_captured.lines[2], "Waiting for global step 2500 before starting training. Current step is 2400.");
+  assert_string_equal(g_captured.lines[1],
+                      "Waiting for global step 2500 before starting training. Current step is 1200.");
+  assert_string_equal(g_captured.lines[2],
+                      "Waiting for global step 2500 before starting training. Current step is 2400.");
   assert_int_equal(g_captured.levels[1], TW_LOG_INFO);
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
   assert_int_equal(p.reads, 6); /* later runs do nothing */

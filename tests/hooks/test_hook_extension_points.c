@@ -1,7 +1,9 @@
 /* TF's protected methods that subclasses override, as C extension points: LoggingTensorHook.
  * _log_tensors (B9), StepCounterHook._log_and_record (B28), CheckpointSaverHook._save (B22, B24), each
  * with its built-in callable from inside the override (super()._x). Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp, scandir */
+#define _DEFAULT_SOURCE  /* scandir */
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,12 +19,12 @@
 /* What an override saw, and whether it calls the built-in. */
 typedef struct override_log {
   int calls;
-  int call_default;        /* 1: always; 2: on even calls (0, 2, …) only */
-  int64_t steps[8];        /* elapsed_steps / save step, per call */
+  int call_default; /* 1: always; 2: on even calls (0, 2, …) only */
+  int64_t steps[8]; /* elapsed_steps / save step, per call */
   int64_t global_steps[8];
   char tags[8][32];
   float values[8];
-  int stop_at_step;        /* save: request stop from this step on (0: never) */
+  int stop_at_step; /* save: request stop from this step on (0: never) */
   tw_status default_status;
   int destroyed;
 } override_log;
@@ -119,7 +121,8 @@ static tw_status my_log_and_record(void *u, tw_hook *hook, int64_t elapsed_steps
     o->global_steps[o->calls] = global_step;
   }
   if (elapsed_time <= 0) return TW_INTERNAL;
-  if (wants_default(o)) o->default_status = tw_step_counter_hook_log_and_record(hook, elapsed_steps, elapsed_time, global_step);
+  if (wants_default(o))
+    o->default_status = tw_step_counter_hook_log_and_record(hook, elapsed_steps, elapsed_time, global_step);
   o->calls++;
   return o->default_status;
 }
@@ -128,13 +131,15 @@ static tw_status my_log_and_record(void *u, tw_hook *hook, int64_t elapsed_steps
  * run). The built-in, called on calls 0 and 2, writes "global_step/sec" twice. */
 static void test_log_and_record_override_B28(void **state) {
   (void)state;
-  char dir[256], path[512];
+  scratch_dir scratch;
+  char path[512];
   read_value values[16];
   override_log o;
   tw_hook *hook = NULL;
   memset(&o, 0, sizeof(o));
   o.call_default = 2;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(tw_step_counter_hook_create(&hook, 1, TW_UNSET_SECS, dir, NULL), TW_OK);
   assert_int_equal(tw_step_counter_hook_set_record_fn(hook, my_log_and_record, &o, override_destroy), TW_OK);
   publisher p = make_publisher();
@@ -154,17 +159,17 @@ static void test_log_and_record_override_B28(void **state) {
   int rates = 0;
   for (int i = 0; i < n; ++i) rates += strcmp(values[i].tag, "global_step/sec") == 0;
   assert_int_equal(rates, 2);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 /* ---- CheckpointSaverHook._save ---- */
 
-static char g_dir[256];
+static scratch_dir g_scratch; /* tests/common/scratch_dir.h */
 
 static int checkpoint_exists(int64_t step) {
   char path[512];
   struct stat st;
-  snprintf(path, sizeof(path), "%s/model.ckpt-%lld", g_dir, (long long)step);
+  snprintf(path, sizeof(path), "%s/model.ckpt-%lld", g_scratch.path, (long long)step);
   return stat(path, &st) == 0;
 }
 
@@ -184,7 +189,7 @@ static tw_hook *sync_saver_every_step(void) {
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_dir, opts, NULL, 0), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 0), TW_OK);
   tw_options_destroy(opts);
   return hook;
 }
@@ -197,7 +202,7 @@ static void test_save_override_stops_in_that_run_B22_B24(void **state) {
   memset(&o, 0, sizeof(o));
   o.call_default = 2;
   o.stop_at_step = 2;
-  make_temp_dir(g_dir, sizeof(g_dir));
+  assert_int_equal(scratch_dir_create(&g_scratch), 0);
   tw_hook *hook = sync_saver_every_step();
   assert_int_equal(tw_checkpoint_saver_hook_set_save_fn(hook, my_save, &o, override_destroy), TW_OK);
   publisher p = make_publisher();
@@ -207,7 +212,7 @@ static void test_save_override_stops_in_that_run_B22_B24(void **state) {
   assert_false(tw_session_should_stop(s));
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_true(tw_session_should_stop(s));
-  assert_int_equal(tw_session_close(s), TW_OK);  /* B23: step 2 was handed to _save: no final save */
+  assert_int_equal(tw_session_close(s), TW_OK); /* B23: step 2 was handed to _save: no final save */
   assert_int_equal(tw_session_destroy(s), TW_OK);
   assert_int_equal(o.calls, 3);
   assert_int_equal(o.steps[0], 0);
@@ -217,7 +222,7 @@ static void test_save_override_stops_in_that_run_B22_B24(void **state) {
   assert_true(checkpoint_exists(0) && checkpoint_exists(2));
   assert_false(checkpoint_exists(1));
   assert_int_equal(o.destroyed, 1);
-  remove_dir(g_dir);
+  scratch_dir_destroy(&g_scratch);
 }
 
 /* ---- rules shared by the three ---- */
@@ -229,7 +234,7 @@ static void test_extension_points_reject_misuse(void **state) {
   tw_tensor value = TW_TENSOR_INIT;
   int stop = 0;
   memset(&o, 0, sizeof(o));
-  make_temp_dir(g_dir, sizeof(g_dir));
+  assert_int_equal(scratch_dir_create(&g_scratch), 0);
   tw_hook *saver = sync_saver_every_step();
   assert_int_equal(tw_nan_tensor_hook_create(&nan, "loss", 1), TW_OK);
   assert_int_equal(tw_step_counter_hook_create(&counter, 1, TW_UNSET_SECS, NULL, NULL), TW_OK);
@@ -262,7 +267,7 @@ static void test_extension_points_reject_misuse(void **state) {
   tw_hook_destroy(nan);
   tw_hook_destroy(counter);
   tw_hook_destroy(saver);
-  remove_dir(g_dir);
+  scratch_dir_destroy(&g_scratch);
 }
 
 int main(void) {

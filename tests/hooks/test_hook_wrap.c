@@ -1,7 +1,7 @@
-/* tw_hook_wrap: TF's "subclass a built-in hook" by composition (issue 12). A wrapper's callbacks run in
+/* tw_hook_wrap: TF's "subclass a built-in hook" by composition (docs/ARCHITECTURE.md). A wrapper's callbacks run in
  * place of the inner hook's; tw_hook_call_* is super(). Cites the behaviours the built-ins keep or skip
  * (B31–B33 NanTensorHook, H9–H14 ordering and errors). Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp, scandir */
+#define _DEFAULT_SOURCE /* scandir */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
 #include "hook_test_util.h"
+#include "recorder.h"
 
 /* A NanTensorHook "subclass" overriding after_run: its custom action records the loss it saw (TF's
  * run_values.results) and, when call_super is set, then runs super().after_run. */
@@ -20,7 +20,7 @@ typedef struct nan_subclass {
   tw_hook *inner;
   int call_super;
   int after_runs;
-  int custom_actions;  /* runs whose loss was NaN, seen by the custom action */
+  int custom_actions; /* runs whose loss was NaN, seen by the custom action */
   float last_loss;
   tw_status super_status;
   int destroyed;
@@ -50,7 +50,7 @@ static tw_hook *wrap_nan_hook(nan_subclass *sub, int fail_on_nan_loss) {
   assert_int_equal(tw_nan_tensor_hook_create(&inner, "loss", fail_on_nan_loss), TW_OK);
   sub->inner = inner;
   assert_int_equal(tw_hook_wrap(&wrapper, "NanTensorHookCustom", inner, &cb, sub), TW_OK);
-  return wrapper;  /* the caller keeps `inner` (sub->inner) and releases it */
+  return wrapper; /* the caller keeps `inner` (sub->inner) and releases it */
 }
 
 /* B33 through super(): the custom action runs, then the built-in check fails the run with NaN loss. */
@@ -66,7 +66,7 @@ static void test_nan_subclass_calling_super_fails_on_nan_B33(void **state) {
   assert_non_null(s);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_int_equal(sub.super_status, TW_OK);
-  assert_true(sub.last_loss == p.loss[0]);  /* the subclass's after_run sees the built-in's fetch */
+  assert_true(sub.last_loss == p.loss[0]); /* the subclass's after_run sees the built-in's fetch */
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_NAN_LOSS);
   assert_non_null(strstr(tw_last_error_message(), "hook 'NanTensorHookCustom' after_run: NaN loss during training."));
   assert_int_equal(sub.after_runs, 2);
@@ -110,13 +110,13 @@ static void test_wrapper_overriding_nothing_is_the_inner_hook_B34(void **state) 
   assert_int_equal(tw_nan_tensor_hook_create(&inner, "loss", 0), TW_OK);
   assert_int_equal(tw_hook_wrap(&wrapper, NULL, inner, &cb, NULL), TW_OK);
   assert_string_equal(tw_hook_name(wrapper), tw_hook_name(inner));
-  tw_hook_destroy(inner);  /* the wrapper keeps its own reference */
+  tw_hook_destroy(inner); /* the wrapper keeps its own reference */
   tw_session *s = open_session(&wrapper, 1, NULL);
   assert_non_null(s);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_false(tw_session_should_stop(s));
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
-  assert_true(tw_session_should_stop(s));  /* the inner's request_stop acted for the wrapper */
+  assert_true(tw_session_should_stop(s)); /* the inner's request_stop acted for the wrapper */
   assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
@@ -186,8 +186,8 @@ static void test_super_before_run_returns_the_builtin_fetch_B31(void **state) {
 
 /* tw_hook_call_* from the wrong place: FAILED_PRECONDITION with a message, and the run goes on. */
 typedef struct misuse {
-  tw_hook *inner;   /* the wrapper's inner */
-  tw_hook *other;   /* some other hook */
+  tw_hook *inner; /* the wrapper's inner */
+  tw_hook *other; /* some other hook */
   tw_status from_plain, wrong_kind, wrong_inner, wrong_ctx_session;
 } misuse;
 
@@ -232,7 +232,7 @@ static void test_hook_call_from_the_wrong_place_is_failed_precondition(void **st
   assert_int_equal(tw_hook_call_end(m.inner, s), TW_FAILED_PRECONDITION);
   assert_non_null(strstr(tw_last_error_message(), "tw_hook_call_end: only valid inside the end callback"));
   assert_int_equal(tw_hook_call_begin(NULL, s), TW_INVALID_ARGUMENT);
-  tw_hook_call_on_error(m.inner, s, TW_INTERNAL);  /* does nothing, never crashes */
+  tw_hook_call_on_error(m.inner, s, TW_INTERNAL); /* does nothing, never crashes */
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(m.inner);
@@ -267,7 +267,7 @@ static void test_wrapped_hook_belongs_to_its_wrappers_session(void **state) {
   assert_int_equal(tw_monitored_session_create(&t, NULL, &w2, 1), TW_FAILED_PRECONDITION);
   assert_non_null(strstr(tw_last_error_message(), "wraps hook 'NanTensorHook', which already belongs"));
   assert_int_equal(tw_session_close(s), TW_OK);
-  assert_int_equal(tw_monitored_session_create(&t, NULL, &w2, 1), TW_OK);  /* free again after close */
+  assert_int_equal(tw_monitored_session_create(&t, NULL, &w2, 1), TW_OK); /* free again after close */
   assert_int_equal(tw_session_destroy(t), TW_OK);
   assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(w1);
@@ -277,14 +277,13 @@ static void test_wrapped_hook_belongs_to_its_wrappers_session(void **state) {
   assert_int_equal(tw_hook_wrap(&w1, "", inner, &cb, NULL), TW_INVALID_ARGUMENT);
 }
 
-
 /* A wrapper whose every callback logs "w.<callback>" and then calls super() on its inner recorder —
  * or, with swallow set, returns TW_OK whatever super() returned. */
 typedef struct logging_wrapper {
   tw_hook *inner;
   event_log *log;
   int swallow;
-  tw_status super_error;   /* what the last failing super() returned */
+  tw_status super_error; /* what the last failing super() returned */
 } logging_wrapper;
 
 static tw_status lw_result(logging_wrapper *w, tw_status st) {
@@ -326,8 +325,8 @@ static event_log g_order;
 
 /* Session [a, w(i), b]; the caller keeps nothing. */
 static tw_session *open_wrapped_between(recorder *a, recorder *i, recorder *b, logging_wrapper *w) {
-  static const tw_hook_callbacks table = {sizeof(tw_hook_callbacks), lw_begin, lw_acs, lw_before, lw_after,
-                                          lw_end, lw_on_error, NULL};
+  static const tw_hook_callbacks table = {
+      sizeof(tw_hook_callbacks), lw_begin, lw_acs, lw_before, lw_after, lw_end, lw_on_error, NULL};
   tw_hook *hooks[3], *inner;
   log_clear(&g_order);
   hooks[0] = make_recorder(a, "a", &g_order);
@@ -336,7 +335,7 @@ static tw_session *open_wrapped_between(recorder *a, recorder *i, recorder *b, l
   w->inner = inner;
   w->log = &g_order;
   assert_int_equal(tw_hook_wrap(&hooks[1], "w", inner, &table, w), TW_OK);
-  tw_hook_destroy(inner);  /* the wrapper's reference keeps it */
+  tw_hook_destroy(inner); /* the wrapper's reference keeps it */
   return open_session(hooks, 3, NULL);
 }
 
@@ -387,7 +386,8 @@ static void test_inner_failure_is_the_wrappers_to_return_or_swallow_H13_H15(void
       assert_string_equal(g_order.text, "a.before w.before i.before b.before step a.after w.after i.after b.after");
     } else {
       assert_int_equal(st, TW_DATA_LOSS);
-      assert_non_null(strstr(tw_last_error_message(), "hook 'w' after_run: hook 'i' after_run: recorder failed on purpose"));
+      assert_non_null(
+          strstr(tw_last_error_message(), "hook 'w' after_run: hook 'i' after_run: recorder failed on purpose"));
       assert_string_equal(g_order.text,
                           "a.before w.before i.before b.before step a.after w.after i.after "
                           "a.error(TW_DATA_LOSS) w.error i.error(TW_DATA_LOSS) b.error(TW_DATA_LOSS)");
@@ -439,7 +439,7 @@ static void test_get_output_in_after_run_only(void **state) {
   assert_int_equal(probe.in_before, TW_FAILED_PRECONDITION);
   assert_true(probe.in_after == p.loss[0]);
   assert_int_equal(probe.missing, TW_NOT_FOUND);
-  assert_int_equal(tw_session_get_output(&t, s, "loss"), TW_FAILED_PRECONDITION);  /* between runs */
+  assert_int_equal(tw_session_get_output(&t, s, "loss"), TW_FAILED_PRECONDITION); /* between runs */
   assert_non_null(strstr(tw_last_error_message(), "output 'loss' cannot be read now"));
   assert_int_equal(tw_session_get_output(&t, s, NULL), TW_INVALID_ARGUMENT);
   assert_int_equal(tw_session_get_output(&t, NULL, "loss"), TW_INVALID_ARGUMENT);

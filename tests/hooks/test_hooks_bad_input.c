@@ -42,18 +42,18 @@ typedef tw_status (*row_fn)(tw_hook **out);
 ROW(logging_null_names, return tw_logging_tensor_hook_create(out, NULL, NULL, 1, NULL, NULL, NULL, NULL);)
 ROW(logging_zero_names, return tw_logging_tensor_hook_create(out, kNames, NULL, 0, NULL, NULL, NULL, NULL);)
 ROW(logging_null_entry, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, 1);
-    tw_status st = tw_logging_tensor_hook_create(out, kNullName, NULL, 1, o, NULL, NULL, NULL);
-    tw_options_destroy(o); return st;)
+    tw_status st = tw_logging_tensor_hook_create(out, kNullName, NULL, 1, o, NULL, NULL, NULL); tw_options_destroy(o);
+    return st;)
 ROW(logging_empty_entry, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, 1);
-    tw_status st = tw_logging_tensor_hook_create(out, kEmptyName, NULL, 1, o, NULL, NULL, NULL);
-    tw_options_destroy(o); return st;)
+    tw_status st = tw_logging_tensor_hook_create(out, kEmptyName, NULL, 1, o, NULL, NULL, NULL); tw_options_destroy(o);
+    return st;)
 ROW(logging_null_tag, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, 1);
     tw_status st = tw_logging_tensor_hook_create(out, kTwoNames, kNullTag, 2, o, NULL, NULL, NULL);
     tw_options_destroy(o); return st;)
 ROW(logging_no_period, return tw_logging_tensor_hook_create(out, kNames, NULL, 1, NULL, NULL, NULL, NULL);)
 ROW(logging_negative_iter, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, -1);
-    tw_status st = tw_logging_tensor_hook_create(out, kNames, NULL, 1, o, NULL, NULL, NULL);
-    tw_options_destroy(o); return st;)
+    tw_status st = tw_logging_tensor_hook_create(out, kNames, NULL, 1, o, NULL, NULL, NULL); tw_options_destroy(o);
+    return st;)
 ROW(logging_null_out, (void)out; return tw_logging_tensor_hook_create(NULL, kNames, NULL, 1, NULL, NULL, NULL, NULL);)
 ROW(step_counter_neither, return tw_step_counter_hook_create(out, TW_UNSET, TW_UNSET_SECS, NULL, NULL);)
 ROW(step_counter_both, return tw_step_counter_hook_create(out, 1, 1.0, NULL, NULL);)
@@ -71,8 +71,8 @@ ROW(final_unnamed_feed, float v = 0; tw_tensor f = TW_TENSOR_INIT; f.dtype = TW_
     return tw_final_ops_hook_create(out, &f, 1, step, NULL, NULL);)
 ROW(final_bad_dtype_feed, float v = 0; tw_tensor f = TW_TENSOR_INIT; f.name = "x"; f.dtype = 99; f.data = &v;
     return tw_final_ops_hook_create(out, &f, 1, step, NULL, NULL);)
-ROW(final_repeated_feed, float v = 0; tw_tensor f[2] = {TW_TENSOR_INIT, TW_TENSOR_INIT};
-    f[0].name = f[1].name = "x"; f[0].dtype = f[1].dtype = TW_FLOAT32; f[0].data = f[1].data = &v;
+ROW(final_repeated_feed, float v = 0; tw_tensor f[2] = {TW_TENSOR_INIT, TW_TENSOR_INIT}; f[0].name = f[1].name = "x";
+    f[0].dtype = f[1].dtype = TW_FLOAT32; f[0].data = f[1].data = &v;
     return tw_final_ops_hook_create(out, f, 2, step, NULL, NULL);)
 ROW(waiter_null_out, (void)out; return tw_global_step_waiter_hook_create(NULL, 5, NULL, NULL, NULL, NULL);)
 ROW(profiler_both, return tw_profiler_hook_create(out, 5, 5.0, NULL);)
@@ -84,20 +84,33 @@ typedef struct bad_row {
   tw_status expected;
 } bad_row;
 
-#define R(fn, status) {#fn, fn, status}
+#define R(fn, status) \
+  { #fn, fn, status }
 static const bad_row kRows[] = {
-    R(logging_null_names, TW_INVALID_ARGUMENT), R(logging_zero_names, TW_INVALID_ARGUMENT),
-    R(logging_null_entry, TW_INVALID_ARGUMENT), R(logging_empty_entry, TW_INVALID_ARGUMENT),
-    R(logging_null_tag, TW_INVALID_ARGUMENT), R(logging_no_period, TW_INVALID_ARGUMENT),
-    R(logging_negative_iter, TW_INVALID_ARGUMENT), R(logging_null_out, TW_INVALID_ARGUMENT),
-    R(step_counter_neither, TW_INVALID_ARGUMENT), R(step_counter_both, TW_INVALID_ARGUMENT),
-    R(step_counter_nan_secs_and_steps, TW_INVALID_ARGUMENT), R(saver_no_output, TW_INVALID_ARGUMENT),
-    R(saver_null_names, TW_INVALID_ARGUMENT), R(saver_empty_name, TW_INVALID_ARGUMENT),
-    R(saver_no_period, TW_INVALID_ARGUMENT), R(feed_null_fn, TW_INVALID_ARGUMENT),
-    R(feed_null_out, TW_INVALID_ARGUMENT), R(final_null_step, TW_INVALID_ARGUMENT),
-    R(final_null_feeds, TW_INVALID_ARGUMENT), R(final_unnamed_feed, TW_INVALID_ARGUMENT),
-    R(final_bad_dtype_feed, TW_INVALID_ARGUMENT), R(final_repeated_feed, TW_INVALID_ARGUMENT),
-    R(waiter_null_out, TW_INVALID_ARGUMENT), R(profiler_both, TW_INVALID_ARGUMENT),
+    R(logging_null_names, TW_INVALID_ARGUMENT),
+    R(logging_zero_names, TW_INVALID_ARGUMENT),
+    R(logging_null_entry, TW_INVALID_ARGUMENT),
+    R(logging_empty_entry, TW_INVALID_ARGUMENT),
+    R(logging_null_tag, TW_INVALID_ARGUMENT),
+    R(logging_no_period, TW_INVALID_ARGUMENT),
+    R(logging_negative_iter, TW_INVALID_ARGUMENT),
+    R(logging_null_out, TW_INVALID_ARGUMENT),
+    R(step_counter_neither, TW_INVALID_ARGUMENT),
+    R(step_counter_both, TW_INVALID_ARGUMENT),
+    R(step_counter_nan_secs_and_steps, TW_INVALID_ARGUMENT),
+    R(saver_no_output, TW_INVALID_ARGUMENT),
+    R(saver_null_names, TW_INVALID_ARGUMENT),
+    R(saver_empty_name, TW_INVALID_ARGUMENT),
+    R(saver_no_period, TW_INVALID_ARGUMENT),
+    R(feed_null_fn, TW_INVALID_ARGUMENT),
+    R(feed_null_out, TW_INVALID_ARGUMENT),
+    R(final_null_step, TW_INVALID_ARGUMENT),
+    R(final_null_feeds, TW_INVALID_ARGUMENT),
+    R(final_unnamed_feed, TW_INVALID_ARGUMENT),
+    R(final_bad_dtype_feed, TW_INVALID_ARGUMENT),
+    R(final_repeated_feed, TW_INVALID_ARGUMENT),
+    R(waiter_null_out, TW_INVALID_ARGUMENT),
+    R(profiler_both, TW_INVALID_ARGUMENT),
     R(profiler_neither, TW_INVALID_ARGUMENT),
 };
 

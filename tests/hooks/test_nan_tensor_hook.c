@@ -9,17 +9,17 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
 static event_log g_log;
 
 /* A step that publishes "loss" (a scalar) and "grad/w", "grad/b" (vectors of 4), whose values the
  * test sets per call through a schedule. */
 typedef struct values {
-  float loss[8];          /* loss for call i (clamped to the last entry) */
+  float loss[8]; /* loss for call i (clamped to the last entry) */
   float grad_w[4], grad_b[4];
   int calls;
-  int publish_loss;       /* 0: skip publishing loss */
+  int publish_loss; /* 0: skip publishing loss */
 } values;
 
 static tw_status publishing_step(void *u, tw_step_context *ctx) {
@@ -182,7 +182,8 @@ static void patterns_watch_many_tensors_and_count(void **state) {
   v.grad_b[2] = INFINITY;
   v.grad_b[3] = NAN;
   assert_int_equal(tw_session_run(s, NULL, 0, publishing_step, &v), TW_NAN_LOSS);
-  assert_non_null(strstr(tw_last_error_message(), "(tensor 'grad/b', step 1: 2 NaN, 1 +Inf, 0 -Inf, first at index 1)"));
+  assert_non_null(
+      strstr(tw_last_error_message(), "(tensor 'grad/b', step 1: 2 NaN, 1 +Inf, 0 -Inf, first at index 1)"));
   assert_int_equal(tw_session_destroy(s), TW_OK);
 }
 
@@ -367,7 +368,8 @@ static void bad_arguments(void **state) {
   assert_int_equal(tw_nan_tensor_hook_create(&hook, NULL, 1), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "loss_name is NULL or empty");
   assert_int_equal(tw_nan_tensor_hook_create_with_options(&hook, NULL, 0, NULL, NULL, NULL, NULL), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_nan_tensor_hook_create_with_options(&hook, empty, 1, NULL, NULL, NULL, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_nan_tensor_hook_create_with_options(&hook, empty, 1, NULL, NULL, NULL, NULL),
+                   TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "watch[0] is NULL or empty");
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_NAN_ACTION, 7), TW_INVALID_ARGUMENT);

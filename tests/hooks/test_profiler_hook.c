@@ -1,6 +1,8 @@
 /* ProfilerHook (B45–B47): trace steps (never the first run), timeline-<step>.json files checked by
  * Python's json module (check_timeline.py), TF's log line, configuration errors. Public header only. */
 #define _POSIX_C_SOURCE 200809L
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
 #include "hook_test_util.h"
+#include "recorder.h"
 
 static tw_status plain_step(void *u, tw_step_context *ctx) {
   (void)u;
@@ -50,11 +52,13 @@ static int check_timeline(const char *dir, int64_t step) {
 
 static void B47_traces_every_n_steps_but_not_the_first_run(void **state) {
   (void)state;
-  char dir[64], expected[600];
+  scratch_dir scratch;
+  char expected[600];
   event_log log = {{0}};
   recorder a, b;
   tw_hook *hooks[3];
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   hooks[0] = make_recorder(&a, "a", &log);
   assert_int_equal(tw_profiler_hook_create(&hooks[1], 3, TW_UNSET_SECS, dir), TW_OK);
   hooks[2] = make_recorder(&b, "b", &log);
@@ -71,16 +75,17 @@ static void B47_traces_every_n_steps_but_not_the_first_run(void **state) {
   assert_int_equal(check_timeline(dir, 6), 0);
   assert_int_equal(tw_session_close(s), TW_OK);
   assert_int_equal(tw_session_destroy(s), TW_OK);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B47_secs_mode_and_failed_traced_run(void **state) {
   (void)state;
-  char dir[64];
+  scratch_dir scratch;
   event_log log = {{0}};
   recorder a;
   tw_hook *hooks[2];
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   hooks[0] = make_recorder(&a, "a", &log);
   assert_int_equal(tw_profiler_hook_create(&hooks[1], TW_UNSET, 0.0, dir), TW_OK); /* every new step */
   tw_session *s = open_session(hooks, 2, NULL);
@@ -93,7 +98,7 @@ static void B47_secs_mode_and_failed_traced_run(void **state) {
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_INTERNAL);
   assert_false(file_exists(dir, 3));
   assert_int_equal(tw_session_destroy(s), TW_OK);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void unwritable_directory_fails_begin(void **state) {

@@ -2,6 +2,8 @@
  * file (read back with CRCs checked), the "not increased" warning bounded at 5, and a global step going
  * backwards. Against the public header only. */
 #define _POSIX_C_SOURCE 200809L
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,10 +36,12 @@ static void B26_exactly_one_period(void **state) {
 
 static void B28_rate_at_the_real_step_first_trigger_primes(void **state) {
   (void)state;
-  char dir[64], path[512];
+  scratch_dir scratch;
+  char path[512];
   read_value values[32];
   tw_hook *hook = NULL;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(tw_step_counter_hook_create(&hook, 2, TW_UNSET_SECS, dir, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, NULL);
   start_capture();
@@ -60,16 +64,18 @@ static void B28_rate_at_the_real_step_first_trigger_primes(void **state) {
     assert_int_equal(values[i].step, 1 + 2 * i);
     assert_true(values[i].scalar > 0);
   }
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B27_given_writer_and_log_only(void **state) {
   (void)state;
-  char dir[64], path[512];
+  scratch_dir scratch;
+  char path[512];
   read_value values[8];
   tw_summary_writer *writer = NULL;
   tw_hook *hooks[2];
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(tw_summary_writer_open(&writer, dir), TW_OK);
   assert_int_equal(tw_step_counter_hook_create(&hooks[0], 1, TW_UNSET_SECS, NULL, writer), TW_OK);
   assert_int_equal(tw_step_counter_hook_create(&hooks[1], 1, TW_UNSET_SECS, NULL, NULL), TW_OK); /* log only */
@@ -87,7 +93,7 @@ static void B27_given_writer_and_log_only(void **state) {
   tw_summary_writer_destroy(writer);
   assert_true(find_event_file(dir, 0, path, sizeof(path)));
   assert_false(find_event_file(dir, 1, path, sizeof(path))); /* one shared file */
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B29_not_increasing_warning_first_five_only(void **state) {

@@ -2,6 +2,8 @@
  * later trigger steps, scalars and histograms of published values picked by pattern, flush at end, the
  * shared per-directory writer; event files decoded with CRCs checked. Against the public header only. */
 #define _POSIX_C_SOURCE 200809L
+#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,8 +36,7 @@ static void B35_configuration_errors(void **state) {
   assert_string_equal(tw_last_error_message(), "At least one of output_dir or summary_writer must be provided.");
   assert_int_equal(create_saver(&hook, 10, 60.0, "/tmp/x", 1, kSummaries, 1, NULL), TW_INVALID_ARGUMENT); /* T3 */
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
-  assert_int_equal(create_saver(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp/x", 1, kSummaries, 1, NULL),
-                   TW_INVALID_ARGUMENT);
+  assert_int_equal(create_saver(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp/x", 1, kSummaries, 1, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Either every_secs or every_steps should be provided.");
   assert_int_equal(create_saver(&hook, 10, TW_UNSET_SECS, "/tmp/x", 1, NULL, 2, NULL), TW_INVALID_ARGUMENT);
   assert_ptr_equal(hook, (tw_hook *)0x1);
@@ -43,12 +44,14 @@ static void B35_configuration_errors(void **state) {
 
 static void B38_B39_trigger_steps_start_and_values(void **state) {
   (void)state;
-  char dir[64], path[512];
+  scratch_dir scratch;
+  char path[512];
   read_value v[64];
   publisher p = make_publisher();
   tw_hook *hook = NULL;
   p.with_summaries = 1;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(create_saver(&hook, 3, TW_UNSET_SECS, dir, 1, kSummaries, 1, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, NULL);
   for (int i = 0; i < 7; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
@@ -75,16 +78,18 @@ static void B38_B39_trigger_steps_start_and_values(void **state) {
     assert_true(histogram->histogram_num == 4.0);
   }
   assert_int_equal(tw_session_destroy(s), TW_OK);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B36_every_value_by_default_histograms_off(void **state) {
   (void)state;
-  char dir[64], path[512];
+  scratch_dir scratch;
+  char path[512];
   read_value v[16];
   publisher p = make_publisher();
   tw_hook *hook = NULL;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(create_saver(&hook, 100, TW_UNSET_SECS, dir, 0, NULL, 0, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
@@ -93,18 +98,19 @@ static void B36_every_value_by_default_histograms_off(void **state) {
   assert_int_equal(read_events(path, v, 16), 3); /* file_version, START, "loss" ("w" has 4 elements) */
   assert_string_equal(v[2].tag, "loss");
   assert_int_equal(tw_session_destroy(s), TW_OK);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void B38_secs_mode_and_shared_writer(void **state) {
   (void)state;
-  char dir[64];
+  scratch_dir scratch;
   read_value v[32];
   publisher p = make_publisher();
   tw_summary_writer *writer = NULL;
   tw_hook *hooks[2];
   p.with_summaries = 1;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   assert_int_equal(tw_summary_writer_open(&writer, dir), TW_OK);
   /* 1e9 s: only the first run; the step counter shares the writer through the cache */
   assert_int_equal(create_saver(&hooks[0], TW_UNSET, 1e9, NULL, 1, kSummaries, 1, writer), TW_OK);
@@ -118,17 +124,18 @@ static void B38_secs_mode_and_shared_writer(void **state) {
   assert_string_equal(v[4].tag, "global_step/sec");
   assert_int_equal(v[4].step, 3);
   tw_summary_writer_destroy(writer);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 static void nan_histogram_and_missing_name_fail_the_run(void **state) {
   (void)state;
   static const char *const exact[] = {"summaries/w", "not_published"};
-  char dir[64];
+  scratch_dir scratch;
   publisher p = make_publisher();
   tw_hook *hook = NULL;
   p.with_summaries = 1;
-  make_temp_dir(dir, sizeof(dir));
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
   p.w[2] = NAN;
   assert_int_equal(create_saver(&hook, 1, TW_UNSET_SECS, dir, 1, kSummaries, 1, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, NULL);
@@ -139,7 +146,7 @@ static void nan_histogram_and_missing_name_fail_the_run(void **state) {
   s = open_session(&hook, 1, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_NOT_FOUND);
   assert_int_equal(tw_session_destroy(s), TW_OK);
-  remove_dir(dir);
+  scratch_dir_destroy(&scratch);
 }
 
 int main(void) {

@@ -27,28 +27,42 @@ static int mean_close(double got, const ref_stats *want) {
 
 /* Runs scan, has_nonfinite and tensor_stats on `t` and fails the test, naming the context (printf
  * format), the field and both results, unless everything matches `want`. */
-static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_stats *want,
-                        const char *context, ...) {
+static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_stats *want, const char *context, ...) {
   tw_scan_result scan = TW_SCAN_RESULT_INIT;
   tw_numerics_stats stats = TW_NUMERICS_STATS_INIT;
   int has = -1;
   const char *problem = NULL;
-  if (api->scan(&scan, t) != TW_OK) problem = "scan failed";
-  else if (scan.nan_count != want->nan_count) problem = "scan nan_count";
-  else if (scan.pos_inf_count != want->pos_inf_count) problem = "scan pos_inf_count";
-  else if (scan.neg_inf_count != want->neg_inf_count) problem = "scan neg_inf_count";
-  else if (scan.first_nonfinite_index != want->first_nonfinite_index) problem = "scan first_nonfinite_index";
-  else if (api->has_nonfinite(&has, t) != TW_OK) problem = "has_nonfinite failed";
-  else if (has != (want->first_nonfinite_index >= 0)) problem = "has_nonfinite";
-  else if (api->stats(&stats, t) != TW_OK) problem = "tensor_stats failed";
-  else if (stats.element_count != want->element_count) problem = "stats element_count";
-  else if (stats.finite_count != want->finite_count) problem = "stats finite_count";
+  if (api->scan(&scan, t) != TW_OK)
+    problem = "scan failed";
+  else if (scan.nan_count != want->nan_count)
+    problem = "scan nan_count";
+  else if (scan.pos_inf_count != want->pos_inf_count)
+    problem = "scan pos_inf_count";
+  else if (scan.neg_inf_count != want->neg_inf_count)
+    problem = "scan neg_inf_count";
+  else if (scan.first_nonfinite_index != want->first_nonfinite_index)
+    problem = "scan first_nonfinite_index";
+  else if (api->has_nonfinite(&has, t) != TW_OK)
+    problem = "has_nonfinite failed";
+  else if (has != (want->first_nonfinite_index >= 0))
+    problem = "has_nonfinite";
+  else if (api->stats(&stats, t) != TW_OK)
+    problem = "tensor_stats failed";
+  else if (stats.element_count != want->element_count)
+    problem = "stats element_count";
+  else if (stats.finite_count != want->finite_count)
+    problem = "stats finite_count";
   else if (stats.nan_count != want->nan_count || stats.pos_inf_count != want->pos_inf_count ||
-           stats.neg_inf_count != want->neg_inf_count) problem = "stats counts";
-  else if (stats.first_nonfinite_index != want->first_nonfinite_index) problem = "stats first_nonfinite_index";
-  else if (!same_or_both_nan(stats.min, want->min)) problem = "stats min";
-  else if (!same_or_both_nan(stats.max, want->max)) problem = "stats max";
-  else if (!mean_close(stats.mean, want)) problem = "stats mean";
+           stats.neg_inf_count != want->neg_inf_count)
+    problem = "stats counts";
+  else if (stats.first_nonfinite_index != want->first_nonfinite_index)
+    problem = "stats first_nonfinite_index";
+  else if (!same_or_both_nan(stats.min, want->min))
+    problem = "stats min";
+  else if (!same_or_both_nan(stats.max, want->max))
+    problem = "stats max";
+  else if (!mean_close(stats.mean, want))
+    problem = "stats mean";
   if (problem == NULL) return;
 
   char where[256];
@@ -56,15 +70,15 @@ static void expect_view(const numerics_api *api, const tw_tensor *t, const ref_s
   va_start(args, context);
   vsnprintf(where, sizeof where, context, args);
   va_end(args);
-  print_error("%s (%s, %lld elements): %s differs\n"
-              "  got:  nan %lld +inf %lld -inf %lld first %lld | has %d | finite %lld min %.17g max %.17g mean %.17g\n"
-              "  want: nan %lld +inf %lld -inf %lld first %lld | finite %lld min %.17g max %.17g mean %.17g\n",
-              where, ref_name((tw_dtype)t->dtype), (long long)want->element_count, problem,
-              (long long)scan.nan_count, (long long)scan.pos_inf_count, (long long)scan.neg_inf_count,
-              (long long)scan.first_nonfinite_index, has, (long long)stats.finite_count, stats.min,
-              stats.max, stats.mean, (long long)want->nan_count, (long long)want->pos_inf_count,
-              (long long)want->neg_inf_count, (long long)want->first_nonfinite_index,
-              (long long)want->finite_count, want->min, want->max, want->mean);
+  print_error(
+      "%s (%s, %lld elements): %s differs\n"
+      "  got:  nan %lld +inf %lld -inf %lld first %lld | has %d | finite %lld min %.17g max %.17g mean %.17g\n"
+      "  want: nan %lld +inf %lld -inf %lld first %lld | finite %lld min %.17g max %.17g mean %.17g\n",
+      where, ref_name((tw_dtype)t->dtype), (long long)want->element_count, problem, (long long)scan.nan_count,
+      (long long)scan.pos_inf_count, (long long)scan.neg_inf_count, (long long)scan.first_nonfinite_index, has,
+      (long long)stats.finite_count, stats.min, stats.max, stats.mean, (long long)want->nan_count,
+      (long long)want->pos_inf_count, (long long)want->neg_inf_count, (long long)want->first_nonfinite_index,
+      (long long)want->finite_count, want->min, want->max, want->mean);
   fail();
 }
 
@@ -115,8 +129,8 @@ static unsigned char *element(tw_dtype dtype, unsigned char *base, int64_t i) {
 }
 
 /* Checks a 1-D view of n elements at `data` (all 1.0) with `bits` at pos, then restores the 1.0. */
-static void expect_one_pattern(const numerics_api *api, tw_dtype dtype, unsigned char *data, int64_t n,
-                               int64_t pos, uint64_t bits, const char *what) {
+static void expect_one_pattern(const numerics_api *api, tw_dtype dtype, unsigned char *data, int64_t n, int64_t pos,
+                               uint64_t bits, const char *what) {
   const int64_t shape[1] = {n};
   const tw_tensor t = ref_view(dtype, data, 1, shape, NULL);
   if (pos >= 0) ref_put(dtype, data, pos, bits);
@@ -178,11 +192,10 @@ void ka_special_values_wide_formats(const numerics_api *api) {
       0xFFC00000, 0xFFFFFFFF, 0xFF800001, 0xFFBFFFFF, /* negative NaNs */
   };
   static const uint64_t f64[] = {
-      0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000001ull, 0x000FFFFFFFFFFFFFull,
-      0x8000000000000001ull, 0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x7FEFFFFFFFFFFFFFull,
-      0xFFEFFFFFFFFFFFFFull, 0x3FF0000000000000ull, 0x7FF0000000000000ull, 0xFFF0000000000000ull,
-      0x7FF8000000000000ull, 0x7FFFFFFFFFFFFFFFull, 0x7FF8000000000001ull, 0x7FF0000000000001ull,
-      0x7FF7FFFFFFFFFFFFull, 0x7FF4000000000000ull, 0xFFF8000000000000ull, 0xFFFFFFFFFFFFFFFFull,
+      0x0000000000000000ull, 0x8000000000000000ull, 0x0000000000000001ull, 0x000FFFFFFFFFFFFFull, 0x8000000000000001ull,
+      0x800FFFFFFFFFFFFFull, 0x0010000000000000ull, 0x7FEFFFFFFFFFFFFFull, 0xFFEFFFFFFFFFFFFFull, 0x3FF0000000000000ull,
+      0x7FF0000000000000ull, 0xFFF0000000000000ull, 0x7FF8000000000000ull, 0x7FFFFFFFFFFFFFFFull, 0x7FF8000000000001ull,
+      0x7FF0000000000001ull, 0x7FF7FFFFFFFFFFFFull, 0x7FF4000000000000ull, 0xFFF8000000000000ull, 0xFFFFFFFFFFFFFFFFull,
       0xFFF0000000000001ull, 0xFFF7FFFFFFFFFFFFull,
   };
   static const struct {
@@ -215,8 +228,11 @@ void ka_special_values_wide_formats(const numerics_api *api) {
       state ^= state << 13, state ^= state >> 7, state ^= state << 17;
       uint64_t bits = dtype == TW_FLOAT32 ? (state >> 32) : state;
       switch (state & 0xFF) {
-        case 0: case 1: case 2: bits |= exponent; break;           /* NaN with a random payload */
-        case 3: case 4: bits = (bits & sign) | exponent; break;    /* ±Inf */
+        case 0:
+        case 1:
+        case 2: bits |= exponent; break; /* NaN with a random payload */
+        case 3:
+        case 4: bits = (bits & sign) | exponent; break; /* ±Inf */
         default:
           if (ref_classify(dtype, bits) == REF_FINITE) bits &= ~exponent_top;
       }
@@ -317,8 +333,8 @@ typedef struct strided_case {
   int32_t ndim;
   int64_t shape[4];
   int64_t strides[4];
-  int64_t origin;     /* element offset of the view's first element in the buffer */
-  int64_t bad[3];     /* row-major indices within the view that get bad patterns; -1 = unused */
+  int64_t origin; /* element offset of the view's first element in the buffer */
+  int64_t bad[3]; /* row-major indices within the view that get bad patterns; -1 = unused */
 } strided_case;
 
 static int64_t physical_offset(const strided_case *c, int64_t index) {
@@ -365,8 +381,8 @@ void ka_strided_views(const numerics_api *api) {
     /* Broadcast of a single NaN: every logical element is bad. */
     const strided_case *broadcast = &cases[3];
     ref_put(dtype, b.data, broadcast->origin, ref_nan(dtype));
-    const tw_tensor t = ref_view(dtype, element(dtype, b.data, broadcast->origin), 1, broadcast->shape,
-                                 broadcast->strides);
+    const tw_tensor t =
+        ref_view(dtype, element(dtype, b.data, broadcast->origin), 1, broadcast->shape, broadcast->strides);
     const ref_stats want = ref_stats_of(&t);
     assert_int_equal(want.nan_count, 100);
     expect_view(api, &t, &want, "broadcast NaN");

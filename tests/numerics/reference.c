@@ -3,15 +3,26 @@
 #include <math.h>
 #include <string.h>
 
-const tw_dtype ref_float_dtypes[REF_FLOAT_DTYPE_COUNT] = {
-    TW_FLOAT64, TW_FLOAT32, TW_FLOAT16, TW_BFLOAT16, TW_FLOAT8_E4M3FN, TW_FLOAT8_E5M2};
+const tw_dtype ref_float_dtypes[REF_FLOAT_DTYPE_COUNT] = {TW_FLOAT64,  TW_FLOAT32,       TW_FLOAT16,
+                                                          TW_BFLOAT16, TW_FLOAT8_E4M3FN, TW_FLOAT8_E5M2};
 
 size_t ref_size(tw_dtype dtype) {
   switch (dtype) {
-    case TW_BOOL: case TW_INT8: case TW_UINT8: case TW_FLOAT8_E4M3FN: case TW_FLOAT8_E5M2: return 1;
-    case TW_INT16: case TW_UINT16: case TW_FLOAT16: case TW_BFLOAT16: return 2;
-    case TW_INT32: case TW_UINT32: case TW_FLOAT32: return 4;
-    case TW_INT64: case TW_UINT64: case TW_FLOAT64: return 8;
+    case TW_BOOL:
+    case TW_INT8:
+    case TW_UINT8:
+    case TW_FLOAT8_E4M3FN:
+    case TW_FLOAT8_E5M2: return 1;
+    case TW_INT16:
+    case TW_UINT16:
+    case TW_FLOAT16:
+    case TW_BFLOAT16: return 2;
+    case TW_INT32:
+    case TW_UINT32:
+    case TW_FLOAT32: return 4;
+    case TW_INT64:
+    case TW_UINT64:
+    case TW_FLOAT64: return 8;
     default: return 0;
   }
 }
@@ -65,18 +76,16 @@ double ref_value(tw_dtype dtype, uint64_t bits) {
   const int64_t exponent = (int64_t)((bits >> l.mantissa_bits) & ((1ull << l.exponent_bits) - 1));
   const double mantissa = (double)(bits & ((1ull << l.mantissa_bits) - 1));
   const int negative = (int)((bits >> (l.exponent_bits + l.mantissa_bits)) & 1);
-  const double magnitude = exponent == 0
-      ? ldexp(mantissa, 1 - bias - l.mantissa_bits)
-      : ldexp(1.0 + ldexp(mantissa, -l.mantissa_bits), (int)exponent - bias);
+  const double magnitude = exponent == 0 ? ldexp(mantissa, 1 - bias - l.mantissa_bits)
+                                         : ldexp(1.0 + ldexp(mantissa, -l.mantissa_bits), (int)exponent - bias);
   return negative ? -magnitude : magnitude;
 }
 
 static uint64_t pattern(tw_dtype dtype, int exponent_all_ones, uint64_t mantissa, int negative) {
   const layout l = layout_of(dtype);
-  const uint64_t exponent = exponent_all_ones ? (1ull << l.exponent_bits) - 1
-                                              : (uint64_t)((1 << (l.exponent_bits - 1)) - 1);
-  return ((uint64_t)negative << (l.exponent_bits + l.mantissa_bits)) | (exponent << l.mantissa_bits) |
-         mantissa;
+  const uint64_t exponent =
+      exponent_all_ones ? (1ull << l.exponent_bits) - 1 : (uint64_t)((1 << (l.exponent_bits - 1)) - 1);
+  return ((uint64_t)negative << (l.exponent_bits + l.mantissa_bits)) | (exponent << l.mantissa_bits) | mantissa;
 }
 
 uint64_t ref_one(tw_dtype dtype) { return pattern(dtype, 0, 0, 0); }
@@ -145,8 +154,8 @@ ref_stats ref_stats_of(const tw_tensor *t) {
     if (c == REF_POS_INF) ++s.pos_inf_count;
     if (c == REF_NEG_INF) ++s.neg_inf_count;
     if (c != REF_FINITE) continue;
-    const double v = is_float((tw_dtype)t->dtype) ? ref_value((tw_dtype)t->dtype, bits)
-                                                  : integer_value((tw_dtype)t->dtype, bits);
+    const double v =
+        is_float((tw_dtype)t->dtype) ? ref_value((tw_dtype)t->dtype, bits) : integer_value((tw_dtype)t->dtype, bits);
     if (s.finite_count == 0 || v < s.min) s.min = v;
     if (s.finite_count == 0 || v > s.max) s.max = v;
     ++s.finite_count;

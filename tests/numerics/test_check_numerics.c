@@ -15,8 +15,7 @@
 enum { kCount = 300 };
 
 /* Runs check_numerics on a 1-D tensor of 1.0s with the given bad patterns at the given positions. */
-static tw_status check(tw_dtype dtype, const uint64_t *bad, const int64_t *positions, int n_bad,
-                       const char *message) {
+static tw_status check(tw_dtype dtype, const uint64_t *bad, const int64_t *positions, int n_bad, const char *message) {
   static unsigned char data[kCount * 8];
   ref_fill(dtype, data, kCount, ref_one(dtype));
   for (int i = 0; i < n_bad; ++i) ref_put(dtype, data, positions[i], bad[i]);

@@ -48,8 +48,8 @@ static void zero_size_views_and_scalars(void **state) {
 
 static void integer_and_bool_views_are_finite(void **state) {
   (void)state;
-  static const tw_dtype integers[] = {TW_BOOL,   TW_INT8,   TW_INT16,  TW_INT32, TW_INT64,
-                                      TW_UINT8,  TW_UINT16, TW_UINT32, TW_UINT64};
+  static const tw_dtype integers[] = {TW_BOOL,  TW_INT8,   TW_INT16,  TW_INT32, TW_INT64,
+                                      TW_UINT8, TW_UINT16, TW_UINT32, TW_UINT64};
   uint64_t data[64];
   memset(data, 0xFF, sizeof data); /* all-ones bits: a NaN pattern in every float format */
   const int64_t shape[1] = {64};

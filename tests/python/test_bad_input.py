@@ -160,7 +160,7 @@ def test_a_recorder_with_a_bad_feed_value_fails_cleanly():
 @pytest.mark.parametrize("returned", ["loss", b"loss", ["loss"], [np.zeros(1)], ("loss", np.zeros(1))],
                          ids=["str", "bytes", "list-of-names", "list-of-arrays", "tuple"])
 def test_a_step_returning_tf_style_fetches_is_a_type_error(returned):
-    """Issue 11: a str/list/tuple return looks like TF fetches and would be silently ignored; it fails
+    """A str/list/tuple return looks like TF fetches and would be silently ignored; it fails
     the run with a TypeError naming what a step returns. None publishes nothing, as before (W22)."""
     with pytest.raises(TypeError, match=r"dict of outputs to publish .* or None, not " + type(returned).__name__):
         with tw.MonitoredSession() as sess:
@@ -172,7 +172,7 @@ def test_a_step_returning_tf_style_fetches_is_a_type_error(returned):
 
 
 def test_stop_at_step_hook_with_sys_maxsize_does_not_stop_early():
-    """Issue 11: num_steps=sys.maxsize used to wrap last_step into the past and stop after one run; the
+    """B13: num_steps=sys.maxsize used to wrap last_step into the past and stop after one run; the
     target now saturates at INT64_MAX (B13)."""
     import sys
     with tw.MonitoredSession(hooks=[tw.StopAtStepHook(num_steps=sys.maxsize)]) as sess:

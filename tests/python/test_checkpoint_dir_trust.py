@@ -1,5 +1,5 @@
-"""A checkpoint directory that cannot be lost or abused, as a user meets it (issue 11 items 1, 2, 3, 7;
-S5, C7, C9, C12): crafted state-file paths never make retention delete outside the directory; a damaged
+"""A checkpoint directory that cannot be lost or abused, as a user meets it (S5, C7,
+C9, C12): crafted state-file paths never make retention delete outside the directory; a damaged
 state file never costs a checkpoint; FIFOs are refused at once (each check runs in a subprocess with a
 timeout, so a regression fails instead of hanging); a second process saving into a live directory gets
 a clear error at session creation; a standalone Saver's checkpoint restores with the step of its name."""
@@ -171,7 +171,7 @@ def test_second_process_saving_into_a_live_directory_fails_at_creation(tmp_path)
                 raise AssertionError("a second writer was let in")
         """)
         assert result.returncode == 0, result.stderr
-        assert f"checkpoint directory {tmp_path} is in use: another process (pid {os.getpid()})" in result.stdout
+        assert f"checkpoint directory {tmp_path} is in use: a session with a CheckpointSaverHook of another process (pid {os.getpid()})" in result.stdout
         # A second session in this process is refused the same way.
         with pytest.raises(tw.FailedPreconditionError, match="is in use"):
             tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables={"w": w})

@@ -1,4 +1,4 @@
-"""Misuse that used to crash returns an error (issue 11): a variable resized or reallocated after
+"""Misuse that used to crash returns an error: a variable resized or reallocated after
 registration (numpy resize(refcheck=False), torch resize_()) raises ValueError before the library
 touches its old memory; closing the session from inside its own hook or step raises; a listener's
 stop request ends the run that saved, also with asynchronous saving (B22)."""

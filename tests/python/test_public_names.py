@@ -11,7 +11,8 @@ CLASSES = ["MonitoredTrainingSession", "LoggingTensorHook", "StepCounterHook", "
            "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook",
            "SecondOrStepTimer", "Saver", "Shard", "StepContext"]
 FUNCTIONS = ["summary_iterator", "latest_checkpoint", "list_variables", "load_variable", "check_numerics",
-             "scan", "tensor_stats", "bfloat16_to_float32"]
+             "scan", "tensor_stats", "bfloat16_to_float32", "get_global_step", "get_or_create_global_step",
+             "create_global_step"]
 ERRORS = ["OpError", "OutOfRangeError", "AbortedError", "UnavailableError", "InvalidArgumentError",
           "DeadlineExceededError", "DataLossError", "NotFoundError", "FailedPreconditionError",
           "NanLossDuringTrainingError", "CancelledError", "UnknownError", "AlreadyExistsError",
@@ -29,6 +30,14 @@ def test_class_exists(name):
 def test_function_exists(name):
     assert callable(getattr(tw, name))
     assert name in tw.__all__
+
+
+@pytest.mark.parametrize("name", CLASSES + FUNCTIONS)
+def test_tf_train_names_are_in_trainwatch_train_as_at_the_top_level_H31(name):
+    if name in ("Shard", "StepContext", "check_numerics", "scan", "tensor_stats", "bfloat16_to_float32"):
+        assert not hasattr(tw.train, name)  # trainwatch's own, not tf.train's
+    else:
+        assert getattr(tw.train, name) is getattr(tw, name) and name in tw.train.__all__
 
 
 @pytest.mark.parametrize("name", ERRORS)
@@ -67,6 +76,9 @@ SIGNATURES = {
     "FinalOpsHook": ["final_ops", "final_ops_feed_dict"],
     "GlobalStepWaiterHook": ["wait_until_step"],
     "ProfilerHook": ["save_steps", "save_secs", "output_dir", "show_dataflow", "show_memory"],
+    "get_global_step": ["graph"],
+    "get_or_create_global_step": ["graph"],
+    "create_global_step": ["graph"],
     "MonitoredTrainingSession": ["master", "is_chief", "checkpoint_dir", "scaffold", "hooks", "chief_only_hooks",
                                  "save_checkpoint_secs", "save_summaries_steps", "save_summaries_secs", "config",
                                  "stop_grace_period_secs", "log_step_count_steps", "max_wait_secs",

@@ -1,4 +1,4 @@
-"""Restore is all or nothing against crafted checkpoints (issue 11, item 4; C2's restore in place).
+"""Restore is all or nothing against crafted checkpoints (C2's restore in place, C21).
 
 The files are rewritten so that every checksum the reader checks before decoding still matches (each
 chunk's stored XXH64 and the index's), yet the second tensor cannot be restored: its zstd frame does not

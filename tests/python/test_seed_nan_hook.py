@@ -1,4 +1,4 @@
-"""The seed program (issue 12): a TF1 user's own NaN hook — NanTensorHookCustom, a NanTensorHook subclass
+"""The seed program: a TF1 user's own NaN hook — NanTensorHookCustom, a NanTensorHook subclass
 overriding after_run — under MonitoredTrainingSession with a small PyTorch model, run from
 bindings/python/examples/ as it is shipped: with super().after_run the built-in check fails training
 (B33) after the custom action ran; without it the custom action alone runs and training goes on."""

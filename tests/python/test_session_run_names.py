@@ -1,4 +1,4 @@
-"""session.run(fetches) with names, as TF hook code calls it (issue 12): inside hooks (run_context.session,
+"""session.run(fetches) with names, as TF hook code calls it: inside hooks (run_context.session,
 the session of after_create_session/end) and on the monitored session, a name or a nesting of names of
 variables, published outputs of the run in progress, or "global_step" gives their values without running
 a step or hooks; values are what tf.Session.run returns (numpy scalars for 0-d values)."""

@@ -1,4 +1,4 @@
-"""Sharded checkpoints from Python (issue 15): tw.Shard variables in one process (registration, zero copy,
+"""Sharded checkpoints from Python (D16, D17): tw.Shard variables in one process (registration, zero copy,
 bad input) and in jobs of Gloo ranks (sharded_ranks.py): 4 ranks save their rows of numpy float32,
 float64, float16 and torch bfloat16 and float32 tensors, and the whole tensors read back —
 tw.load_variable, tw.list_variables and trainwatch-ckpt export-safetensors — equal the global tensors

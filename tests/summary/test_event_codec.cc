@@ -113,13 +113,13 @@ void histogram_bytes_use_packed_doubles(void **) {
   v.histogram.bucket = {1.0};
   std::string encoded;
   EncodeEvent(e, &encoded);
-  const std::string histo = Bytes({0x09, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})  // min = 1
-                            + Bytes({0x19, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})  // num = 3
-                            + Bytes({0x32, 0x08, 0, 0, 0, 0, 0, 0, 0, 0x40})  // bucket_limit = 6, packed
+  const std::string histo = Bytes({0x09, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})           // min = 1
+                            + Bytes({0x19, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f})         // num = 3
+                            + Bytes({0x32, 0x08, 0, 0, 0, 0, 0, 0, 0, 0x40})      // bucket_limit = 6, packed
                             + Bytes({0x3a, 0x08, 0, 0, 0, 0, 0, 0, 0xf0, 0x3f});  // bucket = 7, packed
   const std::string value = Bytes({0x0a, 0x01, 'h', 0x2a, static_cast<int>(histo.size())}) + histo;
-  const std::string expected = Bytes({0x2a, static_cast<int>(value.size() + 2), 0x0a,
-                                      static_cast<int>(value.size())}) + value;
+  const std::string expected =
+      Bytes({0x2a, static_cast<int>(value.size() + 2), 0x0a, static_cast<int>(value.size())}) + value;
   AssertBytesEqual(encoded, expected);
 }
 
@@ -196,14 +196,14 @@ void decoder_accepts_unpacked_repeated_and_unknown_fields(void **) {
 
 void malformed_protobuf_is_data_loss(void **) {
   const std::string cases[] = {
-      Bytes({0x10}),                                                  // truncated varint
+      Bytes({0x10}),                                                                    // truncated varint
       Bytes({0x10, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}),  // 11-byte varint
-      Bytes({0x09, 0, 0}),                                            // truncated fixed64
-      Bytes({0x2a, 0x05, 0x0a}),                                      // length past the end
-      Bytes({0x0b}),                                                  // wire type 3 (group)
-      Bytes({0x00, 0x00}),                                            // field number 0
-      Bytes({0x08, 0x01}),                                            // wall_time as a varint
-      Bytes({0x2a, 0x03, 0x0a, 0x01, 0x15}),                          // value truncated inside
+      Bytes({0x09, 0, 0}),                                                              // truncated fixed64
+      Bytes({0x2a, 0x05, 0x0a}),                                                        // length past the end
+      Bytes({0x0b}),                                                                    // wire type 3 (group)
+      Bytes({0x00, 0x00}),                                                              // field number 0
+      Bytes({0x08, 0x01}),                                                              // wall_time as a varint
+      Bytes({0x2a, 0x03, 0x0a, 0x01, 0x15}),                                            // value truncated inside
       Bytes({0x2a, 0x07, 0x0a, 0x05, 0x2a, 0x03, 0x32, 0x01, 0x00}),  // packed doubles not a multiple of 8
   };
   for (const std::string &bytes : cases) {
@@ -356,7 +356,7 @@ void non_finite_values_are_tfs_error(void **) {
   assert_int_equal(status.code(), TW_INVALID_ARGUMENT);
   assert_string_equal(status.message().c_str(), "Nan in summary histogram for: weights");
   assert_true(d.num == 123);  // untouched
-  t.ndim = 0;  // scalars
+  t.ndim = 0;                 // scalars
   t.dtype = TW_FLOAT16;
   t.data = const_cast<uint16_t *>(&f16_inf);
   assert_int_equal(HistogramOfTensor(t, "w", &d).code(), TW_INVALID_ARGUMENT);

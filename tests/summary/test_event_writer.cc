@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "scratch_dir.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
 #include "summary/record_writer.h"
@@ -31,23 +32,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test, removed afterwards.
+// Each test's directory (tests/common/scratch_dir.h), handed to the test as its state.
 int MakeTempDir(void **state) {
-  char pattern[] = "/tmp/tw_summary_test_XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return -1;
-  *state = new std::string(pattern);
+  auto *dir = new scratch_dir;
+  if (scratch_dir_create(dir) != 0) {
+    delete dir;
+    return -1;
+  }
+  *state = dir;
   return 0;
 }
 
 int RemoveTempDir(void **state) {
-  auto *dir = static_cast<std::string *>(*state);
-  std::error_code ignored;
-  fs::remove_all(*dir, ignored);
+  auto *dir = static_cast<scratch_dir *>(*state);
+  scratch_dir_destroy(dir);
   delete dir;
   return 0;
 }
 
-const std::string &Dir(void **state) { return *static_cast<std::string *>(*state); }
+std::string Dir(void **state) { return static_cast<scratch_dir *>(*state)->path; }
 
 std::vector<Event> ReadAll(const std::string &path) {
   std::unique_ptr<EventReader> reader;
@@ -196,8 +199,7 @@ void record_writer_errors_are_sticky(void **) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(file_is_named_like_tfs_and_starts_with_file_version, MakeTempDir,
-                                      RemoveTempDir),
+      cmocka_unit_test_setup_teardown(file_is_named_like_tfs_and_starts_with_file_version, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(events_are_buffered_until_max_queue, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(closed_writer_rejects_events, MakeTempDir, RemoveTempDir),
       cmocka_unit_test_setup_teardown(open_rejects_a_file_as_logdir, MakeTempDir, RemoveTempDir),

@@ -1,6 +1,7 @@
 /* The summary C API (trainwatch/summary.h): writer → reader round trips, the shared writer per
  * directory, corrupt and truncated files (TW_DATA_LOSS, never a crash), argument checks. */
-#define _XOPEN_SOURCE 700
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,28 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ftw.h>
 #include <math.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 #include <trainwatch.h>
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
+/* Each test's directory (tests/common/scratch_dir.h); the tests get its path as their state. */
+static scratch_dir g_scratch;
 
 static int make_temp_dir(void **state) {
-  char *dir = strdup("/tmp/tw_summary_api_XXXXXX");
-  if (dir == NULL || mkdtemp(dir) == NULL) return -1;
-  *state = dir;
+  if (scratch_dir_create(&g_scratch) != 0) return -1;
+  *state = g_scratch.path;
   return 0;
 }
 
 static int remove_temp_dir(void **state) {
-  nftw((char *)*state, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-  free(*state);
+  (void)state;
+  scratch_dir_destroy(&g_scratch);
   return 0;
 }
 
@@ -151,7 +148,7 @@ static void writer_is_shared_per_directory(void **state) {
   tw_summary_writer *a = NULL, *b = NULL, *c = NULL;
   assert_int_equal(tw_summary_writer_open(&a, dir), TW_OK);
   assert_int_equal(tw_summary_writer_open(&b, spelled), TW_OK);
-  assert_ptr_not_equal(a, b); /* two handles … */
+  assert_ptr_not_equal(a, b);                                                /* two handles … */
   assert_string_equal(tw_summary_writer_path(a), tw_summary_writer_path(b)); /* … on one file */
   assert_int_equal(tw_summary_writer_add_scalar(a, "x", 1, 1.0), TW_OK);
   assert_int_equal(tw_summary_writer_add_scalar(b, "x", 2, 2.0), TW_OK);
@@ -199,7 +196,7 @@ static void every_bit_flip_is_data_loss(void **state) {
       const int n = count_events(copy, &end);
       assert_true(n < records);
       assert_int_equal(end, TW_DATA_LOSS);
-      assert_non_null(strstr(tw_last_error_message(), copy)); /* names the file … */
+      assert_non_null(strstr(tw_last_error_message(), copy));     /* names the file … */
       assert_non_null(strstr(tw_last_error_message(), "offset")); /* … and where */
     }
   }
@@ -219,8 +216,10 @@ static void every_truncation_is_clean_end_or_data_loss(void **state) {
     const int n = count_events(copy, &end);
     assert_true(end == TW_OUT_OF_RANGE || end == TW_DATA_LOSS);
     assert_true(n < records);
-    if (end == TW_OUT_OF_RANGE) ++clean_ends;
-    else assert_non_null(strstr(tw_last_error_message(), "truncated"));
+    if (end == TW_OUT_OF_RANGE)
+      ++clean_ends;
+    else
+      assert_non_null(strstr(tw_last_error_message(), "truncated"));
   }
   assert_int_equal(clean_ends, records); /* exactly at the record boundaries, 0 included */
   free(data);
@@ -272,8 +271,7 @@ static void arguments_are_checked_and_named(void **state) {
   t.dtype = 99;
   assert_int_equal(tw_summary_writer_add_histogram(w, "h", 0, &t), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "values has invalid dtype"));
-  assert_int_equal(tw_summary_writer_add_session_log(w, 0, (tw_session_log_status)7, NULL, NULL),
-                   TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_summary_writer_add_session_log(w, 0, (tw_session_log_status)7, NULL, NULL), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "status 7"));
   assert_int_equal(tw_summary_writer_add_summary(w, 0, NULL, 3), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "summary is NULL");

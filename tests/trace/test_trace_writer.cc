@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 
+#include "scratch_dir.h"
 #include "trace/trace_writer.h"
 
 // Last: cmocka.h defines macros (fail, …) that clash with the standard library, and declares its
@@ -23,23 +24,25 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// A fresh directory per test, removed afterwards.
+// Each test's directory (tests/common/scratch_dir.h), handed to the test as its state.
 int MakeTempDir(void **state) {
-  char pattern[] = "/tmp/tw_trace_test_XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return -1;
-  *state = new std::string(pattern);
+  auto *dir = new scratch_dir;
+  if (scratch_dir_create(dir) != 0) {
+    delete dir;
+    return -1;
+  }
+  *state = dir;
   return 0;
 }
 
 int RemoveTempDir(void **state) {
-  auto *dir = static_cast<std::string *>(*state);
-  std::error_code ignored;
-  fs::remove_all(*dir, ignored);
+  auto *dir = static_cast<scratch_dir *>(*state);
+  scratch_dir_destroy(dir);
   delete dir;
   return 0;
 }
 
-const std::string &Dir(void **state) { return *static_cast<std::string *>(*state); }
+std::string Dir(void **state) { return static_cast<scratch_dir *>(*state)->path; }
 
 void trace_json_escapes_and_orders(void **state) {
   TraceWriter trace;

@@ -1,9 +1,10 @@
-/* MonitoredTrainingSession over a checkpoint directory it cannot lose (issue 11 items 2 and 7, S5/C12):
+/* MonitoredTrainingSession over a checkpoint directory it cannot lose (S5, C12, C16, C19):
  * a restart after a flipped byte in the state file resumes from the newest step and overwrites no
  * checkpoint; a standalone Saver's checkpoint (no global_step inside) is restored with the step of its
  * name; a second chief of a live directory — in this process or another — fails at creation, while a
  * worker (which writes nothing) does not take the lock. Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -20,24 +21,22 @@
 #include <cmocka.h>
 #include <trainwatch.h>
 
-static char g_dir[256];
+static scratch_dir g_scratch; /* each test's directory (tests/common/scratch_dir.h) */
 static float g_w[2];
 static const int64_t g_shape[1] = {2};
 
 static int setup_dir(void **state) {
   (void)state;
-  snprintf(g_dir, sizeof(g_dir), "/tmp/tw_trust_XXXXXX");
   tw_set_log_level(TW_LOG_ERROR); /* the warnings these tests provoke are expected */
   alarm(120);
-  return mkdtemp(g_dir) == NULL ? -1 : 0;
+  return scratch_dir_create(&g_scratch);
 }
 static int remove_dir(void **state) {
-  char command[300];
   (void)state;
   alarm(0);
   tw_set_log_level(TW_LOG_INFO);
-  snprintf(command, sizeof(command), "rm -rf '%s'", g_dir);
-  return system(command) == 0 ? 0 : -1;
+  scratch_dir_destroy(&g_scratch);
+  return 0;
 }
 
 static tw_tensor variable(void) {
@@ -54,7 +53,7 @@ static tw_options *mts_options(int is_chief) {
   tw_options *opts = NULL;
   tw_tensor var = variable();
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_scratch.path), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_IS_CHIEF, is_chief), TW_OK);
   assert_int_equal(tw_options_add_variable(opts, &var), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 5), TW_OK);
@@ -89,7 +88,7 @@ static void run_to(tw_session *s, int64_t target) {
   while (global_step(s) < target) assert_int_equal(tw_session_run(s, NULL, 0, step, NULL), TW_OK);
 }
 
-static void path_of(const char *name, char *out, size_t size) { snprintf(out, size, "%s/%s", g_dir, name); }
+static void path_of(const char *name, char *out, size_t size) { snprintf(out, size, "%s/%s", g_scratch.path, name); }
 
 static struct stat stat_of(const char *name) {
   char path[512];
@@ -141,9 +140,9 @@ static void flipped_state_byte_resumes_from_the_newest_step(void **state) {
     assert_int_equal(tw_checkpoint_load_variable(ckpt, &dest), TW_OK);
     assert_true(saved[0] == 10.0f);
   }
-  {  /* the state file was rewritten: latest_checkpoint works again */
+  { /* the state file was rewritten: latest_checkpoint works again */
     char latest[512], expected[512];
-    assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_dir), TW_OK);
+    assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_scratch.path), TW_OK);
     path_of("model.ckpt-12", expected, sizeof(expected));
     assert_string_equal(latest, expected);
   }
@@ -184,7 +183,7 @@ static void second_chief_of_a_live_directory_fails_at_creation(void **state) {
   opts = mts_options(1);
   assert_int_equal(tw_monitored_training_session_create(&second, opts, NULL, 0, NULL, 0), TW_FAILED_PRECONDITION);
   assert_null(second);
-  assert_non_null(strstr(tw_last_error_message(), g_dir));
+  assert_non_null(strstr(tw_last_error_message(), g_scratch.path));
   assert_non_null(strstr(tw_last_error_message(), "is in use"));
 
   child = fork();

@@ -1,6 +1,7 @@
 /* MonitoredTrainingSession: TF's T1–T10 — argument resolution, the chief's default hooks in TF's order,
  * nothing extra for workers, recovery, and the files it writes. Against the public header only. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,23 +13,21 @@
 
 #include <cmocka.h>
 
-#include "../core/recorder.h"
+#include "recorder.h"
 
-static char g_dir[256];
+static scratch_dir g_scratch; /* each test's directory (tests/common/scratch_dir.h) */
 static event_log g_log;
 
 static int setup_dir(void **state) {
   (void)state;
-  snprintf(g_dir, sizeof(g_dir), "/tmp/tw_mts_XXXXXX");
   tw_set_log_level(TW_LOG_WARNING); /* keep INFO lines of the default hooks out of the output */
-  return mkdtemp(g_dir) == NULL ? -1 : 0;
+  return scratch_dir_create(&g_scratch);
 }
 static int remove_dir(void **state) {
-  char command[300];
   (void)state;
   tw_set_log_level(TW_LOG_INFO);
-  snprintf(command, sizeof(command), "rm -rf '%s'", g_dir);
-  return system(command) == 0 ? 0 : -1;
+  scratch_dir_destroy(&g_scratch);
+  return 0;
 }
 
 /* The session's hook names, space-separated. */
@@ -58,7 +57,7 @@ static tw_status open_mts(tw_options *opts, tw_session **s, char *names, size_t 
 static tw_options *with_dir(void) {
   tw_options *opts = NULL;
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_scratch.path), TW_OK);
   return opts;
 }
 
@@ -96,7 +95,7 @@ static void T7_no_directory_no_default_hooks(void **state) {
   assert_string_equal(names, "chief user");
   assert_int_equal(tw_session_destroy(s), TW_OK);
   /* summary_dir alone: step counter and summaries, no checkpoints */
-  assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, g_dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_SUMMARY_DIR, g_scratch.path), TW_OK);
   assert_int_equal(open_mts(opts, &s, names, sizeof(names)), TW_OK);
   assert_string_equal(names, "chief StepCounterHook SummarySaverHook user");
   assert_int_equal(tw_session_destroy(s), TW_OK);
@@ -184,7 +183,7 @@ static tw_status step(void *u, tw_step_context *ctx) {
 }
 static int count_files(const char *prefix) {
   int n = 0;
-  DIR *d = opendir(g_dir);
+  DIR *d = opendir(g_scratch.path);
   struct dirent *e;
   assert_non_null(d);
   while ((e = readdir(d)) != NULL) n += strncmp(e->d_name, prefix, strlen(prefix)) == 0;

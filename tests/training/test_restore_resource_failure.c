@@ -6,7 +6,9 @@
  * TW_DATA_LOSS naming each, and nothing is deleted or written. Against the public header only; the
  * allocation failure comes from this executable's ZSTD_createDCtx, which the library's call resolves
  * to before libzstd's (ELF interposition, as tests/distributed/fault_points.c does for write). */
-#define _GNU_SOURCE /* RTLD_NEXT, mkdtemp */
+#define _GNU_SOURCE      /* RTLD_NEXT */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
 #include <dirent.h>
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -61,7 +63,7 @@ ZSTD_DCtx *ZSTD_createDCtx(void) {
 /* ---- the model: w moves by +1 each run; `table` (zeros) is stored zstd-coded, so a restore must
  * allocate a decompression context; `big` (pseudo-random bytes, stored raw) makes the file large
  * enough for the address-space limit to refuse its mapping ---- */
-static char g_dir[256];
+static scratch_dir g_scratch; /* each test's directory (tests/common/scratch_dir.h) */
 static float g_w[2];
 static int32_t g_table[16384];
 static uint8_t *g_big;
@@ -69,21 +71,19 @@ static int64_t g_big_size;
 
 static int setup_dir(void **state) {
   (void)state;
-  snprintf(g_dir, sizeof(g_dir), "/tmp/tw_restore_resource_XXXXXX");
   tw_set_log_level(TW_LOG_ERROR); /* the warnings these tests provoke are expected */
   alarm(240);
-  return mkdtemp(g_dir) == NULL ? -1 : 0;
+  return scratch_dir_create(&g_scratch);
 }
 static int remove_dir(void **state) {
-  char command[300];
   (void)state;
   alarm(0);
   tw_set_log_level(TW_LOG_INFO);
   free(g_big);
   g_big = NULL;
   g_big_size = 0;
-  snprintf(command, sizeof(command), "rm -rf '%s'", g_dir);
-  return system(command) == 0 ? 0 : -1;
+  scratch_dir_destroy(&g_scratch);
+  return 0;
 }
 
 static void add_variable(tw_options *opts, const char *name, tw_dtype dtype, void *data, const int64_t *shape) {
@@ -100,7 +100,7 @@ static tw_options *mts_options(void) {
   static const int64_t w_shape[1] = {2}, table_shape[1] = {16384};
   tw_options *opts = NULL;
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_dir), TW_OK);
+  assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_scratch.path), TW_OK);
   add_variable(opts, "w", TW_FLOAT32, g_w, w_shape);
   add_variable(opts, "table", TW_INT32, g_table, table_shape);
   if (g_big != NULL) add_variable(opts, "big", TW_UINT8, g_big, &g_big_size);
@@ -148,14 +148,14 @@ static char *directory_contents(void) {
   size_t size = 1, used = 0;
   char *text = calloc(1, 1);
   struct dirent **names = NULL;
-  const int n = scandir(g_dir, &names, NULL, alphasort);
+  const int n = scandir(g_scratch.path, &names, NULL, alphasort);
   assert_true(n >= 0);
   for (int i = 0; i < n; ++i) {
     char path[512], line[600];
     uint64_t hash = 1469598103934665603ull; /* FNV-1a */
     int c;
     FILE *f;
-    snprintf(path, sizeof(path), "%s/%s", g_dir, names[i]->d_name);
+    snprintf(path, sizeof(path), "%s/%s", g_scratch.path, names[i]->d_name);
     f = names[i]->d_name[0] == '.' || strncmp(names[i]->d_name, "events.out", 10) == 0 ? NULL : fopen(path, "rb");
     if (f != NULL) {
       while ((c = getc(f)) != EOF) hash = (hash ^ (uint64_t)c) * 1099511628211ull;
@@ -267,7 +267,7 @@ static void flip_middle_byte(const char *name) {
   FILE *f;
   long size;
   int byte;
-  snprintf(path, sizeof(path), "%s/%s", g_dir, name);
+  snprintf(path, sizeof(path), "%s/%s", g_scratch.path, name);
   f = fopen(path, "r+b");
   assert_non_null(f);
   fseek(f, 0, SEEK_END);

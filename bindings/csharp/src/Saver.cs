@@ -8,7 +8,10 @@ namespace TrainWatch {
 /// file "checkpoint" beside it, keeping the newest MaxToKeep checkpoints (and one every
 /// KeepCheckpointEveryNHours hours); Restore writes the checkpoint's values into the variables' own
 /// memory, all or nothing. The variables (their arrays pinned) are kept while the saver lives; they
-/// must not change during a Save. Dispose releases the native saver.
+/// must not change during a Save. From its first Save into a directory the saver holds that directory's
+/// lock (another saver or a saving session there gets FailedPreconditionException naming the holder);
+/// Dispose — the end of a using block — releases it at once, with the native saver (C25), and a saver
+/// never disposed releases it when finalized. A disposed saver throws ObjectDisposedException.
 /// </summary>
 public sealed class Saver : IDisposable {
   readonly Native.Saver native;
@@ -85,7 +88,7 @@ public sealed class Saver : IDisposable {
     }
   }
 
-  /// <summary>Releases the native saver (the checkpoint files and variables are not touched). Safe to call twice.</summary>
+  /// <summary>Releases the native saver and the lock of the directory it saves into, at once (the checkpoint files and variables are not touched). Safe to call twice.</summary>
   public void Dispose() {
     if (disposed) return;
     disposed = true;

@@ -19,7 +19,9 @@ the graph into a step function::
 Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
 __dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
 values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
-reads a variable, an output of the run in progress or "global_step". ``trainwatch.summary`` writes and
+reads a variable, an output of the run in progress or "global_step" (``tw.train.get_global_step()``
+returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the names TF exports there,
+``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and
 reads TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``). Log lines
 go to the ``logging`` logger "trainwatch".
 """
@@ -44,6 +46,8 @@ from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook,
 from . import summary
 from .summary import Event, summary_iterator
 from .tensors import bfloat16_to_float32
+from .training_util import create_global_step, get_global_step, get_or_create_global_step
+from . import compat, estimator, train
 
 __version__ = native.version_string()
 
@@ -58,7 +62,8 @@ __all__ = [
     "ProfilerHook",
     "Saver", "Shard", "latest_checkpoint", "list_variables", "load_variable", "summary_iterator", "Event",
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
-    "bfloat16_to_float32",
+    "bfloat16_to_float32", "train", "estimator", "compat",
+    "get_global_step", "get_or_create_global_step", "create_global_step",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",

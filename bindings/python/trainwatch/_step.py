@@ -4,8 +4,11 @@ The step function's dict of outputs is published zero copy; the arrays (and the 
 until the run returns, then released.
 """
 import threading
+from fnmatch import fnmatchcase
 
 from . import native
+
+_EVERY_VALUE = "*"  # the request for every published value (SummarySaverHook without summary_op)
 
 
 _fed = threading.local()  # feeds a FeedFnHook returned on this thread: name → (address, object)
@@ -115,11 +118,24 @@ class StepContext:
 
     @property
     def requested(self):
-        """The names and patterns hooks asked for in this run: publish at least these."""
+        """The names and patterns hooks asked for in this run: publish at least these. "*" (every
+        published value, what the default SummarySaverHook asks for on its saving runs) is among them
+        when requested; ``explicitly_requested`` leaves it out (W29)."""
         return tuple(self._ctx().requested())
 
-    def is_requested(self, name):
-        return self._ctx().is_requested(name)
+    @property
+    def explicitly_requested(self):
+        """``requested`` without "*": the names and narrower patterns hooks asked for (W29)."""
+        return tuple(name for name in self._ctx().requested() if name != _EVERY_VALUE)
+
+    def is_requested(self, name, explicitly=False):
+        """Whether a hook asked for ``name`` in this run, by name or through a pattern. ``explicitly``:
+        not counting a request for every value ("*"), so a step computes a value only some hook
+        needs, not whenever summaries are saved (W29)."""
+        ctx = self._ctx()
+        if not explicitly or not ctx.is_requested(_EVERY_VALUE):
+            return ctx.is_requested(name)
+        return any(fnmatchcase(name, pattern) for pattern in self.explicitly_requested)
 
     @property
     def global_step(self):

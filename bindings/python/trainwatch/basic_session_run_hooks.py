@@ -1,20 +1,32 @@
 """The built-in hooks of tf.train, each backed by the library's own implementation (no Python in the
 run loop), plus CheckpointSaverListener and SecondOrStepTimer.
 
-Signatures and defaults are TF's; trainwatch's additions are keyword-only.
+Signatures and defaults are TF's; trainwatch's additions are keyword-only. Each hook also has TF's
+private attributes (``_timer``, ``_current_tensors``, ``_last_step``, …) with TF's meaning, for the
+subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook and
+GlobalStepWaiterHook then run TF's own callbacks in Python over those attributes, so what a subclass
+writes takes effect as in TF; these, and FeedFnHook, can also be driven by hand
+(``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
 """
 import logging
+import os
 import time
+import types
+
+import numpy as np
 
 from . import _paths, native
 from ._raw_session import owner_of
 from ._step import StepRunner, remember_fed
 from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
 from ._hook_adapter import CALLBACKS, WrapperAdapter
-from .errors import NotFoundError
+from .errors import NanLossDuringTrainingError, NotFoundError
 from .session_run_hook import SessionRunArgs, SessionRunHook
 from .summary import FileWriter
 from .tensors import to_value
+from .training_util import get_global_step
+
+_logger = logging.getLogger("trainwatch")
 
 _UNSET = native.UNSET
 _UNSET_SECS = -1.0
@@ -51,47 +63,90 @@ class NativeHook(SessionRunHook):
     """A hook implemented by the library. Sessions hand ``_native`` to the library directly, unless a
     subclass overrides callbacks or extension points (TF's way to customise a built-in hook): then a
     wrapper runs the overrides in Python and the rest natively, and the methods below — what
-    ``super()`` reaches — run the native hook's own callback of the same kind."""
+    ``super()`` reaches — run the native hook's own callback of the same kind.
+
+    A hook with TF's callbacks in Python (``_TF_CODE``: its ``_tf_*`` methods) runs them instead — every
+    callback in Python — when a subclass's code uses one of TF's private attributes (``_TF_STATE``) or
+    the object's were replaced, and when it is driven by hand outside a session (H33)."""
 
     _native = None
     _tw_call = None          # (callback, wrapper, its session/run context) while a wrapper callback runs
     _tw_fed = frozenset()    # the feed names the built-in's before_run added in this call
+    _tw_python = False       # whether the session runs TF's callbacks in Python (H33)
     _EXTENSION_POINTS = ()   # TF's protected methods of this hook that a subclass may override
+    _TF_STATE = ()           # TF's private attributes of this hook, set by TF's __init__ or begin
+    _TF_CODE = False         # whether this hook has TF's callbacks in Python (the _tf_* methods)
 
     def _handle_for(self, owner):
         """What ``owner``'s session lists: the native hook, or a wrapper running the overrides."""
         overrides = self._python_callbacks(owner)
+        self._tw_python = self._TF_CODE and (self._subclass_uses_tf_state() or self._tf_state_replaced())
+        if self._tw_python:
+            return WrapperAdapter(self, owner, _TF_CALLBACKS)
         if "after_run" in overrides:  # its run_values come from the fetches of a Python before_run
             overrides.add("before_run")
         return WrapperAdapter(self, owner, overrides) if overrides else self._native
+
+    def _builtin_class(self):
+        return next(c for c in type(self).__mro__ if c.__module__ == __name__)
 
     def _python_callbacks(self, owner):
         """What the subclass overrides, compared with the built-in class it derives from."""
         del owner
         cls = type(self)
-        builtin = next(c for c in cls.__mro__ if c.__module__ == __name__)
+        builtin = self._builtin_class()
         return {name for name in CALLBACKS + self._EXTENSION_POINTS
                 if getattr(cls, name) is not getattr(builtin, name)}
 
-    def _super_call(self, callback):
-        """(wrapper, session or run context) of the wrapper callback ``callback`` running now."""
+    def _subclass_uses_tf_state(self):
+        """Whether code the subclass defines (its mixins' too) reads or writes one of TF's private attributes."""
+        used = set()
+        for cls in type(self).__mro__:
+            if cls is not object and not cls.__module__.startswith(_PACKAGE):
+                for member in vars(cls).values():
+                    used.update(_attribute_names(member))
+        return not used.isdisjoint(self._TF_STATE)
+
+    def _remember_tf_state(self):
+        """Called at the end of __init__: what TF's attributes hold, to see later writes from outside."""
+        self._tw_initial = {name: _shallow_copy(getattr(self, name)) for name in self._TF_STATE if hasattr(self, name)}
+
+    def _tf_state_replaced(self):
+        initial = getattr(self, "_tw_initial", {})
+        return any(not _same(getattr(self, name, None), value) for name, value in initial.items())
+
+    def _native_call(self, callback):
+        """(wrapper, session or run context) when ``callback`` is to run the native hook's own: inside the
+        session's call of it, unless the session runs TF's callbacks in Python. None: run TF's code."""
         call = self._tw_call
-        if call is None or call[0] != callback:
-            raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in {callback} runs only inside the "
-                               f"session's call of {callback} (super().{callback}(...) in an override)")
-        return call[1], call[2]
+        if call is not None and call[0] == callback and not self._tw_python:
+            return call[1], call[2]
+        if self._TF_CODE and (call is None or self._tw_python):
+            return None
+        raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in {callback} runs only inside the "
+                           f"session's call of {callback} (super().{callback}(...) in an override); "
+                           f"{self._builtin_class().__name__} cannot be driven by hand: the library runs it")
 
     def begin(self):
-        wrapper, session = self._super_call("begin")
+        call = self._native_call("begin")
+        if call is None:
+            return self._tf_begin()
+        wrapper, session = call
         wrapper.super_begin(session)
 
     def after_create_session(self, session, coord):
-        wrapper, session = self._super_call("after_create_session")
+        call = self._native_call("after_create_session")
+        if call is None:
+            return self._tf_after_create_session(session, coord)
+        wrapper, session = call
         wrapper.super_after_create_session(session)
 
     def before_run(self, run_context):
         """Runs the built-in's before_run and returns what it requested, as TF's SessionRunArgs."""
-        wrapper, ctx = self._super_call("before_run")
+        call = self._native_call("before_run")
+        if call is None:
+            return self._tf_before_run(run_context)
+        wrapper, ctx = call
         already = len(ctx.requests())
         wrapper.super_before_run(ctx)
         _take_stop(run_context, ctx)
@@ -101,21 +156,86 @@ class NativeHook(SessionRunHook):
 
     def after_run(self, run_context, run_values):
         """Runs the built-in's after_run: its check, logging or saving, and its stop request."""
-        wrapper, ctx = self._super_call("after_run")
+        call = self._native_call("after_run")
+        if call is None:
+            return self._tf_after_run(run_context, run_values)
+        wrapper, ctx = call
         wrapper.super_after_run(ctx)
         _take_stop(run_context, ctx)
 
     def end(self, session):
-        wrapper, session = self._super_call("end")
+        call = self._native_call("end")
+        if call is None:
+            return self._tf_end(session)
+        wrapper, session = call
         wrapper.super_end(session)
 
     def on_error(self, session, error_code):
-        wrapper, session = self._super_call("on_error")
+        call = self._native_call("on_error")
+        if call is None:
+            return None
+        wrapper, session = call
         wrapper.super_on_error(session, error_code)
+
+    # TF's callbacks in Python (hooks with _TF_CODE override what they have; the rest are TF's no-ops).
+    def _tf_begin(self):
+        pass
+
+    def _tf_after_create_session(self, session, coord):
+        pass
+
+    def _tf_before_run(self, run_context):
+        return None
+
+    def _tf_after_run(self, run_context, run_values):
+        pass
+
+    def _tf_end(self, session):
+        pass
 
     def _run_args(self, requested):
         """TF's SessionRunArgs for the names the built-in requested in this run."""
         return SessionRunArgs(list(requested)) if requested else None
+
+
+_TF_CALLBACKS = ("begin", "after_create_session", "before_run", "after_run", "end")
+_PACKAGE = __name__.rpartition(".")[0] + "."  # "trainwatch."
+
+
+def _attribute_names(member):
+    """The attribute names the code of a class member uses (functions, properties, nested code)."""
+    if isinstance(member, (staticmethod, classmethod)):
+        member = member.__func__
+    if isinstance(member, property):
+        return set().union(*(_attribute_names(f) for f in (member.fget, member.fset, member.fdel) if f))
+    code = getattr(member, "__code__", None)
+    return _code_names(code) if code is not None else set()
+
+
+def _code_names(code):
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names
+
+
+def _shallow_copy(value):
+    return dict(value) if isinstance(value, dict) else list(value) if isinstance(value, list) else value
+
+
+def _same(now, initial):
+    """Whether an attribute still holds what __init__ gave it (containers by content, the rest by identity)."""
+    if isinstance(initial, (dict, list)):
+        return type(now) is type(initial) and now == initial
+    return now is initial
+
+
+def _timer_or_none(every_secs, every_steps):
+    """TF's SecondOrStepTimer for hooks whose native timer it describes (None where TF would raise)."""
+    if (every_secs is None) == (every_steps is None):
+        return None
+    return SecondOrStepTimer(every_secs=every_secs, every_steps=every_steps)
 
 
 def _take_stop(run_context, ctx):
@@ -136,8 +256,30 @@ class StopAtStepHook(_GlobalStepArgs, NativeHook):
     """Requests a stop after the run that brings global_step to ``last_step`` (or ``num_steps``
     after the session starts) (B11–B15)."""
 
+    _TF_STATE = ("_num_steps", "_last_step", "_global_step_tensor")
+    _TF_CODE = True
+
     def __init__(self, num_steps=None, last_step=None):
         self._native = native.StopAtStepHook(_steps(num_steps), _steps(last_step))
+        self._num_steps = num_steps
+        self._last_step = last_step
+        self._global_step_tensor = get_global_step()  # TF sets it in begin(): known already here
+        self._remember_tf_state()
+
+    def _tf_begin(self):
+        self._global_step_tensor = get_global_step()
+
+    def _tf_after_create_session(self, session, coord):
+        if self._last_step is None:  # B13: once, so a recovery does not move the target
+            self._last_step = session.run(self._global_step_tensor) + self._num_steps
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def _tf_after_run(self, run_context, run_values):
+        if run_values.results + 1 >= self._last_step:  # B14: then the step after the run decides
+            if run_context.session.run(self._global_step_tensor) >= self._last_step:
+                run_context.request_stop()
 
 
 class CheckpointSaverListener:
@@ -206,14 +348,24 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         options.set_string(native.TW_OPT_CHECKPOINT_BASENAME, checkpoint_basename)
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
         options.set_int64(native.TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, int(bool(deferred_listeners)))
-        self._listeners = [_ListenerAdapter(l) for l in (listeners or [])]
-        self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options, native.ListenerVector(self._listeners))
+        self._tw_listeners = [_ListenerAdapter(l) for l in (listeners or [])]
+        self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options,
+                                                  native.ListenerVector(self._tw_listeners))
+        # TF's attributes (H33), read-only in effect: the library's hook saves.
+        self._saver = saver
+        self._scaffold = scaffold
+        self._checkpoint_dir = checkpoint_dir
+        self._save_path = os.path.join(checkpoint_dir, checkpoint_basename)
+        self._timer = _timer_or_none(save_secs, save_steps)
+        self._listeners = list(listeners or [])
+        self._steps_per_run = 1
+        self._global_step_tensor = get_global_step()
 
     def _save(self, session, step):
         """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
         returns whether a listener asked to stop; the hook requests the stop in after_run."""
         del session  # the session the hook was called with: the library's own
-        wrapper, session_ref = self._super_call("_save")
+        wrapper, session_ref = self._native_call("_save")
         return wrapper.super_save(session_ref, int(step))
 
 
@@ -242,13 +394,19 @@ class NanTensorHook(NativeHook):
     _ACTIONS = {"fail": native.TW_NAN_ACTION_FAIL, "stop": native.TW_NAN_ACTION_STOP,
                 "callback": native.TW_NAN_ACTION_CALLBACK, "rollback": native.TW_NAN_ACTION_ROLLBACK}
 
+    _TF_STATE = ("_loss_tensor", "_fail_on_nan_loss")
+    _TF_CODE = True  # TF's form only: the guard's additions run natively
+
     def __init__(self, loss_tensor, fail_on_nan_loss=True, *, watch=(), action=None, detect_inf=None,
                  every_n_steps=None, max_rollbacks=None, on_nan=None):
         self._loss_tensor = str(loss_tensor)
+        self._fail_on_nan_loss = fail_on_nan_loss
         if not watch and action is None and detect_inf is None and every_n_steps is None \
                 and max_rollbacks is None and on_nan is None:
             self._native = native.NanTensorHook(str(loss_tensor), bool(fail_on_nan_loss))
+            self._remember_tf_state()
             return
+        self._TF_CODE = False
         if action is None:
             action = "callback" if on_nan is not None else "fail" if fail_on_nan_loss else "stop"
         if action not in self._ACTIONS:
@@ -264,14 +422,25 @@ class NanTensorHook(NativeHook):
         if max_rollbacks is not None:
             options.set_int64(native.TW_OPT_NAN_MAX_ROLLBACKS, int(max_rollbacks))
         names = [str(loss_tensor)] + [str(name) for name in watch]
-        self._callback = _NanCallback(on_nan) if on_nan is not None else None
-        self._native = native.NanTensorHook(native.StringVector(names), options, self._callback)
+        self._tw_on_nan = _NanCallback(on_nan) if on_nan is not None else None
+        self._native = native.NanTensorHook(native.StringVector(names), options, self._tw_on_nan)
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(loss_tensor): run_values.results is the loss value itself."""
         if list(requested) == [self._loss_tensor]:
             return SessionRunArgs(self._loss_tensor)
         return super()._run_args(requested)
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(self._loss_tensor)
+
+    def _tf_after_run(self, run_context, run_values):
+        if np.isnan(run_values.results):  # B32–B34
+            if self._fail_on_nan_loss:
+                _logger.error("Model diverged with loss = NaN.")
+                raise NanLossDuringTrainingError("NaN loss during training.")
+            _logger.warning("Model diverged with loss = NaN.")
+            run_context.request_stop()
 
 
 class _Formatter(native.LogFormatter):
@@ -289,9 +458,12 @@ class LoggingTensorHook(NativeHook):
     """Logs the values named in ``tensors`` (a list of names, or a dict tag → name printed sorted by
     tag) every ``every_n_iter`` runs or ``every_n_secs`` seconds and/or at the end (B6–B10), as
     "tag = value, … (0.123 sec)" at INFO on the "trainwatch" logger. ``formatter(dict tag → value)``
-    may write the text instead."""
+    may write the line instead; it is logged as written (B9)."""
 
     _EXTENSION_POINTS = ("_log_tensors",)
+    _TF_STATE = ("_tensors", "_tag_order", "_current_tensors", "_should_trigger", "_iter_count", "_timer",
+                 "_log_at_end", "_formatter")
+    _TF_CODE = True
 
     def __init__(self, tensors, every_n_iter=None, every_n_secs=None, at_end=False, formatter=None):
         if isinstance(tensors, dict):
@@ -302,10 +474,19 @@ class LoggingTensorHook(NativeHook):
             tags, names = (), tuple(tensors)
         options = _timer_options(every_n_iter, every_n_secs)
         options.set_int64(native.TW_OPT_LOG_AT_END, int(bool(at_end)))
-        self._tensors = {str(t): str(n) for t, n in zip(tags or names, names)}  # tag → name, TF's order
-        self._formatter = _Formatter(formatter) if formatter is not None else None
+        self._tw_formatter = _Formatter(formatter) if formatter is not None else None
         self._native = native.LoggingTensorHook(native.StringVector([str(n) for n in names]),
-                                                native.StringVector([str(t) for t in tags]), options, self._formatter)
+                                                native.StringVector([str(t) for t in tags]), options,
+                                                self._tw_formatter)
+        # TF's attributes (H33); the native hook validated the arguments (B6).
+        self._tensors = {str(t): str(n) for t, n in zip(tags or names, names)}  # tag → name, TF's order
+        self._tag_order = sorted(self._tensors) if tags else list(self._tensors)
+        self._formatter = formatter
+        only_at_end = at_end and every_n_iter is None and every_n_secs is None
+        self._timer = NeverTriggerTimer() if only_at_end else SecondOrStepTimer(every_secs=every_n_secs,
+                                                                               every_steps=every_n_iter)
+        self._log_at_end = at_end
+        self._remember_tf_state()
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(tag → tensor) on the runs that log."""
@@ -314,10 +495,52 @@ class LoggingTensorHook(NativeHook):
     def _log_tensors(self, tensor_values):
         """TF's protected extension point: called with tag → value when the hook logs; the built-in
         formats and logs them (and moves the timer: an override that skips it is called every run)."""
-        wrapper, _ = self._super_call("_log_tensors")
+        call = self._native_call("_log_tensors")
+        if call is None:
+            return self._tf_log_tensors(tensor_values)
         held = native.TensorSet()
         held.add_dict(tensor_values, False, "value")
-        wrapper.super_log_tensors(held.tensors())
+        call[0].super_log_tensors(held.tensors())
+
+    def _tf_begin(self):
+        self._timer.reset()
+        self._iter_count = 0
+        self._current_tensors = dict(self._tensors)  # TF resolves names to tensors here; names stay names
+        self._tw_last_values = None
+
+    def _tf_before_run(self, run_context):
+        self._should_trigger = self._timer.should_trigger_for_step(self._iter_count)
+        # at_end: every run fetches, end() logs the last run's values (a step cannot run again, B10).
+        if self._should_trigger or self._log_at_end:
+            return SessionRunArgs(self._current_tensors)
+        return None
+
+    def _tf_after_run(self, run_context, run_values):
+        if self._log_at_end:
+            self._tw_last_values = run_values.results
+        if self._should_trigger:
+            self._log_tensors(run_values.results)
+        self._iter_count += 1
+
+    def _tf_end(self, session):
+        if self._log_at_end and getattr(self, "_tw_last_values", None) is not None:
+            self._log_tensors(self._tw_last_values)
+
+    def _tf_log_tensors(self, tensor_values):
+        original = np.get_printoptions()
+        np.set_printoptions(suppress=True)
+        try:
+            elapsed_secs, _ = self._timer.update_last_triggered_step(self._iter_count)
+            if self._formatter:
+                _logger.info(self._formatter(tensor_values))  # as written: no suffix (B9)
+            else:
+                stats = ", ".join("%s = %s" % (tag, tensor_values[tag]) for tag in self._tag_order)  # str(), as TF
+                if elapsed_secs is not None:
+                    _logger.info("%s (%.3f sec)", stats, elapsed_secs)
+                else:
+                    _logger.info("%s", stats)
+        finally:
+            np.set_printoptions(**original)
 
 
 class StepCounterHook(_GlobalStepArgs, NativeHook):
@@ -325,16 +548,67 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
     every_n_steps=None, B26) and writes it as a summary to ``output_dir`` or ``summary_writer``."""
 
     _EXTENSION_POINTS = ("_log_and_record",)
+    _TF_STATE = ("_timer", "_summary_writer", "_output_dir", "_last_global_step", "_steps_per_run",
+                 "_global_step_tensor", "_summary_tag")
+    _TF_CODE = True
 
     def __init__(self, every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None):
         self._writer = _writer(summary_writer)
         self._native = native.StepCounterHook(_steps(every_n_steps), _secs(every_n_secs),
-                                              "" if output_dir is None else _paths.encode(output_dir, "output_dir"), self._writer)
+                                              "" if output_dir is None else _paths.encode(output_dir, "output_dir"),
+                                              self._writer)
+        # TF's attributes (H33); the native hook validated the arguments (B26).
+        self._timer = SecondOrStepTimer(every_steps=every_n_steps, every_secs=every_n_secs)
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._last_global_step = None
+        self._steps_per_run = 1
+        self._global_step_tensor = get_global_step()  # TF sets these two in begin(): known already here
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+        self._remember_tf_state()
 
     def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
         """TF's protected extension point: logs "global_step/sec: <rate>" and writes it as a summary."""
-        wrapper, _ = self._super_call("_log_and_record")
-        wrapper.super_log_and_record(int(elapsed_steps), float(elapsed_time), int(global_step))
+        call = self._native_call("_log_and_record")
+        if call is None:
+            return self._tf_log_and_record(elapsed_steps, elapsed_time, global_step)
+        call[0].super_log_and_record(int(elapsed_steps), float(elapsed_time), int(global_step))
+
+    def _tf_begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriter(self._output_dir)  # the directory's shared event file
+        self._global_step_tensor = get_global_step()
+        self._summary_tag = self._global_step_tensor.op.name + "/sec"
+        self._tw_warnings = 0
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def _tf_after_run(self, run_context, run_values):
+        stale_global_step = run_values.results
+        if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):
+            global_step = run_context.session.run(self._global_step_tensor)  # B28: the step after the run
+            if self._timer.should_trigger_for_step(global_step):
+                elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
+                if elapsed_time is not None:
+                    self._log_and_record(elapsed_steps, elapsed_time, global_step)
+        if stale_global_step == self._last_global_step and self._tw_warnings < 5:  # B29
+            self._tw_warnings += 1
+            _logger.warning("It seems that global step (tf.train.get_global_step) has not been increased. Current "
+                            "value (could be stable): %s vs previous value: %s. You could increase the global step "
+                            "by passing tf.train.get_global_step() to Optimizer.apply_gradients or "
+                            "Optimizer.minimize.", stale_global_step, self._last_global_step)
+        self._last_global_step = stale_global_step
+
+    def _tf_end(self, session):
+        if self._summary_writer is not None:
+            self._summary_writer.flush()
+
+    def _tf_log_and_record(self, elapsed_steps, elapsed_time, global_step):
+        steps_per_sec = elapsed_steps / elapsed_time
+        if self._summary_writer is not None:
+            self._summary_writer.add_summary({self._summary_tag: steps_per_sec}, global_step)
+        _logger.info("%s: %g", self._summary_tag, steps_per_sec)
 
 
 class SummarySaverHook(NativeHook):
@@ -353,6 +627,14 @@ class SummarySaverHook(NativeHook):
             options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
         self._writer = _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
+        # TF's attributes (H33), read-only in effect: the library's hook writes.
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = _timer_or_none(save_secs, save_steps)
+        self._next_step = None
+        self._global_step_tensor = get_global_step()
 
     def _run_args(self, requested):
         """TF's SessionRunArgs({"global_step": …, "summary": …}), the summary only on the runs that save."""
@@ -386,14 +668,20 @@ class FeedFnHook(NativeHook):
     """Feeds what ``feed_fn()`` returns (a dict name → array) into every run (B44); TF's conflict rules
     apply (H22/H23). The step sees the very objects returned."""
 
+    _TF_CODE = True  # for driving it by hand; in a session the library calls feed_fn (no TF state to act on)
+
     def __init__(self, feed_fn):
-        self._feed_fn = _FeedFunction(feed_fn)
-        self._native = native.FeedFnHook(self._feed_fn)
+        self.feed_fn = feed_fn  # TF's attribute: the library calls whatever it holds (H33)
+        self._tw_feed_fn = _FeedFunction(lambda: self.feed_fn())
+        self._native = native.FeedFnHook(self._tw_feed_fn)
 
     def _run_args(self, requested):
         """TF's SessionRunArgs(fetches=None, feed_dict=feed_fn())."""
         del requested
-        return SessionRunArgs(None, self._feed_fn.last)
+        return SessionRunArgs(None, self._tw_feed_fn.last)
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
 
 
 class FinalOpsHook(NativeHook):
@@ -406,59 +694,65 @@ class FinalOpsHook(NativeHook):
     then mirror that structure."""
 
     def __init__(self, final_ops, final_ops_feed_dict=None):
-        self._plan = None
+        self._final_ops = final_ops  # TF's attributes (H33), read-only in effect
+        self._final_ops_feed_dict = final_ops_feed_dict
+        self._tw_plan = None
         if callable(final_ops):
-            self._step = StepRunner(None, final_ops)
+            self._tw_step = StepRunner(None, final_ops)
         elif is_fetches(final_ops):
             if final_ops_feed_dict:
                 raise ValueError("final_ops_feed_dict feeds a step function; final_ops are names here")
-            self._plan = FetchPlan(final_ops)
-            self._outputs = ()  # the names only a run answers, known once the session's variables are
-            self._last = {}     # their values in the last run
-            self._values = None
-            self._step = StepRunner(None, self._read_final)
+            self._tw_plan = FetchPlan(final_ops)
+            self._tw_outputs = ()  # the names only a run answers, known once the session's variables are
+            self._tw_last = {}     # their values in the last run
+            self._tw_values = None
+            self._tw_step = StepRunner(None, self._read_final)
         else:
             raise TypeError("final_ops must be a step function (StepContext → dict of outputs) or names (str) in "
                             f"lists, tuples or dicts; got {type(final_ops).__name__}")
         feeds = native.TensorSet()
         feeds.add_dict(dict(final_ops_feed_dict or {}), False, "feed")
-        self._native = native.FinalOpsHook(self._step, feeds.tensors())  # feeds are copied
+        self._native = native.FinalOpsHook(self._tw_step, feeds.tensors())  # feeds are copied
+
+    @property
+    def _final_ops_values(self):  # TF's attribute behind final_ops_values
+        return self.final_ops_values
 
     @property
     def final_ops_values(self):
         if not self._native.has_values():
             return None
-        if self._plan is not None:
-            return self._values
+        if self._tw_plan is not None:
+            return self._tw_values
         return {t.name(): to_value(t) for t in self._native.values()}
 
     def _python_callbacks(self, owner):
         callbacks = super()._python_callbacks(owner)
-        if self._plan is not None:
-            self._outputs = [n for n in self._plan.names if n != "global_step" and n not in owner._variables]
-            if self._outputs:
+        if self._tw_plan is not None:
+            self._tw_outputs = [n for n in self._tw_plan.names if n != "global_step" and n not in owner._variables]
+            if self._tw_outputs:
                 callbacks |= {"before_run", "after_run"}
         return callbacks
 
     def before_run(self, run_context):
         args = super().before_run(run_context)
-        return SessionRunArgs(list(self._outputs)) if self._plan is not None and self._outputs else args
+        return SessionRunArgs(list(self._tw_outputs)) if self._tw_plan is not None and self._tw_outputs else args
 
     def after_run(self, run_context, run_values):
         super().after_run(run_context, run_values)
-        if self._plan is not None and self._outputs:
-            results = RunResults(self._super_call("after_run")[1])
+        if self._tw_plan is not None and self._tw_outputs:
+            results = RunResults(self._native_call("after_run")[1])
             try:
-                self._last = {name: results.matching(name) if is_pattern(name) else results.value(name)
-                              for name in self._outputs}
+                self._tw_last = {name: results.matching(name) if is_pattern(name) else results.value(name)
+                              for name in self._tw_outputs}
             except NotFoundError:  # a subclass's before_run requested other names
-                self._last = {}
+                self._tw_last = {}
 
     def _read_final(self, step_context):
         session = step_context.session
-        last = self._last
+        last = self._tw_last
         source = _FinalValues(lambda name: last[name] if name in last else session.run(name))
-        self._values = self._plan.results(source)
+        self._tw_values = self._tw_plan.results(source)
 
 
 class _FinalValues:
@@ -483,14 +777,45 @@ class GlobalStepWaiterHook(NativeHook):
     (DeadlineExceededError), and ``global_step_fn(session)`` reads a shared step another process
     advances (default: the session's own)."""
 
+    _TF_STATE = ("_wait_until_step", "_worker_is_started", "_global_step_tensor")
+
     def __init__(self, wait_until_step, *, poll_secs=None, max_wait_secs=None, global_step_fn=None):
         options = native.Options()
         if poll_secs is not None:
             options.set_double(native.TW_OPT_WAIT_POLL_SECS, float(poll_secs))
         if max_wait_secs is not None:
             options.set_double(native.TW_OPT_WAIT_MAX_SECS, float(max_wait_secs))
-        self._fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
-        self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._fn)
+        self._tw_global_step_fn = _GlobalStepFunction(global_step_fn) if global_step_fn is not None else None
+        self._native = native.GlobalStepWaiterHook(int(wait_until_step), options, self._tw_global_step_fn)
+        self._wait_until_step = wait_until_step  # TF's attributes (H33)
+        self._worker_is_started = False
+        self._global_step_tensor = get_global_step()
+        self._TF_CODE = poll_secs is None and max_wait_secs is None and global_step_fn is None  # TF's form
+        self._remember_tf_state()
+
+    def _tf_begin(self):
+        self._worker_is_started = False
+        self._global_step_tensor = get_global_step()
+
+    def _tf_before_run(self, run_context):
+        """B42: waits (polling every 0.5 s) in the first run until the global step reaches the target."""
+        if self._worker_is_started:
+            return None
+        if self._wait_until_step <= 0:
+            self._worker_is_started = True
+            return None
+        _logger.info("Waiting for global step %d before starting training.", self._wait_until_step)
+        last_logged_step = 0
+        while True:
+            current_step = run_context.session.run(self._global_step_tensor)
+            if current_step >= self._wait_until_step:
+                self._worker_is_started = True
+                return None
+            if current_step - last_logged_step > 1000:
+                _logger.info("Waiting for global step %d before starting training. Current step is %d.",
+                             self._wait_until_step, current_step)
+                last_logged_step = current_step
+            time.sleep(0.5)
 
 
 class ProfilerHook(NativeHook):
@@ -500,13 +825,21 @@ class ProfilerHook(NativeHook):
     graph."""
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
-        del show_dataflow, show_memory
         self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), _paths.encode(output_dir, "output_dir"))
+        # TF's attributes (H33), read-only in effect: the library's hook traces.
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+        self._timer = _timer_or_none(save_secs, save_steps)
+        self._next_step = None
+        self._global_step_tensor = get_global_step()
 
 
 class SecondOrStepTimer:
-    """Triggers every ``every_secs`` seconds or every ``every_steps`` steps (B1–B5), for hooks written
-    in Python. (The library's hooks use their own timer; this one has no native counterpart.)"""
+    """Triggers every ``every_secs`` seconds or every ``every_steps`` steps (B1–B4), for hooks written
+    in Python and as the ``_timer`` of the built-in hooks (H33): replacing a LoggingTensorHook's or
+    StepCounterHook's ``_timer`` changes when it triggers. (The library's hooks otherwise use their own
+    timer.)"""
 
     def __init__(self, every_secs=None, every_steps=None):
         if every_secs is None and every_steps is None:
@@ -542,3 +875,21 @@ class SecondOrStepTimer:
 
     def last_triggered_step(self):
         return self._last_triggered_step
+
+
+class NeverTriggerTimer:
+    """TF's timer of a LoggingTensorHook that logs only at the end: never triggers (B5)."""
+
+    def reset(self):
+        pass
+
+    def should_trigger_for_step(self, step):
+        del step
+        return False
+
+    def update_last_triggered_step(self, step):
+        del step
+        return (None, None)
+
+    def last_triggered_step(self):
+        return None

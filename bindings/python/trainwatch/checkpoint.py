@@ -4,6 +4,7 @@ Checkpoints save and restore caller-owned arrays in place (numpy arrays, CPU tor
 writes into the very buffers that were registered. File I/O runs with the GIL released.
 """
 import os
+import re
 
 import numpy as np
 
@@ -12,7 +13,8 @@ from ._paths import decode as _decode
 from ._paths import encode as _path
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
-from .errors import InvalidArgumentError, NotFoundError, ResourceExhaustedError
+from ._log import logger
+from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from .tensors import NUMPY_DTYPES, borrow
 
 
@@ -24,10 +26,13 @@ class Saver:
     ``save``/``restore`` also take TF's leading session argument (``saver.save(sess, path,
     global_step=…)``), which is ignored: the variables are the saver's own.
 
-    From its first save into a directory until it is garbage collected, the saver holds that
-    directory's lock (``.trainwatch.lock``): another saver or a chief session writing there meanwhile
-    raises ``FailedPreconditionError``. Only its own checkpoints are ever deleted, whatever the state
-    file lists.
+    From its first save into a directory until it is closed, the saver holds that directory's lock
+    (``.trainwatch.lock``): another saver or a session saving there meanwhile raises
+    ``FailedPreconditionError`` naming the holder. ``close()`` — or the end of a ``with Saver(...) as
+    saver:`` block — releases it at once, so that a second Saver of the same directory (a notebook cell
+    run again, a test that trains twice) can save; a saver never closed releases it when garbage
+    collected. A closed saver raises ``FailedPreconditionError`` when used. Only its own checkpoints
+    are ever deleted, whatever the state file lists.
 
     In a job of many ranks (trainwatch.distributed), ``variables`` may hold trainwatch.Shard values and
     every rank passes its ``collective``: every rank then calls ``save`` with the same path and step at
@@ -88,10 +93,23 @@ class Saver:
         self.keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self.recycle_files = bool(recycle_files)
 
+    def close(self):
+        """Releases the saver now, and with it the lock of the directory it saves into; the files
+        and variables are not touched. Calling it again does nothing."""
+        self._saver.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        self.close()
+
     def save(self, *args, global_step=None):
         """save(save_path, global_step=None) -> the checkpoint's path (TF's save(sess, save_path, …) too)."""
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
+        if self._saver.closed():
+            raise FailedPreconditionError("this Saver is closed: create a new one")
         if not self._saves:
             return None
         self._held.check_unchanged()
@@ -134,6 +152,16 @@ def latest_checkpoint(checkpoint_dir, latest_filename=None):
         raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
     latest = native.latest_checkpoint(_path(checkpoint_dir, "checkpoint_dir"))
     return _decode(latest) if latest else None
+
+
+def _global_step_of(path):
+    """The global step a session restoring the checkpoint ``path`` takes (S17), as a restore from a
+    directory does: its "global_step" tensor, else the step its name ends in ("<prefix>-<step>": a
+    standalone Saver's checkpoint holds no global_step), else None."""
+    if any(t.name() == "global_step" for t in native.list_variables(_path(path, "path"))):
+        return int(load_variable(path, "global_step"))
+    match = re.fullmatch(r"([^.].*?)-(-?\d+)", os.path.basename(os.fsdecode(path)))
+    return None if match is None else int(match.group(2))
 
 
 def _checkpoint_file(ckpt_dir_or_file):

@@ -1,4 +1,4 @@
-# Type information for distributed.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for distributed.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 from typing import Any, Optional
 
 import numpy as np

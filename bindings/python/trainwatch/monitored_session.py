@@ -10,14 +10,17 @@ StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigg
 TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
 nothing to act on.
 """
+import os
+
 from . import _paths, native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
+from ._log import logger
 from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
 from .basic_session_run_hooks import NativeHook
-from .checkpoint import Saver, load_variable
+from .checkpoint import Saver, _global_step_of
 from .errors import OutOfRangeError
 from .session_run_hook import SessionRunHook
 
@@ -94,7 +97,10 @@ class _SessionCreator:
 
 class ChiefSessionCreator(_SessionCreator):
     """The chief restores the newest good checkpoint of ``checkpoint_dir`` (or the file
-    ``checkpoint_filename_with_path``), or else runs the scaffold's init_fn (S1, S5, S7)."""
+    ``checkpoint_filename_with_path``, any checkpoint trainwatch wrote: the global step is the file's
+    ``global_step``, else the step its name ends in), or else runs the scaffold's init_fn (S1, S5, S7).
+    A session that only restores — no CheckpointSaverHook, no NaN rollback, no preemption save — does
+    not lock ``checkpoint_dir``: the program's own Saver may save there meanwhile."""
 
     def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
                  checkpoint_filename_with_path=None):
@@ -118,7 +124,12 @@ class ChiefSessionCreator(_SessionCreator):
 
         def restore_file(scaffold, session):  # restoring a given file replaces initialization (S5, S7)
             Saver(scaffold.variables).restore(path)
-            session.set_global_step(int(load_variable(path, "global_step")))
+            step = _global_step_of(path)  # S17: any trainwatch checkpoint, a standalone Saver's too
+            if step is None:
+                logger.warning("Checkpoint %s holds no global_step and its name carries none: global step stays %d",
+                               os.fsdecode(path), session.global_step)
+            else:
+                session.set_global_step(step)
         return restore_file
 
 
@@ -394,9 +405,11 @@ class MonitoredTrainingSession(MonitoredSession):
     CheckpointSaverHook (every 600 s unless told otherwise), then ``hooks``. A worker waits for the
     chief and runs ``hooks`` only. ``variables`` (name → array, or trainwatch.Shard: this rank's slice
     of a sharded tensor; with a collective every rank then saves its part) are what checkpoints hold; retention is
-    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief holds ``checkpoint_dir``'s lock until
-    it is closed: a second chief of the same directory (another process or session) raises
-    ``FailedPreconditionError`` at creation. ``recycle_checkpoint_files`` is Saver's ``recycle_files``
+    ``max_to_keep`` / ``keep_checkpoint_every_n_hours``. A chief that saves checkpoints holds
+    ``checkpoint_dir``'s lock until it is closed: another writer of the same directory (another
+    process, session or Saver) raises ``FailedPreconditionError`` at creation, naming the holder. With
+    checkpoint saving off (``save_checkpoint_secs=None`` and ``save_checkpoint_steps=None``) the chief
+    only restores and takes no lock. ``recycle_checkpoint_files`` is Saver's ``recycle_files``
     (off by default; see its risk there). A damaged or missing state file is repaired from the
     checkpoints found in the directory; it never makes the chief start over.
 

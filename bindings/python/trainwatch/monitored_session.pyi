@@ -1,4 +1,4 @@
-# Type information for monitored_session.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for monitored_session.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 import os
 from types import TracebackType
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple, Type, TypeVar, Union

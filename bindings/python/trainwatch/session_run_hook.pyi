@@ -1,4 +1,4 @@
-# Type information for session_run_hook.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for session_run_hook.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 from typing import Any, NamedTuple, Optional
 
 class SessionRunArgs(NamedTuple):

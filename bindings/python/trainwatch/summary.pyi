@@ -1,4 +1,4 @@
-# Type information for summary.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for summary.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 import os
 from types import TracebackType
 from typing import Any, Dict, Iterator, Mapping, NamedTuple, Optional, Tuple, Type, Union

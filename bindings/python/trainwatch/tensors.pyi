@@ -1,4 +1,4 @@
-# Type information for tensors.py (PEP 561); tests/core/check_python_stubs.py keeps the names in step.
+# Type information for tensors.py (PEP 561); tests/repo/check_python_stubs.py keeps the names in step.
 from typing import Any, Dict, Type
 
 import numpy as np

@@ -1,4 +1,4 @@
-//! `Hook::wrap`: TF's subclass of a built-in hook (issue 12). A NanTensorHook "subclass" overriding
+//! `Hook::wrap`: TF's subclass of a built-in hook (docs/ARCHITECTURE.md). A NanTensorHook "subclass" overriding
 //! `after_run`, with and without `super()` (B33 kept or replaced), and `super().before_run` returning
 //! the built-in's fetch (B31).
 use std::sync::{Arc, Mutex};

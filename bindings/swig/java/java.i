@@ -236,7 +236,7 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     for (Object o : objects) if (o != null) retained.add(o);
   }
 
-  // ---- TF's SessionRunHook callbacks of a built-in hook, for subclasses (issue 12) ----
+  // ---- TF's SessionRunHook callbacks of a built-in hook, for subclasses (docs/ARCHITECTURE.md) ----
   // A subclass of a built-in hook overrides any of these as TF code does; super.<callback>(…) runs the
   // built-in's (its fetches, feeds and stop requests act for the subclass), not calling it skips it.
   // They may be called only from the same callback of the subclass while a session runs it.
@@ -349,6 +349,9 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   }
 
 %typemap(javainterfaces) trainwatch::Session "AutoCloseable"
+// try-with-resources releases a Saver's native saver, and the lock of the directory it saves into, at
+// the block's end (C24); a call after close() throws TrainWatchException.FailedPrecondition.
+%typemap(javainterfaces) trainwatch::Saver "AutoCloseable"
 %typemap(javacode) trainwatch::Session %{
   private final java.util.List<Object> retained = new java.util.ArrayList<>();
 

@@ -36,7 +36,8 @@ inline int64_t span_bytes(const Tensor &t) {
     last += (shape[i] - 1) * stride;
     if (strides.empty()) row_major = shape[i] > limit / row_major ? limit : row_major * shape[i];
   }
-  if (last + 1 > limit) throw Error(TW_INVALID_ARGUMENT, "tensor '" + t.name() + "' spans more memory than can be addressed");
+  if (last + 1 > limit)
+    throw Error(TW_INVALID_ARGUMENT, "tensor '" + t.name() + "' spans more memory than can be addressed");
   return (last + 1) * static_cast<int64_t>(element_size);
 }
 
@@ -47,7 +48,8 @@ inline Tensor view_of_buffer(JNIEnv *env, const std::string &name, jobject buffe
   void *data = env->GetDirectBufferAddress(buffer);
   const jlong capacity = env->GetDirectBufferCapacity(buffer);
   if (data == nullptr || capacity < 0) {
-    throw Error(TW_INVALID_ARGUMENT, "tensor '" + name + "': the ByteBuffer is not direct (use ByteBuffer.allocateDirect)");
+    throw Error(TW_INVALID_ARGUMENT,
+                "tensor '" + name + "': the ByteBuffer is not direct (use ByteBuffer.allocateDirect)");
   }
   Tensor view(name, data, dtype, shape, strides);
   const int64_t needed = span_bytes(view);

@@ -54,8 +54,8 @@ inline bool cache_classes(JNIEnv *env) {
   c.out_of_memory = global_class(env, "java/lang/OutOfMemoryError");
   c.runtime_exception = global_class(env, "java/lang/RuntimeException");
   if (!c.trainwatch_exception || !c.no_such_element || !c.out_of_memory || !c.runtime_exception) return false;
-  c.exception_of = env->GetStaticMethodID(c.trainwatch_exception, "of",
-                                          "(ILjava/lang/String;)Lorg/trainwatch/TrainWatchException;");
+  c.exception_of =
+      env->GetStaticMethodID(c.trainwatch_exception, "of", "(ILjava/lang/String;)Lorg/trainwatch/TrainWatchException;");
   c.exception_code = env->GetMethodID(c.trainwatch_exception, "code", "()I");
   return c.exception_of != nullptr && c.exception_code != nullptr;
 }
@@ -130,8 +130,8 @@ inline void throw_status(JNIEnv *env, const Error &error) {
   const Classes &c = classes();
   jstring message = env->NewStringUTF(error.what());
   if (message == nullptr) return;  // OutOfMemoryError pending
-  jobject exception = env->CallStaticObjectMethod(c.trainwatch_exception, c.exception_of,
-                                                  static_cast<jint>(error.code()), message);
+  jobject exception =
+      env->CallStaticObjectMethod(c.trainwatch_exception, c.exception_of, static_cast<jint>(error.code()), message);
   if (exception != nullptr && !env->ExceptionCheck()) env->Throw(static_cast<jthrowable>(exception));
 }
 

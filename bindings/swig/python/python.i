@@ -63,6 +63,7 @@
 %thread trainwatch::Saver::restore_variables;
 %thread trainwatch::Saver::restore_newest_good;
 %thread trainwatch::Saver::recover_last_checkpoints;
+%thread trainwatch::Saver::close;
 %thread trainwatch::latest_checkpoint;
 %thread trainwatch::list_variables;
 %thread trainwatch::load_variable;

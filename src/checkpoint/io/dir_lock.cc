@@ -18,16 +18,40 @@ namespace tw {
 namespace checkpoint {
 namespace {
 
-// The pid the current holder wrote into the lock file; 0 when unknown.
-long HolderPid(int fd) {
-  char text[32] = {0};
+// What the current holder wrote into the lock file ("<pid>\n<holder>\n"): its pid (0 when unknown) and
+// what it is ("" when unknown, as in a lock file of a version that wrote the pid alone).
+struct Holder {
+  long pid = 0;
+  std::string what;
+};
+
+Holder ReadHolder(int fd) {
+  char text[256] = {0};
   const ssize_t n = ::pread(fd, text, sizeof(text) - 1, 0);
-  return n > 0 ? std::strtol(text, nullptr, 10) : 0;
+  Holder holder;
+  if (n <= 0) return holder;
+  char *end = nullptr;
+  holder.pid = std::strtol(text, &end, 10);
+  if (*end == '\n') {
+    const char *what = end + 1;
+    holder.what.assign(what, std::strcspn(what, "\n"));
+  }
+  return holder;
+}
+
+// "a Saver of this process", "a session with a CheckpointSaverHook of another process (pid 12)".
+std::string Describe(const Holder &holder) {
+  if (holder.pid == static_cast<long>(::getpid())) {
+    return (holder.what.empty() ? std::string("another session or saver") : holder.what) + " of this process";
+  }
+  std::string who = holder.what.empty() ? std::string("another process") : holder.what + " of another process";
+  if (holder.pid > 0) who += " (pid " + std::to_string(holder.pid) + ")";
+  return who;
 }
 
 }  // namespace
 
-Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryLock> *out) {
+Status DirectoryLock::Acquire(const std::string &dir, const std::string &holder, std::unique_ptr<DirectoryLock> *out) {
   out->reset();
   const std::string where = dir.empty() ? "." : dir;
   const std::string path = JoinPath(where, kLockFileName);
@@ -79,22 +103,18 @@ Status DirectoryLock::Acquire(const std::string &dir, std::unique_ptr<DirectoryL
   } while (locked != 0 && errno == EINTR);
   if (locked != 0) {
     const int err = errno;
-    const long holder = HolderPid(fd);
+    const Holder current = ReadHolder(fd);
     ::close(fd);
     if (err != EWOULDBLOCK) return ErrnoStatus(err, "lock " + path);
-    std::string who = "another process";
-    if (holder == static_cast<long>(::getpid())) {
-      who = "another session or saver of this process";
-    } else if (holder > 0) {
-      who += " (pid " + std::to_string(holder) + ")";
-    }
     return Status(TW_FAILED_PRECONDITION,
-                  "checkpoint directory " + where + " is in use: " + who + " is saving checkpoints there and holds " +
-                      path + "; two writers in one directory would overwrite each other's checkpoints and "
-                      "state file (use another directory, or close the other session first)");
+                  "checkpoint directory " + where + " is in use: " + Describe(current) +
+                      " is saving checkpoints there and holds " + path +
+                      "; two writers in one directory would overwrite each other's checkpoints and "
+                      "state file (close that writer first, or use another directory)");
   }
-  const std::string pid = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, pid.data(), pid.size(), 0) != static_cast<ssize_t>(pid.size())) {
+  const std::string record = std::to_string(::getpid()) + "\n" + holder + "\n";
+  if (::ftruncate(fd, 0) != 0 ||
+      ::pwrite(fd, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
     Log(TW_LOG_WARNING, "Cannot write the holder's pid into %s: %s", path.c_str(), std::strerror(errno));
   }
   out->reset(new DirectoryLock(where, fd, dir_stat.st_dev, dir_stat.st_ino));

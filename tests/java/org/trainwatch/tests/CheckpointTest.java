@@ -89,4 +89,60 @@ public class CheckpointTest {
     assertEquals("before 0", heard.get(0));
     assertTrue(heard.toString(), heard.contains("after 2"));
   }
+
+  private static TensorVector variablesOf(Tensor... tensors) {
+    TensorVector variables = new TensorVector();
+    for (Tensor t : tensors) variables.add(t);
+    return variables;
+  }
+
+  /** C25: close() (AutoCloseable) releases the directory at once; a closed saver refuses to be used. */
+  @Test
+  public void aClosedSaverReleasesItsDirectory() throws IOException {
+    Path dir = Files.createTempDirectory("tw-java-close");
+    String prefix = dir.resolve("model.ckpt").toString();
+    Tensor w = Tensor.ofFloats("w", new float[] {1, 2}, 2);
+    Saver first = new Saver(variablesOf(w));
+    first.save(prefix, 1);
+    Saver second = new Saver(variablesOf(w));
+    TrainWatchException.FailedPrecondition inUse =
+        assertThrows(TrainWatchException.FailedPrecondition.class, () -> second.save(prefix, 2));
+    assertTrue(inUse.getMessage(), inUse.getMessage().contains("is in use: a Saver of this process"));
+    first.close();
+    assertEquals(prefix + "-2", second.save(prefix, 2));
+    first.close();  // again: nothing
+    TrainWatchException.FailedPrecondition closed =
+        assertThrows(TrainWatchException.FailedPrecondition.class, () -> first.save(prefix, 3));
+    assertTrue(closed.getMessage(), closed.getMessage().contains("this Saver is closed"));
+    assertThrows(TrainWatchException.FailedPrecondition.class, () -> first.restore(prefix + "-2"));
+    second.close();
+    try (Saver scoped = new Saver(variablesOf(w))) {  // try-with-resources: released at the block's end
+      assertEquals(prefix + "-3", scoped.save(prefix, 3));
+    }
+    try (Saver again = new Saver(variablesOf(w))) {
+      assertEquals(prefix + "-4", again.save(prefix, 4));
+    }
+  }
+
+  /** C24: a session that only restores (no CheckpointSaverHook) takes no lock: the program's own saver
+   *  saves into its directory while it runs. */
+  @Test
+  public void aSessionThatOnlyRestoresLeavesTheDirectoryToTheProgram() throws IOException {
+    Path dir = Files.createTempDirectory("tw-java-reader");
+    String prefix = dir.resolve("model.ckpt").toString();
+    Fixtures.Model model = new Fixtures.Model();
+    model.w.asByteBuffer().asFloatBuffer().put(new float[] {4, 4});
+    try (Saver saver = new Saver(variablesOf(model.w))) {
+      saver.save(prefix, 5);
+    }
+    model.w.asByteBuffer().asFloatBuffer().put(new float[] {0, 0});
+    model.options.setString(Option.CHECKPOINT_DIR, dir.toString());
+    try (Session session = model.session(); Saver saver = new Saver(variablesOf(model.w))) {
+      assertEquals(5, session.globalStep());  // restored, the step from the saver's file name
+      assertArrayEquals(new float[] {4, 4}, model.w.toFloatArray(), 0);
+      session.run(model::step);
+      assertEquals(prefix + "-6", saver.save(prefix, session.globalStep()));
+    }
+    assertEquals(prefix + "-6", TrainWatch.latestCheckpoint(dir.toString()));
+  }
 }

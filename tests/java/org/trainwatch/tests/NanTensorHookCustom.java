@@ -6,7 +6,7 @@ import org.trainwatch.NanTensorHook;
 import org.trainwatch.RunContext;
 
 /**
- * The seed user's own NaN hook (issue 12), as a TF1 user writes it: TF's NanTensorHook with after_run
+ * The seed user's own NaN hook, as a TF1 user writes it: TF's NanTensorHook with after_run
  * overridden by the action they need, here recording the step and loss of every NaN it sees. With
  * {@code callSuper} it then runs the built-in check too (TF's {@code super().after_run(...)}): NaN
  * fails the run with NanLossDuringTraining; without it the custom action is all that happens.

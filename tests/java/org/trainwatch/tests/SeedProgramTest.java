@@ -15,7 +15,7 @@ import org.trainwatch.Tensor;
 import org.trainwatch.TrainWatchException;
 
 /**
- * The seed program of issue 12 in Java: a user's NanTensorHookCustom (a NanTensorHook subclass
+ * The seed program in Java (a TF1 user's script): a user's NanTensorHookCustom (a NanTensorHook subclass
  * overriding afterRun) as the only hook of a MonitoredTrainingSession training a linear model by SGD,
  * whose loss becomes NaN at a known step. With super.afterRun the built-in check fails the run (B33)
  * after the custom action ran; without it the custom action alone runs and training goes on.

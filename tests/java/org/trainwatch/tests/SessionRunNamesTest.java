@@ -21,7 +21,7 @@ import org.trainwatch.StopAtStepHook;
 import org.trainwatch.Tensor;
 import org.trainwatch.TrainWatchException;
 
-/** session.run(name) as TF hook code calls it (issue 12 item 2): inside hooks and on the monitored session,
+/** session.run(name) as TF hook code calls it: inside hooks and on the monitored session,
  *  an output of the run in progress, a variable or "global_step" is read without a step or hooks. */
 public class SessionRunNamesTest {
   /** TF1's hook idiom: self._global_step_tensor read with session.run in after_create_session and after_run. */

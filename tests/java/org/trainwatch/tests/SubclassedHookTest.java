@@ -42,7 +42,7 @@ import org.trainwatch.TensorVector;
 import org.trainwatch.TrainWatch;
 import org.trainwatch.TrainWatchException;
 
-/** Subclassing built-in hooks as in TF (issue 12 item 1): overrides run in TF's order (H6, H9, H12),
+/** Subclassing built-in hooks as in TF (docs/ARCHITECTURE.md): overrides run in TF's order (H6, H9, H12),
  *  super.<callback> runs the built-in's, not calling it skips it, and the protected extension points. */
 public class SubclassedHookTest {
   /** A StopAtStepHook subclass recording every callback, calling the built-in's unless told not to. */

@@ -38,12 +38,25 @@ static void set_error_stores_message_and_returns_code(void **state) {
 
 static void dtype_sizes_and_names(void **state) {
   (void)state;
-  static const struct { tw_dtype dtype; size_t size; const char *name; } expected[] = {
-      {TW_BOOL, 1, "bool"},           {TW_INT8, 1, "int8"},       {TW_INT16, 2, "int16"},
-      {TW_INT32, 4, "int32"},         {TW_INT64, 8, "int64"},     {TW_UINT8, 1, "uint8"},
-      {TW_UINT16, 2, "uint16"},       {TW_UINT32, 4, "uint32"},   {TW_UINT64, 8, "uint64"},
-      {TW_FLOAT16, 2, "float16"},     {TW_BFLOAT16, 2, "bfloat16"}, {TW_FLOAT32, 4, "float32"},
-      {TW_FLOAT64, 8, "float64"},     {TW_FLOAT8_E4M3FN, 1, "float8_e4m3fn"},
+  static const struct {
+    tw_dtype dtype;
+    size_t size;
+    const char *name;
+  } expected[] = {
+      {TW_BOOL, 1, "bool"},
+      {TW_INT8, 1, "int8"},
+      {TW_INT16, 2, "int16"},
+      {TW_INT32, 4, "int32"},
+      {TW_INT64, 8, "int64"},
+      {TW_UINT8, 1, "uint8"},
+      {TW_UINT16, 2, "uint16"},
+      {TW_UINT32, 4, "uint32"},
+      {TW_UINT64, 8, "uint64"},
+      {TW_FLOAT16, 2, "float16"},
+      {TW_BFLOAT16, 2, "bfloat16"},
+      {TW_FLOAT32, 4, "float32"},
+      {TW_FLOAT64, 8, "float64"},
+      {TW_FLOAT8_E4M3FN, 1, "float8_e4m3fn"},
       {TW_FLOAT8_E5M2, 1, "float8_e5m2"},
   };
   for (size_t i = 0; i < sizeof(expected) / sizeof(expected[0]); ++i) {
@@ -96,7 +109,6 @@ static void tensor_element_count_validates(void **state) {
     assert_int_equal(tw_tensor_element_count(&h), -1);
   }
 }
-
 
 int main(void) {
   const struct CMUnitTest tests[] = {

@@ -122,7 +122,7 @@ static void H29_run_after_stop_is_an_error(void **state) {
   log_clear(&g_log);
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_FAILED_PRECONDITION);
   assert_string_equal(tw_last_error_message(), "Run called even after should_stop requested.");
-  assert_string_equal(g_log.text, ""); /* no hook was called */
+  assert_string_equal(g_log.text, "");          /* no hook was called */
   assert_int_equal(tw_session_close(s), TW_OK); /* not a failure: end still runs */
   assert_string_equal(g_log.text, "a.end b.end");
   assert_int_equal(tw_session_destroy(s), TW_OK);
@@ -203,8 +203,9 @@ static void H22_two_hooks_feeding_one_name(void **state) {
   assert_string_equal(tw_last_error_message(),
                       "hook 'b' before_run: Same tensor is fed by two hooks. Conflict(s): ['x']");
   /* raised at once: c's before_run, the step and every after_run are skipped */
-  assert_string_equal(g_log.text, "a.before b.before a.error(TW_INVALID_ARGUMENT) b.error(TW_INVALID_ARGUMENT) "
-                                  "c.error(TW_INVALID_ARGUMENT)");
+  assert_string_equal(g_log.text,
+                      "a.before b.before a.error(TW_INVALID_ARGUMENT) b.error(TW_INVALID_ARGUMENT) "
+                      "c.error(TW_INVALID_ARGUMENT)");
   assert_int_equal(tw_session_destroy(s), TW_OK);
   for (int i = 0; i < 3; ++i) tw_hook_destroy(hooks[i]);
 }
@@ -231,8 +232,8 @@ static tw_status check_feeds_step(void *u, tw_step_context *ctx) {
   tw_tensor t = TW_TENSOR_INIT;
   int *ok = u;
   *ok = tw_step_context_feed_count(ctx) == 2 && tw_step_context_get_feed(&t, ctx, "hook_x") == TW_OK &&
-        *(float *)t.data == 3.0f && tw_step_context_get_feed(&t, ctx, "user_y") == TW_OK &&
-        *(float *)t.data == 7.0f && tw_step_context_get_feed(&t, ctx, "nope") == TW_NOT_FOUND;
+        *(float *)t.data == 3.0f && tw_step_context_get_feed(&t, ctx, "user_y") == TW_OK && *(float *)t.data == 7.0f &&
+        tw_step_context_get_feed(&t, ctx, "nope") == TW_NOT_FOUND;
   return TW_OK;
 }
 static void H23_feeds_are_merged(void **state) {
@@ -551,8 +552,9 @@ static void unknown_fetch_fails_the_run(void **state) {
   g_b.fetch = "accuracy";
   log_clear(&g_log);
   assert_int_equal(tw_session_run(s, NULL, 0, recording_step, &plan), TW_NOT_FOUND);
-  assert_string_equal(tw_last_error_message(), "hook 'b' requested 'accuracy', which is neither an output the step "
-                                               "published, a variable, nor global_step");
+  assert_string_equal(tw_last_error_message(),
+                      "hook 'b' requested 'accuracy', which is neither an output the step "
+                      "published, a variable, nor global_step");
   assert_string_equal(g_log.text, "a.before b.before step a.error(TW_NOT_FOUND) b.error(TW_NOT_FOUND)");
   assert_int_equal(tw_session_destroy(s), TW_OK);
 }

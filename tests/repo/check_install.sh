@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # `meson install` yields a usable library: a program built against the installed tree through
-# pkg-config compiles, links to libtrainwatch.so.0 and runs a session (TAP output).
+# pkg-config compiles, links to libtrainwatch.so.0 and runs a session; the C++ facade (trainwatch.hpp
+# and its parts) compiles from the installed tree (TAP output).
 # usage: check_install.sh BUILD_DIR
 set -u
 build=$1
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
-echo "1..3"
+echo "1..4"
 if DESTDIR="$stage" meson install -C "$build" --no-rebuild --quiet > "$stage.log" 2>&1; then
   echo "ok 1 - meson install"
 else
@@ -42,4 +43,15 @@ if [ "$("$stage/use")" = "3" ] && readelf -d "$stage/use" | grep -q 'libtrainwat
   echo "ok 3 - it runs a session with the installed libtrainwatch.so.0"
 else
   echo "not ok 3 - the installed program failed"
+fi
+cat > "$stage/use.cc" <<'CXX'
+#include <trainwatch.hpp>
+int main() { return trainwatch::version_number() == TW_VERSION_NUMBER ? 0 : 1; }
+CXX
+# shellcheck disable=SC2086
+if g++ -std=c++17 -Wall -Werror "$stage/use.cc" -o "$stage/use_cxx" $flags -Wl,-rpath,"$stage$libdir" 2> "$stage/cxx.err" &&
+   "$stage/use_cxx"; then
+  echo "ok 4 - the C++ facade, installed next to the C headers, compiles and runs"
+else
+  echo "not ok 4 - the installed C++ facade"; sed 's/^/# /' "$stage/cxx.err"
 fi

@@ -25,20 +25,20 @@ typedef struct recorder {
   const char *name;
   event_log *log;
   /* behaviour */
-  enum phase fail_phase;   /* fail in this phase … */
-  int fail_on_call;        /* … on this call of it (1-based; 0 = every call) */
+  enum phase fail_phase; /* fail in this phase … */
+  int fail_on_call;      /* … on this call of it (1-based; 0 = every call) */
   tw_status fail_status;
-  const char *fetch;       /* requested in every before_run */
-  const char *feed_name;   /* fed in every before_run */
+  const char *fetch;     /* requested in every before_run */
+  const char *feed_name; /* fed in every before_run */
   float feed_value;
-  int stop_in_before;      /* request_stop in before_run */
-  int stop_in_after;       /* request_stop in after_run */
+  int stop_in_before; /* request_stop in before_run */
+  int stop_in_after;  /* request_stop in after_run */
   /* observations */
   int calls[6];
   int destroyed;
   tw_status last_error;
-  int results_seen;        /* result count in the last after_run */
-  double last_result;      /* first result as double, if any */
+  int results_seen;   /* result count in the last after_run */
+  double last_result; /* first result as double, if any */
   int64_t shape_storage[1];
 } recorder;
 
@@ -53,9 +53,18 @@ static inline tw_status rec_maybe_fail(recorder *r, enum phase phase, const char
   return TW_OK;
 }
 
-static inline tw_status rec_begin(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_BEGIN, "begin"); }
-static inline tw_status rec_acs(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_ACS, "acs"); }
-static inline tw_status rec_end(void *u, tw_session *s) { (void)s; return rec_maybe_fail(u, PH_END, "end"); }
+static inline tw_status rec_begin(void *u, tw_session *s) {
+  (void)s;
+  return rec_maybe_fail(u, PH_BEGIN, "begin");
+}
+static inline tw_status rec_acs(void *u, tw_session *s) {
+  (void)s;
+  return rec_maybe_fail(u, PH_ACS, "acs");
+}
+static inline tw_status rec_end(void *u, tw_session *s) {
+  (void)s;
+  return rec_maybe_fail(u, PH_END, "end");
+}
 
 static inline tw_status rec_before(void *u, tw_run_context *ctx) {
   recorder *r = u;
@@ -121,8 +130,8 @@ static inline tw_hook *make_recorder(recorder *r, const char *name, event_log *l
 /* A step that logs "step", publishes loss = 0.5 (copied), and returns what `result` says. */
 typedef struct step_plan {
   event_log *log;
-  tw_status result;       /* returned every call… */
-  int fail_on_call;       /* …or only on this call (1-based), TW_OK otherwise */
+  tw_status result; /* returned every call… */
+  int fail_on_call; /* …or only on this call (1-based), TW_OK otherwise */
   int calls;
   float loss;
 } step_plan;

@@ -1,9 +1,9 @@
-/* Arithmetic and bounds (issue 11, item 6), against the public header: global steps at the int64
+/* Arithmetic and bounds, against the public header: global steps at the int64
  * limits through every step-driven hook (no overflow, which the UBSan build turns into a failure),
  * StopAtStepHook(num_steps=INT64_MAX) (B13: its target saturates instead of wrapping into the past),
  * option keys outside the enum, the tensor rank limit and stride spans, and TF's meaning of
  * save_checkpoint_steps = 0 for CheckpointSaverHook (B18: SecondOrStepTimer(every_steps=0)). */
-#include "../checkpoint/scratch_dir.h" /* first: it selects the POSIX feature level */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -104,7 +104,7 @@ static void global_step_increment_saturates_at_int64_max(void **state) {
   scratch_dir dir;
   assert_int_equal(scratch_dir_create(&dir), 0);
   tw_session *s = open_every_step(&dir, INT64_MAX, 100);
-  assert_int_equal(train(s, 3), 1);  /* already at the (saturated) target: one run, then stop */
+  assert_int_equal(train(s, 3), 1); /* already at the (saturated) target: one run, then stop */
   assert_int_equal(global_step(s), INT64_MAX);
   assert_int_equal(tw_session_destroy(s), TW_OK);
   scratch_dir_destroy(&dir);
@@ -141,12 +141,17 @@ static void option_keys_outside_the_enum_are_invalid_arguments(void **state) {
     const char *str = "x";
     tw_option_state option_state = TW_OPTION_DEFAULT;
     const tw_status statuses[] = {
-        tw_options_set_int64(opts, key, 1),        tw_options_set_double(opts, key, 1.0),
-        tw_options_set_string(opts, key, "x"),     tw_options_set_none(opts, key),
-        tw_options_get_state(&option_state, opts, key), tw_options_get_int64(&i64, opts, key),
-        tw_options_get_double(&f64, opts, key),    tw_options_get_string(&str, opts, key),
+        tw_options_set_int64(opts, key, 1),
+        tw_options_set_double(opts, key, 1.0),
+        tw_options_set_string(opts, key, "x"),
+        tw_options_set_none(opts, key),
+        tw_options_get_state(&option_state, opts, key),
+        tw_options_get_int64(&i64, opts, key),
+        tw_options_get_double(&f64, opts, key),
+        tw_options_get_string(&str, opts, key),
     };
-    for (size_t k = 0; k < sizeof(statuses) / sizeof(statuses[0]); ++k) assert_int_equal(statuses[k], TW_INVALID_ARGUMENT);
+    for (size_t k = 0; k < sizeof(statuses) / sizeof(statuses[0]); ++k)
+      assert_int_equal(statuses[k], TW_INVALID_ARGUMENT);
     assert_non_null(strstr(tw_last_error_message(), expected));
     assert_int_equal(i64, 7); /* out-params untouched */
     assert_string_equal(str, "x");
@@ -195,7 +200,8 @@ static void tensor_rank_limit_and_stride_overflow(void **state) {
   float data[6] = {0};
   t.ndim = 2, t.shape = shape, t.strides = strides, t.data = data;
   assert_int_equal(tw_tensor_element_count(&t), 6);
-  const int64_t bad_strides[][2] = {{INT64_MAX, 1}, {INT64_MIN, 1}, {INT64_MAX / 4 + 1, 1}, {INT64_MAX / 8, INT64_MAX / 8}};
+  const int64_t bad_strides[][2] = {
+      {INT64_MAX, 1}, {INT64_MIN, 1}, {INT64_MAX / 4 + 1, 1}, {INT64_MAX / 8, INT64_MAX / 8}};
   for (size_t i = 0; i < sizeof(bad_strides) / sizeof(bad_strides[0]); ++i) {
     strides[0] = bad_strides[i][0], strides[1] = bad_strides[i][1];
     assert_int_equal(tw_tensor_element_count(&t), -1);

@@ -1,7 +1,7 @@
 /* A fresh directory under $TMPDIR (or /tmp) per test, removed with everything in it afterwards.
- * Shared by the C and C++ checkpoint tests. */
-#ifndef TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
-#define TRAINWATCH_TESTS_CHECKPOINT_SCRATCH_DIR_H
+ * Shared by the C and C++ tests (tests/meson.build puts tests/common/ on their include path). */
+#ifndef TW_TESTS_SCRATCH_DIR_H
+#define TW_TESTS_SCRATCH_DIR_H
 
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 typedef struct scratch_dir {
-  char path[512];
+  char path[256]; /* mkdtemp's result: short, so that "<path>/<name>" fits the tests' buffers */
 } scratch_dir;
 
 static inline int scratch_dir_create(scratch_dir *dir) {
@@ -31,7 +31,7 @@ static inline int scratch_dir_remove_entry(const char *path, const struct stat *
   return remove(path);
 }
 
-static inline void scratch_dir_destroy(scratch_dir *dir) {
+static inline void scratch_dir_destroy(const scratch_dir *dir) {
   nftw(dir->path, scratch_dir_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -69,4 +69,24 @@ static inline int scratch_dir_count_temporary(const scratch_dir *dir) {
   return count;
 }
 
+#ifdef __cplusplus
+/* C++: a scratch directory for one scope, removed with everything in it when the scope ends; path() is
+ * empty when it could not be made. */
+class ScratchDir {
+ public:
+  ScratchDir() {
+    if (scratch_dir_create(&dir_) != 0) dir_.path[0] = '\0';
+  }
+  ~ScratchDir() {
+    if (dir_.path[0] != '\0') scratch_dir_destroy(&dir_);
+  }
+  ScratchDir(const ScratchDir &) = delete;
+  ScratchDir &operator=(const ScratchDir &) = delete;
+  const char *path() const { return dir_.path; }
+
+ private:
+  scratch_dir dir_;
+};
 #endif
+
+#endif /* TW_TESTS_SCRATCH_DIR_H */

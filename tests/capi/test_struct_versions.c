@@ -4,7 +4,7 @@
  * frozen first size (TW_TEST_V1: a program whose structs are exactly v1) — make_header_variant.py —
  * and every build must work with the same library. C99, so the layouts are also checked as C sees
  * them. */
-#include "../checkpoint/scratch_dir.h" /* first: it selects the POSIX feature level */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>

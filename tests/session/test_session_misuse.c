@@ -75,8 +75,8 @@ static tw_status plain_step(void *u, tw_step_context *ctx) {
 }
 
 static void destroy_from_hook_phase(enum phase when) {
-  static const tw_hook_callbacks table = {sizeof(tw_hook_callbacks), d_begin, d_acs, d_before, d_after, d_end,
-                                          NULL, d_destroy};
+  static const tw_hook_callbacks table = {
+      sizeof(tw_hook_callbacks), d_begin, d_acs, d_before, d_after, d_end, NULL, d_destroy};
   destroyer d;
   tw_hook *hook = NULL;
   tw_session *s = NULL;
@@ -179,14 +179,10 @@ static void destroy_null_and_twice_closed(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(destroy_in_begin_is_refused),
-      cmocka_unit_test(destroy_in_after_create_session_is_refused),
-      cmocka_unit_test(destroy_in_before_run_is_refused),
-      cmocka_unit_test(destroy_in_after_run_is_refused),
-      cmocka_unit_test(destroy_in_end_is_refused),
-      cmocka_unit_test(destroy_in_the_step_is_refused),
-      cmocka_unit_test(destroy_in_the_init_fn_is_refused),
-      cmocka_unit_test(destroy_null_and_twice_closed),
+      cmocka_unit_test(destroy_in_begin_is_refused),       cmocka_unit_test(destroy_in_after_create_session_is_refused),
+      cmocka_unit_test(destroy_in_before_run_is_refused),  cmocka_unit_test(destroy_in_after_run_is_refused),
+      cmocka_unit_test(destroy_in_end_is_refused),         cmocka_unit_test(destroy_in_the_step_is_refused),
+      cmocka_unit_test(destroy_in_the_init_fn_is_refused), cmocka_unit_test(destroy_null_and_twice_closed),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
