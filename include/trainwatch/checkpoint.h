@@ -35,6 +35,13 @@
  * Files that are not regular files (FIFOs, directories, devices, sockets) are refused at once with
  * TW_INVALID_ARGUMENT wherever a path is read, never blocked on.
  *
+ * Formats: every save writes the current format (6, the format of 1.0). A checkpoint of an older format
+ * (versions 1 to 5, written before 1.0) is read only by a library built with legacy formats (meson
+ * option legacy_formats, on by default until 1.0); a library built without them refuses it wherever a
+ * checkpoint is read with TW_UNIMPLEMENTED, whose message names the file, its version and the command
+ * that converts it (`trainwatch-ckpt upgrade OLD NEW`, tw_checkpoint_upgrade, run with a library that
+ * reads it). docs/checkpoint-format.md, "Versioning".
+ *
  * Every read verifies checksums: corrupt or truncated data comes back as TW_DATA_LOSS with a message
  * naming the file and the tensor, never as wrong values. Operating-system failures come back as TW_IO
  * (or TW_RESOURCE_EXHAUSTED for a full disk or file size limit) with errno's text.
@@ -263,6 +270,21 @@ typedef void (*tw_progress_fn)(void *user_data, tw_progress_kind kind, const cha
  * is not freed by the library. Thread rules: as tw_set_log_sink.
  * Errors: TW_INVALID_ARGUMENT (every_n_secs negative, NaN or infinite); the sink is then unchanged. */
 TW_NODISCARD TW_API tw_status tw_set_progress_sink(double every_n_secs, tw_progress_fn fn, void *user_data);
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Upgrading a checkpoint to the current format                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Rewrites the checkpoint at `from` — any format this library reads, a sharded checkpoint's index
+ * included (its whole tensors go into the one file) — as one checkpoint file of the current format at
+ * `to`, every tensor bit for bit, written durably (`to` appears complete or not at all). Every tensor is
+ * held in memory at once. The new file records no job: a saver never deletes it or finds it by name;
+ * restore it by its path. `trainwatch-ckpt upgrade`.
+ * Errors: TW_INVALID_ARGUMENT (NULL; `from` not a regular file; `to` the same file as `from`),
+ * TW_NOT_FOUND (no `from`; `to`'s directory missing), TW_DATA_LOSS (`from` corrupt), TW_UNIMPLEMENTED
+ * (`from` has a format before 1.0 and this library was built without legacy formats),
+ * TW_RESOURCE_EXHAUSTED (memory, disk full), TW_IO. On failure `to` is untouched. */
+TW_NODISCARD TW_API tw_status tw_checkpoint_upgrade(const char *from, const char *to);
 
 #ifdef __cplusplus
 } /* extern "C" */

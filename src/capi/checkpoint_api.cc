@@ -12,10 +12,10 @@
 #include "base/tensor.h"
 #include "base/versioned.h"
 #include "capi/guard.h"
-#include "checkpoint/reader.h"
+#include "checkpoint/open_checkpoint.h"
 #include "checkpoint/saver.h"
-#include "checkpoint/sharded_reader.h"
 #include "checkpoint/state_file.h"
+#include "checkpoint/upgrade.h"
 #include "session/options.h"
 
 using tw::Errorf;
@@ -251,12 +251,15 @@ tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destina
 tw_status tw_checkpoint_verify(const char *path) {
   return Guard([&] {
     TW_CHECK_ARG(path, "path");
-    std::unique_ptr<ckpt::ShardedReader> sharded;  // a sharded checkpoint's index: every part
-    TW_RETURN_IF_ERROR(ckpt::ShardedReader::Open(path, &sharded));
-    if (sharded != nullptr) return sharded->Verify();
-    std::unique_ptr<ckpt::CheckpointReader> reader;
-    TW_RETURN_IF_ERROR(ckpt::CheckpointReader::Open(path, &reader));
-    return reader->Verify();
+    return ckpt::VerifyCheckpoint(path);  // a sharded checkpoint's index: every part
+  });
+}
+
+tw_status tw_checkpoint_upgrade(const char *from, const char *to) {
+  return Guard([&] {
+    TW_CHECK_ARG(from, "from");
+    TW_CHECK_ARG(to, "to");
+    return ckpt::UpgradeCheckpoint(from, to);
   });
 }
 

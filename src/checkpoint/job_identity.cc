@@ -8,8 +8,8 @@
 
 #include "base/log.h"
 #include "base/regular_file.h"
-#include "checkpoint/durable_file.h"
-#include "checkpoint/path.h"
+#include "checkpoint/io/durable_file.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/state_file.h"
 
 namespace tw {

@@ -16,7 +16,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "checkpoint/format.h"
+#include "checkpoint/format/format.h"
 
 namespace tw {
 namespace checkpoint {

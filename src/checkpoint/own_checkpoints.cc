@@ -12,14 +12,14 @@
 
 #include "base/log.h"
 #include "base/regular_file.h"
-#include "checkpoint/format.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/format/wire.h"
+#include "checkpoint/format/xxhash64.h"
+#include "checkpoint/io/path.h"
+#include "checkpoint/io/spare_files.h"
 #include "checkpoint/job_identity.h"
-#include "checkpoint/path.h"
-#include "checkpoint/shard_index.h"
-#include "checkpoint/spare_files.h"
+#include "checkpoint/sharded/shard_index.h"
 #include "checkpoint/state_file.h"
-#include "checkpoint/wire.h"
-#include "checkpoint/xxhash64.h"
 
 namespace tw {
 namespace checkpoint {

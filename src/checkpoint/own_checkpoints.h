@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "checkpoint/format.h"
+#include "checkpoint/format/format.h"
 
 namespace tw {
 namespace checkpoint {

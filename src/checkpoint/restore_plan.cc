@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checkpoint/open_checkpoint.h"
+
 namespace tw {
 namespace checkpoint {
 namespace {
@@ -32,8 +34,10 @@ Status RestorePlan::Open(const std::string &path, const std::vector<RestoreTarge
   std::unique_ptr<RestorePlan> plan(new RestorePlan());
   plan->path_ = path;
   plan->progress_.reset(new Progress(TW_PROGRESS_RESTORE, path));
-  TW_RETURN_IF_ERROR(ShardedReader::Open(path, &plan->sharded_));
-  if (plan->sharded_ == nullptr) TW_RETURN_IF_ERROR(CheckpointReader::Open(path, &plan->file_));
+  OpenedCheckpoint opened;
+  TW_RETURN_IF_ERROR(OpenCheckpoint(path, &opened));
+  plan->sharded_ = std::move(opened.sharded);
+  plan->file_ = std::move(opened.file);
   if (missing != nullptr) missing->clear();
   for (const RestoreTarget &target : targets) {
     const TensorRef &variable = *target.variable;

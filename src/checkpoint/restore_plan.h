@@ -17,9 +17,9 @@
 #include "base/progress.h"
 #include "base/status.h"
 #include "base/tensor.h"
-#include "checkpoint/reader.h"
-#include "checkpoint/shard_index.h"
-#include "checkpoint/sharded_reader.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/sharded/shard_index.h"
+#include "checkpoint/sharded/sharded_reader.h"
 
 namespace tw {
 namespace checkpoint {

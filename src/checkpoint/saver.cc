@@ -13,16 +13,16 @@
 #include <unordered_set>
 
 #include "base/log.h"
-#include "checkpoint/dir_lock.h"
-#include "checkpoint/durable_file.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/io/dir_lock.h"
+#include "checkpoint/io/durable_file.h"
+#include "checkpoint/io/parallel.h"
+#include "checkpoint/io/path.h"
+#include "checkpoint/io/spare_files.h"
 #include "checkpoint/job_identity.h"
 #include "checkpoint/own_checkpoints.h"
-#include "checkpoint/parallel.h"
-#include "checkpoint/path.h"
-#include "checkpoint/reader.h"
 #include "checkpoint/restore_failure.h"
 #include "checkpoint/restore_plan.h"
-#include "checkpoint/spare_files.h"
 #include "distributed/shared_failure.h"
 
 namespace tw {
@@ -266,6 +266,12 @@ Status Saver::WriteSharded(const Snapshot &snapshot, const std::string &dir, con
   const Status saved = WriteShardedCheckpoint(save, checkpoint, snapshot.tensors(), write, &write_buffers_,
                                               [&] { return RecordOrRemove(dir, checkpoint, &recorded_path); });
   defer_deletions_ = false;
+  if (saved.ok() && options_.chief) {
+    // The parts of an earlier save of this name with another number of parts (own_checkpoints.h).
+    std::vector<std::string> listed;
+    for (const std::string &part : PartPaths(checkpoint, shard_layout_->part_count)) listed.push_back(Basename(part));
+    RemoveReplacedParts(checkpoint, listed);
+  }
   DeleteDoomed(dir);
   TW_RETURN_IF_ERROR(saved);
   committed_dir_ = dir;

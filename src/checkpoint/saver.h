@@ -29,13 +29,13 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
-#include "checkpoint/dir_lock.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/io/dir_lock.h"
 #include "checkpoint/own_checkpoints.h"
 #include "checkpoint/restore_failure.h"
-#include "checkpoint/sharded_save.h"
+#include "checkpoint/sharded/sharded_save.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"
-#include "checkpoint/writer.h"
 
 namespace tw {
 namespace checkpoint {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "checkpoint/parallel.h"
+#include "checkpoint/io/parallel.h"
 
 namespace tw {
 namespace checkpoint {

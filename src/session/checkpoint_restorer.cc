@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "base/log.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/own_checkpoints.h"
-#include "checkpoint/path.h"
 #include "checkpoint/saver.h"
 #include "session/session.h"
 

@@ -12,7 +12,7 @@
 #include "base/status.h"
 #include "base/tensor.h"
 #include "checkpoint/saver.h"
-#include "checkpoint/shard_index.h"
+#include "checkpoint/sharded/shard_index.h"
 #include "distributed/collective.h"
 #include "trainwatch/session.h"
 

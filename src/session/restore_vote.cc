@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "base/log.h"
-#include "checkpoint/path.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/restore_plan.h"
 #include "checkpoint/saver.h"
 #include "distributed/vote.h"

@@ -6,7 +6,7 @@
 
 #include "base/log.h"
 #include "checkpoint/async_saver.h"
-#include "checkpoint/path.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/saver.h"
 #include "distributed/shared_failure.h"
 #include "distributed/vote.h"

@@ -19,10 +19,10 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/codec.h"
-#include "checkpoint/huffman.h"
-#include "checkpoint/plane_choice.h"
-#include "checkpoint/tiered.h"
+#include "checkpoint/codec/codec.h"
+#include "checkpoint/codec/huffman.h"
+#include "checkpoint/codec/plane_choice.h"
+#include "checkpoint/codec/tiered.h"
 #include "model_state.h"
 
 namespace ckpt = tw::checkpoint;

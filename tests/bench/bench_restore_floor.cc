@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/reader.h"
-#include "checkpoint/writer.h"
-#include "checkpoint/xxh3.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/xxh3.h"
 #include "model_state.h"
 
 namespace ckpt = tw::checkpoint;

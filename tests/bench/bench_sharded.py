@@ -23,7 +23,7 @@ every rank / wall time:
 - scaling: the save time of 1, 2 and 4 ranks holding the same total state (4 × 64 MiB) between them.
 Each line prints the anchor, trainwatch and their ratio, with rank 0's CPU time (all its threads) of
 the best run: on a shared machine the wall time of 4 ranks on 2 cores is mostly whose turn it was.
-Each rank of trainwatch's sharded saver uses its share of the cores (checkpoint/parallel.h: one thread
+Each rank of trainwatch's sharded saver uses its share of the cores (checkpoint/io/parallel.h: one thread
 each here); the plain tw.Saver of "parts alone" every core. On a 2-core machine 4 ranks share 2 cores: the
 scaling is bounded by the cores, not by the protocol. The load average is printed: figures taken while
 other work runs are skewed.

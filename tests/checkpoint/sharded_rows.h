@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "base/tensor.h"
-#include "checkpoint/format.h"
-#include "checkpoint/shard_index.h"
-#include "checkpoint/writer.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/sharded/shard_index.h"
 
 // Tensor `name` of [rows, cols] float32 holding `global` (C order) in `parts` parts of rows / parts rows,
 // written in chunks of `chunk_bytes` as <dir>/<prefix>'s parts; the index at <dir>/<prefix>, whose path

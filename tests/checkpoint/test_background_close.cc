@@ -1,5 +1,5 @@
 // The background worker that frees deleted checkpoints' storage and large mappings
-// (checkpoint/background_close.h), white-box: every job is done, by one thread per process, also in a
+// (checkpoint/io/background_close.h), white-box: every job is done, by one thread per process, also in a
 // child of fork and while the process exits.
 #include <dirent.h>
 #include <fcntl.h>
@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "checkpoint/background_close.h"
+#include "checkpoint/io/background_close.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 // Unloading libtrainwatch (dlclose) while its background worker still has evicted checkpoints to free
-// and a checkpoint's mapping to unmap (checkpoint/background_close.h): the worker is joined before the
+// and a checkpoint's mapping to unmap (checkpoint/io/background_close.h): the worker is joined before the
 // library's code goes, and every job is done by then. The library is loaded with dlopen, never linked.
 //
 // argv[1]: the path of libtrainwatch.so.

@@ -163,6 +163,10 @@ static void save_restore_list_load_verify(void **state) {
   assert_int_equal(tw_saver_restore(saver, first), TW_DATA_LOSS);
   assert_true(g_w[0] == 9.0f); /* nothing half-written */
   assert_int_equal(tw_checkpoint_verify(NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(tw_checkpoint_upgrade(NULL, first), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "from is NULL");
+  assert_int_equal(tw_checkpoint_upgrade(first, NULL), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "to is NULL");
 
   /* C4 through the C API */
   assert_int_equal(tw_saver_save(&path, saver, "/nonexistent-dir/model.ckpt", 1), TW_NOT_FOUND);

@@ -7,10 +7,10 @@
 
 #include <xxhash.h>  // the reference: the library's separately compiled XXH3_64bits
 
-#include "checkpoint/checksum.h"
-#include "checkpoint/format.h"
-#include "checkpoint/xxh3.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/format/checksum.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/format/xxh3.h"
+#include "checkpoint/format/xxhash64.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """trainwatch-ckpt end to end (TAP): a checkpoint saved through the C API (ctypes) is listed, verified,
 shown in `state`, and exported to safetensors, which an independent reader (json + numpy) loads back
-byte for byte; corrupt, truncated and missing files give the documented exit codes.
+byte for byte; corrupt, truncated and missing files give the documented exit codes. `upgrade` rewrites
+the checked-in version-5 file in the current format, whose export is byte for byte the original's
+(built with legacy formats), or refuses it naming the version and itself (built without).
 
-usage: test_cli.py TRAINWATCH_CKPT LIBTRAINWATCH
+usage: test_cli.py TRAINWATCH_CKPT LIBTRAINWATCH legacy|no-legacy
 """
 import ctypes
 import json
@@ -15,7 +17,8 @@ import tempfile
 
 import numpy as np
 
-cli, lib_path = sys.argv[1], sys.argv[2]
+cli, lib_path, legacy = sys.argv[1], sys.argv[2], sys.argv[3] == "legacy"
+v5_fixture = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "v5.ckpt")
 lib = ctypes.CDLL(lib_path)
 
 
@@ -130,6 +133,24 @@ with tempfile.TemporaryDirectory() as d:
                        text=True, timeout=60, env={**os.environ, "TRAINWATCH_MAX_LOAD_BYTES": str(1 << 20)})
     check("--max-bytes raises the limit over the environment's",
           r.returncode == 0 and open(refused, "rb").read() == blob, (r.returncode, r.stderr))
+
+    upgraded = f"{d}/upgraded.ckpt"
+    r = run("upgrade", v5_fixture, upgraded)
+    if legacy:
+        check("upgrade of a version-5 file exits 0 and writes a version-6 file",
+              r.returncode == 0 and open(upgraded, "rb").read()[8:12] == struct.pack("<I", 6), (r.returncode, r.stderr))
+        old_export, new_export = f"{d}/v5.safetensors", f"{d}/upgraded.safetensors"
+        exported = [run("export-safetensors", v5_fixture, old_export), run("export-safetensors", upgraded, new_export)]
+        check("the upgraded file's tensors are the version-5 file's, byte for byte",
+              all(e.returncode == 0 for e in exported) and open(old_export, "rb").read() == open(new_export, "rb").read(),
+              [e.stderr for e in exported])
+    else:
+        check("without legacy formats, upgrade refuses a version-5 file naming its version and the command",
+              r.returncode == 3 and "format version 5," in r.stderr and f"`trainwatch-ckpt upgrade {v5_fixture} NEW`"
+              in r.stderr and "TW_UNIMPLEMENTED" in r.stderr and not os.path.exists(upgraded), (r.returncode, r.stderr))
+    r = run("upgrade", ckpt, ckpt)
+    check("upgrade onto its own source exits 3 and leaves it", r.returncode == 3 and "is the same file" in r.stderr
+          and open(ckpt, "rb").read()[8:12] == struct.pack("<I", 6), (r.returncode, r.stderr))
 
     raw = bytearray(open(ckpt, "rb").read())
     corrupt = f"{d}/corrupt.ckpt-1"

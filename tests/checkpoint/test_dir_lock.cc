@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/dir_lock.h"
+#include "checkpoint/io/dir_lock.h"
 #include "checkpoint/saver.h"
 #include "scratch_dir.h"
 

@@ -11,14 +11,15 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/checksum.h"
-#include "checkpoint/codec.h"
-#include "checkpoint/format.h"
-#include "checkpoint/huffman.h"
-#include "checkpoint/kept_planes.h"
-#include "checkpoint/reader.h"
-#include "checkpoint/writer.h"
-#include "checkpoint/xxhash64.h"
+#include "checkpoint/codec/codec.h"
+#include "checkpoint/codec/huffman.h"
+#include "checkpoint/codec/kept_planes.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/checksum.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/format/xxhash64.h"
+#include "checkpoint/open_checkpoint.h"
 #include "scratch_dir.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
@@ -557,6 +558,9 @@ static void ExpectReadsBackAndFlipsAreDetected(const std::vector<uint8_t> &file,
   AssertEveryBitFlipIsDetected(file, tensors, *positions);
 }
 
+// The formats before 1.0, read only by a build with legacy formats (test_legacy_formats.cc has the
+// cases of a build without them).
+#if TW_LEGACY_FORMATS
 // A checked-in file of an older format version (the tensors of Version1Tensors) opens, verifies and
 // reads back every tensor, through the reader and through LoadVariable. Returns its bytes.
 static std::vector<uint8_t> ExpectOldFileReads(const std::string &path, uint32_t version,
@@ -642,6 +646,8 @@ static void version_5_files_still_load_and_verify(void **state) {
   assert_true(reader->origin().name.empty());
   AssertEveryBitFlipIsDetected(file, tensors);
 }
+
+#endif  // TW_LEGACY_FORMATS
 
 // From version 6 the index opens with the file's origin (C19): the job identity the writer was given
 // and the file's basename. A file written outside a saver records no job. Every bit flip inside the
@@ -998,33 +1004,35 @@ static void missing_file_is_not_found(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(xxh64_matches_reference_values),
-      cmocka_unit_test(xxh64_stream_matches_one_shot),
-      cmocka_unit_test(byte_planes_split_and_join),
-      cmocka_unit_test(round_trip_every_dtype_and_shape),
-      cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
-      cmocka_unit_test(kept_planes_within_any_budget_read_the_same_bytes),
-      cmocka_unit_test(kept_planes_memory_is_reused_across_reads_of_different_sizes),
-      cmocka_unit_test(a_corrupt_chunk_fails_with_reused_kept_planes),
-      cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
-      cmocka_unit_test(integers_wider_than_a_byte_are_split_into_planes),
-      cmocka_unit_test(small_planes_skip_huffman_where_it_cannot_shrink_them),
-      cmocka_unit_test(every_bit_flip_is_detected),
-      cmocka_unit_test(version_1_files_still_load_and_verify),
-      cmocka_unit_test(version_2_files_still_load_and_verify),
-      cmocka_unit_test(version_3_files_still_load_and_verify),
-      cmocka_unit_test(version_4_files_still_load_and_verify),
-      cmocka_unit_test(version_5_files_still_load_and_verify),
-      cmocka_unit_test(new_files_are_version_6_with_xxh3_checksums),
-      cmocka_unit_test(the_origin_is_recorded_and_its_bit_flips_are_detected),
-      cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
-      cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
-      cmocka_unit_test(tiered_planes_round_trip_and_every_bit_flip_is_detected),
-      cmocka_unit_test(tiered_planes_are_refused_in_version_4_files),
-      cmocka_unit_test(zeros_and_constants_stay_with_zstd),
-      cmocka_unit_test(every_truncation_is_detected),
-      cmocka_unit_test(random_bytes_never_crash),
-      cmocka_unit_test(missing_file_is_not_found),
+    cmocka_unit_test(xxh64_matches_reference_values),
+    cmocka_unit_test(xxh64_stream_matches_one_shot),
+    cmocka_unit_test(byte_planes_split_and_join),
+    cmocka_unit_test(round_trip_every_dtype_and_shape),
+    cmocka_unit_test(round_trip_tensor_larger_than_a_chunk),
+    cmocka_unit_test(kept_planes_within_any_budget_read_the_same_bytes),
+    cmocka_unit_test(kept_planes_memory_is_reused_across_reads_of_different_sizes),
+    cmocka_unit_test(a_corrupt_chunk_fails_with_reused_kept_planes),
+    cmocka_unit_test(planes_that_do_not_compress_are_stored_raw),
+    cmocka_unit_test(integers_wider_than_a_byte_are_split_into_planes),
+    cmocka_unit_test(small_planes_skip_huffman_where_it_cannot_shrink_them),
+    cmocka_unit_test(every_bit_flip_is_detected),
+#if TW_LEGACY_FORMATS
+    cmocka_unit_test(version_1_files_still_load_and_verify),
+    cmocka_unit_test(version_2_files_still_load_and_verify),
+    cmocka_unit_test(version_3_files_still_load_and_verify),
+    cmocka_unit_test(version_4_files_still_load_and_verify),
+    cmocka_unit_test(version_5_files_still_load_and_verify),
+#endif
+    cmocka_unit_test(new_files_are_version_6_with_xxh3_checksums),
+    cmocka_unit_test(the_origin_is_recorded_and_its_bit_flips_are_detected),
+    cmocka_unit_test(huffman_planes_round_trip_and_every_bit_flip_is_detected),
+    cmocka_unit_test(huffman_planes_are_refused_in_version_2_files),
+    cmocka_unit_test(tiered_planes_round_trip_and_every_bit_flip_is_detected),
+    cmocka_unit_test(tiered_planes_are_refused_in_version_4_files),
+    cmocka_unit_test(zeros_and_constants_stay_with_zstd),
+    cmocka_unit_test(every_truncation_is_detected),
+    cmocka_unit_test(random_bytes_never_crash),
+    cmocka_unit_test(missing_file_is_not_found),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/huffman.h"
-#include "checkpoint/huffman_table.h"
+#include "checkpoint/codec/huffman.h"
+#include "checkpoint/codec/huffman_table.h"
 #include "exponent_plane.h"
 
 // cmocka last: its macros clash with the C++ standard headers.

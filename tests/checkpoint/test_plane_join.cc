@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "base/cpu_features.h"
-#include "checkpoint/codec.h"
-#include "checkpoint/plane_join.h"
+#include "checkpoint/codec/codec.h"
+#include "checkpoint/codec/plane_join.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>

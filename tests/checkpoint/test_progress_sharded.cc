@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "base/progress.h"
-#include "checkpoint/format.h"
+#include "checkpoint/format/format.h"
 #include "checkpoint/restore_plan.h"
-#include "checkpoint/shard_index.h"
+#include "checkpoint/sharded/shard_index.h"
 #include "scratch_dir.h"
 
 extern "C" {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/parallel.h"
-#include "checkpoint/sharded_save.h"
+#include "checkpoint/io/parallel.h"
+#include "checkpoint/sharded/sharded_save.h"
 #include "distributed/collective.h"
 
 // cmocka last: its macros clash with the C++ standard headers.

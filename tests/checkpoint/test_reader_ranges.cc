@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/format.h"
-#include "checkpoint/reader.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/format.h"
 #include "checkpoint/restore_failure.h"
 #include "checkpoint/restore_plan.h"
-#include "checkpoint/shard_index.h"
-#include "checkpoint/writer.h"
+#include "checkpoint/sharded/shard_index.h"
 #include "scratch_dir.h"
 
 extern "C" {

@@ -15,7 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/reader.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/open_checkpoint.h"
 #include "checkpoint/restore_plan.h"
 #include "checkpoint/saver.h"
 #include "failing_allocator.h"

@@ -12,11 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/checksum.h"
-#include "checkpoint/format.h"
-#include "checkpoint/reader.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
+#include "checkpoint/format/checksum.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/open_checkpoint.h"
 #include "checkpoint/saver.h"
-#include "checkpoint/writer.h"
 #include "restore_model.h"
 #include "scratch_dir.h"
 

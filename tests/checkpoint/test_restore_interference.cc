@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "checkpoint/format.h"
+#include "checkpoint/format/format.h"
 #include "checkpoint/restore_plan.h"
 #include "checkpoint/saver.h"
 #include "restore_model.h"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "base/log.h"
-#include "checkpoint/durable_file.h"
-#include "checkpoint/path.h"
+#include "checkpoint/io/durable_file.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/saver.h"
 #include "checkpoint/snapshot.h"
 #include "checkpoint/state_file.h"

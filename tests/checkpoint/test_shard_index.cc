@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/format.h"
-#include "checkpoint/shard_index.h"
+#include "checkpoint/format/format.h"
+#include "checkpoint/sharded/shard_index.h"
 
 // cmocka last: its macros clash with the C++ standard headers.
 #include <setjmp.h>

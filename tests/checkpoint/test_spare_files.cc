@@ -25,11 +25,11 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/durable_file.h"
-#include "checkpoint/private_file.h"
-#include "checkpoint/reader.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/io/durable_file.h"
+#include "checkpoint/io/private_file.h"
+#include "checkpoint/io/spare_files.h"
 #include "checkpoint/saver.h"
-#include "checkpoint/spare_files.h"
 #include "checkpoint/state_file.h"
 #include "scratch_dir.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/tiered.h"
+#include "checkpoint/codec/tiered.h"
 #include "exponent_plane.h"
 
 // cmocka last: its macros clash with the C++ standard headers.

@@ -28,7 +28,7 @@
 #include "thread_world.h"
 
 /* C20's fault: while g_failing_maps > 0, the memory the library reads a checkpoint or part into (an
- * anonymous MAP_NORESERVE mapping, checkpoint/private_file.h; a read-only private mapping of the file
+ * anonymous MAP_NORESERVE mapping, checkpoint/io/private_file.h; a read-only private mapping of the file
  * before) fails with ENOMEM, as under RLIMIT_AS. This executable's mmap comes before
  * libc's for the library's calls (ELF interposition, as tests/distributed/fault_points.c does). */
 static int g_failing_maps; /* atomics: every rank's thread maps */
@@ -396,21 +396,9 @@ static void a_single_process_checkpoint_restores_as_shards(void **state) {
   scratch_dir_destroy(&scratch);
 }
 
-/* A sharded checkpoint restores whole tensors: into ordinary (replicated) variables of a 2-rank job next
- * to shards, and into a single process's tw_saver (D16: "restored into a non-sharded
- * variable = the whole tensor"). */
-static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables(void **state) {
-  (void)state;
-  scratch_dir scratch;
-  assert_int_equal(scratch_dir_create(&scratch), 0);
-  const char *dir = scratch.path;
-  save_job(dir, 4);
-  declaration mixed = all_sharded();
-  mixed.sharded[1] = mixed.sharded[4] = 0;
-  job *j = restore_job(dir, 2, mixed);
-  expect_restored(j, 3);
-  free_job(j);
-
+/* A single process's tw_saver restores the whole tensors of the checkpoint at `path` (sharded or not),
+ * each byte step 3's, and global step 3. */
+static void expect_whole_tensors_of_step_3(const char *path) {
   static uint8_t whole[kVars][kMaxBytes];
   memset(whole, kSentinel, sizeof whole);
   tw_tensor vars[kVars + 1];
@@ -429,8 +417,6 @@ static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variable
   vars[kVars].data = &step;
   tw_saver *saver = NULL;
   assert_int_equal(tw_saver_create(&saver, vars, kVars + 1), TW_OK);
-  char path[300];
-  snprintf(path, sizeof path, "%s/model.ckpt-3", dir);
   if (tw_saver_restore(saver, path) != TW_OK) fail_msg("%s", tw_last_error_message());
   tw_saver_destroy(saver);
   assert_int_equal(step, 3);
@@ -438,6 +424,26 @@ static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variable
     const size_t bytes = (size_t)kCols * tw_dtype_size(kDtypes[v]);
     for (uint64_t i = 0; i < (uint64_t)kRows * bytes; ++i) assert_int_equal(whole[v][i], gen(v, i, 3));
   }
+}
+
+/* A sharded checkpoint restores whole tensors: into ordinary (replicated) variables of a 2-rank job next
+ * to shards, and into a single process's tw_saver (D16: "restored into a non-sharded
+ * variable = the whole tensor"). */
+static void a_sharded_checkpoint_restores_whole_tensors_into_replicated_variables(void **state) {
+  (void)state;
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
+  save_job(dir, 4);
+  declaration mixed = all_sharded();
+  mixed.sharded[1] = mixed.sharded[4] = 0;
+  job *j = restore_job(dir, 2, mixed);
+  expect_restored(j, 3);
+  free_job(j);
+
+  char path[300];
+  snprintf(path, sizeof path, "%s/model.ckpt-3", dir);
+  expect_whole_tensors_of_step_3(path);
   scratch_dir_destroy(&scratch);
 }
 
@@ -678,6 +684,34 @@ static void a_resave_with_fewer_parts_removes_the_replaced_parts(void **state) {
   scratch_dir_destroy(&scratch);
 }
 
+/* trainwatch-ckpt upgrade (tw_checkpoint_upgrade) of a sharded checkpoint writes one file of the current
+ * format with its whole tensors, bit for bit (docs/checkpoint-format.md, "Versioning"): a single file
+ * (header flags 0, version 6, no parts of its own) that a single process restores whole. */
+static void a_sharded_checkpoint_upgrades_to_one_file_of_whole_tensors(void **state) {
+  (void)state;
+  scratch_dir scratch;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
+  char index[300], upgraded[300], part[350];
+  save_job(dir, 4);
+  snprintf(index, sizeof index, "%s/model.ckpt-3", dir);
+  snprintf(upgraded, sizeof upgraded, "%s/upgraded", dir);
+  if (tw_checkpoint_upgrade(index, upgraded) != TW_OK) fail_msg("%s", tw_last_error_message());
+  uint32_t header[4] = {0};
+  FILE *f = fopen(upgraded, "rb");
+  assert_non_null(f);
+  assert_int_equal(fread(header, sizeof header, 1, f), 1);
+  fclose(f);
+  assert_int_equal(header[2], 6); /* version */
+  assert_int_equal(header[3], 0); /* flags: a checkpoint file, not an index */
+  part_path(part, sizeof part, dir, 3, 0, 4);
+  assert_true(exists(part)); /* the source's parts stay */
+  snprintf(part, sizeof part, "%s.part-00000-of-00004", upgraded);
+  assert_false(exists(part));
+  expect_whole_tensors_of_step_3(upgraded);
+  scratch_dir_destroy(&scratch);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shards_of_every_float_dtype_round_trip_on_4_ranks),
@@ -693,6 +727,7 @@ int main(void) {
       cmocka_unit_test(a_recovery_restores_every_ranks_rows_of_the_same_checkpoint),
       cmocka_unit_test(a_global_shape_or_dtype_mismatch_is_a_clear_error_and_writes_nothing),
       cmocka_unit_test(a_resave_with_fewer_parts_removes_the_replaced_parts),
+      cmocka_unit_test(a_sharded_checkpoint_upgrades_to_one_file_of_whole_tensors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

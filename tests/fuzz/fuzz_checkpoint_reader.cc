@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/reader.h"
-#include "checkpoint/writer.h"
+#include "checkpoint/file/reader.h"
+#include "checkpoint/file/writer.h"
 
 namespace ckpt = tw::checkpoint;
 

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "checkpoint/tiered.h"
+#include "checkpoint/codec/tiered.h"
 
 namespace ckpt = tw::checkpoint;
 

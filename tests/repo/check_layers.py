@@ -4,6 +4,9 @@
 Reads every #include of src/ against the declared order: a file in src/<layer>/ may include the public
 headers, outside libraries and the headers of its own layer and of the layers it reaches down
 src/layers.txt, nothing above it (up) or beside it (sideways). Each offending include is printed.
+A sub-layer ("checkpoint/codec": the folder src/checkpoint/codec/, its headers included as
+"checkpoint/codec/huffman.h") is a layer like any other; its parent layer owns only the files of its
+own folder and must build on each of its sub-layers, which are declared before it.
 
 With BUILD_DIR (a meson build directory) it also checks that the build enforces the same: each layer's
 compile command from compile_commands.json preprocesses an #include of every other layer, which must
@@ -45,6 +48,24 @@ def reach_of(layers):
     return reach
 
 
+def layer_of(target, names):
+    """The layer whose folder holds the included `target` (the longest declared prefix), or None."""
+    folder = target.rpartition("/")[0]
+    while folder:
+        if folder in names:
+            return folder
+        folder = folder.rpartition("/")[0]
+    return None
+
+
+def own_files(src, name, names):
+    """The sources of layer `name`: those of its folder, not of its sub-layers' folders."""
+    for path in sorted((src / name).rglob("*")):
+        if path.is_file() and path.suffix in (".h", ".cc", ".c", ".inc") and \
+                layer_of(path.relative_to(src).as_posix(), names) == name:
+            yield path
+
+
 def main():
     root = pathlib.Path(sys.argv[1])
     build = pathlib.Path(sys.argv[2]) if len(sys.argv) > 2 else None
@@ -57,6 +78,14 @@ def main():
     # 1. The declaration matches the tree: every folder of src/ is a layer, declared once, bottom first.
     problems = []
     folders = sorted(p.name for p in src.iterdir() if p.is_dir())
+    # The folders inside a layer's folder are its sub-layers: each declared, below its parent.
+    for name in names:
+        if "/" in name or not (src / name).is_dir():
+            continue
+        for sub in sorted(p for p in (src / name).rglob("*") if p.is_dir()):
+            sub_name = sub.relative_to(src).as_posix()
+            if sub_name not in names:
+                problems.append(f"src/{sub_name}/ is not declared in src/layers.txt (a sub-layer of {name})")
     for folder in folders:
         if folder in ADAPTERS:
             for source in sorted((src / folder).glob("*.[ch]*")):
@@ -75,17 +104,21 @@ def main():
         for b in below:
             if b not in names[:i]:
                 problems.append(f"{name} builds on {b}, which is not declared below it")
-    cases.append((not problems, f"src/layers.txt declares the {len(folders) - len(ADAPTERS.keys() & set(folders))} "
-                  "layer folders of src/, bottom first: "
+        parent = name.rpartition("/")[0]
+        if parent and parent in names[:i]:
+            problems.append(f"the sub-layer {name} is declared after its layer {parent}")
+        for sub in names[:i]:
+            if sub.startswith(name + "/") and sub not in reach[name]:
+                problems.append(f"{name} does not build on its sub-layer {sub}")
+    cases.append((not problems, f"src/layers.txt declares the {len(names)} layer folders of src/ "
+                  "(sub-layers as layer/sub), bottom first: "
                   + " < ".join(names), problems))
 
     # 2. Every include of every layer points down (or stays in the layer).
     for name in names:
         offending = []
         count = 0
-        for path in sorted((src / name).rglob("*")):
-            if not path.is_file() or path.suffix not in (".h", ".cc", ".c", ".inc"):
-                continue
+        for path in own_files(src, name, names):
             for number, line in enumerate(path.read_text().splitlines(), 1):
                 match = INCLUDE.match(line)
                 if not match:
@@ -98,8 +131,8 @@ def main():
                 if ".." in pathlib.PurePosixPath(target).parts or (path.parent / target).is_file():
                     offending.append(f"{where} — name a header by its layer folder, not by a relative path")
                     continue
-                top = target.split("/")[0]
-                if top not in names or "/" not in target:
+                top = layer_of(target, names)
+                if top is None:
                     continue  # a system or outside library's header
                 if top not in reach[name]:
                     direction = "up" if name in reach[top] else "sideways"
@@ -116,7 +149,7 @@ def main():
             for name in names:
                 command = next((c for c in commands
                                 if pathlib.Path(c["directory"], c["file"]).resolve().parent == (src / name).resolve()
-                                and f"trainwatch_{name}.a.p" in c["command"]), None)
+                                and f"trainwatch_{name.replace('/', '_')}.a.p" in c["command"]), None)
                 if command is None:
                     cases.append((False, f"{name}: no compile command in compile_commands.json", []))
                     continue
@@ -134,7 +167,7 @@ def main():
                 wrong = []
                 for other in names:
                     header = sorted((src / other).glob("*.h"))[0].name
-                    probe = pathlib.Path(tmp, f"{name}_{other}.cc")
+                    probe = pathlib.Path(tmp, f"{name}_{other}.cc".replace("/", "_"))
                     probe.write_text(f'#include "{other}/{header}"\n')
                     result = subprocess.run(kept + ["-E", str(probe), "-o", "/dev/null"], cwd=command["directory"],
                                             capture_output=True, text=True)

@@ -4,10 +4,15 @@
  *   trainwatch-ckpt verify <checkpoint>                    decode everything, check every checksum
  *   trainwatch-ckpt state <dir>                            the `checkpoint` state file and the latest
  *   trainwatch-ckpt export-safetensors [--max-bytes N] <checkpoint> <out>   write a .safetensors file
+ *   trainwatch-ckpt upgrade <checkpoint> <new>             rewrite it in the current format
  *
  * export-safetensors holds one tensor in memory at a time, and refuses a tensor whose declared size is
  * over N bytes before allocating it (a file of a few kilobytes can declare gigabytes of zeros): N is
  * --max-bytes, else the environment's TRAINWATCH_MAX_LOAD_BYTES, else 1 GiB (C22).
+ *
+ * upgrade reads any format the library reads (those before 1.0 only when it was built with legacy
+ * formats) and writes one file of the current format, every tensor bit for bit
+ * (docs/checkpoint-format.md, "Versioning").
  *
  * Exit status: 0 success, 1 corrupt or truncated checkpoint (TW_DATA_LOSS), 2 usage, 3 other errors
  * (missing file, I/O). */
@@ -87,6 +92,13 @@ static int verify(const char *path) {
   tw_status status = tw_checkpoint_verify(path);
   if (status != TW_OK) return fail(status, "verify");
   printf("OK %s\n", path);
+  return 0;
+}
+
+static int upgrade(const char *from, const char *to) {
+  tw_status status = tw_checkpoint_upgrade(from, to);
+  if (status != TW_OK) return fail(status, "upgrade");
+  printf("OK %s -> %s\n", from, to);
   return 0;
 }
 
@@ -291,7 +303,8 @@ static int usage(void) {
       "usage: trainwatch-ckpt list <checkpoint>\n"
       "       trainwatch-ckpt verify <checkpoint>\n"
       "       trainwatch-ckpt state <dir>\n"
-      "       trainwatch-ckpt export-safetensors [--max-bytes N] <checkpoint> <out.safetensors>\n",
+      "       trainwatch-ckpt export-safetensors [--max-bytes N] <checkpoint> <out.safetensors>\n"
+      "       trainwatch-ckpt upgrade <checkpoint> <new checkpoint>\n",
       stderr);
   return EXIT_USAGE;
 }
@@ -300,6 +313,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && strcmp(argv[1], "list") == 0) return list(argv[2]);
   if (argc == 3 && strcmp(argv[1], "verify") == 0) return verify(argv[2]);
   if (argc == 3 && strcmp(argv[1], "state") == 0) return state(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "upgrade") == 0) return upgrade(argv[2], argv[3]);
   if (argc >= 2 && strcmp(argv[1], "export-safetensors") == 0) {
     unsigned long long max_bytes = DEFAULT_MAX_LOAD_BYTES;
     const char *from_environment = getenv("TRAINWATCH_MAX_LOAD_BYTES");
