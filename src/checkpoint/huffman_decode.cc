@@ -223,7 +223,7 @@ __attribute__((always_inline)) inline void Decode(const HuffmanLengths &lengths,
 
 void DecodePlain(const HuffmanLengths &lengths, Tables *tables, Stream *streams) { Decode(lengths, tables, streams); }
 #if TW_KERNELS_X86
-TW_TARGET_AVX2 void DecodeBmi2(const HuffmanLengths &lengths, Tables *tables, Stream *streams) {
+TW_TARGET_BMI2 void DecodeBmi2(const HuffmanLengths &lengths, Tables *tables, Stream *streams) {
   Decode(lengths, tables, streams);
 }
 #endif

@@ -165,7 +165,7 @@ __attribute__((always_inline)) inline void EncodeStreams(Stream *streams, const 
 
 void EncodeStreamsPlain(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
 #if TW_KERNELS_X86
-TW_TARGET_AVX2 void EncodeStreamsBmi2(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
+TW_TARGET_BMI2 void EncodeStreamsBmi2(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
 
 // The AVX-512 loop: 64 bytes of a stream per step. Each byte's code and length are looked up in
 // registers, then adjacent codes are joined in the vector, a | b << length(a), into pieces of 2, 4, 8
