@@ -4,11 +4,12 @@
 // the Huffman coder (huffman.h), the tiered code (tiered.h) and XXH3 (xxh3.h, libxxhash's own loops).
 //
 // Why hand-written kernels and not Highway's HWY_DYNAMIC_DISPATCH, as the numerics kernels use:
-// Highway 1.0.3 lacks what each of them is built on — 64-byte byte permutes across 128-bit blocks
-// (vpermb/vpermi2b: the 8-byte transposes, the Huffman and tiered table lookups), byte compress and
-// expand (vpcompressb/vpexpandb, AVX-512 VBMI2: the tiered escapes), the multishift (vpmultishiftqb:
-// the tiered unpacking), and non-temporal stores of interleaved planes (its StoreInterleaved* only
-// store normally). XXH3's loops are libxxhash's. The levels are Highway's x86 targets (HWY_AVX2,
+// Highway 1.0.3 lacks what each of them is built on — byte permutes across 128-bit blocks (its
+// TableLookupLanes takes 4- and 8-byte lanes; vpermb/vpermi2b: the 8-byte transposes, the Huffman and
+// tiered table lookups), byte expand (vpexpandb: the tiered decoder's escapes), the multishift
+// (vpmultishiftqb: the tiered unpacking), and non-temporal stores of interleaved planes (its
+// StoreInterleaved2/4 could join 2- and 4-byte planes, but store normally, and a restore streams).
+// XXH3's loops are libxxhash's. The levels are Highway's x86 targets (HWY_AVX2,
 // HWY_AVX3, HWY_AVX3_DL), so a CPU runs the same tier here as in the numerics kernels.
 #ifndef TRAINWATCH_CHECKPOINT_CPU_DISPATCH_H
 #define TRAINWATCH_CHECKPOINT_CPU_DISPATCH_H
