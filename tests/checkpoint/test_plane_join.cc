@@ -30,6 +30,23 @@ bool HandlesEightBytes(ckpt::Isa isa) { return ckpt::ResolveIsa(isa) == ckpt::Is
 
 }  // namespace
 
+// The levels every kernel is chosen by (cpu_dispatch.h): each includes the one below, kBest is the
+// highest this CPU runs, and a named level stands for itself.
+static void isa_levels_nest_and_best_is_the_highest_that_runs(void **state) {
+  (void)state;
+  const ckpt::Isa order[] = {ckpt::Isa::kPortable, ckpt::Isa::kAvx2, ckpt::Isa::kAvx512, ckpt::Isa::kAvx512Vbmi};
+  ckpt::Isa highest = ckpt::Isa::kPortable;
+  for (size_t i = 0; i < 4; ++i) {
+    assert_true(ckpt::ResolveIsa(order[i]) == order[i]);
+    if (i > 0 && ckpt::IsaRuns(order[i])) assert_true(ckpt::IsaRuns(order[i - 1]));
+    if (ckpt::IsaRuns(order[i])) highest = order[i];
+  }
+  assert_true(ckpt::IsaRuns(ckpt::Isa::kPortable) && ckpt::IsaRuns(ckpt::Isa::kBest));
+  assert_true(ckpt::ResolveIsa(ckpt::Isa::kBest) == highest);
+  assert_string_equal(ckpt::IsaName(ckpt::Isa::kBest), ckpt::IsaName(highest));
+  assert_string_equal(ckpt::IsaName(ckpt::Isa::kPortable), "portable");
+}
+
 static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
   (void)state;
   std::mt19937 rng(3);
@@ -135,6 +152,7 @@ static void join_byte_planes_matches_the_definition_for_every_element_size(void 
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(isa_levels_nest_and_best_is_the_highest_that_runs),
       cmocka_unit_test(every_kernel_joins_as_defined_at_any_alignment),
       cmocka_unit_test(the_split_kernel_splits_as_defined_at_any_alignment),
       cmocka_unit_test(join_byte_planes_matches_the_definition_for_every_element_size),
