@@ -123,7 +123,7 @@ struct Stream {
       bits += e >> kPairLengthShift;
     }
     in += kBytesPerFlush;
-    std::memcpy(out, &buffer, 8);  // little-endian host (xxhash64.cc asserts it)
+    std::memcpy(out, &buffer, 8);  // little-endian host (wire.h asserts it)
     out += bits >> 3;
     buffer >>= bits & ~7u;
     bits &= 7;
