@@ -1,5 +1,6 @@
 // What the CPU running the library supports, found once. The checkpoint and summary kernels come in
-// several builds (SSE2, AVX2, AVX-512, BMI2 shifts, SSE4.2 CRC) and each picks its build from here.
+// several builds (SSE2, AVX2, AVX-512, BMI2 shifts, SSE4.2 CRC) and pick them from here: the
+// checkpoint's through one level (checkpoint/cpu_dispatch.h), the summary's CRC directly.
 // One place asks libgcc (__builtin_cpu_init, which writes its model of the CPU), inside a thread-safe
 // static: kernels resolved from several threads at once never write that model concurrently.
 #ifndef TRAINWATCH_BASE_CPU_FEATURES_H

@@ -43,10 +43,10 @@ ckpt::HuffmanModel Sampled(const std::vector<uint8_t> &plane) {
 // Codes `plane` (capacity: more than any coded plane of it needs), with guard bytes
 // after the output and the work area that must stay untouched. Empty when it does not fit.
 std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::HuffmanModel &model,
-                            ckpt::HuffmanEncodeLoop loop = ckpt::HuffmanEncodeLoop::kBest) {
+                            ckpt::Isa isa = ckpt::Isa::kBest) {
   const size_t capacity = 2 * plane.size() + 300;
   std::vector<uint8_t> out(capacity + 64, 0xEE), work(ckpt::HuffmanWorkBytes(plane.size()) + 64, 0xEE);
-  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), model, out.data(), capacity, work.data(), loop);
+  const size_t n = ckpt::HuffmanEncode(plane.data(), plane.size(), model, out.data(), capacity, work.data(), isa);
   for (size_t i = capacity; i < out.size(); ++i) assert_int_equal(out[i], 0xEE);
   for (size_t i = ckpt::HuffmanWorkBytes(plane.size()); i < work.size(); ++i) assert_int_equal(work[i], 0xEE);
   out.resize(n);
@@ -54,10 +54,11 @@ std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::Huffm
 }
 
 // Decodes into an exactly sized buffer (so that ASan sees any write past it) from an exactly sized copy.
-tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, std::vector<uint8_t> *plane = nullptr) {
+tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, std::vector<uint8_t> *plane = nullptr,
+                  ckpt::Isa isa = ckpt::Isa::kBest) {
   const std::vector<uint8_t> in(coded);
   std::vector<uint8_t> out(size);
-  const tw::Status status = ckpt::HuffmanDecode(in.data(), in.size(), out.data(), out.size());
+  const tw::Status status = ckpt::HuffmanDecode(in.data(), in.size(), out.data(), out.size(), isa);
   if (plane != nullptr) *plane = out;
   return status;
 }
@@ -235,18 +236,16 @@ static void decoder_entries_and_tails(void **state) {
 }
 
 // Every encoder loop this CPU runs writes the same bytes as the portable one (the format must not
-// change with the CPU), for planes whose codes join into pieces of every size the vector loop cuts
-// (short codes: 16 bytes per piece; 8-bit codes: 4; blocks of each mixed), codes of 11 bits, one or
+// change with the CPU), and every decoder loop decodes them, for planes whose codes join into pieces of every size the
+// vector loop cuts (short codes: 16 bytes per piece; 8-bit codes: 4; blocks of each mixed), codes of 11 bits, one or
 // two symbols, each half of the byte values alone, and every size from 1 to 200 and past the loops'
 // blocks; with the plane's own counts and with a sample's (whose missed values the byte ranges add).
 static void encoder_loops_write_the_same_bytes(void **state) {
   (void)state;
-  std::vector<ckpt::HuffmanEncodeLoop> loops;
-  for (ckpt::HuffmanEncodeLoop loop :
-       {ckpt::HuffmanEncodeLoop::kBmi2, ckpt::HuffmanEncodeLoop::kAvx512, ckpt::HuffmanEncodeLoop::kBest}) {
-    if (ckpt::HuffmanEncodeLoopRuns(loop)) loops.push_back(loop);
+  std::vector<ckpt::Isa> levels;  // besides kPortable, the reference
+  for (ckpt::Isa isa : {ckpt::Isa::kAvx2, ckpt::Isa::kAvx512, ckpt::Isa::kAvx512Vbmi, ckpt::Isa::kBest}) {
+    if (ckpt::IsaRuns(isa)) levels.push_back(isa);
   }
-  assert_true(ckpt::HuffmanEncodeLoopRuns(ckpt::HuffmanEncodeLoop::kPortable));
   std::mt19937 rng(11);
   const auto plane_of_kind = [&rng](int kind, size_t size) {
     std::vector<uint8_t> plane(size);
@@ -275,16 +274,21 @@ static void encoder_loops_write_the_same_bytes(void **state) {
       if (size > 100000 && kind > 3 && kind != 8) continue;  // the large sizes: the kinds that cut differently
       const std::vector<uint8_t> plane = plane_of_kind(kind, size);
       for (const ckpt::HuffmanModel &model : {WholePlane(plane), Sampled(plane)}) {
-        const std::vector<uint8_t> expected = Encode(plane, model, ckpt::HuffmanEncodeLoop::kPortable);
+        const std::vector<uint8_t> expected = Encode(plane, model, ckpt::Isa::kPortable);
         assert_false(expected.empty());
-        for (ckpt::HuffmanEncodeLoop loop : loops) {
-          if (Encode(plane, model, loop) != expected)
-            fail_msg("loop %d: plane of kind %d, %zu bytes, differs", static_cast<int>(loop), kind, size);
+        for (ckpt::Isa isa : levels) {
+          if (Encode(plane, model, isa) != expected)
+            fail_msg("level %s: plane of kind %d, %zu bytes, differs", ckpt::IsaName(isa), kind, size);
         }
         std::vector<uint8_t> back;
-        const tw::Status status = Decode(expected, plane.size(), &back);
+        const tw::Status status = Decode(expected, plane.size(), &back, ckpt::Isa::kPortable);
         if (!status.ok()) fail_msg("%s", status.message().c_str());
         assert_true(back == plane);
+        for (ckpt::Isa isa : levels) {  // the decoder's loops: plain shifts and BMI2's
+          back.assign(plane.size(), 0);
+          assert_true(Decode(expected, plane.size(), &back, isa).ok());
+          assert_true(back == plane);
+        }
       }
     }
   }

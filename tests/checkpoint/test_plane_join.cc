@@ -6,7 +6,6 @@
 #include <random>
 #include <vector>
 
-#include "base/cpu_features.h"
 #include "checkpoint/codec/codec.h"
 #include "checkpoint/codec/plane_join.h"
 
@@ -22,18 +21,31 @@ namespace ckpt = tw::checkpoint;
 
 namespace {
 
-constexpr ckpt::JoinLoop kLoops[] = {ckpt::JoinLoop::kBest, ckpt::JoinLoop::kAvx2, ckpt::JoinLoop::kAvx512};
+constexpr ckpt::Isa kLevels[] = {ckpt::Isa::kBest, ckpt::Isa::kAvx2, ckpt::Isa::kAvx512, ckpt::Isa::kAvx512Vbmi};
 constexpr ckpt::JoinStores kStores[] = {ckpt::JoinStores::kCached, ckpt::JoinStores::kStreamed};
 constexpr uint8_t kGuard = 0xA5;
 
-// Whether `loop` has a kernel for 8-byte elements on this CPU: AVX-512 with VBMI.
-bool HandlesEightBytes(ckpt::JoinLoop loop) {
-  const tw::CpuFeatures &cpu = tw::Cpu();
-  const bool avx512 = cpu.avx512f && cpu.avx512bw;
-  return (loop == ckpt::JoinLoop::kAvx512 || loop == ckpt::JoinLoop::kBest) && avx512 && cpu.avx512vbmi;
-}
+// Whether level `isa` has a kernel for 8-byte elements: AVX-512 with VBMI.
+bool HandlesEightBytes(ckpt::Isa isa) { return ckpt::ResolveIsa(isa) == ckpt::Isa::kAvx512Vbmi; }
 
 }  // namespace
+
+// The levels every kernel is chosen by (cpu_dispatch.h): each includes the one below, kBest is the
+// highest this CPU runs, and a named level stands for itself.
+static void isa_levels_nest_and_best_is_the_highest_that_runs(void **state) {
+  (void)state;
+  const ckpt::Isa order[] = {ckpt::Isa::kPortable, ckpt::Isa::kAvx2, ckpt::Isa::kAvx512, ckpt::Isa::kAvx512Vbmi};
+  ckpt::Isa highest = ckpt::Isa::kPortable;
+  for (size_t i = 0; i < 4; ++i) {
+    assert_true(ckpt::ResolveIsa(order[i]) == order[i]);
+    if (i > 0 && ckpt::IsaRuns(order[i])) assert_true(ckpt::IsaRuns(order[i - 1]));
+    if (ckpt::IsaRuns(order[i])) highest = order[i];
+  }
+  assert_true(ckpt::IsaRuns(ckpt::Isa::kPortable) && ckpt::IsaRuns(ckpt::Isa::kBest));
+  assert_true(ckpt::ResolveIsa(ckpt::Isa::kBest) == highest);
+  assert_string_equal(ckpt::IsaName(ckpt::Isa::kBest), ckpt::IsaName(highest));
+  assert_string_equal(ckpt::IsaName(ckpt::Isa::kPortable), "portable");
+}
 
 static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
   (void)state;
@@ -41,11 +53,11 @@ static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
   std::vector<uint8_t> source(8 * 4200 + 64);
   for (uint8_t &b : source) b = static_cast<uint8_t>(rng());
   int kernels = 0;
-  for (ckpt::JoinLoop loop : kLoops) {
-    if (!ckpt::JoinLoopRuns(loop)) continue;
+  for (ckpt::Isa isa : kLevels) {
+    if (!ckpt::IsaRuns(isa) || ckpt::ResolveIsa(isa) == ckpt::Isa::kPortable) continue;
     ++kernels;
     for (size_t element_size : {2, 4, 8}) {
-      if (element_size == 8 && !HandlesEightBytes(loop)) continue;
+      if (element_size == 8 && !HandlesEightBytes(isa)) continue;
       for (size_t count : {0, 1, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1000, 4200}) {
         for (size_t misalign : {0, 1, 2, 3, 4, 17, 32, 62}) {
           for (ckpt::JoinStores stores : kStores) {
@@ -55,12 +67,12 @@ static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
             // 64-byte aligned base, then the misalignment: streamed stores start at the first line.
             uint8_t *base = out.data() + (64 - reinterpret_cast<uintptr_t>(out.data()) % 64) % 64;
             uint8_t *at = base + misalign;
-            assert_true(ckpt::JoinPlanesVector(planes, count, element_size, at, stores, loop));
+            assert_true(ckpt::JoinPlanesVector(planes, count, element_size, at, stores, isa));
             for (size_t i = 0; i < count; ++i) {
               for (size_t k = 0; k < element_size; ++k) {
                 if (at[i * element_size + k] != planes[k][i]) {
                   fail_msg("kernel %s, %zu-byte elements, count %zu, +%zu, %s: element %zu byte %zu",
-                           ckpt::JoinLoopName(loop), element_size, count, misalign,
+                           ckpt::IsaName(isa), element_size, count, misalign,
                            stores == ckpt::JoinStores::kStreamed ? "streamed" : "cached", i, k);
                 }
               }
@@ -75,16 +87,15 @@ static void every_kernel_joins_as_defined_at_any_alignment(void **state) {
     const uint8_t one[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     const uint8_t *planes[8] = {one, one + 1, one + 2, one + 3, one + 4, one + 5, one + 6, one + 7};
     uint8_t out[8] = {kGuard};
-    assert_int_equal(ckpt::JoinPlanesVector(planes, 1, 8, out, ckpt::JoinStores::kCached, loop),
-                     HandlesEightBytes(loop));
-    if (!HandlesEightBytes(loop)) assert_int_equal(out[0], kGuard);
+    assert_int_equal(ckpt::JoinPlanesVector(planes, 1, 8, out, ckpt::JoinStores::kCached, isa), HandlesEightBytes(isa));
+    if (!HandlesEightBytes(isa)) assert_int_equal(out[0], kGuard);
     out[0] = kGuard;
-    assert_false(ckpt::JoinPlanesVector(planes, 1, 1, out, ckpt::JoinStores::kCached, loop));
+    assert_false(ckpt::JoinPlanesVector(planes, 1, 1, out, ckpt::JoinStores::kCached, isa));
     assert_int_equal(out[0], kGuard);
   }
-  assert_true(kernels >= 1);  // kBest always runs
-  assert_non_null(std::strstr("avx2 avx512 portable", ckpt::JoinLoopName(ckpt::JoinLoop::kBest)));
-  assert_false(ckpt::JoinPlanesVector(nullptr, 0, 2, nullptr, ckpt::JoinStores::kCached, ckpt::JoinLoop::kPortable));
+  assert_true(kernels >= 1 || ckpt::ResolveIsa(ckpt::Isa::kBest) == ckpt::Isa::kPortable);
+  assert_non_null(std::strstr("avx2 avx512 avx512vbmi portable", ckpt::IsaName(ckpt::Isa::kBest)));
+  assert_false(ckpt::JoinPlanesVector(nullptr, 0, 2, nullptr, ckpt::JoinStores::kCached, ckpt::Isa::kPortable));
 }
 
 // The 8-byte split kernel against the definition, at counts around its step and any alignment, with
@@ -94,16 +105,16 @@ static void the_split_kernel_splits_as_defined_at_any_alignment(void **state) {
   std::mt19937 rng(5);
   std::vector<uint8_t> source(8 * 4200 + 64);
   for (uint8_t &b : source) b = static_cast<uint8_t>(rng());
-  for (ckpt::JoinLoop loop : kLoops) {
-    if (!ckpt::JoinLoopRuns(loop)) continue;
+  for (ckpt::Isa isa : kLevels) {
+    if (!ckpt::IsaRuns(isa) || ckpt::ResolveIsa(isa) == ckpt::Isa::kPortable) continue;
     for (size_t count : {0, 1, 63, 64, 65, 127, 128, 129, 1000, 4200}) {
       for (size_t misalign : {0, 1, 3, 8, 17, 62}) {
         const uint8_t *elements = source.data() + misalign;
         std::vector<uint8_t> out(8 * (count + 128), kGuard);
         uint8_t *planes[8];
         for (size_t k = 0; k < 8; ++k) planes[k] = out.data() + k * (count + 128) + 64 + (misalign + k) % 5;
-        const bool split = ckpt::SplitPlanesVector(elements, count, 8, planes, loop);
-        assert_int_equal(split, HandlesEightBytes(loop));
+        const bool split = ckpt::SplitPlanesVector(elements, count, 8, planes, isa);
+        assert_int_equal(split, HandlesEightBytes(isa));
         for (size_t k = 0; k < 8; ++k) {
           for (const uint8_t *p = out.data() + k * (count + 128); p < planes[k]; ++p) assert_int_equal(*p, kGuard);
           for (size_t i = 0; i < count; ++i) assert_int_equal(planes[k][i], split ? elements[i * 8 + k] : kGuard);
@@ -114,7 +125,7 @@ static void the_split_kernel_splits_as_defined_at_any_alignment(void **state) {
       }
     }
     uint8_t *none[4] = {};
-    assert_false(ckpt::SplitPlanesVector(source.data(), 64, 4, none, loop));  // 2 and 4 bytes: the compiler's loop
+    assert_false(ckpt::SplitPlanesVector(source.data(), 64, 4, none, isa));  // 2 and 4 bytes: the compiler's loop
   }
 }
 
@@ -141,6 +152,7 @@ static void join_byte_planes_matches_the_definition_for_every_element_size(void 
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(isa_levels_nest_and_best_is_the_highest_that_runs),
       cmocka_unit_test(every_kernel_joins_as_defined_at_any_alignment),
       cmocka_unit_test(the_split_kernel_splits_as_defined_at_any_alignment),
       cmocka_unit_test(join_byte_planes_matches_the_definition_for_every_element_size),

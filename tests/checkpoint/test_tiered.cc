@@ -23,14 +23,14 @@ extern "C" {
 }
 
 namespace ckpt = tw::checkpoint;
-using ckpt::TieredLoop;
+using ckpt::Isa;
 
 namespace {
 
-std::vector<TieredLoop> Loops() {
-  std::vector<TieredLoop> loops = {TieredLoop::kPortable};
-  for (TieredLoop loop : {TieredLoop::kAvx512, TieredLoop::kBest}) {
-    if (ckpt::TieredLoopRuns(loop)) loops.push_back(loop);
+std::vector<Isa> Loops() {
+  std::vector<Isa> loops = {Isa::kPortable};
+  for (Isa loop : {Isa::kAvx512Vbmi, Isa::kBest}) {
+    if (ckpt::IsaRuns(loop)) loops.push_back(loop);
   }
   return loops;
 }
@@ -66,8 +66,8 @@ size_t HeaderBytes(const ckpt::TieredCode &code) {
 // Codes `plane` into a buffer with guard bytes after `capacity` (default: more than any plane needs),
 // with a work area of TieredWorkBytes with guard bytes after it; the guard bytes must stay untouched.
 // Empty when it does not fit. The portable loop, which counts first, refuses before writing anything.
-std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::TieredCode &code,
-                            TieredLoop loop = TieredLoop::kBest, size_t capacity = 0) {
+std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::TieredCode &code, Isa loop = Isa::kBest,
+                            size_t capacity = 0) {
   if (capacity == 0) capacity = 4 * plane.size() + 300;  // 3.25 bytes a byte at most (widths 6, 6, 6)
   std::vector<uint8_t> out(capacity + 64, 0xEE), work(ckpt::TieredWorkBytes(plane.size()) + 64, 0xEE);
   const size_t n = ckpt::TieredEncode(plane.data(), plane.size(), code, out.data(), capacity, work.data(), loop);
@@ -79,7 +79,7 @@ std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::Tiere
       fail_msg("loop %d: work[%zu] written, %zu bytes given", static_cast<int>(loop), i,
                ckpt::TieredWorkBytes(plane.size()));
   }
-  if (n == 0 && loop == TieredLoop::kPortable) {
+  if (n == 0 && loop == Isa::kPortable) {
     for (size_t i = 0; i < capacity; ++i) assert_int_equal(out[i], 0xEE);
   }
   assert_true(n <= capacity);
@@ -88,7 +88,7 @@ std::vector<uint8_t> Encode(const std::vector<uint8_t> &plane, const ckpt::Tiere
 }
 
 // Decodes into an exactly sized buffer (so that ASan sees any write past it) from an exactly sized copy.
-tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, TieredLoop loop = TieredLoop::kBest,
+tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, Isa loop = Isa::kBest,
                   std::vector<uint8_t> *plane = nullptr) {
   std::unique_ptr<uint8_t[]> in(new uint8_t[coded.size() + (coded.empty() ? 1 : 0)]);
   if (!coded.empty()) std::memcpy(in.get(), coded.data(), coded.size());
@@ -100,12 +100,12 @@ tw::Status Decode(const std::vector<uint8_t> &coded, size_t size, TieredLoop loo
 
 // Every loop encodes `plane` with `code` to the portable loop's bytes, and every loop decodes them back.
 std::vector<uint8_t> AssertRoundTrip(const std::vector<uint8_t> &plane, const ckpt::TieredCode &code) {
-  const std::vector<uint8_t> expected = Encode(plane, code, TieredLoop::kPortable);
+  const std::vector<uint8_t> expected = Encode(plane, code, Isa::kPortable);
   if (expected.empty()) {
     fail_msg("%zu bytes, T = %d, widths %d %d %d: not coded", plane.size(), code.tiers, code.width[0], code.width[1],
              code.width[2]);
   }
-  for (TieredLoop loop : Loops()) {
+  for (Isa loop : Loops()) {
     if (Encode(plane, code, loop) != expected) {
       fail_msg("loop %d: %zu bytes, T = %d, widths %d %d %d: coded bytes differ", static_cast<int>(loop), plane.size(),
                code.tiers, code.width[0], code.width[1], code.width[2]);
@@ -119,7 +119,7 @@ std::vector<uint8_t> AssertRoundTrip(const std::vector<uint8_t> &plane, const ck
 }
 
 void ExpectDataLoss(const std::vector<uint8_t> &coded, size_t size, const char *why) {
-  for (TieredLoop loop : Loops()) {
+  for (Isa loop : Loops()) {
     const tw::Status status = Decode(coded, size, loop);
     if (status.code() != TW_DATA_LOSS) fail_msg("loop %d: '%s' accepted", static_cast<int>(loop), why);
     if (std::strstr(status.message().c_str(), why) == nullptr || status.message().rfind("tiered plane: ", 0) != 0)
@@ -292,7 +292,7 @@ static void round_trips_of_every_loop(void **state) {
 static void encoder_respects_capacity(void **state) {
   (void)state;
   const std::vector<uint8_t> plane = ExponentPlane(1 << 16, 1);
-  for (TieredLoop loop : Loops()) {
+  for (Isa loop : Loops()) {
     const ckpt::TieredCode code = ckpt::ChooseTieredCode(Counts(plane).data());
     const size_t n = Encode(plane, code, loop).size();
     assert_true(n > plane.size() * 30 / 100 && n < plane.size() * 36 / 100);
@@ -326,9 +326,9 @@ static void encoder_respects_capacity(void **state) {
       }
       for (const std::vector<int> &widths : std::vector<std::vector<int>>{{2}, {1, 1}, {2, 2, 3}, {1, 1, 1}}) {
         const ckpt::TieredCode code = CodeOf(plane, widths);
-        const std::vector<uint8_t> expected = Encode(plane, code, TieredLoop::kPortable);
+        const std::vector<uint8_t> expected = Encode(plane, code, Isa::kPortable);
         const size_t n = expected.size();
-        for (TieredLoop loop : Loops()) {
+        for (Isa loop : Loops()) {
           for (size_t capacity = n > 80 ? n - 80 : 1; capacity <= n + 2; ++capacity) {
             const std::vector<uint8_t> coded = Encode(plane, code, loop, capacity);
             if (capacity < n ? !coded.empty() : coded != expected)
@@ -348,9 +348,9 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
   const std::vector<std::vector<uint8_t>> tables = {{0xA, 0xB, 0xC}, {0xD}};
   const std::vector<uint8_t> good = Craft({2, 1}, tables, {2, 1}, {{0, 1, 3, 0, 3}, {0, 1}}, {0x99});
   std::vector<uint8_t> back;
-  assert_true(Decode(good, 5, TieredLoop::kPortable, &back).ok());
+  assert_true(Decode(good, 5, Isa::kPortable, &back).ok());
   assert_true(back == (std::vector<uint8_t>{0xA, 0xB, 0xD, 0xA, 0x99}));
-  for (TieredLoop loop : Loops()) assert_true(Decode(good, 5, loop).ok());
+  for (Isa loop : Loops()) assert_true(Decode(good, 5, loop).ok());
 
   ExpectDataLoss({}, 5, "truncated header");
   for (size_t cut = 1; cut < 1 + 4 + 2 + 8; ++cut)
@@ -373,12 +373,12 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
   ExpectDataLoss(bad, 5, "sizes do not add up");
   ExpectDataLoss({good.begin(), good.end() - 1}, 5, "sizes do not add up");
   for (size_t size : {1, 3, 4, 9, 100, 1 << 20}) {
-    for (TieredLoop loop : Loops()) assert_int_equal(Decode(good, size, loop).code(), TW_DATA_LOSS);
+    for (Isa loop : Loops()) assert_int_equal(Decode(good, size, loop).code(), TW_DATA_LOSS);
   }
   // n is implied, not stored: where the padding bits have room for whole codes, they read as code 0
   // (here: up to three more 0xA: stream 1's 10 bits leave 6) for a plane up to 3 bytes longer. The
   // container knows n (the chunk's elements), and its checksum covers the plane.
-  for (TieredLoop loop : Loops()) {
+  for (Isa loop : Loops()) {
     for (size_t size : {6, 7, 8}) assert_true(Decode(good, size, loop).ok());
   }
   ExpectDataLoss(good, 100, "sizes do not add up");
@@ -420,8 +420,7 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
                    "tier 2 has more escapes than raw_count");
     second[2] = 0;
     std::vector<uint8_t> back1000;
-    assert_true(
-        Decode(Craft({2, 1}, tables, {3, 1}, {codes, second}, {0x42}), 1000, TieredLoop::kBest, &back1000).ok());
+    assert_true(Decode(Craft({2, 1}, tables, {3, 1}, {codes, second}, {0x42}), 1000, Isa::kBest, &back1000).ok());
     assert_int_equal(back1000[70], 0x42);
     assert_int_equal(back1000[300], 0xD);
     assert_int_equal(back1000[999], 0xA);
@@ -448,12 +447,12 @@ static void crafted_planes_are_data_loss_with_a_reason(void **state) {
 static void random_and_mutated_planes_never_crash(void **state) {
   (void)state;
   std::mt19937 rng(9);
-  const std::vector<TieredLoop> loops = Loops();
+  const std::vector<Isa> loops = Loops();
   const auto agree = [&](const std::vector<uint8_t> &coded, size_t size) {
     std::vector<uint8_t> first, back;
-    const tw::Status expected = Decode(coded, size, TieredLoop::kPortable, &first);
+    const tw::Status expected = Decode(coded, size, Isa::kPortable, &first);
     assert_true(expected.ok() || expected.code() == TW_DATA_LOSS);
-    for (TieredLoop loop : loops) {
+    for (Isa loop : loops) {
       const tw::Status status = Decode(coded, size, loop, &back);
       if (status.ok() != expected.ok())
         fail_msg("loop %d: '%s' against the portable loop's '%s'", static_cast<int>(loop), status.message().c_str(),
@@ -505,7 +504,7 @@ static void random_and_mutated_planes_never_crash(void **state) {
   for (int trial = 0; trial < 400; ++trial) {
     const size_t size = 1 + rng() % 3000;
     const std::vector<uint8_t> plane = ExponentPlane(size, static_cast<uint32_t>(rng()), trial % 2 ? 0.02f : 3.0f);
-    std::vector<uint8_t> coded = Encode(plane, ckpt::ChooseTieredCode(Counts(plane).data()), TieredLoop::kPortable);
+    std::vector<uint8_t> coded = Encode(plane, ckpt::ChooseTieredCode(Counts(plane).data()), Isa::kPortable);
     assert_true(agree(coded, size));
     for (int m = 0; m < 20; ++m) {
       std::vector<uint8_t> bad = coded;

@@ -27,7 +27,7 @@ void Check(bool ok, const char *what) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const ckpt::TieredLoop loops[] = {ckpt::TieredLoop::kPortable, ckpt::TieredLoop::kAvx512};
+  const ckpt::Isa loops[] = {ckpt::Isa::kPortable, ckpt::Isa::kAvx512Vbmi};
   if (size >= 2) {
     const size_t out_size = 1 + (data[0] | static_cast<size_t>(data[1]) << 8);
     const size_t in_size = size - 2;
@@ -35,12 +35,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (in_size > 0) std::memcpy(in.get(), data + 2, in_size);
     std::vector<uint8_t> first;
     bool first_ok = false;
-    for (ckpt::TieredLoop loop : loops) {
-      if (!ckpt::TieredLoopRuns(loop)) continue;
+    for (ckpt::Isa loop : loops) {
+      if (!ckpt::IsaRuns(loop)) continue;
       std::unique_ptr<uint8_t[]> out(new uint8_t[out_size]);
       const tw::Status status = ckpt::TieredDecode(in.get(), in_size, out.get(), out_size, loop);
       Check(status.ok() || status.code() == TW_DATA_LOSS, "a status other than TW_OK or TW_DATA_LOSS");
-      if (loop == ckpt::TieredLoop::kPortable) {
+      if (loop == ckpt::Isa::kPortable) {
         first_ok = status.ok();
         if (first_ok) first.assign(out.get(), out.get() + out_size);
       } else {
@@ -55,12 +55,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const ckpt::TieredCode code = ckpt::ChooseTieredCode(count);
   const size_t capacity = 4 * size + 256;
   std::vector<uint8_t> expected;
-  for (ckpt::TieredLoop loop : loops) {
-    if (!ckpt::TieredLoopRuns(loop)) continue;
+  for (ckpt::Isa loop : loops) {
+    if (!ckpt::IsaRuns(loop)) continue;
     std::unique_ptr<uint8_t[]> coded(new uint8_t[capacity]), work(new uint8_t[ckpt::TieredWorkBytes(size)]);
     const size_t n = ckpt::TieredEncode(data, size, code, coded.get(), capacity, work.get(), loop);
     Check(n > 0, "a plane did not fit 4 bytes a byte");
-    if (loop == ckpt::TieredLoop::kPortable) {
+    if (loop == ckpt::Isa::kPortable) {
       expected.assign(coded.get(), coded.get() + n);
     } else {
       Check(n == expected.size() && std::memcmp(coded.get(), expected.data(), n) == 0, "the encoder loops differ");

@@ -144,8 +144,8 @@ inline void set_log_level(int level) { tw_set_log_level(static_cast<tw_log_level
 class ProgressSink {
  public:
   virtual ~ProgressSink() = default;
-  virtual void report(int kind, const std::string &path, int64_t bytes_done, int64_t bytes_total,
-                      double elapsed_secs, bool finished) = 0;
+  virtual void report(int kind, const std::string &path, int64_t bytes_done, int64_t bytes_total, double elapsed_secs,
+                      bool finished) = 0;
 };
 
 // Reports an operation once it has run every_n_secs, then every every_n_secs, and at its end, to `sink`

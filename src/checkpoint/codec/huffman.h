@@ -18,6 +18,7 @@
 
 #include "base/status.h"
 #include "checkpoint/codec/huffman_table.h"
+#include "checkpoint/format/cpu_dispatch.h"
 
 namespace tw {
 namespace checkpoint {
@@ -41,23 +42,23 @@ inline size_t HuffmanWorkBytes(size_t size) {
   return (256u << 10) + 64 + kHuffmanStreams * MaxStreamBytes((size + kHuffmanStreams - 1) / kHuffmanStreams);
 }
 
-// Which loop codes the streams; every one writes the same bytes. kBest is the fastest this CPU runs:
-// kAvx512 (AVX-512 BW/CD/VBMI), else kBmi2, else kPortable. Outside x86-64 every value means kPortable.
-enum class HuffmanEncodeLoop { kBest, kPortable, kBmi2, kAvx512 };
-bool HuffmanEncodeLoopRuns(HuffmanEncodeLoop loop);  // whether this CPU runs it (for tests of every loop)
+// The coders' loops shift by variable counts all the time: from level Isa::kAvx2 (cpu_dispatch.h) they
+// run with BMI2's shlx/shrx (one µop where a plain shift by %cl takes three); at kAvx512Vbmi the
+// encoder runs its AVX-512 loop (huffman_encode.cc). Every loop writes the same bytes.
 
 // Codes in[0, size) (size > 0) with a code built from `model` into `out`, which has `capacity` bytes;
 // `work` (HuffmanWorkBytes(size)) holds the streams until their sizes are known. Returns the coded
 // size, or 0 when it would exceed `capacity` (a caller passes one byte less than the plane to get a
-// plane that shrinks, or nothing). Never writes past out[capacity). `loop` must run on this CPU.
+// plane that shrinks, or nothing). Never writes past out[capacity). `isa` must run on this CPU.
 size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, uint8_t *out, size_t capacity,
-                     uint8_t *work, HuffmanEncodeLoop loop = HuffmanEncodeLoop::kBest);
+                     uint8_t *work, Isa isa = Isa::kBest);
 
 // Decodes the coded plane in[0, in_size) into exactly out[0, out_size). A plane that does not decode to
 // exactly out_size bytes with every stored bit accounted for — a bad table, stream sizes that do not
 // add up, a stream that ends early, has bytes left over or non-zero padding — is TW_DATA_LOSS with the
-// reason; nothing outside the two buffers is read or written (out may be partly written then).
-Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size);
+// reason; nothing outside the two buffers is read or written (out may be partly written then). `isa`
+// must run on this CPU.
+Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, Isa isa = Isa::kBest);
 
 }  // namespace checkpoint
 }  // namespace tw

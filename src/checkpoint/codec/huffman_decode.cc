@@ -222,15 +222,15 @@ __attribute__((always_inline)) inline void Decode(const HuffmanLengths &lengths,
 }
 
 void DecodePlain(const HuffmanLengths &lengths, Tables *tables, Stream *streams) { Decode(lengths, tables, streams); }
-#if TW_HUFFMAN_BMI2
-TW_HUFFMAN_TARGET_BMI2 void DecodeBmi2(const HuffmanLengths &lengths, Tables *tables, Stream *streams) {
+#if TW_KERNELS_X86
+TW_TARGET_BMI2 void DecodeBmi2(const HuffmanLengths &lengths, Tables *tables, Stream *streams) {
   Decode(lengths, tables, streams);
 }
 #endif
 
 }  // namespace
 
-Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size) {
+Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, Isa isa) {
   HuffmanLengths lengths;
   size_t table = 0;
   std::string why;
@@ -267,9 +267,14 @@ Status HuffmanDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out
   if (small) {
     tables.BuildSingle(lengths);
   } else {
-#if TW_HUFFMAN_BMI2
-    HuffmanBmi2() ? DecodeBmi2(lengths, &tables, streams) : DecodePlain(lengths, &tables, streams);
+#if TW_KERNELS_X86
+    if (ResolveIsa(isa) != Isa::kPortable) {
+      DecodeBmi2(lengths, &tables, streams);
+    } else {
+      DecodePlain(lengths, &tables, streams);
+    }
 #else
+    (void)isa;
     DecodePlain(lengths, &tables, streams);
 #endif
   }

@@ -3,15 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/cpu_features.h"
 #include "checkpoint/codec/huffman.h"
 #include "checkpoint/codec/huffman_table.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
-#endif
-#if TW_HUFFMAN_BMI2
-#include "checkpoint/codec/x86_intrinsics.h"
 #endif
 
 namespace tw {
@@ -127,7 +123,7 @@ struct Stream {
       bits += e >> kPairLengthShift;
     }
     in += kBytesPerFlush;
-    std::memcpy(out, &buffer, 8);  // little-endian host (xxhash64.cc asserts it)
+    std::memcpy(out, &buffer, 8);  // little-endian host (wire.h asserts it)
     out += bits >> 3;
     buffer >>= bits & ~7u;
     bits &= 7;
@@ -168,15 +164,13 @@ __attribute__((always_inline)) inline void EncodeStreams(Stream *streams, const 
 }
 
 void EncodeStreamsPlain(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
-#if TW_HUFFMAN_BMI2
-TW_HUFFMAN_TARGET_BMI2 void EncodeStreamsBmi2(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
+#if TW_KERNELS_X86
+TW_TARGET_BMI2 void EncodeStreamsBmi2(Stream *streams, const Code &code) { EncodeStreams(streams, code); }
 
 // The AVX-512 loop: 64 bytes of a stream per step. Each byte's code and length are looked up in
 // registers, then adjacent codes are joined in the vector, a | b << length(a), into pieces of 2, 4, 8
 // and 16 bytes while every piece of the step fits kMaxPiece bits: the scalar part, which bounds the
 // speed, then appends 4 pieces per 64 bytes instead of 32 pair codes.
-#define TW_HUFFMAN_TARGET_AVX512 __attribute__((__target__("avx512f,avx512bw,avx512vbmi,bmi2")))
-
 struct VectorTables {
   // Per byte value, 64 values per register: the code's bits 0–7, its bits 8–10, its length.
   __m512i low[4], high[4], length[4];
@@ -186,7 +180,7 @@ struct VectorTables {
 // byte value has bit 6 set (0x00–0x3F, 0x80–0xBF: the sign-and-exponent bytes of floats under 2 in
 // magnitude), one 128-entry lookup by bits 0–5 and 7, half the instructions.
 template <bool kNarrow>
-TW_HUFFMAN_TARGET_AVX512 inline __m512i Lookup(const __m512i table[4], __m512i x, __mmask64 upper) {
+TW_TARGET_AVX512_VBMI inline __m512i Lookup(const __m512i table[4], __m512i x, __mmask64 upper) {
   if (kNarrow) return _mm512_permutex2var_epi8(table[0], x, table[1]);
   return _mm512_mask_blend_epi8(upper, _mm512_permutex2var_epi8(table[0], x, table[1]),
                                 _mm512_permutex2var_epi8(table[2], x, table[3]));
@@ -205,7 +199,7 @@ struct VectorIndices {
 // The first byte of 4-byte piece q (0–7: half A's 64-bit lanes, 8–15: half B's).
 inline int QuadByte(int q) { return 16 * (q % 8 / 2) + 8 * (q / 8) + 4 * (q % 2); }
 
-TW_HUFFMAN_TARGET_AVX512 VectorIndices MakeIndices() {
+TW_TARGET_AVX512_VBMI VectorIndices MakeIndices() {
   alignas(64) int8_t bytes[2][64];
   alignas(64) int16_t words[2][32];
   alignas(64) int64_t first[8], second[8];
@@ -250,8 +244,8 @@ __attribute__((always_inline)) inline void Put(Stream &stream, const Pieces &pie
 
 // Cuts in[0, 64) into pieces; returns how many: 4 (in lanes 0, 2, 4, 6), 8 or 16.
 template <bool kNarrow>
-TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &tables, const VectorIndices &index,
-                                        Pieces *pieces) {
+TW_TARGET_AVX512_VBMI inline int Cut(const uint8_t *in, const VectorTables &tables, const VectorIndices &index,
+                                     Pieces *pieces) {
   __m512i x = _mm512_loadu_si512(in);
   __mmask64 upper = 0;
   if (kNarrow) {  // bit 7 to bit 6 (which is 0), the index bit that picks the second table register
@@ -316,7 +310,7 @@ TW_HUFFMAN_TARGET_AVX512 inline int Cut(const uint8_t *in, const VectorTables &t
 }
 
 template <bool kNarrow>
-TW_HUFFMAN_TARGET_AVX512 void EncodeSteps(Stream *streams, const VectorTables &tables) {
+TW_TARGET_AVX512_VBMI void EncodeSteps(Stream *streams, const VectorTables &tables) {
   const VectorIndices index = MakeIndices();
   for (int k = 0; k < kHuffmanStreams; k += 2) {
     Stream a = streams[k], b = streams[k + 1];
@@ -331,7 +325,7 @@ TW_HUFFMAN_TARGET_AVX512 void EncodeSteps(Stream *streams, const VectorTables &t
   }
 }
 
-TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &code) {
+TW_TARGET_AVX512_VBMI void EncodeStreamsAvx512(Stream *streams, const Code &code) {
   bool narrow = true;
   for (int s = 0; s < 256; ++s) narrow &= code.length[s] == 0 || (s & 0x40) == 0;
   alignas(64) uint8_t bytes[3][256];
@@ -352,7 +346,7 @@ TW_HUFFMAN_TARGET_AVX512 void EncodeStreamsAvx512(Stream *streams, const Code &c
 }
 
 // ByteRanges 64 bytes at a time, each half's bytes picked by a mask of the top bits.
-TW_HUFFMAN_TARGET_AVX512 Ranges ByteRangesAvx512(const uint8_t *in, size_t size) {
+TW_TARGET_AVX512_VBMI Ranges ByteRangesAvx512(const uint8_t *in, size_t size) {
   __m512i low_min = _mm512_set1_epi8(-1), low_max = _mm512_setzero_si512(), high_min = low_min, high_max = low_max;
   size_t i = 0;
   for (; i + 64 <= size; i += 64) {
@@ -377,26 +371,14 @@ TW_HUFFMAN_TARGET_AVX512 Ranges ByteRangesAvx512(const uint8_t *in, size_t size)
   return r;
 }
 
-bool Avx512Runs() { return Cpu().avx512f && Cpu().avx512bw && Cpu().avx512vbmi && Cpu().bmi2; }
 #endif
 
-HuffmanEncodeLoop Resolve(HuffmanEncodeLoop loop) {
-  if (loop != HuffmanEncodeLoop::kBest) return loop;
-#if TW_HUFFMAN_BMI2
-  static const HuffmanEncodeLoop best = Avx512Runs()    ? HuffmanEncodeLoop::kAvx512
-                                        : HuffmanBmi2() ? HuffmanEncodeLoop::kBmi2
-                                                        : HuffmanEncodeLoop::kPortable;
-  return best;
-#else
-  return HuffmanEncodeLoop::kPortable;
-#endif
-}
-
-void EncodeStreamsWith(HuffmanEncodeLoop loop, Stream *streams, const Code &code) {
-  switch (Resolve(loop)) {
-#if TW_HUFFMAN_BMI2
-    case HuffmanEncodeLoop::kAvx512: return EncodeStreamsAvx512(streams, code);
-    case HuffmanEncodeLoop::kBmi2: return EncodeStreamsBmi2(streams, code);
+void EncodeStreamsWith(Isa isa, Stream *streams, const Code &code) {
+  switch (isa) {
+#if TW_KERNELS_X86
+    case Isa::kAvx512Vbmi: return EncodeStreamsAvx512(streams, code);
+    case Isa::kAvx512:
+    case Isa::kAvx2: return EncodeStreamsBmi2(streams, code);
 #endif
     default: return EncodeStreamsPlain(streams, code);
   }
@@ -404,26 +386,13 @@ void EncodeStreamsWith(HuffmanEncodeLoop loop, Stream *streams, const Code &code
 
 }  // namespace
 
-bool HuffmanEncodeLoopRuns(HuffmanEncodeLoop loop) {
-#if TW_HUFFMAN_BMI2
-  switch (loop) {
-    case HuffmanEncodeLoop::kAvx512: return Avx512Runs();
-    case HuffmanEncodeLoop::kBmi2: return HuffmanBmi2();
-    default: return true;
-  }
-#else
-  (void)loop;
-  return true;
-#endif
-}
-
 size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, uint8_t *out, size_t capacity,
-                     uint8_t *work, HuffmanEncodeLoop loop) {
+                     uint8_t *work, Isa isa) {
   if (size == 0) return 0;
   uint64_t weight[256];
-  loop = Resolve(loop);
-#if TW_HUFFMAN_BMI2
-  CodeWeights(in, size, model, loop == HuffmanEncodeLoop::kAvx512 ? ByteRangesAvx512 : ByteRanges, weight);
+  isa = ResolveIsa(isa);
+#if TW_KERNELS_X86
+  CodeWeights(in, size, model, isa == Isa::kAvx512Vbmi ? ByteRangesAvx512 : ByteRanges, weight);
 #else
   CodeWeights(in, size, model, ByteRanges, weight);
 #endif
@@ -435,7 +404,7 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, 
   work += (64 - reinterpret_cast<uintptr_t>(work) % 64) % 64;  // HuffmanWorkBytes leaves room for this
   code.pair = reinterpret_cast<uint32_t *>(work);
   work += kPairEntries * sizeof(uint32_t);
-  if (loop != HuffmanEncodeLoop::kAvx512) FillPairs(&code);
+  if (isa != Isa::kAvx512Vbmi) FillPairs(&code);
 
   // Stream k into work[k·area, (k+1)·area).
   const size_t segment = (size + kHuffmanStreams - 1) / kHuffmanStreams, area = MaxStreamBytes(segment);
@@ -446,7 +415,7 @@ size_t HuffmanEncode(const uint8_t *in, size_t size, const HuffmanModel &model, 
     streams[k].in_end = in + std::min(size, begin + segment);
     streams[k].out = work + k * area;
   }
-  EncodeStreamsWith(loop, streams, code);
+  EncodeStreamsWith(isa, streams, code);
 
   const size_t table = HuffmanTableSize(lengths);
   size_t coded = table + 4 * (kHuffmanStreams - 1);

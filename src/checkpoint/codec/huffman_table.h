@@ -8,8 +8,6 @@
 #include <cstdint>
 #include <string>
 
-#include "base/cpu_features.h"
-
 namespace tw {
 namespace checkpoint {
 
@@ -40,17 +38,6 @@ void WriteHuffmanTable(const HuffmanLengths &lengths, uint8_t *out);
 // truncated table, a length of 0 or over kHuffmanMaxBits for a listed symbol, a non-zero padding
 // nibble, or lengths that are not a complete prefix code (oversubscribed or incomplete).
 bool ReadHuffmanTable(const uint8_t *in, size_t size, HuffmanLengths *lengths, size_t *table_size, std::string *why);
-
-// The coders' loops shift by variable counts all the time: they are built twice, plain and with
-// BMI2's shlx/shrx (one µop where a plain shift by %cl takes three), and run with BMI2 when the CPU
-// has it (HuffmanBmi2, decided once).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TW_HUFFMAN_BMI2 1
-#define TW_HUFFMAN_TARGET_BMI2 __attribute__((__target__("bmi2")))
-inline bool HuffmanBmi2() { return Cpu().bmi2; }
-#else
-#define TW_HUFFMAN_BMI2 0
-#endif
 
 }  // namespace checkpoint
 }  // namespace tw

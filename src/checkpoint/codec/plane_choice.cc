@@ -108,7 +108,7 @@ PlaneChoice PreferTiered(const HuffmanModel &model, size_t total, double entropy
 }  // namespace
 
 bool TieredPlanesAllowed(TieredPlanes policy) {
-  return policy == TieredPlanes::kAlways || (policy == TieredPlanes::kWhereFast && TieredLoopRuns(TieredLoop::kAvx512));
+  return policy == TieredPlanes::kAlways || (policy == TieredPlanes::kWhereFast && IsaRuns(Isa::kAvx512Vbmi));
 }
 
 PlaneChoice ChoosePlaneCodec(const uint8_t *data, size_t size, Filter filter, HuffmanModel *model, TieredCode *tiered) {

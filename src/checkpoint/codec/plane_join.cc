@@ -2,28 +2,17 @@
 
 #include <cstdint>
 
-#include "base/cpu_features.h"
-
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define TW_JOIN_DISPATCH 1
-#include <immintrin.h>
-#endif
-
 namespace tw {
 namespace checkpoint {
 namespace {
 
-#if TW_JOIN_DISPATCH
-
-#define TW_AVX2 __attribute__((__target__("avx2")))
-#define TW_AVX512 __attribute__((__target__("avx512f,avx512bw")))
-#define TW_AVX512_VBMI __attribute__((__target__("avx512f,avx512bw,avx512vbmi")))
+#if TW_KERNELS_X86
 
 // Each kernel joins `count` elements, a multiple of its block; with kStream, `out` is 64-byte aligned.
 using Kernel = void (*)(const uint8_t *const *planes, size_t count, uint8_t *out);
 
 template <bool kStream>
-TW_AVX2 inline void Store256(uint8_t *to, __m256i v) {
+TW_TARGET_AVX2 inline void Store256(uint8_t *to, __m256i v) {
   if (kStream) {
     _mm256_stream_si256(reinterpret_cast<__m256i *>(to), v);
   } else {
@@ -32,7 +21,7 @@ TW_AVX2 inline void Store256(uint8_t *to, __m256i v) {
 }
 
 template <bool kStream>
-TW_AVX512 inline void Store512(uint8_t *to, __m512i v) {
+TW_TARGET_AVX512 inline void Store512(uint8_t *to, __m512i v) {
   if (kStream) {
     _mm512_stream_si512(reinterpret_cast<__m512i *>(to), v);
   } else {
@@ -42,7 +31,7 @@ TW_AVX512 inline void Store512(uint8_t *to, __m512i v) {
 
 // The unpack instructions interleave within each 128-bit lane; the permutes put the lanes in order.
 template <bool kStream>
-TW_AVX2 void Join2Avx2(const uint8_t *const *planes, size_t count, uint8_t *out) {
+TW_TARGET_AVX2 void Join2Avx2(const uint8_t *const *planes, size_t count, uint8_t *out) {
   for (size_t i = 0; i < count; i += 32) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(planes[0] + i));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(planes[1] + i));
@@ -53,7 +42,7 @@ TW_AVX2 void Join2Avx2(const uint8_t *const *planes, size_t count, uint8_t *out)
 }
 
 template <bool kStream>
-TW_AVX2 void Join4Avx2(const uint8_t *const *planes, size_t count, uint8_t *out) {
+TW_TARGET_AVX2 void Join4Avx2(const uint8_t *const *planes, size_t count, uint8_t *out) {
   for (size_t i = 0; i < count; i += 32) {
     const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(planes[0] + i));
     const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(planes[1] + i));
@@ -73,13 +62,13 @@ TW_AVX2 void Join4Avx2(const uint8_t *const *planes, size_t count, uint8_t *out)
 
 // Qword indices for _mm512_permutex2var_epi64(x, index, y) (0–7: x's, 8–15: y's): 128-bit lanes 0 and 1
 // of x and y interleaved (x0 y0 x1 y1), lanes 2 and 3 the same, and the low or high halves of x and y.
-TW_AVX512 inline __m512i LanesLow() { return _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0); }
-TW_AVX512 inline __m512i LanesHigh() { return _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4); }
-TW_AVX512 inline __m512i HalvesLow() { return _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0); }
-TW_AVX512 inline __m512i HalvesHigh() { return _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4); }
+TW_TARGET_AVX512 inline __m512i LanesLow() { return _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0); }
+TW_TARGET_AVX512 inline __m512i LanesHigh() { return _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4); }
+TW_TARGET_AVX512 inline __m512i HalvesLow() { return _mm512_set_epi64(11, 10, 9, 8, 3, 2, 1, 0); }
+TW_TARGET_AVX512 inline __m512i HalvesHigh() { return _mm512_set_epi64(15, 14, 13, 12, 7, 6, 5, 4); }
 
 template <bool kStream>
-TW_AVX512 void Join2Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
+TW_TARGET_AVX512 void Join2Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
   const __m512i first = LanesLow(), second = LanesHigh();
   for (size_t i = 0; i < count; i += 64) {
     const __m512i a = _mm512_loadu_si512(planes[0] + i), b = _mm512_loadu_si512(planes[1] + i);
@@ -90,7 +79,7 @@ TW_AVX512 void Join2Avx512(const uint8_t *const *planes, size_t count, uint8_t *
 }
 
 template <bool kStream>
-TW_AVX512 void Join4Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
+TW_TARGET_AVX512 void Join4Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
   const __m512i lanes_low = LanesLow(), lanes_high = LanesHigh(), halves_low = HalvesLow(), halves_high = HalvesHigh();
   for (size_t i = 0; i < count; i += 64) {
     const __m512i a = _mm512_loadu_si512(planes[0] + i), b = _mm512_loadu_si512(planes[1] + i);
@@ -116,7 +105,7 @@ TW_AVX512 void Join4Avx512(const uint8_t *const *planes, size_t count, uint8_t *
 // elements) gathered into qword k is a byte transpose within the vector (one vpermb), and the qwords
 // of 8 such vectors transposed (8×8) are the 8 planes. Both steps are their own inverse, so the split
 // and the join are the same two steps in opposite orders.
-TW_AVX512_VBMI inline __m512i TransposeBytes8x8(__m512i v) {
+TW_TARGET_AVX512_VBMI inline __m512i TransposeBytes8x8(__m512i v) {
   alignas(64) static const uint8_t kIndex[64] = {0, 8,  16, 24, 32, 40, 48, 56, 1, 9,  17, 25, 33, 41, 49, 57,
                                                  2, 10, 18, 26, 34, 42, 50, 58, 3, 11, 19, 27, 35, 43, 51, 59,
                                                  4, 12, 20, 28, 36, 44, 52, 60, 5, 13, 21, 29, 37, 45, 53, 61,
@@ -126,7 +115,7 @@ TW_AVX512_VBMI inline __m512i TransposeBytes8x8(__m512i v) {
 
 // v[i] qword k becomes v[k] qword i: qwords of pairs of vectors interleaved, then pairs of their
 // 128-bit lanes, twice (permutes of two vectors by qword index, as the 4-byte join's).
-TW_AVX512 inline void TransposeQwords8x8(__m512i *v) {
+TW_TARGET_AVX512 inline void TransposeQwords8x8(__m512i *v) {
   const __m512i low = _mm512_set_epi64(14, 6, 12, 4, 10, 2, 8, 0), high = _mm512_set_epi64(15, 7, 13, 5, 11, 3, 9, 1);
   const __m512i even_lanes = _mm512_set_epi64(13, 12, 9, 8, 5, 4, 1, 0);
   const __m512i odd_lanes = _mm512_set_epi64(15, 14, 11, 10, 7, 6, 3, 2);
@@ -149,7 +138,7 @@ TW_AVX512 inline void TransposeQwords8x8(__m512i *v) {
 }
 
 template <bool kStream>
-TW_AVX512_VBMI void Join8Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
+TW_TARGET_AVX512_VBMI void Join8Avx512(const uint8_t *const *planes, size_t count, uint8_t *out) {
   for (size_t i = 0; i < count; i += 64) {
     __m512i v[8];
     for (int k = 0; k < 8; ++k) v[k] = _mm512_loadu_si512(planes[k] + i);
@@ -158,7 +147,7 @@ TW_AVX512_VBMI void Join8Avx512(const uint8_t *const *planes, size_t count, uint
   }
 }
 
-TW_AVX512_VBMI void Split8Avx512(const uint8_t *elements, size_t count, uint8_t *const *planes) {
+TW_TARGET_AVX512_VBMI void Split8Avx512(const uint8_t *elements, size_t count, uint8_t *const *planes) {
   for (size_t i = 0; i < count; i += 64) {
     __m512i v[8];
     for (int j = 0; j < 8; ++j) v[j] = TransposeBytes8x8(_mm512_loadu_si512(elements + 8 * i + 64 * j));
@@ -170,38 +159,22 @@ TW_AVX512_VBMI void Split8Avx512(const uint8_t *elements, size_t count, uint8_t 
 struct Kernels {
   size_t block;       // elements per step
   Kernel join[3][2];  // [element size 2, 4, 8][cached, streamed]; no 8-byte kernel: null
-  const char *name;
 };
 
-const Kernels kAvx2 = {
-    32, {{Join2Avx2<false>, Join2Avx2<true>}, {Join4Avx2<false>, Join4Avx2<true>}, {nullptr, nullptr}}, "avx2"};
-const Kernels kAvx512 = {64,
-                         {{Join2Avx512<false>, Join2Avx512<true>},
-                          {Join4Avx512<false>, Join4Avx512<true>},
-                          {Join8Avx512<false>, Join8Avx512<true>}},
-                         "avx512"};
-const Kernels kAvx512NoVbmi = {
-    64,
-    {{Join2Avx512<false>, Join2Avx512<true>}, {Join4Avx512<false>, Join4Avx512<true>}, {nullptr, nullptr}},
-    "avx512"};
+const Kernels kAvx2 = {32,
+                       {{Join2Avx2<false>, Join2Avx2<true>}, {Join4Avx2<false>, Join4Avx2<true>}, {nullptr, nullptr}}};
+const Kernels kAvx512 = {
+    64, {{Join2Avx512<false>, Join2Avx512<true>}, {Join4Avx512<false>, Join4Avx512<true>}, {nullptr, nullptr}}};
+const Kernels kAvx512Vbmi = {64,
+                             {{Join2Avx512<false>, Join2Avx512<true>},
+                              {Join4Avx512<false>, Join4Avx512<true>},
+                              {Join8Avx512<false>, Join8Avx512<true>}}};
 
-bool Runs(JoinLoop loop) {
-  switch (loop) {
-    case JoinLoop::kAvx512: return Cpu().avx512f && Cpu().avx512bw;
-    case JoinLoop::kAvx2: return Cpu().avx2;
-    default: return true;
-  }
-}
-
-bool RunsVbmi() { return Cpu().avx512vbmi; }
-
-const Kernels *Get(JoinLoop loop) {
-  static const JoinLoop best = Runs(JoinLoop::kAvx512) ? JoinLoop::kAvx512
-                               : Runs(JoinLoop::kAvx2) ? JoinLoop::kAvx2
-                                                       : JoinLoop::kPortable;
-  switch (loop == JoinLoop::kBest ? best : loop) {
-    case JoinLoop::kAvx512: return RunsVbmi() ? &kAvx512 : &kAvx512NoVbmi;
-    case JoinLoop::kAvx2: return &kAvx2;
+const Kernels *Get(Isa isa) {
+  switch (ResolveIsa(isa)) {
+    case Isa::kAvx512Vbmi: return &kAvx512Vbmi;
+    case Isa::kAvx512: return &kAvx512;
+    case Isa::kAvx2: return &kAvx2;
     default: return nullptr;
   }
 }
@@ -214,28 +187,14 @@ void JoinEach(const uint8_t *const *planes, size_t begin, size_t end, size_t ele
   }
 }
 
-#else
-bool Runs(JoinLoop) { return true; }
-#endif  // TW_JOIN_DISPATCH
+#endif  // TW_KERNELS_X86
 
 }  // namespace
 
-bool JoinLoopRuns(JoinLoop loop) { return Runs(loop); }
-
-const char *JoinLoopName(JoinLoop loop) {
-#if TW_JOIN_DISPATCH
-  const Kernels *kernels = Get(loop);
-  return kernels != nullptr ? kernels->name : "portable";
-#else
-  (void)loop;
-  return "portable";
-#endif
-}
-
 bool JoinPlanesVector(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements,
-                      JoinStores stores, JoinLoop loop) {
-#if TW_JOIN_DISPATCH
-  const Kernels *kernels = Get(loop);
+                      JoinStores stores, Isa isa) {
+#if TW_KERNELS_X86
+  const Kernels *kernels = Get(isa);
   const int size_index = element_size == 2 ? 0 : element_size == 4 ? 1 : element_size == 8 ? 2 : -1;
   if (kernels == nullptr || size_index < 0 || kernels->join[size_index][0] == nullptr) return false;
   // Non-temporal stores need aligned lines: join the elements before the first one that starts a line
@@ -258,16 +217,15 @@ bool JoinPlanesVector(const uint8_t *const *planes, size_t count, size_t element
   JoinEach(planes, head + body, count, element_size, elements);
   return true;
 #else
-  (void)planes, (void)count, (void)element_size, (void)elements, (void)stores, (void)loop;
+  (void)planes, (void)count, (void)element_size, (void)elements, (void)stores, (void)isa;
   return false;
 #endif
 }
 
-bool SplitPlanesVector(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes,
-                       JoinLoop loop) {
-#if TW_JOIN_DISPATCH
-  const Kernels *kernels = Get(loop);
-  if (kernels != &kAvx512 || element_size != 8) return false;
+bool SplitPlanesVector(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes, Isa isa) {
+#if TW_KERNELS_X86
+  const Kernels *kernels = Get(isa);
+  if (kernels != &kAvx512Vbmi || element_size != 8) return false;
   const size_t body = count / 64 * 64;
   Split8Avx512(elements, body, planes);
   for (size_t i = body; i < count; ++i) {
@@ -275,7 +233,7 @@ bool SplitPlanesVector(const uint8_t *elements, size_t count, size_t element_siz
   }
   return true;
 #else
-  (void)elements, (void)count, (void)element_size, (void)planes, (void)loop;
+  (void)elements, (void)count, (void)element_size, (void)planes, (void)isa;
   return false;
 #endif
 }

@@ -3,22 +3,18 @@
 // twice (once to prove its raw checksum, once into the variable), and the compiler's own vectorisation
 // of the portable loop (SSE2, 16 bytes a step) ran at a third of memory speed; for 8-byte elements it
 // ran at a third of memory speed both ways. AVX-512BW (VBMI for 8-byte elements) and AVX2 kernels are
-// compiled here with target attributes and the widest one the CPU runs is chosen once, so no special
-// compiler flags.
+// compiled here with target attributes and chosen by the checkpoint kernels' Isa (cpu_dispatch.h), so
+// no special compiler flags.
 #ifndef TRAINWATCH_CHECKPOINT_PLANE_JOIN_H
 #define TRAINWATCH_CHECKPOINT_PLANE_JOIN_H
 
 #include <cstddef>
 #include <cstdint>
 
+#include "checkpoint/format/cpu_dispatch.h"
+
 namespace tw {
 namespace checkpoint {
-
-// Which kernel joins. kBest is the widest this CPU runs; kPortable means "no vector kernel here" (the
-// caller's portable loop joins). Outside x86-64 every value means kPortable.
-enum class JoinLoop { kBest, kPortable, kAvx2, kAvx512 };
-bool JoinLoopRuns(JoinLoop loop);         // whether this CPU runs it (for tests of every kernel)
-const char *JoinLoopName(JoinLoop loop);  // kBest: the name of the kernel it chose
 
 // Where the joined elements go. kStreamed: non-temporal stores, which skip reading the destination's
 // lines into the cache before overwriting them (a third of the memory traffic of a join into memory
@@ -32,17 +28,17 @@ inline JoinStores DestinationStores(uint64_t bytes) {
 }
 
 // Writes element i's byte k = planes[k][i] for i < count, as JoinBytePlanes (codec.h), when a vector
-// kernel handles `element_size` on this CPU (2 and 4 bytes; 8 with AVX-512 VBMI); returns false without
-// writing otherwise.
-// Planes and elements may have any alignment; they must not overlap. `loop` must run on this CPU.
+// kernel handles `element_size` at level `isa` (2 and 4 bytes from kAvx2; 8 at kAvx512Vbmi); returns
+// false without writing otherwise (always at kPortable: the caller's portable loop joins).
+// Planes and elements may have any alignment; they must not overlap. `isa` must run on this CPU.
 bool JoinPlanesVector(const uint8_t *const *planes, size_t count, size_t element_size, uint8_t *elements,
-                      JoinStores stores = JoinStores::kCached, JoinLoop loop = JoinLoop::kBest);
+                      JoinStores stores = JoinStores::kCached, Isa isa = Isa::kBest);
 
 // Writes planes[k][i] = element i's byte k for i < count, as SplitBytePlanes (codec.h), when a vector
-// kernel handles `element_size` on this CPU (8 bytes, with AVX-512 VBMI: the compiler's loop is fast
+// kernel handles `element_size` at level `isa` (8 bytes, at kAvx512Vbmi: the compiler's loop is fast
 // enough for 2 and 4); returns false without writing otherwise. No alignment needed; no overlap.
 bool SplitPlanesVector(const uint8_t *elements, size_t count, size_t element_size, uint8_t *const *planes,
-                       JoinLoop loop = JoinLoop::kBest);
+                       Isa isa = Isa::kBest);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -29,6 +29,7 @@
 #include <cstdint>
 
 #include "base/status.h"
+#include "checkpoint/format/cpu_dispatch.h"
 
 namespace tw {
 namespace checkpoint {
@@ -57,10 +58,8 @@ inline size_t TieredHeaderBytes(const TieredCode &code) {
   return bytes;
 }
 
-// Which loop codes or decodes; every one writes the same bytes and agrees on what it refuses. kBest is
-// kAvx512 (AVX-512 F/BW/VBMI/VBMI2, BMI2, POPCNT) when the CPU has it, else kPortable (everywhere).
-enum class TieredLoop { kBest, kPortable, kAvx512 };
-bool TieredLoopRuns(TieredLoop loop);  // whether this CPU runs it (for tests of every loop)
+// The loops: the AVX-512 one at level Isa::kAvx512Vbmi (cpu_dispatch.h), the portable one below it.
+// Every one writes the same bytes and agrees on what it refuses.
 
 // Bytes of `work` TieredEncode needs for a plane of `size` bytes: 2·size + 128. The AVX-512 loop stages
 // there, a byte each, tier 2's codes and the bytes that reach tier 3 (or the raw bytes), until the
@@ -70,18 +69,17 @@ size_t TieredWorkBytes(size_t size);
 // Codes in[0, size) (size > 0) with `code` into `out`, which has `capacity` bytes. Returns the coded
 // size, or 0 when it would exceed `capacity` (a caller passes one byte less than the plane to get a
 // plane that shrinks, or nothing) or `code` is not a valid code. Never writes past out[capacity) nor
-// past work[TieredWorkBytes(size)); out[0, capacity) may have been written when it returns 0. `loop`
+// past work[TieredWorkBytes(size)); out[0, capacity) may have been written when it returns 0. `isa`
 // must run on this CPU.
 size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint8_t *out, size_t capacity,
-                    uint8_t *work, TieredLoop loop = TieredLoop::kBest);
+                    uint8_t *work, Isa isa = Isa::kBest);
 
 // Decodes the coded plane in[0, in_size) into exactly out[0, out_size). A plane that does not decode to
 // exactly out_size bytes with every stored bit accounted for — a bad header, sizes that do not add up,
 // a tier whose escapes differ from the next tier's count, non-zero padding — is TW_DATA_LOSS with the
 // reason ("tiered plane: …"); nothing outside the two buffers is read or written (out may be partly
-// written then). `loop` must run on this CPU.
-Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size,
-                    TieredLoop loop = TieredLoop::kBest);
+// written then). `isa` must run on this CPU.
+Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, Isa isa = Isa::kBest);
 
 }  // namespace checkpoint
 }  // namespace tw

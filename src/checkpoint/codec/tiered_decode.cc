@@ -9,7 +9,6 @@
 #include <string>
 
 #include "checkpoint/codec/tiered.h"
-#include "checkpoint/codec/tiered_avx512.h"
 
 namespace tw {
 namespace checkpoint {
@@ -180,7 +179,7 @@ Status DecodePortable(const Plane &plane, uint8_t *out, size_t out_size) {
   return CheckUsedUp(left, plane);
 }
 
-#if TW_TIERED_AVX512
+#if TW_KERNELS_X86
 // ---- The AVX-512 loop.
 
 // One tier's unpacking: 64 codes of `width` bits from bit `skip` (0–7) of a 64-byte window. The
@@ -196,7 +195,7 @@ struct Tier {
   uint64_t position = 0;  // bits
   uint64_t width = 0;
 
-  TW_TIERED_TARGET_AVX512 void Init(int w, const uint8_t *stream_begin, uint64_t stream_bytes) {
+  TW_TARGET_AVX512_VBMI void Init(int w, const uint8_t *stream_begin, uint64_t stream_bytes) {
     alignas(64) uint8_t index[64];
     for (int i = 0; i < 64; ++i) index[i] = static_cast<uint8_t>(i / 8 * w + i % 8);
     permute = _mm512_load_si512(index);
@@ -210,12 +209,12 @@ struct Tier {
     bytes = stream_bytes;
     width = static_cast<uint64_t>(w);
   }
-  TW_TIERED_TARGET_AVX512 __m512i Unpack(__m512i window, unsigned skip) const {
+  TW_TARGET_AVX512_VBMI __m512i Unpack(__m512i window, unsigned skip) const {
     return _mm512_and_si512(_mm512_multishift_epi64_epi8(shift[skip], _mm512_permutexvar_epi8(permute, window)), mask);
   }
   // The next m (0–64) codes; the caller has checked the tier's count has them, so the bytes are in the
   // stream: 64 bytes at once while the stream has them (no mask to build), else exactly those bytes.
-  TW_TIERED_TARGET_AVX512 __m512i Next(unsigned m) {
+  TW_TARGET_AVX512_VBMI __m512i Next(unsigned m) {
     const uint64_t byte = position >> 3, skip = position & 7, end = skip + m * width;
     const __m512i window =
         byte + 64 <= bytes
@@ -225,14 +224,14 @@ struct Tier {
     return Unpack(window, static_cast<unsigned>(skip));
   }
   // A comparison (port 5) measured faster than adding 128 - (2^w - 1) and reading bit 7 (port 0): fewer µops.
-  TW_TIERED_TARGET_AVX512 __mmask64 Escapes(__m512i codes) const { return _mm512_cmpeq_epi8_mask(codes, escape); }
+  TW_TARGET_AVX512_VBMI __mmask64 Escapes(__m512i codes) const { return _mm512_cmpeq_epi8_mask(codes, escape); }
 };
 
 // The symbols of every tier in one table, tier 1's first: a byte that escapes tiers 1 … t-1 and has code
 // c in tier t has index (2^w1 - 1) + … + (2^w(t-1) - 1) + c, the sum of its codes (an escape is 2^w - 1),
 // so one lookup per step serves every tier. kParts: 64-byte parts of the table the symbols fill.
 template <int kParts>
-TW_TIERED_TARGET_AVX512 inline __m512i Symbols(const __m512i *table, __m512i index) {
+TW_TARGET_AVX512_VBMI inline __m512i Symbols(const __m512i *table, __m512i index) {
   if (kParts == 1) return _mm512_permutexvar_epi8(index, table[0]);
   const __m512i low = _mm512_permutex2var_epi8(table[0], index, table[1]);
   if (kParts == 2) return low;
@@ -246,7 +245,7 @@ TW_TIERED_TARGET_AVX512 inline __m512i Symbols(const __m512i *table, __m512i ind
 constexpr int kGroupSteps = 8;
 
 template <int kTiers, int kParts>
-TW_TIERED_TARGET_AVX512 Status DecodeSteps(const Plane &plane, uint8_t *out, size_t out_size) {
+TW_TARGET_AVX512_VBMI Status DecodeSteps(const Plane &plane, uint8_t *out, size_t out_size) {
   Tier tier[kTiers];
   alignas(64) uint8_t all[192] = {};
   int symbols = 0;
@@ -328,7 +327,7 @@ TW_TIERED_TARGET_AVX512 Status DecodeSteps(const Plane &plane, uint8_t *out, siz
 }
 
 template <int kTiers>
-TW_TIERED_TARGET_AVX512 Status DecodeAvx512(const Plane &plane, uint8_t *out, size_t out_size) {
+TW_TARGET_AVX512_VBMI Status DecodeAvx512(const Plane &plane, uint8_t *out, size_t out_size) {
   int symbols = 0;
   for (int t = 0; t < kTiers; ++t) symbols += (1 << plane.width[t]) - 1;
   if (symbols <= 64) return DecodeSteps<kTiers, 1>(plane, out, out_size);
@@ -339,12 +338,11 @@ TW_TIERED_TARGET_AVX512 Status DecodeAvx512(const Plane &plane, uint8_t *out, si
 
 }  // namespace
 
-Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, TieredLoop loop) {
+Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_size, Isa isa) {
   Plane plane;
   TW_RETURN_IF_ERROR(Parse(in, in_size, out_size, &plane));
-#if TW_TIERED_AVX512
-  static const bool avx512 = TieredAvx512Runs();
-  if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512)) {
+#if TW_KERNELS_X86
+  if (ResolveIsa(isa) == Isa::kAvx512Vbmi) {
     switch (plane.tiers) {
       case 1: return DecodeAvx512<1>(plane, out, out_size);
       case 2: return DecodeAvx512<2>(plane, out, out_size);
@@ -352,7 +350,7 @@ Status TieredDecode(const uint8_t *in, size_t in_size, uint8_t *out, size_t out_
     }
   }
 #else
-  (void)loop;
+  (void)isa;
 #endif
   return DecodePortable(plane, out, out_size);
 }

@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "base/cpu_features.h"
 #include "checkpoint/codec/tiered.h"
-#include "checkpoint/codec/tiered_avx512.h"
 
 namespace tw {
 namespace checkpoint {
@@ -171,26 +169,26 @@ void EncodePortable(const uint8_t *in, size_t size, const TieredCode &code, cons
   for (int t = 0; t < code.tiers; ++t) writer[t].Flush();
 }
 
-#if TW_TIERED_AVX512
+#if TW_KERNELS_X86
 // ---- The AVX-512 loops: 64 bytes per step.
 
 struct Table256 {
   __m512i part[4];
 };
 
-TW_TIERED_TARGET_AVX512 inline Table256 LoadTable(const uint8_t *table) {
+TW_TARGET_AVX512_VBMI inline Table256 LoadTable(const uint8_t *table) {
   Table256 t;
   for (int k = 0; k < 4; ++k) t.part[k] = _mm512_load_si512(table + 64 * k);
   return t;
 }
 
 // table[x] for each byte x: two 128-entry lookups, chosen by the byte's top bit.
-TW_TIERED_TARGET_AVX512 inline __m512i Lookup(const Table256 &table, __m512i x) {
+TW_TARGET_AVX512_VBMI inline __m512i Lookup(const Table256 &table, __m512i x) {
   return _mm512_mask_blend_epi8(_mm512_movepi8_mask(x), _mm512_permutex2var_epi8(table.part[0], x, table.part[1]),
                                 _mm512_permutex2var_epi8(table.part[2], x, table.part[3]));
 }
 
-TW_TIERED_TARGET_AVX512 inline __mmask64 Lanes(size_t n) { return n >= 64 ? ~__mmask64{0} : _bzhi_u64(~0ull, n); }
+TW_TARGET_AVX512_VBMI inline __mmask64 Lanes(size_t n) { return n >= 64 ? ~__mmask64{0} : _bzhi_u64(~0ull, n); }
 
 // How 64 codes of `width` bits are packed into 8·width bytes: adjacent codes joined into words and
 // dwords by multiply-adds (a + b·2^w: the products cannot overflow), dwords into qwords by shifts (each
@@ -201,8 +199,8 @@ struct Packer {
   __m128i shift;                   // 4·width
   __m512i gather;
 
-  TW_TIERED_TARGET_AVX512 Packer() : Packer(1) {}
-  TW_TIERED_TARGET_AVX512 explicit Packer(int width) {
+  TW_TARGET_AVX512_VBMI Packer() : Packer(1) {}
+  TW_TARGET_AVX512_VBMI explicit Packer(int width) {
     pair_bytes = _mm512_set1_epi16(static_cast<int16_t>(1 | (1 << width) << 8));
     pair_words = _mm512_set1_epi32(1 | (1 << 2 * width) << 16);
     shift = _mm_cvtsi32_si128(4 * width);
@@ -211,7 +209,7 @@ struct Packer {
     gather = _mm512_load_si512(index);
   }
   // The 64 codes (each < 2^width) packed LSB-first into the low 8·width bytes.
-  TW_TIERED_TARGET_AVX512 __m512i Pack(__m512i codes) const {
+  TW_TARGET_AVX512_VBMI __m512i Pack(__m512i codes) const {
     const __m512i dwords = _mm512_madd_epi16(_mm512_maddubs_epi16(codes, pair_bytes), pair_words);
     const __m512i qwords = _mm512_or_si512(_mm512_and_si512(dwords, _mm512_set1_epi64(0xFFFFFFFF)),
                                            _mm512_sll_epi64(_mm512_srli_epi64(dwords, 32), shift));
@@ -222,7 +220,7 @@ struct Packer {
 // The codes of the staged tier, one a byte at codes[0, count), packed LSB-first into their stream at
 // `out`: 64 codes at a time into 8·width bytes, always byte-aligned; the tail's missing codes are 0, so
 // the unused bits of the last byte are 0. Writes exactly ceil(count·width / 8) bytes.
-TW_TIERED_TARGET_AVX512 void PackStaged(const uint8_t *codes, size_t count, int width, uint8_t *out) {
+TW_TARGET_AVX512_VBMI void PackStaged(const uint8_t *codes, size_t count, int width, uint8_t *out) {
   const Packer packer(width);
   const size_t step_bytes = 8 * static_cast<size_t>(width);
   const __mmask64 step = _bzhi_u64(~0ull, static_cast<unsigned>(step_bytes));
@@ -238,8 +236,8 @@ TW_TIERED_TARGET_AVX512 void PackStaged(const uint8_t *codes, size_t count, int 
 
 // Tier 3 of a three-tier code from the bytes staged for it (those that reach it, at bytes[0, count)):
 // their codes packed into stream 3 at `stream`, the bytes it escapes copied to `raw`.
-TW_TIERED_TARGET_AVX512 void CodeLastTier(const uint8_t *bytes, size_t count, const TieredCode &code,
-                                          const Tables &tables, uint8_t *stream, uint8_t *raw) {
+TW_TARGET_AVX512_VBMI void CodeLastTier(const uint8_t *bytes, size_t count, const TieredCode &code,
+                                        const Tables &tables, uint8_t *stream, uint8_t *raw) {
   const Table256 tagged = LoadTable(tables.tagged);
   const Packer packer(code.width[2]);
   const __m512i escape = _mm512_set1_epi8(static_cast<char>((1 << code.width[2]) - 1));
@@ -271,13 +269,13 @@ struct Stepper {
   uint8_t *a, *b;
   uint64_t raw_count = 0;  // T = 3
 
-  TW_TIERED_TARGET_AVX512 Stepper(const TieredCode &code, const Tables &tables, uint8_t *stage_a, uint8_t *stage_b)
+  TW_TARGET_AVX512_VBMI Stepper(const TieredCode &code, const Tables &tables, uint8_t *stage_a, uint8_t *stage_b)
       : tagged(LoadTable(tables.tagged)), first_packer(code.width[0]), a(stage_a), b(stage_b) {
     first_escape = _mm512_set1_epi8(static_cast<char>((1 << code.width[0]) - 1));
     second_escape = _mm512_set1_epi8(static_cast<char>(kTiers >= 2 ? (1 << code.width[1]) - 1 : 0));
   }
-  TW_TIERED_TARGET_AVX512 __attribute__((always_inline)) inline void Step(const uint8_t *from, __mmask64 lanes,
-                                                                          uint8_t *to, __mmask64 first_lanes) {
+  TW_TARGET_AVX512_VBMI __attribute__((always_inline)) inline void Step(const uint8_t *from, __mmask64 lanes,
+                                                                        uint8_t *to, __mmask64 first_lanes) {
     const __m512i x = _mm512_maskz_loadu_epi8(lanes, from);
     const __m512i tag = _mm512_maskz_mov_epi8(lanes, Lookup(tagged, x));  // lanes past the plane: code 0, tier 1
     _mm512_mask_storeu_epi8(to, first_lanes, first_packer.Pack(_mm512_min_epu8(tag, first_escape)));
@@ -309,8 +307,8 @@ struct Stepper {
 // 64 at a time into byte-aligned streams. A region holds at most n bytes and a store reaches 64 bytes
 // past its end: TieredWorkBytes. Returns the coded size or 0 (it does not fit).
 template <int kTiers>
-TW_TIERED_TARGET_AVX512 size_t EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
-                                           uint8_t *out, size_t capacity, uint8_t *work) {
+TW_TARGET_AVX512_VBMI size_t EncodeSteps(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                         uint8_t *out, size_t capacity, uint8_t *work) {
   const size_t header = TieredHeaderBytes(code);
   const uint64_t first_bytes = (size * static_cast<uint64_t>(code.width[0]) + 7) / 8;
   if (first_bytes > capacity || header > capacity - first_bytes) return 0;  // before any write
@@ -347,8 +345,8 @@ TW_TIERED_TARGET_AVX512 size_t EncodeSteps(const uint8_t *in, size_t size, const
   return layout.total;
 }
 
-TW_TIERED_TARGET_AVX512 size_t EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code,
-                                            const Tables &tables, uint8_t *out, size_t capacity, uint8_t *work) {
+TW_TARGET_AVX512_VBMI size_t EncodeAvx512(const uint8_t *in, size_t size, const TieredCode &code, const Tables &tables,
+                                          uint8_t *out, size_t capacity, uint8_t *work) {
   switch (code.tiers) {
     case 1: return EncodeSteps<1>(in, size, code, tables, out, capacity, work);
     case 2: return EncodeSteps<2>(in, size, code, tables, out, capacity, work);
@@ -358,15 +356,6 @@ TW_TIERED_TARGET_AVX512 size_t EncodeAvx512(const uint8_t *in, size_t size, cons
 #endif
 
 }  // namespace
-
-bool TieredAvx512Runs() {
-#if TW_TIERED_AVX512
-  const CpuFeatures &cpu = Cpu();
-  return cpu.avx512f && cpu.avx512bw && cpu.avx512vbmi && cpu.avx512vbmi2 && cpu.bmi2 && cpu.popcnt;
-#else
-  return false;
-#endif
-}
 
 TieredCode ChooseTieredCode(const uint32_t count[256], double *bits_per_byte) {
   int order[256];
@@ -414,29 +403,18 @@ TieredCode ChooseTieredCode(const uint32_t count[256], double *bits_per_byte) {
   return best;
 }
 
-bool TieredLoopRuns(TieredLoop loop) {
-  switch (loop) {
-    case TieredLoop::kBest:
-    case TieredLoop::kPortable: return true;
-    case TieredLoop::kAvx512: return TieredAvx512Runs();
-  }
-  return false;
-}
-
 size_t TieredWorkBytes(size_t size) { return 2 * size + 2 * 64; }
 
 size_t TieredEncode(const uint8_t *in, size_t size, const TieredCode &code, uint8_t *out, size_t capacity,
-                    uint8_t *work, TieredLoop loop) {
+                    uint8_t *work, Isa isa) {
   if (size == 0 || !Valid(code)) return 0;
   // Counts are u32 in the format.
   if (size > UINT32_MAX) return 0;
   const Tables tables(code);
-#if TW_TIERED_AVX512
-  static const bool avx512 = TieredAvx512Runs();
-  if (loop == TieredLoop::kAvx512 || (loop == TieredLoop::kBest && avx512))
-    return EncodeAvx512(in, size, code, tables, out, capacity, work);
+#if TW_KERNELS_X86
+  if (ResolveIsa(isa) == Isa::kAvx512Vbmi) return EncodeAvx512(in, size, code, tables, out, capacity, work);
 #else
-  (void)loop;
+  (void)isa;
 #endif
   (void)work;
   uint64_t count[kTieredMaxTiers + 1];

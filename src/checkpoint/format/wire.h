@@ -11,7 +11,10 @@
 namespace tw {
 namespace checkpoint {
 
-// The host is little-endian (static_assert in xxhash64.cc), so a memcpy is the encoding.
+// The host is little-endian, so a memcpy is the encoding (and the checkpoint kernels read and write
+// their little-endian streams with plain loads and stores).
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the checkpoint format assumes a little-endian host");
+
 template <typename T>
 void Put(std::string *out, T value) {
   out->append(reinterpret_cast<const char *>(&value), sizeof(value));

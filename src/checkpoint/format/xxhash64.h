@@ -1,5 +1,5 @@
-// XXH64 (Yann Collet's xxHash, 64-bit variant): the checksum of every chunk in a checkpoint file.
-// A small independent implementation: libzstd carries one internally but does not export it.
+// XXH64 (xxHash's 64-bit variant): the checksum of the index in every format version and of every
+// chunk in version 1. libxxhash's code, compiled in xxh3.cc with the rest of xxHash.
 #ifndef TRAINWATCH_CHECKPOINT_XXHASH64_H
 #define TRAINWATCH_CHECKPOINT_XXHASH64_H
 
@@ -20,11 +20,7 @@ class Xxh64Stream {
   uint64_t Digest() const;
 
  private:
-  uint64_t seed_;
-  uint64_t v_[4];
-  uint64_t total_ = 0;
-  uint8_t buffer_[32];  // the bytes of an incomplete 32-byte stripe
-  size_t buffered_ = 0;
+  alignas(8) unsigned char state_[88];  // an XXH64_state_t (checked in xxh3.cc), kept opaque here
 };
 
 }  // namespace checkpoint
