@@ -18,6 +18,11 @@
 #ifndef TRAINWATCH_HPP
 #define TRAINWATCH_HPP
 
+// Subclassing built-in hooks and the bindings' collectives are built on the experimental C API
+// (trainwatch/common.h, "Experimental API"): those classes move when it does.
+#ifndef TW_EXPERIMENTAL_API
+#define TW_EXPERIMENTAL_API
+#endif
 #include <trainwatch.h>
 
 #include <cstddef>
@@ -353,11 +358,7 @@ class SessionRef {
   void request_stop() {
     detail::call([&] { return tw_session_request_stop(session_); });
   }
-  int64_t global_step() const {
-    int64_t step = 0;
-    detail::call([&] { return tw_session_get_global_step(&step, session_); });
-    return step;
-  }
+  int64_t global_step() const noexcept { return tw_session_global_step(session_); }
   void set_global_step(int64_t value) {
     detail::call([&] { return tw_session_set_global_step(session_, value); });
   }
@@ -378,11 +379,7 @@ class SessionRef {
   }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
   // The session stopped because of a preemption (trainwatch/distributed.h; tw_session_preempted).
-  bool preempted() const {
-    int out = 0;
-    detail::call([&] { return tw_session_preempted(&out, session_); });
-    return out != 0;
-  }
+  bool preempted() const noexcept { return tw_session_preempted(session_) != 0; }
   void notify_preemption() {
     detail::call([&] { return tw_session_notify_preemption(session_); });
   }
@@ -740,6 +737,51 @@ namespace detail {
 inline const tw_options *handle_of(const Options *options) { return options == nullptr ? nullptr : options->handle(); }
 }  // namespace detail
 
+// What the library knows of an option (tw_option_info_by_key / _by_name): its name, type
+// (TW_OPTION_TYPE_*), default, bounds and readers (TW_OPTION_READ_BY_* bits), so that a binding reads
+// them instead of restating them.
+struct OptionInfo {
+  int key = 0;
+  std::string name;
+  int type = 0;
+  unsigned read_by = 0;
+  int64_t int64_default = 0;
+  int64_t int64_min = 0;
+  int64_t int64_max = 0;
+  double double_default = 0;
+  double double_min = 0;
+  bool double_min_exclusive = false;
+};
+
+namespace detail {
+inline OptionInfo option_info_of(const tw_option_info &c) {
+  OptionInfo info;
+  info.key = c.key;
+  info.name = c.name;
+  info.type = c.type;
+  info.read_by = c.read_by;
+  info.int64_default = c.int64_default;
+  info.int64_min = c.int64_min;
+  info.int64_max = c.int64_max;
+  info.double_default = c.double_default;
+  info.double_min = c.double_min;
+  info.double_min_exclusive = c.double_min_exclusive != 0;
+  return info;
+}
+}  // namespace detail
+
+// Throws Error(TW_NOT_FOUND) for a key or name that is no option.
+inline OptionInfo option_info(int key) {
+  tw_option_info info = TW_OPTION_INFO_INIT;
+  detail::call([&] { return tw_option_info_by_key(&info, static_cast<tw_option>(key)); });
+  return detail::option_info_of(info);
+}
+inline OptionInfo option_info_named(const std::string &name) {
+  tw_option_info info = TW_OPTION_INFO_INIT;
+  detail::call([&] { return tw_option_info_by_name(&info, name.c_str()); });
+  return detail::option_info_of(info);
+}
+
 // ------------------------------------------------------------------------------------------------
 // Built-in hooks that take options or callbacks
 // ------------------------------------------------------------------------------------------------
@@ -860,7 +902,8 @@ class NanTensorHook : public HookHandle {
 
 // ------------------------------------------------------------------------------------------------
 // The other tf.train hooks (LoggingTensor, StepCounter, SummarySaver, FeedFn, FinalOps, GlobalStepWaiter,
-// Profiler). Steps are TW_UNSET and seconds negative when "not given".
+// Profiler). Steps are TW_UNSET and seconds negative when "not given". The C API reads every period from
+// options (TW_OPT_EVERY_N_STEPS / _SECS); StepCounterHook and ProfilerHook keep TF's arguments here.
 // ------------------------------------------------------------------------------------------------
 
 class SummaryWriter;
@@ -872,6 +915,16 @@ inline std::vector<const char *> c_strings(const std::vector<std::string> &strin
   return pointers;
 }
 inline tw_summary_writer *handle_of(const SummaryWriter *writer);
+// TF's (every_n_steps, every_n_secs, output_dir) as a periodic hook's options: TW_UNSET steps is None.
+inline void set_period(Options &options, int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
+  if (every_n_steps == TW_UNSET) {
+    options.set_none(TW_OPT_EVERY_N_STEPS);
+  } else {
+    options.set_int64(TW_OPT_EVERY_N_STEPS, every_n_steps);
+  }
+  if (every_n_secs >= 0) options.set_double(TW_OPT_EVERY_N_SECS, every_n_secs);
+  if (!output_dir.empty()) options.set_string(TW_OPT_OUTPUT_DIR, output_dir);
+}
 }  // namespace detail
 
 // LoggingTensorHook's formatter: the text of one log line from the values (values[i].name() is the tag).
@@ -918,10 +971,9 @@ class StepCounterHook : public HookHandle {
  public:
   StepCounterHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir,
                   const SummaryWriter *writer = nullptr) {
-    create([&](tw_hook **out) {
-      return tw_step_counter_hook_create(out, every_n_steps, every_n_secs,
-                                         output_dir.empty() ? nullptr : output_dir.c_str(), detail::handle_of(writer));
-    });
+    Options options;
+    detail::set_period(options, every_n_steps, every_n_secs, output_dir);
+    create([&](tw_hook **out) { return tw_step_counter_hook_create(out, options.handle(), detail::handle_of(writer)); });
   }
 };
 
@@ -1023,9 +1075,9 @@ class GlobalStepWaiterHook : public HookHandle {
 class ProfilerHook : public HookHandle {
  public:
   ProfilerHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
-    create([&](tw_hook **out) {
-      return tw_profiler_hook_create(out, every_n_steps, every_n_secs, output_dir.c_str());
-    });
+    Options options;
+    detail::set_period(options, every_n_steps, every_n_secs, output_dir);
+    create([&](tw_hook **out) { return tw_profiler_hook_create(out, options.handle()); });
   }
 };
 

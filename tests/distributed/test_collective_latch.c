@@ -3,7 +3,8 @@
  * parts. Whatever follows on either rank (the end-of-run vote, close's barrier, a later save of a
  * standalone saver) calls the table no more; every rank's error names the save's operation, not a vote
  * that followed it; and rank 0, left inside that operation, fails within one timeout, not two. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
+#define _DEFAULT_SOURCE     /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

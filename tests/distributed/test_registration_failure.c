@@ -6,7 +6,8 @@
  * chief's failed preparation of a sharded save's directory (D17): every rank gets the chief's reason.
  * Two ranks as threads (thread_world.h). The collective's timeout is longer than this test's own limit
  * in meson: a rank left waiting fails the test by its limit, and would return TW_DEADLINE_EXCEEDED. */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
+#define _DEFAULT_SOURCE     /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

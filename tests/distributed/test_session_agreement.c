@@ -1,6 +1,7 @@
 /* The agreement of a job's sessions (docs/tf-semantics.md D1–D13), one test per rule, with the ranks as
  * threads of this process (thread_world.h) running the same data-parallel loop (scenario.h). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
+#define _DEFAULT_SOURCE     /* mkdtemp */
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>

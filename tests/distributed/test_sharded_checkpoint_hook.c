@@ -4,7 +4,8 @@
  * every rank and writes each rank's part; and every collective call of a save is made from the
  * session's thread, as trainwatch/distributed.h promises (an MPI job initialized with
  * MPI_THREAD_FUNNELED may call MPI from no other thread). Two ranks as threads (thread_world.h). */
-#define _DEFAULT_SOURCE /* mkdtemp */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
+#define _DEFAULT_SOURCE     /* mkdtemp */
 #include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -94,7 +95,7 @@ static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
 static tw_status users_hook(const job *j, tw_hook **out) {
   tw_options *opts = NULL;
   tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_EVERY_N_STEPS, 1);
   if (s == TW_OK) s = tw_checkpoint_saver_hook_create(out, j->dir, opts, NULL, 0);
   tw_options_destroy(opts);
   return s;
