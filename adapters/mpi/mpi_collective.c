@@ -1,5 +1,6 @@
 /* libtrainwatch_mpi: trainwatch/distributed.h's collective over MPI (trainwatch/mpi.h). */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define TW_EXPERIMENTAL_API     /* the collective seam this adapter fills */
 #include "trainwatch/mpi.h"
 
 #include <limits.h>

@@ -59,7 +59,7 @@
   X(int, session_should_stop, (const tw_session *))                                                            \
   X(TW_DLOPEN_STATUS, session_close, (tw_session *))                                                           \
   X(TW_DLOPEN_STATUS, session_destroy, (tw_session *))                                                         \
-  X(TW_DLOPEN_STATUS, session_get_global_step, (int64_t *, const tw_session *))                                \
+  X(int64_t, session_global_step, (const tw_session *))                                                        \
   X(TW_DLOPEN_STATUS, run_context_request_fetch, (tw_run_context *, const char *))                             \
   X(TW_DLOPEN_STATUS, run_context_get_result, (tw_tensor *, const tw_run_context *, const char *))             \
   X(tw_session *, run_context_session, (tw_run_context *))                                                     \

@@ -42,7 +42,7 @@ func train(dir string, w *tw.Tensor, lastStep int64) (int, error) {
 	if err := opts.SetString(tw.OptCheckpointDir, dir); err != nil {
 		return 0, err
 	}
-	if err := opts.SetInt64(tw.OptCheckpointEveryNSteps, 10); err != nil {
+	if err := opts.SetInt64(tw.OptEveryNSteps, 10); err != nil {
 		return 0, err
 	}
 	stop, _ := tw.StopAtStepHook(tw.Unset, lastStep)

@@ -110,7 +110,7 @@ func NanTensorHook(loss string, failOnNanLoss bool) (*BuiltinHook, error) {
 }
 
 // CheckpointSaverHook is TF's CheckpointSaverHook(checkpoint_dir, save_secs | save_steps): the timer
-// (OptCheckpointEveryNSteps or OptCheckpointEveryNSecs), basename and async mode come from opts.
+// (OptEveryNSteps or OptEveryNSecs), basename and async mode come from opts.
 func CheckpointSaverHook(checkpointDir string, opts *Options) (*BuiltinHook, error) {
 	if err := opts.live(); err != nil {
 		return nil, err

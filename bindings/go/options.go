@@ -27,8 +27,8 @@ const (
 	OptCheckNumerics             Option = C.TW_OPT_CHECK_NUMERICS                // int64 0/1, default 0
 	OptMaxToKeep                 Option = C.TW_OPT_MAX_TO_KEEP                   // int64, default 5
 	OptKeepCheckpointEveryNHours Option = C.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS // float64, default 10000
-	OptCheckpointEveryNSecs      Option = C.TW_OPT_CHECKPOINT_EVERY_N_SECS       // float64, no default
-	OptCheckpointEveryNSteps     Option = C.TW_OPT_CHECKPOINT_EVERY_N_STEPS      // int64, no default
+	OptCheckpointEveryNSecs      Option = C.TW_OPT_CHECKPOINT_EVERY_N_SECS       // float64, MonitoredTrainingSession's
+	OptCheckpointEveryNSteps     Option = C.TW_OPT_CHECKPOINT_EVERY_N_STEPS      // int64, MonitoredTrainingSession's
 	OptCheckpointBasename        Option = C.TW_OPT_CHECKPOINT_BASENAME           // string, default "model.ckpt"
 	OptAsyncCheckpoint           Option = C.TW_OPT_ASYNC_CHECKPOINT              // int64 0/1, default 1
 	OptCheckpointRecycleFiles    Option = C.TW_OPT_CHECKPOINT_RECYCLE_FILES      // int64 0/1, default 0
@@ -36,6 +36,8 @@ const (
 	OptNanDetectInf              Option = C.TW_OPT_NAN_DETECT_INF                // int64 0/1, default 1
 	OptNanEveryNSteps            Option = C.TW_OPT_NAN_EVERY_N_STEPS             // int64, default 1
 	OptNanMaxRollbacks           Option = C.TW_OPT_NAN_MAX_ROLLBACKS             // int64, default 3
+	OptEveryNSteps               Option = C.TW_OPT_EVERY_N_STEPS                 // int64, a periodic hook's period
+	OptEveryNSecs                Option = C.TW_OPT_EVERY_N_SECS                  // float64 seconds, the same
 )
 
 // Options configure sessions (and CheckpointSaverHook) and register the variables sessions train,

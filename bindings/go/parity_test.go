@@ -174,7 +174,7 @@ func phaseTrain(t *testing.T, dir string) trace {
 	m := newModel(t, &tr)
 	opts := m.options(t, dir)
 	defer opts.Close()
-	must(t, opts.SetInt64(tw.OptCheckpointEveryNSteps, 2))
+	must(t, opts.SetInt64(tw.OptEveryNSteps, 2))
 	must(t, opts.SetBool(tw.OptAsyncCheckpoint, false))
 	stop, err := tw.StopAtStepHook(tw.Unset, 5)
 	must(t, err)

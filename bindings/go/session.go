@@ -270,9 +270,7 @@ func (r *SessionRef) GlobalStep() (int64, error) {
 	if err := r.live(); err != nil {
 		return 0, err
 	}
-	var out C.int64_t
-	err := check(func() C.tw_status { return C.tw_session_get_global_step(&out, r.c) })
-	return int64(out), err
+	return int64(C.tw_session_global_step(r.c)), nil
 }
 
 // ShouldStop reports a stop request, or a closed or failed session.

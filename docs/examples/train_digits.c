@@ -157,10 +157,10 @@ typedef struct progress {
 
 static tw_status progress_before_run(void *user_data, tw_run_context *ctx) {
   progress *p = user_data;
-  int64_t step = 0;
-  tw_status st = tw_session_get_global_step(&step, tw_run_context_session(ctx));
-  if (st != TW_OK || step % p->every != 0) return st;
-  if ((st = tw_run_context_request_fetch(ctx, "loss")) != TW_OK) return st;
+  const int64_t step = tw_session_global_step(tw_run_context_session(ctx));
+  if (step % p->every != 0) return TW_OK;
+  tw_status st = tw_run_context_request_fetch(ctx, "loss");
+  if (st != TW_OK) return st;
   if ((st = tw_run_context_request_fetch(ctx, "global_step")) != TW_OK) return st;
   return tw_run_context_request_fetch(ctx, "accuracy");
 }

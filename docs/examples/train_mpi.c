@@ -7,6 +7,7 @@
  *
  * usage: mpirun -np 4 train_mpi CHECKPOINT_DIR [last_step]
  * Exits non-zero unless every rank ends with the same weights, step and a fitted model. */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,7 +126,7 @@ int main(int argc, char **argv) {
   }
   int64_t step = -1;
   if (session != NULL) {
-    failed = check(tw_session_get_global_step(&step, session), "global step") || failed;
+    step = tw_session_global_step(session);
     failed = check(tw_session_close(session), "close") || failed;
     failed = check(tw_session_destroy(session), "destroy") || failed;
   }

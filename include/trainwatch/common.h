@@ -12,10 +12,22 @@
  *   clear it.
  * - On failure out-parameters are left untouched.
  * - Out-parameters come first, callbacks and their user_data last.
+ * - A query of an object's state that cannot fail on a valid handle returns the value itself
+ *   (tw_session_should_stop, tw_session_global_step, tw_hook_name), and states what a NULL handle
+ *   gives; a query that can fail otherwise (an index, a name, I/O) returns a tw_status and writes an
+ *   out-parameter.
  * - Strings passed in are copied unless a function says otherwise; strings returned are owned by the
  *   library and stay valid as long as the object they came from (documented per function).
  * - Nothing thrown inside the library crosses the ABI, and no caller-triggerable input aborts the
  *   process: bad arguments come back as TW_INVALID_ARGUMENT with a message naming the argument.
+ *
+ * Experimental API
+ * ----------------
+ * What will still move — the collective seam (trainwatch/distributed.h), the device seam to come, the
+ * hook extension points (trainwatch/hooks.h) — is declared only when TW_EXPERIMENTAL_API is defined
+ * before the first trainwatch header is included (as zstd's ZSTD_STATIC_LINKING_ONLY), and is outside
+ * the ABI promise: it may change or go in any release (docs/abi.md). Everything else follows the rules
+ * below.
  *
  * Versioned structs
  * -----------------

@@ -1,5 +1,5 @@
 /*
- * trainwatch/distributed.h — many processes, one training run: the collective seam.
+ * trainwatch/distributed.h — many processes, one training run: sharded variables and the collective seam.
  *
  * In a data-parallel job every process (rank) runs its own session over its own replica. Without
  * agreement one rank stops, rolls back or recovers while the others wait forever inside their next
@@ -8,6 +8,11 @@
  * Adapters exist for MPI (libtrainwatch_mpi, trainwatch/mpi.h) and, in Python, for torch.distributed and
  * mpi4py (trainwatch.distributed). A session created without a collective behaves exactly as a single
  * process does.
+ *
+ * The collective seam (tw_collective, tw_options_set_collective) is experimental: it will still move
+ * (with the device seam that is coming), so it is declared only when TW_EXPERIMENTAL_API is defined
+ * before the first trainwatch header is included, and it is outside the ABI promise (docs/abi.md,
+ * "Experimental API"), as zstd's ZSTD_STATIC_LINKING_ONLY. The MPI adapter and the bindings define it.
  *
  * Include <trainwatch.h> rather than this file.
  */
@@ -20,6 +25,64 @@
 #include "trainwatch/checkpoint.h"
 #include "trainwatch/common.h"
 #include "trainwatch/session.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
+ * parallelism), next to tw_options_add_variable's replicated variables. var is as for
+ * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name; a failure is kept on
+ * the options, and the rank must still create its session or saver, which then fails on every rank); its shape is the box's
+ * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
+ * where the box starts in it. Every rank registers its own box of the same name, dtype and global
+ * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
+ * "Sharded checkpoints") and restore into any slicing of the same global tensor. Options without a
+ * collective restore each box (tw_saver_create_from_options) but save no box that is not its whole
+ * global tensor (TW_INVALID_ARGUMENT from the save).
+ * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
+ * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
+ * the dimension), TW_ALREADY_EXISTS (the name is taken). */
+TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
+                                      const int64_t *offset);
+
+/* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
+ * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
+ * data borrowed as by tw_saver_create), with its collective, TW_OPT_IS_CHIEF (D11),
+ * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS and
+ * TW_OPT_CHECKPOINT_RECYCLE_FILES (read now:
+ * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
+ * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
+ * part, the chief commits (point 6 above: the same collective calls as a session's save). With a collective,
+ * creating the saver is itself a collective call (point 7 above): every rank creates its saver at the
+ * same point of its program — also a rank whose registration failed (tw_options_add_variable,
+ * tw_options_add_shard, tw_options_record_error), so that every rank's creation fails at once with that
+ * rank's status and "rank k of n: <its reason>" (D1) instead of the others waiting for it in the first
+ * save. Without sharded variables the collective is not used by saves: it is tw_saver_create's saver over
+ * the variables, and only the chief should save (as a session does). Without a collective (one process,
+ * or a rank restoring alone) a shard restores, but saves only when it is its whole global tensor: else
+ * tw_saver_save fails with TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only
+ * part of the tensor). Its restores are this rank's alone, with a collective or without: each shard reads
+ * its own box of the checkpoint's global tensor — from a sharded checkpoint written by any number of
+ * ranks in any slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and
+ * none takes a vote, so after a damaged part ranks may fall back to different checkpoints — a session's
+ * restore votes (D16) so that every rank falls back together.
+ * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED, a failed registration's status
+ * (this rank's or, with a collective, the lowest failing rank's), the collective's failures
+ * (TW_DEADLINE_EXCEEDED, TW_UNAVAILABLE, …). */
+TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRAINWATCH_DISTRIBUTED_H */
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Experimental: the collective seam (define TW_EXPERIMENTAL_API before including; no ABI promise)  */
+/* ---------------------------------------------------------------------------------------------- */
+#if defined(TW_EXPERIMENTAL_API) && !defined(TRAINWATCH_DISTRIBUTED_H_EXPERIMENTAL)
+#define TRAINWATCH_DISTRIBUTED_H_EXPERIMENTAL
 
 #ifdef __cplusplus
 extern "C" {
@@ -116,7 +179,7 @@ typedef enum tw_reduce_op {
  *      same checkpoint frequency).
  *      Each save of CheckpointSaverHook first makes one allreduce_int64 (MAX) of 1 int64 naming the
  *      lowest rank whose variables hold NaN or Inf, and every rank skips that save together (D17); with
- *      TW_OPT_CHECKPOINT_EVERY_N_SECS only the chief's clock counts, carried by the vote of 2 (D17).
+ *      a period in seconds only the chief's clock counts, carried by the vote of 2 (D17).
  *      The preemption save (D10) is one of these saves, on every rank, after a string from the chief
  *      (the checkpoint prefix, empty for no save).
  *   7. tw_saver_create_from_options with a collective, on every rank: one allreduce_int64 (MAX) of 1
@@ -156,50 +219,8 @@ static inline void tw_collective_init(tw_collective *collective) {
 TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective,
                                                        void *user_data);
 
-/* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
- * parallelism), next to tw_options_add_variable's replicated variables. var is as for
- * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name; a failure is kept on
- * the options, and the rank must still create its session or saver, which then fails on every rank); its shape is the box's
- * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
- * where the box starts in it. Every rank registers its own box of the same name, dtype and global
- * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
- * "Sharded checkpoints") and restore into any slicing of the same global tensor. Options without a
- * collective restore each box (tw_saver_create_from_options) but save no box that is not its whole
- * global tensor (TW_INVALID_ARGUMENT from the save).
- * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
- * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
- * the dimension), TW_ALREADY_EXISTS (the name is taken). */
-TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
-                                      const int64_t *offset);
-
-/* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
- * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
- * data borrowed as by tw_saver_create), with its collective, TW_OPT_IS_CHIEF (D11),
- * TW_OPT_COLLECTIVE_TIMEOUT_SECS, TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS and
- * TW_OPT_CHECKPOINT_RECYCLE_FILES (read now:
- * later changes to `opts` do not reach the saver). With a collective and sharded variables, every rank
- * calls tw_saver_save with the same prefix and step at the same point of its program: each writes its
- * part, the chief commits (point 6 above: the same collective calls as a session's save). With a collective,
- * creating the saver is itself a collective call (point 7 above): every rank creates its saver at the
- * same point of its program — also a rank whose registration failed (tw_options_add_variable,
- * tw_options_add_shard, tw_options_record_error), so that every rank's creation fails at once with that
- * rank's status and "rank k of n: <its reason>" (D1) instead of the others waiting for it in the first
- * save. Without sharded variables the collective is not used by saves: it is tw_saver_create's saver over
- * the variables, and only the chief should save (as a session does). Without a collective (one process,
- * or a rank restoring alone) a shard restores, but saves only when it is its whole global tensor: else
- * tw_saver_save fails with TW_INVALID_ARGUMENT naming it, before writing anything (one process holds only
- * part of the tensor). Its restores are this rank's alone, with a collective or without: each shard reads
- * its own box of the checkpoint's global tensor — from a sharded checkpoint written by any number of
- * ranks in any slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and
- * none takes a vote, so after a damaged part ranks may fall back to different checkpoints — a session's
- * restore votes (D16) so that every rank falls back together.
- * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED, a failed registration's status
- * (this rank's or, with a collective, the lowest failing rank's), the collective's failures
- * (TW_DEADLINE_EXCEEDED, TW_UNAVAILABLE, …). */
-TW_NODISCARD TW_API tw_status tw_saver_create_from_options(tw_saver **out, const tw_options *opts);
-
 #ifdef __cplusplus
 }
 #endif
 
-#endif /* TRAINWATCH_DISTRIBUTED_H */
+#endif /* TW_EXPERIMENTAL_API */

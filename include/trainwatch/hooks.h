@@ -6,13 +6,16 @@
  * one open session at a time. Every constructor can also fail with TW_RESOURCE_EXHAUSTED (out of
  * memory); on any error *out is untouched and a destroy(user_data) passed in is not called.
  *
- * Periodic hooks fire every N steps or every N seconds (TF's SecondOrStepTimer, B1–B5). The period is
- * spelled every_n_steps (int64) and every_n_secs (double) in every argument list, and
- * TW_OPT_EVERY_N_STEPS / TW_OPT_EVERY_N_SECS (or TW_OPT_<what>_EVERY_N_*) in options; each hook names
- * TF's spelling (save_steps, every_n_iter, …), which the Python package keeps. Passing both is
- * TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps." (TF's T3, resolved as an
- * error), neither is "Either every_secs or every_steps should be provided." unless the hook says
- * otherwise. TW_UNSET (steps) and TW_UNSET_SECS or any negative number (seconds) mean "not given".
+ * Periodic hooks fire every N steps or every N seconds (TF's SecondOrStepTimer, B1–B5). Every one of
+ * them (CheckpointSaverHook, LoggingTensorHook, StepCounterHook, SummarySaverHook, ProfilerHook) reads
+ * its period from the tw_options it is created with: TW_OPT_EVERY_N_STEPS (int64) and
+ * TW_OPT_EVERY_N_SECS (double seconds), and its directory, where it has one, from TW_OPT_OUTPUT_DIR.
+ * Each hook names TF's spelling (save_steps, every_n_iter, …), which the Python package keeps. The
+ * TW_OPT_<hook>_EVERY_N_* keys are MonitoredTrainingSession's arguments (save_checkpoint_steps, …), not
+ * the hooks'. Setting both is TW_INVALID_ARGUMENT "Can not provide both every_secs and every_steps."
+ * (TF's T3, resolved as an error), neither is "Either every_secs or every_steps should be provided."
+ * unless the hook says otherwise. TW_UNSET (steps) and TW_UNSET_SECS or any negative number (seconds)
+ * mean "not given".
  * Every log line goes through the library's log sink (tw_set_log_sink).
  */
 #ifndef TRAINWATCH_HOOKS_H
@@ -73,8 +76,8 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
 
 /* CheckpointSaverHook(checkpoint_dir, save_secs, save_steps, checkpoint_basename, listeners) with TF's
  * semantics (B18–B24): saves <checkpoint_dir>/<basename>-<global_step> at session creation and after
- * every recovery (B21), whenever the timer fires (exactly one of TW_OPT_CHECKPOINT_EVERY_N_SECS /
- * TW_OPT_CHECKPOINT_EVERY_N_STEPS set in opts), and at end if the step moved since the last save (B23); a
+ * every recovery (B21), whenever the timer fires (exactly one of TW_OPT_EVERY_N_SECS (save_secs) /
+ * TW_OPT_EVERY_N_STEPS (save_steps) set in opts), and at end if the step moved since the last save (B23); a
  * SessionLog CHECKPOINT event goes to the event file of checkpoint_dir. It saves through the session's
  * saver (variables + global_step, retention TW_OPT_MAX_TO_KEEP / TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS
  * of the session's options).
@@ -89,35 +92,12 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are
  * retained. Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a
  * count or a NULL entry; neither or both of secs and steps: "Either every_secs or every_steps should
- * be provided." / "Can not provide both every_secs and every_steps."), TW_RESOURCE_EXHAUSTED. */
+ * be provided." / "Can not provide both every_secs and every_steps."; neither but a
+ * TW_OPT_CHECKPOINT_EVERY_N_* key set, a message naming the keys to use), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir,
                                                               const tw_options *opts,
                                                               tw_checkpoint_listener *const *listeners,
                                                               size_t n_listeners);
-
-/* TF's CheckpointSaverHook._save(session, step), overridable: fn runs in place of the built-in save
- * (listeners' before_save → write → SessionLog and after_save) at creation, when the timer fires and at
- * end — the same moments as TF. Setting *stop to non-zero is _save's truthy return: in after_run the
- * hook then requests stop in that run (TF's request_stop); at creation and at end it is ignored, as in
- * TF. A failing status fails the operation it runs in. The step counts as saved for end's "did the step
- * move" test whether or not fn saved.
- * The setter may be called only before the hook joins a session; fn NULL restores the built-in
- * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
- * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
- * tw_checkpoint_saver_hook_save runs the built-in save (super()._save(session, step)) and sets *out_stop
- * to 1 when a listener's after_save asked to stop, else 0 (asynchronous saves report a listener's
- * request at a later save).
- * Errors (set_save_fn): TW_INVALID_ARGUMENT (hook NULL or not a CheckpointSaverHook), TW_FAILED_PRECONDITION
- * (the hook belongs to an open session). On error destroy is not called.
- * Errors (save): TW_INVALID_ARGUMENT (hook/session/out_stop NULL, not a CheckpointSaverHook, session not the
- * hook's), TW_FAILED_PRECONDITION (not inside the hook's own save function), the save's errors (TW_IO,
- * a listener's status). */
-typedef tw_status (*tw_checkpoint_save_fn)(void *user_data, tw_hook *hook, tw_session *session, int64_t step,
-                                           int *stop);
-TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn,
-                                                                   void *user_data, void (*destroy)(void *user_data));
-TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook,
-                                                            tw_session *session, int64_t step);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* NaN / Inf guard                                                                                */
@@ -212,29 +192,6 @@ TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_create(tw_hook **out, const
                                                             const tw_options *opts, tw_log_formatter_fn formatter,
                                                             void *user_data, void (*destroy)(void *user_data));
 
-/* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
- * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
- * tags, in print order (an array of pointers, valid during the call). A failing status fails the run.
- * The setter may be called only before the hook joins a session; fn NULL restores the built-in
- * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
- * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
- * tw_logging_tensor_hook_log_tensors runs the built-in (super()._log_tensors(values)) on the values
- * given (n_values pointers to views whose names are the tags): the formatter's line, or "tag = value,
- * …" and the elapsed-time suffix. As
- * in TF, the built-in also restarts the hook's timer: a function that never calls it leaves the timer
- * where it was, so the hook logs on every run (TF's behaviour when _log_tensors is overridden).
- * Errors (set_log_fn): TW_INVALID_ARGUMENT (hook NULL or not a LoggingTensorHook), TW_FAILED_PRECONDITION
- * (the hook belongs to an open session). On error destroy is not called.
- * Errors (log_tensors): TW_INVALID_ARGUMENT (hook NULL, not a LoggingTensorHook, values NULL with a
- * count, a NULL, malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
- * the formatter's status. */
-typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values,
-                                       size_t n_values);
-TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn,
-                                                                 void *user_data, void (*destroy)(void *user_data));
-TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
-                                                                  size_t n_values);
-
 /* ---------------------------------------------------------------------------------------------- */
 /* Step rate                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
@@ -242,9 +199,11 @@ TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, 
 /* StepCounterHook(every_n_steps=100, every_n_secs=None, output_dir=None, summary_writer=None) (TF's
  * B26–B30). Every N global steps (or seconds) logs "global_step/sec: <rate>" at INFO and, when it has
  * a writer, writes the rate as the scalar summary "global_step/sec" at the global step after the run.
+ * opts (NULL = defaults): TW_OPT_EVERY_N_STEPS (every_n_steps: 100 while left at its default;
+ * tw_options_set_none is TF's None, for a period in seconds), TW_OPT_EVERY_N_SECS, TW_OPT_OUTPUT_DIR.
  * The first trigger only starts the clock, so the first rate appears one period later. The writer is
- * `writer` (a reference is taken), else the shared writer of output_dir (opened in begin, flushed in
- * end), else none: log only. Both may be NULL.
+ * `writer` (a reference is taken), else the shared writer of TW_OPT_OUTPUT_DIR (opened in begin,
+ * flushed in end), else none: log only. writer may be NULL.
  * Warns "It seems that global step (tf.train.get_global_step) has not been increased. …" with TF's
  * text when a run starts at the same global step as the previous one — the first 5 times only.
  * Unlike TF, a global step that goes backwards (a restore, a set_global_step) never yields a negative
@@ -252,27 +211,8 @@ TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, 
  * Errors: TW_INVALID_ARGUMENT (out NULL; "exactly one of every_n_steps and every_n_secs should be
  * provided." — TF's text for neither or both), TW_RESOURCE_EXHAUSTED. Runs fail with the writer's
  * errors (TW_IO, …). */
-TW_NODISCARD TW_API tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
-                                                          const char *output_dir, tw_summary_writer *writer);
-
-/* TF's StepCounterHook._log_and_record(elapsed_steps, elapsed_time, global_step), overridable: fn runs in
- * place of "log global_step/sec and write the summary" each time the hook has a rate (elapsed_time > 0).
- * A failing status fails the run.
- * The setter may be called only before the hook joins a session; fn NULL restores the built-in
- * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
- * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
- * tw_step_counter_hook_log_and_record runs the built-in (super()._log_and_record(...)): rate =
- * elapsed_steps / elapsed_time, logged and written at global_step.
- * Errors (set_record_fn): TW_INVALID_ARGUMENT (hook NULL or not a StepCounterHook),
- * TW_FAILED_PRECONDITION (the hook belongs to an open session). On error destroy is not called.
- * Errors (log_and_record): TW_INVALID_ARGUMENT (hook NULL, not a StepCounterHook, elapsed_time <= 0),
- * TW_FAILED_PRECONDITION (not inside the hook's own record function), the writer's errors (TW_IO). */
-typedef tw_status (*tw_step_rate_fn)(void *user_data, tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
-                                     int64_t global_step);
-TW_NODISCARD TW_API tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
-                                                                 void (*destroy)(void *user_data));
-TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps,
-                                                                  double elapsed_time, int64_t global_step);
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_create(tw_hook **out, const tw_options *opts,
+                                                          tw_summary_writer *writer);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Summaries                                                                                      */
@@ -373,22 +313,107 @@ TW_NODISCARD TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, i
 /* Profiling                                                                                      */
 /* ---------------------------------------------------------------------------------------------- */
 
-/* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every every_n_steps global steps or
- * every_n_secs seconds (TF's save_steps / save_secs) — never on the first run — traces one run and
- * writes "<output_dir>/timeline-<step>.json" (step: the global step after that run) in Chrome trace
+/* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every TW_OPT_EVERY_N_STEPS global
+ * steps or TW_OPT_EVERY_N_SECS seconds (TF's save_steps / save_secs; opts NULL = neither, an error) —
+ * never on the first run — traces one run and writes "<output_dir>/timeline-<step>.json" (step: the global step after that run) in Chrome trace
  * format (Perfetto, chrome://tracing): a "run" span and one span per hook before_run
  * ("<hook>.before_run"), the step function ("step") and per hook after_run ("<hook>.after_run"; a
  * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs
  * "Saving timeline for <step> into '<path>'." at INFO. The file is written atomically after the run's
- * last after_run. output_dir NULL or "" is the current directory; it is created in begin. Untraced runs
+ * last after_run. output_dir is TW_OPT_OUTPUT_DIR; unset or "" is the current directory; it is created in begin. Untraced runs
  * cost nothing extra.
  * Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above), TW_RESOURCE_EXHAUSTED. Runs fail with
  * TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written. */
-TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
-                                                      const char *output_dir);
+TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, const tw_options *opts);
 
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
 #endif /* TRAINWATCH_HOOKS_H */
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Experimental: the hook extension points (define TW_EXPERIMENTAL_API; no ABI promise)            */
+/* ---------------------------------------------------------------------------------------------- */
+/* TF's protected methods a subclass overrides (_save, _log_tensors, _log_and_record), set on a built-in
+ * hook before it joins a session. They will still move (the Python, Java and C# bindings' subclassing
+ * is built on them), so they are declared only when TW_EXPERIMENTAL_API is defined before the first
+ * trainwatch header is included, and are outside the ABI promise (docs/abi.md, "Experimental API"). */
+#if defined(TW_EXPERIMENTAL_API) && !defined(TRAINWATCH_HOOKS_H_EXPERIMENTAL)
+#define TRAINWATCH_HOOKS_H_EXPERIMENTAL
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* TF's CheckpointSaverHook._save(session, step), overridable: fn runs in place of the built-in save
+ * (listeners' before_save → write → SessionLog and after_save) at creation, when the timer fires and at
+ * end — the same moments as TF. Setting *stop to non-zero is _save's truthy return: in after_run the
+ * hook then requests stop in that run (TF's request_stop); at creation and at end it is ignored, as in
+ * TF. A failing status fails the operation it runs in. The step counts as saved for end's "did the step
+ * move" test whether or not fn saved.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_checkpoint_saver_hook_save runs the built-in save (super()._save(session, step)) and sets *out_stop
+ * to 1 when a listener's after_save asked to stop, else 0 (asynchronous saves report a listener's
+ * request at a later save).
+ * Errors (set_save_fn): TW_INVALID_ARGUMENT (hook NULL or not a CheckpointSaverHook), TW_FAILED_PRECONDITION
+ * (the hook belongs to an open session). On error destroy is not called.
+ * Errors (save): TW_INVALID_ARGUMENT (hook/session/out_stop NULL, not a CheckpointSaverHook, session not the
+ * hook's), TW_FAILED_PRECONDITION (not inside the hook's own save function), the save's errors (TW_IO,
+ * a listener's status). */
+typedef tw_status (*tw_checkpoint_save_fn)(void *user_data, tw_hook *hook, tw_session *session, int64_t step,
+                                           int *stop);
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn,
+                                                                   void *user_data, void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook,
+                                                            tw_session *session, int64_t step);
+
+/* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
+ * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
+ * tags, in print order (an array of pointers, valid during the call). A failing status fails the run.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_logging_tensor_hook_log_tensors runs the built-in (super()._log_tensors(values)) on the values
+ * given (n_values pointers to views whose names are the tags): the formatter's line, or "tag = value,
+ * …" and the elapsed-time suffix. As
+ * in TF, the built-in also restarts the hook's timer: a function that never calls it leaves the timer
+ * where it was, so the hook logs on every run (TF's behaviour when _log_tensors is overridden).
+ * Errors (set_log_fn): TW_INVALID_ARGUMENT (hook NULL or not a LoggingTensorHook), TW_FAILED_PRECONDITION
+ * (the hook belongs to an open session). On error destroy is not called.
+ * Errors (log_tensors): TW_INVALID_ARGUMENT (hook NULL, not a LoggingTensorHook, values NULL with a
+ * count, a NULL, malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
+ * the formatter's status. */
+typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values,
+                                       size_t n_values);
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn,
+                                                                 void *user_data, void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
+                                                                  size_t n_values);
+
+/* TF's StepCounterHook._log_and_record(elapsed_steps, elapsed_time, global_step), overridable: fn runs in
+ * place of "log global_step/sec and write the summary" each time the hook has a rate (elapsed_time > 0).
+ * A failing status fails the run.
+ * The setter may be called only before the hook joins a session; fn NULL restores the built-in
+ * (user_data and destroy are then ignored); destroy(user_data), if given, runs once, when the function
+ * is replaced or the hook dies. The function gets the hook itself, to call the built-in:
+ * tw_step_counter_hook_log_and_record runs the built-in (super()._log_and_record(...)): rate =
+ * elapsed_steps / elapsed_time, logged and written at global_step.
+ * Errors (set_record_fn): TW_INVALID_ARGUMENT (hook NULL or not a StepCounterHook),
+ * TW_FAILED_PRECONDITION (the hook belongs to an open session). On error destroy is not called.
+ * Errors (log_and_record): TW_INVALID_ARGUMENT (hook NULL, not a StepCounterHook, elapsed_time <= 0),
+ * TW_FAILED_PRECONDITION (not inside the hook's own record function), the writer's errors (TW_IO). */
+typedef tw_status (*tw_step_rate_fn)(void *user_data, tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
+                                     int64_t global_step);
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_set_record_fn(tw_hook *hook, tw_step_rate_fn fn, void *user_data,
+                                                                 void (*destroy)(void *user_data));
+TW_NODISCARD TW_API tw_status tw_step_counter_hook_log_and_record(tw_hook *hook, int64_t elapsed_steps,
+                                                                  double elapsed_time, int64_t global_step);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TW_EXPERIMENTAL_API */

@@ -21,12 +21,19 @@
  * the whole job anyway). An MPI error returns TW_UNAVAILABLE with
  * MPI's error string (errors return instead of aborting on the duplicate: MPI_ERRORS_RETURN).
  *
+ * The collective seam is experimental (trainwatch/distributed.h): define TW_EXPERIMENTAL_API before
+ * including this header, whose one function is outside the ABI promise as the seam is.
+ *
  * Threads: the session calls the table from the thread that calls the session; MPI must have been
  * initialized with a thread level that allows that (MPI_THREAD_FUNNELED when it is the main thread,
  * MPI_THREAD_MULTIPLE when the program also uses MPI from other threads at the same time).
  */
 #ifndef TRAINWATCH_MPI_H
 #define TRAINWATCH_MPI_H
+
+#ifndef TW_EXPERIMENTAL_API
+#error "trainwatch/mpi.h fills the experimental tw_collective: define TW_EXPERIMENTAL_API before including it"
+#endif
 
 #include <mpi.h>
 

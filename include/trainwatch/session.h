@@ -95,16 +95,16 @@ typedef enum tw_option {
   /* double > 0, default 10000. One checkpoint per this many hours is kept forever; the clock survives
    * restarts (it is stored in the state file). */
   TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS = 12,
-  /* double seconds >= 0, no default (None). CheckpointSaverHook's save_secs, MonitoredTrainingSession's
-   * save_checkpoint_secs. */
+  /* double seconds >= 0, no default (None). MonitoredTrainingSession's save_checkpoint_secs: the period
+   * of the CheckpointSaverHook it adds (a hook created by the caller reads TW_OPT_EVERY_N_SECS). */
   TW_OPT_CHECKPOINT_EVERY_N_SECS = 13,
-  /* int64 >= 0, no default (None). CheckpointSaverHook's save_steps, MonitoredTrainingSession's
-   * save_checkpoint_steps. Setting both secs and steps is an error when the hook is created (TF's docs
-   * and code disagree; trainwatch rejects it, T3).
+  /* int64 >= 0, no default (None). MonitoredTrainingSession's save_checkpoint_steps (a hook created by
+   * the caller reads TW_OPT_EVERY_N_STEPS). Setting both secs and steps is an error when the session
+   * is created (TF's docs and code disagree; trainwatch rejects it, T3).
    * 0 means what it means in TF: tw_monitored_training_session_create adds no CheckpointSaverHook for
    * a frequency of 0 (TF's `save_checkpoint_steps and save_checkpoint_steps > 0`, likewise for secs),
-   * while tw_checkpoint_saver_hook_create with 0 steps saves after every run that moves the step
-   * (TF's SecondOrStepTimer(every_steps=0); 0 secs: every run but the one last saved). */
+   * while tw_checkpoint_saver_hook_create with TW_OPT_EVERY_N_STEPS 0 saves after every run that moves
+   * the step (TF's SecondOrStepTimer(every_steps=0); 0 secs: every run but the one last saved). */
   TW_OPT_CHECKPOINT_EVERY_N_STEPS = 14,
   /* string, default "model.ckpt". Checkpoints are <checkpoint_dir>/<basename>-<global_step>. */
   TW_OPT_CHECKPOINT_BASENAME = 15,
@@ -156,15 +156,16 @@ typedef enum tw_option {
    * divergence fails the run as TW_NAN_ACTION_FAIL would. */
   TW_OPT_NAN_MAX_ROLLBACKS = 103,
 
-  /* Options read by the hooks of trainwatch/hooks.h that take a tw_options (keys 200-299). */
-  /* int64, default TW_UNSET. LoggingTensorHook's every_n_iter, SummarySaverHook's save_steps. Not
-   * range-checked here: each hook checks it, with TF's message. */
+  /* Options read by the hooks of trainwatch/hooks.h (keys 200-299). */
+  /* int64, default TW_UNSET. The period of every periodic hook: CheckpointSaverHook's and
+   * SummarySaverHook's save_steps, LoggingTensorHook's every_n_iter, StepCounterHook's every_n_steps,
+   * ProfilerHook's save_steps. Not range-checked here: each hook checks it, with TF's message. */
   TW_OPT_EVERY_N_STEPS = 200,
-  /* double seconds, default TW_UNSET_SECS (any negative value means unset). LoggingTensorHook's
-   * every_n_secs, SummarySaverHook's save_secs. Setting both this and TW_OPT_EVERY_N_STEPS is an error
-   * at hook creation (TF's T3, resolved as an error). */
+  /* double seconds, default TW_UNSET_SECS (any negative value means unset). The same hooks' save_secs /
+   * every_n_secs. Setting both this and TW_OPT_EVERY_N_STEPS is an error at hook creation (TF's T3,
+   * resolved as an error). */
   TW_OPT_EVERY_N_SECS = 201,
-  /* string, default unset. SummarySaverHook's output_dir. */
+  /* string, default unset. SummarySaverHook's, StepCounterHook's and ProfilerHook's output_dir. */
   TW_OPT_OUTPUT_DIR = 202,
   /* int64, 0 or 1, default 0. LoggingTensorHook's at_end. */
   TW_OPT_LOG_AT_END = 203,
@@ -238,6 +239,59 @@ TW_NODISCARD TW_API tw_status tw_options_get_state(tw_option_state *out, const t
 TW_NODISCARD TW_API tw_status tw_options_get_int64(int64_t *out, const tw_options *opts, tw_option key);
 TW_NODISCARD TW_API tw_status tw_options_get_double(double *out, const tw_options *opts, tw_option key);
 TW_NODISCARD TW_API tw_status tw_options_get_string(const char **out, const tw_options *opts, tw_option key);
+
+/* ---- Option metadata (as zstd's ZSTD_cParam_getBounds and curl's curl_easy_option_by_name) ---- */
+
+/* The type of an option's value: which of the typed setters and getters takes it. Values are stable. */
+typedef enum tw_option_type {
+  TW_OPTION_TYPE_INT64 = 1,
+  TW_OPTION_TYPE_DOUBLE = 2,
+  TW_OPTION_TYPE_STRING = 3,
+  TW_OPTION_TYPE_MAX_ENUM_ = 0x7FFFFFFF
+} tw_option_type;
+
+/* Which creation functions read an option (tw_option_info.read_by, a bit set). Values are stable. */
+enum {
+  TW_OPTION_READ_BY_SESSION = 1 << 0,          /* every session creation (tw_*_session_create) */
+  TW_OPTION_READ_BY_TRAINING_SESSION = 1 << 1, /* tw_monitored_training_session_create's own arguments */
+  TW_OPTION_READ_BY_SAVER = 1 << 2,            /* a session's saver and tw_saver_create_from_options */
+  TW_OPTION_READ_BY_CHECKPOINT_HOOK = 1 << 3,  /* tw_checkpoint_saver_hook_create */
+  TW_OPTION_READ_BY_HOOKS = 1 << 4,            /* the other hooks of trainwatch/hooks.h that take options */
+  TW_OPTION_READ_BY_JOB = 1 << 5               /* only with a collective (trainwatch/distributed.h) */
+};
+
+/* What the library knows of one option: the table its setters check against, so that bindings need not
+ * restate it. An out-struct the caller allocates (TW_OPTION_INFO_INIT; a versioned struct). */
+typedef struct tw_option_info {
+  uint32_t struct_size;
+  int32_t key;                  /* the tw_option */
+  const char *name;             /* "TW_OPT_MAX_TO_KEEP": static storage */
+  int32_t type;                 /* a tw_option_type */
+  uint32_t read_by;             /* TW_OPTION_READ_BY_* bits */
+  int64_t int64_default;        /* int64 options: the default, and the inclusive bounds */
+  int64_t int64_min;            /* tw_options_set_int64 accepts; 0 for other types */
+  int64_t int64_max;
+  double double_default;        /* double options: the default, and the lower bound tw_options_set_double */
+  double double_min;            /* accepts (-HUGE_VAL: none; NaN is always refused); 0 for other types */
+  int32_t double_min_exclusive; /* non-zero: the value must be above double_min, not equal to it */
+} tw_option_info;
+
+#define TW_OPTION_INFO_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_option_info, double_min_exclusive)
+#define TW_OPTION_INFO_INIT {(uint32_t)sizeof(tw_option_info), 0, NULL, 0, 0, 0, 0, 0, 0.0, 0.0, 0}
+
+/* Sets *info to TW_OPTION_INFO_INIT (compiled into the caller). NULL is a no-op. */
+static inline void tw_option_info_init(tw_option_info *info) {
+  const tw_option_info init = TW_OPTION_INFO_INIT;
+  if (info != NULL) *info = init;
+}
+
+/* Fills *out with what the library knows of `key`, or of the option named `name`: its full name
+ * ("TW_OPT_MAX_TO_KEEP") or the part after "TW_OPT_", in any case ("max_to_keep"). A program may walk
+ * every option by trying each key (keys are small, sparse integers; see tw_option).
+ * Errors: TW_INVALID_ARGUMENT (out or name NULL; out->struct_size as for any out-struct), TW_NOT_FOUND
+ * (no such option: "unknown option key 99" / "no option named 'x'"). */
+TW_NODISCARD TW_API tw_status tw_option_info_by_key(tw_option_info *out, tw_option key);
+TW_NODISCARD TW_API tw_status tw_option_info_by_name(tw_option_info *out, const char *name);
 
 /* Whether `status` from a run triggers recovery (MonitoredSession only). Default: TW_ABORTED and
  * TW_UNAVAILABLE (TF's _PREEMPTION_ERRORS). TW_OK, TW_OUT_OF_RANGE and TW_STOP_ITERATION cannot be made
@@ -517,10 +571,10 @@ TW_NODISCARD TW_API tw_status tw_session_close(tw_session *session);
  * call running the callback has returned. */
 TW_NODISCARD TW_API tw_status tw_session_destroy(tw_session *session);
 
-/* The current global step. In after_run this is already the value after the step (TF's "re-read the
- * real global step"), while a "global_step" fetch holds the value at the start of the run (TF's stale
- * read). Errors: TW_INVALID_ARGUMENT (NULL session or out). */
-TW_NODISCARD TW_API tw_status tw_session_get_global_step(int64_t *out, const tw_session *session);
+/* The current global step; 0 for NULL. In after_run this is already the value after the step (TF's
+ * "re-read the real global step"), while a "global_step" fetch holds the value at the start of the run
+ * (TF's stale read). Read it from the thread that uses the session. */
+TW_API int64_t tw_session_global_step(const tw_session *session);
 
 /* Sets the global step (e.g. after restoring from a foreign checkpoint). Inside a step function use
  * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed;
@@ -567,11 +621,11 @@ TW_API int64_t tw_session_creation_count(const tw_session *session);
  * called from any thread (not from a signal handler: use the option). Errors: TW_INVALID_ARGUMENT. */
 TW_NODISCARD TW_API tw_status tw_session_notify_preemption(tw_session *session);
 
-/* *out = 1 when the session stopped because of a preemption (a caught signal or
- * tw_session_notify_preemption): the tw_session_run that acted on it returned TW_OK after the save, with
- * tw_session_should_stop 1, and it stays 1 through and after tw_session_close — the way run and close
- * report it, so that a launcher can requeue the job. 0 otherwise. Errors: TW_INVALID_ARGUMENT. */
-TW_NODISCARD TW_API tw_status tw_session_preempted(int *out, const tw_session *session);
+/* 1 when the session stopped because of a preemption (a caught signal or tw_session_notify_preemption):
+ * the tw_session_run that acted on it returned TW_OK after the save, with tw_session_should_stop 1, and
+ * it stays 1 through and after tw_session_close — the way run and close report it, so that a launcher
+ * can requeue the job. 0 otherwise, and for NULL. */
+TW_API int tw_session_preempted(const tw_session *session);
 
 /* ---------------------------------------------------------------------------------------------- */
 /* Run context (inside before_run / after_run)                                                    */

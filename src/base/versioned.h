@@ -32,6 +32,7 @@ TW_VERSIONED_(tw_scan_result, TW_SCAN_RESULT_SIZE_V1, TW_SCAN_RESULT_INIT);
 TW_VERSIONED_(tw_numerics_stats, TW_NUMERICS_STATS_SIZE_V1, TW_NUMERICS_STATS_INIT);
 TW_VERSIONED_(tw_event, TW_EVENT_SIZE_V1, TW_EVENT_INIT);
 TW_VERSIONED_(tw_collective, TW_COLLECTIVE_SIZE_V1, TW_COLLECTIVE_INIT);
+TW_VERSIONED_(tw_option_info, TW_OPTION_INFO_SIZE_V1, TW_OPTION_INFO_INIT);
 #undef TW_VERSIONED_
 
 // How much larger than this library's struct a caller's may be (a newer header's members): the

@@ -137,13 +137,13 @@ tw_status tw_logging_tensor_hook_create(tw_hook **out, const char *const *names,
   });
 }
 
-tw_status tw_step_counter_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
-                                      const char *output_dir, tw_summary_writer *writer) {
+tw_status tw_step_counter_hook_create(tw_hook **out, const tw_options *opts, tw_summary_writer *writer) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::StepCounterConfig config;
-    config.every = tw::EveryNFromArgs(every_n_steps, every_n_secs);
-    if (output_dir != nullptr) config.output_dir = output_dir;
+    config.every = tw::EveryNFromOptions(options, 100);  // TF's every_n_steps=100
+    if (const std::string *dir = options.String(TW_OPT_OUTPUT_DIR)) config.output_dir = *dir;
     config.writer = WriterOf(writer);
     return tw::NewStepCounterHook(std::move(config), out);
   });
@@ -243,13 +243,13 @@ tw_status tw_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_st
   });
 }
 
-tw_status tw_profiler_hook_create(tw_hook **out, int64_t every_n_steps, double every_n_secs,
-                                  const char *output_dir) {
+tw_status tw_profiler_hook_create(tw_hook **out, const tw_options *opts) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
+    const tw::Options &options = opts != nullptr ? *opts : tw::DefaultOptions();
     tw::ProfilerConfig config;
-    config.every = tw::EveryNFromArgs(every_n_steps, every_n_secs);
-    if (output_dir != nullptr) config.output_dir = output_dir;
+    config.every = tw::EveryNFromOptions(options);
+    if (const std::string *dir = options.String(TW_OPT_OUTPUT_DIR)) config.output_dir = *dir;
     return tw::NewProfilerHook(std::move(config), out);
   });
 }

@@ -2,6 +2,7 @@
 #include <cstring>
 #include <memory>
 
+#include "base/versioned.h"
 #include "capi/guard.h"
 #include "session/options.h"
 
@@ -85,6 +86,27 @@ tw_status tw_options_get_string(const char **out, const tw_options *opts, tw_opt
     TW_RETURN_IF_ERROR(tw::CheckOptionKey(key));
     TW_CHECK_ARG(out, "out");
     return opts->GetString(key, out);
+  });
+}
+
+tw_status tw_option_info_by_key(tw_option_info *out, tw_option key) {
+  return Guard([&] {
+    TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
+    tw_option_info info;
+    TW_RETURN_IF_ERROR(tw::DescribeOption(key, &info));
+    tw::WriteVersioned(info, out);
+    return Status();
+  });
+}
+
+tw_status tw_option_info_by_name(tw_option_info *out, const char *name) {
+  return Guard([&] {
+    TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
+    TW_CHECK_ARG(name, "name");
+    tw_option_info info;
+    TW_RETURN_IF_ERROR(tw::DescribeOptionNamed(name, &info));
+    tw::WriteVersioned(info, out);
+    return Status();
   });
 }
 

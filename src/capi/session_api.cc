@@ -157,13 +157,8 @@ tw_status tw_session_destroy(tw_session *session) {
   return Guard([&] { return session != nullptr ? tw::Session::Destroy(session) : Status(); });
 }
 
-tw_status tw_session_get_global_step(int64_t *out, const tw_session *session) {
-  return Guard([&] {
-    TW_CHECK_ARG(session, "session");
-    TW_CHECK_ARG(out, "out");
-    *out = session->global_step();
-    return Status();
-  });
+int64_t tw_session_global_step(const tw_session *session) {
+  return session != nullptr ? session->global_step() : 0;
 }
 
 tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
@@ -233,19 +228,11 @@ int64_t tw_session_creation_count(const tw_session *session) {
 tw_status tw_session_notify_preemption(tw_session *session) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
-    session->NotifyPreemption();
+    session->agreement().NotifyPreemption();
     return Status();
   });
 }
 
-tw_status tw_session_preempted(int *out, const tw_session *session) {
-  return Guard([&] {
-    TW_CHECK_ARG(out, "out");
-    *out = 0;
-    TW_CHECK_ARG(session, "session");
-    *out = session->preempted() ? 1 : 0;
-    return Status();
-  });
-}
+int tw_session_preempted(const tw_session *session) { return session != nullptr && session->agreement().preempted(); }
 
 }  // extern "C"

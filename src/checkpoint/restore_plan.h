@@ -6,7 +6,7 @@
 // is sharded.
 //
 // The proof and the write are apart so that the ranks of a job can vote between them
-// (session_agreement.cc): nobody writes a variable until every rank has proven its reads.
+// (session/restore_vote.cc): nobody writes a variable until every rank has proven its reads.
 #ifndef TRAINWATCH_CHECKPOINT_RESTORE_PLAN_H
 #define TRAINWATCH_CHECKPOINT_RESTORE_PLAN_H
 

@@ -122,7 +122,7 @@ class Saver {
   // memory, the file cannot be mapped, no descriptor left).
   Status Restore(const std::string &path, const std::vector<std::string> &names = {});
 
-  // The halves of a restore that the ranks of a job agree on between them (session_agreement.cc, D16):
+  // The halves of a restore that the ranks of a job agree on between them (session/restore_vote.cc, D16):
   // PrepareRestore opens the checkpoint at `path` as RestoreFrom does, checks every variable and
   // proves every byte this rank would read (only its rows of a shard), writing nothing; *failure and
   // the errors as RestoreFrom's. FinishRestore then writes the variables.

@@ -1,12 +1,14 @@
 #include "hooks/checkpoint_saver_hook.h"
 
 #include <cstring>
+#include <memory>
 
 #include "base/log.h"
 #include "base/saturating.h"
 #include "base/versioned.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
+#include "hooks/every_n.h"
 #include "hooks/extension_point.h"
 #include "numerics/scan.h"
 #include "session/session.h"
@@ -76,10 +78,13 @@ class CheckpointSaverHook final : public Hook {
   // B20: the event file of checkpoint_dir, the kept list of that directory, then listeners' begin.
   // The session says whether its job is sharded (D17), not the options the hook was created with
   // (TF's CheckpointSaverHook takes no job): then every rank saves, synchronously, and only the chief
-  // keeps the event file.
+  // keeps the event file. The hook's writer works on the session's saver (one retention for the
+  // directory) and is attached to the session, whose other users of the saver wait for its write.
   Status Begin(Session &session) override {
-    every_rank_ = session.sharded_job();
+    every_rank_ = session.agreement().sharded_job();
     async_ = config_.async && !every_rank_;
+    writer_ = std::make_unique<checkpoint::AsyncSaver>(session.saver());
+    session.AttachWriter(writer_.get());
     events_.reset();
     if (config_.chief && (!every_rank_ || session.is_chief())) {
       TW_RETURN_IF_ERROR(summary::GetCachedEventWriter(config_.checkpoint_dir, &events_));
@@ -102,15 +107,15 @@ class CheckpointSaverHook final : public Hook {
   Status AfterRun(RunContext &ctx) override {
     Session &session = *ctx.session;
     bool stop = false;
-    if (async_ && session.async_saver().finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
+    if (async_ && writer_->finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
     if (every_rank_ && config_.timer->every_secs()) {
       // D17: clocks differ between ranks; the chief's says when, and the vote tells every rank.
       const int64_t step = session.global_step();
-      if (session.TakeAgreedSave()) {
+      if (session.agreement().TakeAgreedSave()) {
         config_.timer->UpdateLastTriggeredStep(step);
         TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, &stop));
       } else if (session.is_chief() && config_.timer->ShouldTriggerForStep(step)) {
-        session.NoteSaveDue();
+        session.agreement().NoteSaveDue();
       }
     } else if (config_.timer->ShouldTriggerForStep(NextStep(session.run_global_step()))) {
       const int64_t step = session.global_step();
@@ -135,8 +140,8 @@ class CheckpointSaverHook final : public Hook {
   }
 
   // A failed run: let a background write finish (never abandon a half-written file), drop its result.
-  void OnError(Session &session, const Status &) override {
-    if (session.async_saver().pending()) session.async_saver().Take();
+  void OnError(Session &, const Status &) override {
+    if (writer_ != nullptr && writer_->pending()) writer_->Take();
   }
 
   // TF's _save: the user's function when set, else the built-in. Its stop request counts where TF's
@@ -160,7 +165,7 @@ class CheckpointSaverHook final : public Hook {
     const std::string bad = FirstNonFiniteVariable(session);
     int32_t bad_rank = bad.empty() ? -1 : 0;
     if (every_rank_) {  // D17: every rank's part or none, so every rank skips together
-      TW_RETURN_IF_ERROR(session.LowestRankWith(
+      TW_RETURN_IF_ERROR(session.agreement().LowestRankWith(
           !bad.empty(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
     }
     if (!bad.empty()) {
@@ -177,10 +182,11 @@ class CheckpointSaverHook final : public Hook {
     last_saved_step_ = step;
     // A synchronous save writes on the session's thread: a sharded one's vote calls the collective,
     // which only that thread may (trainwatch/distributed.h).
+    session.IdleSaver();  // one write at a time on the saver, whoever's (another saver hook's) it is
     if (async_) {
-      session.async_saver().Start(prefix_, step);
+      writer_->Start(prefix_, step);
     } else {
-      session.async_saver().Run(prefix_, step);
+      writer_->Run(prefix_, step);
     }
     return WaitsForWrite() ? FinishPendingSave(session, stop) : Status();
   }
@@ -193,9 +199,8 @@ class CheckpointSaverHook final : public Hook {
 
   // Takes the result of the write in flight, if any: a failure fails this call; success is announced.
   Status FinishPendingSave(Session &session, bool *stop) {
-    checkpoint::AsyncSaver &writer = session.async_saver();
-    if (!writer.pending()) return Status();
-    const checkpoint::SaveResult result = writer.Take();
+    if (writer_ == nullptr || !writer_->pending()) return Status();
+    const checkpoint::SaveResult result = writer_->Take();
     if (!result.status.ok()) {
       return result.status.WithPrefix("saving checkpoint " + std::to_string(result.global_step) + " failed: ");
     }
@@ -236,6 +241,9 @@ class CheckpointSaverHook final : public Hook {
   // Of the session being served (Begin).
   bool every_rank_ = false;
   bool async_ = true;
+  // The hook's writes (in the background with TW_OPT_ASYNC_CHECKPOINT; a synchronous one too, for its
+  // result and B48's list), over the session's saver and attached to it; made in Begin.
+  std::unique_ptr<checkpoint::AsyncSaver> writer_;
 };
 
 }  // namespace
@@ -243,11 +251,15 @@ class CheckpointSaverHook final : public Hook {
 Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Options &options,
                                  CheckpointSaverConfig *config) {
   if (checkpoint_dir.empty()) return Status(TW_INVALID_ARGUMENT, "checkpoint_dir is NULL or empty");
-  std::optional<double> secs;
-  std::optional<int64_t> steps;
-  if (options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_SECS)) secs = options.Double(TW_OPT_CHECKPOINT_EVERY_N_SECS);
-  if (options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_STEPS)) steps = options.Int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS);
-  TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(secs, steps, &config->timer));
+  const EveryN every = EveryNFromOptions(options);
+  if (!every.secs && !every.steps &&
+      (options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_SECS) || options.IsSet(TW_OPT_CHECKPOINT_EVERY_N_STEPS))) {
+    // Every hook reads its period from TW_OPT_EVERY_N_*; the CHECKPOINT_ keys are MonitoredTrainingSession's.
+    return Status(TW_INVALID_ARGUMENT,
+                  "CheckpointSaverHook reads TW_OPT_EVERY_N_STEPS / TW_OPT_EVERY_N_SECS; "
+                  "TW_OPT_CHECKPOINT_EVERY_N_* are MonitoredTrainingSession's save_checkpoint_steps / _secs");
+  }
+  TW_RETURN_IF_ERROR(SecondOrStepTimer::Create(every.secs, every.steps, &config->timer));
   config->checkpoint_dir = checkpoint_dir;
   if (const std::string *basename = options.String(TW_OPT_CHECKPOINT_BASENAME)) {
     if (basename->empty() || basename->find('/') != std::string::npos) {

@@ -64,7 +64,7 @@ struct CheckpointSaverConfig {
   std::vector<CheckpointListener *> listeners;  // one reference each, owned by the config
 };
 
-// Reads the hook's settings from `options` (TW_OPT_CHECKPOINT_EVERY_N_SECS/_STEPS, _BASENAME,
+// Reads the hook's settings from `options` (TW_OPT_EVERY_N_SECS/_STEPS, TW_OPT_CHECKPOINT_BASENAME,
 // TW_OPT_ASYNC_CHECKPOINT, TW_OPT_DEFERRED_CHECKPOINT_LISTENERS); the timer errors are TF's B1 texts.
 Status MakeCheckpointSaverConfig(const std::string &checkpoint_dir, const Options &options,
                                  CheckpointSaverConfig *config);

@@ -74,9 +74,9 @@ class NanTensorHook final : public Hook {
       return Fail(where,
                   "; not rolled back: " + std::to_string(rollbacks_) + " rollbacks already (TW_OPT_NAN_MAX_ROLLBACKS)");
     }
-    if (session.collective() != nullptr) {  // D7: every rank rolls back together, to the chief's choice
+    if (session.agreement().collective() != nullptr) {  // D7: every rank rolls back together, to the chief's choice
       ++rollbacks_;
-      session.RequestAgreedRollback(where);
+      session.agreement().RequestRollback(where);
       return Status();
     }
     // B48: what this run saved holds the state after the NaN: never the target.

@@ -4,6 +4,7 @@
 #include "distributed/shared_failure.h"
 #include "trainwatch/hooks.h"
 
+#include <cctype>
 #include <cmath>
 #include <cstring>
 
@@ -20,60 +21,69 @@ struct OptionInfo {
   int64_t int_max;
   double double_min;  // inclusive lower bound for double options (-inf: none)
   bool positive;      // double options: must also be > 0
+  uint32_t read_by;   // TW_OPTION_READ_BY_* bits
 };
+
+constexpr uint32_t kSession = TW_OPTION_READ_BY_SESSION;
+constexpr uint32_t kTraining = TW_OPTION_READ_BY_TRAINING_SESSION;
+constexpr uint32_t kSaver = TW_OPTION_READ_BY_SAVER;
+constexpr uint32_t kCheckpointHook = TW_OPTION_READ_BY_CHECKPOINT_HOOK;
+constexpr uint32_t kHooks = TW_OPTION_READ_BY_HOOKS;
+constexpr uint32_t kJob = TW_OPTION_READ_BY_JOB;
 
 constexpr int64_t kMaxI64 = INT64_MAX;
 constexpr int64_t kMinI64 = INT64_MIN;
 constexpr double kNoMin = -HUGE_VAL;
 
-// The one place an option is defined: key, name, type, default, bounds.
+// The one place an option is defined: key, name, type, default, bounds, readers (tw_option_info).
 const OptionInfo kOptions[] = {
-    {TW_OPT_IS_CHIEF, "TW_OPT_IS_CHIEF", OptionType::kInt64, 1, 0, 0, 1, 0, false},
-    {TW_OPT_CHECKPOINT_DIR, "TW_OPT_CHECKPOINT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false},
-    {TW_OPT_MAX_RECOVERY_ATTEMPTS, "TW_OPT_MAX_RECOVERY_ATTEMPTS", OptionType::kInt64, 10, 0, -1, kMaxI64, 0, false},
-    {TW_OPT_RECOVERY_BACKOFF_SECS, "TW_OPT_RECOVERY_BACKOFF_SECS", OptionType::kDouble, 0, 1.0, 0, 0, 0, false},
+    {TW_OPT_IS_CHIEF, "TW_OPT_IS_CHIEF", OptionType::kInt64, 1, 0, 0, 1, 0, false, kSession | kSaver},
+    {TW_OPT_CHECKPOINT_DIR, "TW_OPT_CHECKPOINT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kSession},
+    {TW_OPT_MAX_RECOVERY_ATTEMPTS, "TW_OPT_MAX_RECOVERY_ATTEMPTS", OptionType::kInt64, 10, 0, -1, kMaxI64, 0, false, kSession},
+    {TW_OPT_RECOVERY_BACKOFF_SECS, "TW_OPT_RECOVERY_BACKOFF_SECS", OptionType::kDouble, 0, 1.0, 0, 0, 0, false, kSession},
     {TW_OPT_RECOVERY_BACKOFF_MAX_SECS, "TW_OPT_RECOVERY_BACKOFF_MAX_SECS", OptionType::kDouble, 0, 60.0, 0, 0, 0,
-     false},
-    {TW_OPT_RECOVERY_WAIT_SECS, "TW_OPT_RECOVERY_WAIT_SECS", OptionType::kDouble, 0, 30.0, 0, 0, 0, false},
-    {TW_OPT_MAX_WAIT_SECS, "TW_OPT_MAX_WAIT_SECS", OptionType::kDouble, 0, 1800.0, 0, 0, kNoMin, false},
+     false, kSession},
+    {TW_OPT_RECOVERY_WAIT_SECS, "TW_OPT_RECOVERY_WAIT_SECS", OptionType::kDouble, 0, 30.0, 0, 0, 0, false, kSession},
+    {TW_OPT_MAX_WAIT_SECS, "TW_OPT_MAX_WAIT_SECS", OptionType::kDouble, 0, 1800.0, 0, 0, kNoMin, false, kSession},
     {TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, "TW_OPT_AUTO_INCREMENT_GLOBAL_STEP", OptionType::kInt64, 1, 0, 0, 1, 0,
-     false},
+     false, kSession},
     {TW_OPT_INITIAL_GLOBAL_STEP, "TW_OPT_INITIAL_GLOBAL_STEP", OptionType::kInt64, 0, 0, kMinI64 + 1, kMaxI64, 0,
-     false},
-    {TW_OPT_CHECK_NUMERICS, "TW_OPT_CHECK_NUMERICS", OptionType::kInt64, 0, 0, 0, 1, 0, false},
-    {TW_OPT_MAX_TO_KEEP, "TW_OPT_MAX_TO_KEEP", OptionType::kInt64, 5, 0, 0, kMaxI64, 0, false},
+     false, kSession},
+    {TW_OPT_CHECK_NUMERICS, "TW_OPT_CHECK_NUMERICS", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession},
+    {TW_OPT_MAX_TO_KEEP, "TW_OPT_MAX_TO_KEEP", OptionType::kInt64, 5, 0, 0, kMaxI64, 0, false, kSession | kSaver},
     {TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, "TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS", OptionType::kDouble, 0, 10000.0,
-     0, 0, 0, true},
-    {TW_OPT_CHECKPOINT_EVERY_N_SECS, "TW_OPT_CHECKPOINT_EVERY_N_SECS", OptionType::kDouble, 0, 600.0, 0, 0, 0, false},
-    {TW_OPT_CHECKPOINT_EVERY_N_STEPS, "TW_OPT_CHECKPOINT_EVERY_N_STEPS", OptionType::kInt64, 0, 0, 0, kMaxI64, 0, false},
-    {TW_OPT_CHECKPOINT_BASENAME, "TW_OPT_CHECKPOINT_BASENAME", OptionType::kString, 0, 0, 0, 0, 0, false},
-    {TW_OPT_ASYNC_CHECKPOINT, "TW_OPT_ASYNC_CHECKPOINT", OptionType::kInt64, 1, 0, 0, 1, 0, false},
-    {TW_OPT_SUMMARY_DIR, "TW_OPT_SUMMARY_DIR", OptionType::kString, 0, 0, 0, 0, 0, false},
-    {TW_OPT_SUMMARY_EVERY_N_STEPS, "TW_OPT_SUMMARY_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
-    {TW_OPT_SUMMARY_EVERY_N_SECS, "TW_OPT_SUMMARY_EVERY_N_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false},
-    {TW_OPT_STEP_COUNT_EVERY_N_STEPS, "TW_OPT_STEP_COUNT_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false},
+     0, 0, 0, true, kSession | kSaver},
+    {TW_OPT_CHECKPOINT_EVERY_N_SECS, "TW_OPT_CHECKPOINT_EVERY_N_SECS", OptionType::kDouble, 0, 600.0, 0, 0, 0, false, kTraining},
+    {TW_OPT_CHECKPOINT_EVERY_N_STEPS, "TW_OPT_CHECKPOINT_EVERY_N_STEPS", OptionType::kInt64, 0, 0, 0, kMaxI64, 0, false, kTraining},
+    {TW_OPT_CHECKPOINT_BASENAME, "TW_OPT_CHECKPOINT_BASENAME", OptionType::kString, 0, 0, 0, 0, 0, false, kTraining | kCheckpointHook},
+    {TW_OPT_ASYNC_CHECKPOINT, "TW_OPT_ASYNC_CHECKPOINT", OptionType::kInt64, 1, 0, 0, 1, 0, false, kTraining | kCheckpointHook},
+    {TW_OPT_SUMMARY_DIR, "TW_OPT_SUMMARY_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kTraining},
+    {TW_OPT_SUMMARY_EVERY_N_STEPS, "TW_OPT_SUMMARY_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false, kTraining},
+    {TW_OPT_SUMMARY_EVERY_N_SECS, "TW_OPT_SUMMARY_EVERY_N_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false, kTraining},
+    {TW_OPT_STEP_COUNT_EVERY_N_STEPS, "TW_OPT_STEP_COUNT_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false, kTraining},
     {TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, "TW_OPT_DEFERRED_CHECKPOINT_LISTENERS", OptionType::kInt64, 0, 0, 0, 1, 0,
-     false},
-    {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false},
-    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false},
+     false, kTraining | kCheckpointHook},
+    {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession},
+    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession | kSaver},
     {TW_OPT_COLLECTIVE_TIMEOUT_SECS, "TW_OPT_COLLECTIVE_TIMEOUT_SECS", OptionType::kDouble, 0, 600.0, 0, 0, kNoMin,
-     false},
-    {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false},
-    {TW_OPT_RESTORE_VIA_BROADCAST, "TW_OPT_RESTORE_VIA_BROADCAST", OptionType::kInt64, 0, 0, 0, 1, 0, false},
+     false, kSession | kSaver | kJob},
+    {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false, kSession | kJob},
+    {TW_OPT_RESTORE_VIA_BROADCAST, "TW_OPT_RESTORE_VIA_BROADCAST", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession | kJob},
     {TW_OPT_NAN_ACTION, "TW_OPT_NAN_ACTION", OptionType::kInt64, TW_NAN_ACTION_FAIL, 0, TW_NAN_ACTION_FAIL,
-     TW_NAN_ACTION_ROLLBACK, 0, false},
-    {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1, 0, false},
-    {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false},
-    {TW_OPT_NAN_MAX_ROLLBACKS, "TW_OPT_NAN_MAX_ROLLBACKS", OptionType::kInt64, 3, 0, 0, kMaxI64, 0, false},
-    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64, 0, false},
-    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0, kNoMin, false},
-    {TW_OPT_OUTPUT_DIR, "TW_OPT_OUTPUT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false},
-    {TW_OPT_LOG_AT_END, "TW_OPT_LOG_AT_END", OptionType::kInt64, 0, 0, 0, 1, 0, false},
-    {TW_OPT_LOG_MAX_ELEMENTS, "TW_OPT_LOG_MAX_ELEMENTS", OptionType::kInt64, 32, 0, 0, kMaxI64, 0, false},
-    {TW_OPT_SUMMARY_HISTOGRAMS, "TW_OPT_SUMMARY_HISTOGRAMS", OptionType::kInt64, 1, 0, 0, 1, 0, false},
-    {TW_OPT_WAIT_POLL_SECS, "TW_OPT_WAIT_POLL_SECS", OptionType::kDouble, 0, 0.5, 0, 0, 0, false},
-    {TW_OPT_WAIT_MAX_SECS, "TW_OPT_WAIT_MAX_SECS", OptionType::kDouble, 0, -1.0, 0, 0, kNoMin, false},
-    {TW_OPT_SUMMARY_HISTOGRAM_NAMES, "TW_OPT_SUMMARY_HISTOGRAM_NAMES", OptionType::kString, 0, 0, 0, 0, 0, false},
+     TW_NAN_ACTION_ROLLBACK, 0, false, kHooks},
+    {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1, 0, false, kHooks},
+    {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false, kHooks},
+    {TW_OPT_NAN_MAX_ROLLBACKS, "TW_OPT_NAN_MAX_ROLLBACKS", OptionType::kInt64, 3, 0, 0, kMaxI64, 0, false, kHooks},
+    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64, 0, false, kCheckpointHook | kHooks},
+    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0, kNoMin, false, kCheckpointHook | kHooks},
+    {TW_OPT_OUTPUT_DIR, "TW_OPT_OUTPUT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kHooks},
+    {TW_OPT_LOG_AT_END, "TW_OPT_LOG_AT_END", OptionType::kInt64, 0, 0, 0, 1, 0, false, kHooks},
+    {TW_OPT_LOG_MAX_ELEMENTS, "TW_OPT_LOG_MAX_ELEMENTS", OptionType::kInt64, 32, 0, 0, kMaxI64, 0, false, kHooks},
+    {TW_OPT_SUMMARY_HISTOGRAMS, "TW_OPT_SUMMARY_HISTOGRAMS", OptionType::kInt64, 1, 0, 0, 1, 0, false, kHooks},
+    {TW_OPT_WAIT_POLL_SECS, "TW_OPT_WAIT_POLL_SECS", OptionType::kDouble, 0, 0.5, 0, 0, 0, false, kHooks},
+    {TW_OPT_WAIT_MAX_SECS, "TW_OPT_WAIT_MAX_SECS", OptionType::kDouble, 0, -1.0, 0, 0, kNoMin, false, kHooks},
+    {TW_OPT_SUMMARY_HISTOGRAM_NAMES, "TW_OPT_SUMMARY_HISTOGRAM_NAMES", OptionType::kString, 0, 0, 0, 0, 0, false,
+     kTraining | kHooks},
 };
 
 const OptionInfo *Find(tw_option key) {
@@ -112,6 +122,64 @@ Status CheckOptionKey(const tw_option &key) {
     if (static_cast<int32_t>(info.key) == raw) return Status();
   }
   return Errorf(TW_INVALID_ARGUMENT, "unknown option key %d (not a TW_OPT_* value)", static_cast<int>(raw));
+}
+
+namespace {
+
+tw_option_info InfoOf(const OptionInfo &option) {
+  tw_option_info info = TW_OPTION_INFO_INIT;
+  info.key = option.key;
+  info.name = option.name;
+  info.read_by = option.read_by;
+  switch (option.type) {
+    case OptionType::kInt64:
+      info.type = TW_OPTION_TYPE_INT64;
+      info.int64_default = option.int_default;
+      info.int64_min = option.int_min;
+      info.int64_max = option.int_max;
+      break;
+    case OptionType::kDouble:
+      info.type = TW_OPTION_TYPE_DOUBLE;
+      info.double_default = option.double_default;
+      info.double_min = option.double_min;
+      info.double_min_exclusive = option.positive ? 1 : 0;
+      break;
+    case OptionType::kString:
+      info.type = TW_OPTION_TYPE_STRING;
+      break;
+  }
+  return info;
+}
+
+bool SameNameIgnoringCase(const char *a, const char *b) {
+  for (; *a != '\0' && *b != '\0'; ++a, ++b) {
+    if (std::tolower(static_cast<unsigned char>(*a)) != std::tolower(static_cast<unsigned char>(*b))) return false;
+  }
+  return *a == *b;
+}
+
+}  // namespace
+
+Status DescribeOption(const tw_option &key, tw_option_info *out) {
+  const int32_t raw = EnumBits(key);
+  for (const OptionInfo &option : kOptions) {
+    if (static_cast<int32_t>(option.key) == raw) {
+      *out = InfoOf(option);
+      return Status();
+    }
+  }
+  return Errorf(TW_NOT_FOUND, "unknown option key %d (not a TW_OPT_* value)", static_cast<int>(raw));
+}
+
+Status DescribeOptionNamed(const char *name, tw_option_info *out) {
+  static constexpr size_t kPrefix = sizeof("TW_OPT_") - 1;
+  for (const OptionInfo &option : kOptions) {
+    if (SameNameIgnoringCase(name, option.name) || SameNameIgnoringCase(name, option.name + kPrefix)) {
+      *out = InfoOf(option);
+      return Status();
+    }
+  }
+  return Errorf(TW_NOT_FOUND, "no option named '%s'", name);
 }
 
 const Options &DefaultOptions() {

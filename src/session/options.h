@@ -36,6 +36,10 @@ enum class OptionType { kInt64, kDouble, kString };
 
 // A key as a C caller passed it, checked by its bits (base/enum_bits.h) before it is ever used as a
 // tw_option: TW_INVALID_ARGUMENT "unknown option key <n>" for a negative or unlisted key.
+// tw_option_info of `key` / of the option named `name` (its TW_OPT_ name, or the part after TW_OPT_, in
+// any case): TW_NOT_FOUND naming it when there is none.
+Status DescribeOption(const tw_option &key, tw_option_info *out);
+Status DescribeOptionNamed(const char *name, tw_option_info *out);
 Status CheckOptionKey(const tw_option &key);
 
 }  // namespace tw

@@ -15,10 +15,10 @@
 #include "checkpoint/saver.h"
 #include "distributed/vote.h"
 #include "session/checkpoint_restorer.h"
+#include "session/job_agreement.h"
 #include "session/session.h"
 
-using tw::Status;
-
+namespace tw {
 namespace {
 
 std::string Join(const std::vector<std::string> &lines) {
@@ -40,23 +40,23 @@ std::vector<std::string> Split(const std::string &text) {
 
 }  // namespace
 
-Status tw_session::RestoreByVote(const std::string &what, std::string *path, Status *outcome, Status *agreed,
-                                 const Status &chief_failure) {
+Status JobAgreement::RestoreByVote(const std::string &what, std::string *path, Status *outcome, Status *agreed,
+                                   const Status &chief_failure) {
   path->clear();
   *outcome = Status();
   *agreed = Status();
-  const double timeout = collective_timeout_secs_;
-  tw::checkpoint::Saver &saver = IdleSaver();
+  const double timeout = timeout_secs_;
+  tw::checkpoint::Saver &saver = session_.IdleSaver();
   // 1. The chief's candidates, newest first, to every rank: 2 int64 (its outcome, how many the state
   // file lists), then a string (the paths, or its error).
-  Status listing = is_chief_ ? chief_failure : Status();
+  Status listing = session_.is_chief() ? chief_failure : Status();
   std::vector<std::string> candidates;
   size_t listed = 0;
-  if (is_chief_ && listing.ok() && !checkpoint_dir_.empty()) {
+  if (session_.is_chief() && listing.ok() && !session_.checkpoint_dir().empty()) {
     // A chief that writes this directory (retention, the state file) keeps other writers out
     // (dir_lock.h); one that only restores takes no lock (C24).
-    if (writes_checkpoints_) listing = saver.LockDirectory(checkpoint_dir_);
-    if (listing.ok()) listing = saver.RestoreCandidates(checkpoint_dir_, &candidates, &listed);
+    if (session_.writes_checkpoints()) listing = saver.LockDirectory(session_.checkpoint_dir());
+    if (listing.ok()) listing = saver.RestoreCandidates(session_.checkpoint_dir(), &candidates, &listed);
   }
   int64_t header[2] = {static_cast<int64_t>(listing.code()), static_cast<int64_t>(listed)};
   TW_RETURN_IF_ERROR(
@@ -65,7 +65,7 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   TW_RETURN_IF_ERROR(
       collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoints to restore"));
   if (header[0] != TW_OK) {  // the chief's outcome carries its failure to every rank (D2)
-    if (is_chief_) *outcome = listing;
+    if (session_.is_chief()) *outcome = listing;
     return Status();
   }
   candidates = Split(text);
@@ -80,9 +80,10 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   for (size_t i = 0; i < candidates.size(); ++i) {
     // Ranks may mount the directory at different places: each reads the chief's file name in its own
     // TW_OPT_CHECKPOINT_DIR, or the chief's path when it has none.
-    const std::string mine = checkpoint_dir_.empty()
-                                 ? candidates[i]
-                                 : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(candidates[i]));
+    const std::string mine =
+        session_.checkpoint_dir().empty()
+            ? candidates[i]
+            : tw::checkpoint::JoinPath(session_.checkpoint_dir(), tw::checkpoint::Basename(candidates[i]));
     std::unique_ptr<tw::checkpoint::RestorePlan> plan;
     std::vector<std::string> missing;
     tw::checkpoint::RestoreFailure failure = tw::checkpoint::RestoreFailure::kNone;
@@ -103,7 +104,7 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
       // could fail here; the creation vote carries it.
       *outcome = saver.FinishRestore(*plan);
       if (!outcome->ok()) return Status();
-      tw::TakeStepFromName(*this, mine, missing);
+      tw::TakeStepFromName(session_, mine, missing);
       *path = mine;
       return Status();
     }
@@ -117,8 +118,11 @@ Status tw_session::RestoreByVote(const std::string &what, std::string *path, Sta
   }
   // C20: checkpoints were there and every one proved damaged: no rank starts over on top of them.
   if (!damaged.empty()) {
-    const std::string dir = checkpoint_dir_.empty() ? tw::checkpoint::Dirname(candidates[0]) : checkpoint_dir_;
+    const std::string dir =
+        session_.checkpoint_dir().empty() ? tw::checkpoint::Dirname(candidates[0]) : session_.checkpoint_dir();
     *agreed = tw::checkpoint::EveryCheckpointDamaged(dir, damaged);
   }
   return Status();
 }
+
+}  // namespace tw

@@ -101,17 +101,10 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
       max_recovery_attempts_(options.Int64(TW_OPT_MAX_RECOVERY_ATTEMPTS)),
       backoff_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_SECS)),
       backoff_max_secs_(options.Double(TW_OPT_RECOVERY_BACKOFF_MAX_SECS)),
-      collective_(options.collective != nullptr ? options.collective->Fork() : nullptr),
-      watch_preemption_(options.Int64(TW_OPT_CATCH_PREEMPTION_SIGNALS) != 0),
+      agreement_(*this, options),
       global_step_(options.Int64(TW_OPT_INITIAL_GLOBAL_STEP)) {
   if (const std::string *dir = options.String(TW_OPT_CHECKPOINT_DIR)) checkpoint_dir_ = *dir;
-  if (collective_ != nullptr) {
-    collective_timeout_secs_ = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
-    vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
-    restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
-    sharded_job_ = tw::IsShardedJob(options);
-  }
-  if (collective_ != nullptr && (!is_chief_ || !restore_via_broadcast_)) {
+  if (agreement_.collective() != nullptr && (!is_chief_ || !agreement_.restore_via_broadcast())) {
     // Initializes when the chief did (D2); every rank restores by the vote (D16).
     creator_ = tw::NewChiefSessionCreator(options, nullptr);
   } else if (!is_chief_) {
@@ -126,7 +119,10 @@ tw_session::tw_session(const tw::Options &options, bool recoverable)
   global_step_view_.Assign(view, "global_step");
 }
 
-tw_session::~tw_session() { ReleaseHooks(); }
+tw_session::~tw_session() {
+  DetachWriters();
+  ReleaseHooks();
+}
 
 // The saver covers the variables and the session's own global_step, which checkpoints carry as the
 // int64 scalar "global_step" (as TF's do).
@@ -138,21 +134,35 @@ Status tw_session::CreateSaver(const tw::Options &options) {
   saved.emplace_back(step, "global_step");
   tw::checkpoint::SaverOptions saver_options = tw::SaverOptionsOf(options);
   // The session's own handle: a failed operation of a save ends every collective call of the session (D9).
-  saver_options.collective = collective_;
+  saver_options.collective = agreement_.collective();
   TW_RETURN_IF_ERROR(tw::checkpoint::Saver::Create(std::move(saved), std::move(saver_options), &saver_));
-  async_saver_ = std::make_unique<tw::checkpoint::AsyncSaver>(*saver_);
   return Status();
 }
 
-tw::checkpoint::Saver &tw_session::IdleSaver() { return async_saver_->Idle(); }
+tw::checkpoint::Saver &tw_session::IdleSaver() {
+  for (tw::checkpoint::AsyncSaver *writer : writers_) writer->Wait();
+  return *saver_;
+}
+
+void tw_session::AttachWriter(tw::checkpoint::AsyncSaver *writer) {
+  if (std::find(writers_.begin(), writers_.end(), writer) == writers_.end()) writers_.push_back(writer);
+}
+
+// No write may outlive the saver, whatever becomes of the hooks that own the writers.
+void tw_session::DetachWriters() {
+  for (tw::checkpoint::AsyncSaver *writer : writers_) writer->Wait();
+  writers_.clear();
+}
 
 Status tw_session::DiscardDivergedCheckpoints() {
   tw::checkpoint::Saver &saver = IdleSaver();  // a background write of that run ends first
-  for (const std::string &path : async_saver_->started()) {
-    tw::Log(TW_LOG_WARNING, "Discarding checkpoint %s: it was saved in the run that saw NaN", path.c_str());
-    TW_RETURN_IF_ERROR(saver.Discard(path));
+  for (tw::checkpoint::AsyncSaver *writer : writers_) {
+    for (const std::string &path : writer->started()) {
+      tw::Log(TW_LOG_WARNING, "Discarding checkpoint %s: it was saved in the run that saw NaN", path.c_str());
+      TW_RETURN_IF_ERROR(saver.Discard(path));
+    }
+    writer->ForgetStarted();
   }
-  async_saver_->ForgetStarted();
   return Status();
 }
 
@@ -167,8 +177,8 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   if (begun.ok()) begun = session->CreateSaver(options);
   if (begun.ok()) begun = session->ClaimHooks(hooks, hook_count);
   if (begun.ok()) session->NoteCheckpointWriter();
-  if (begun.ok() && session->watch_preemption_) begun = tw::PreemptionSignals::Acquire(&session->preemption_signals_);
-  if (begun.ok() && session->restore_via_broadcast_ && tw::IsShardedJob(options)) {
+  if (begun.ok()) begun = session->agreement_.WatchSignals();
+  if (begun.ok() && session->agreement_.restore_via_broadcast() && tw::IsShardedJob(options)) {
     begun = Status(TW_INVALID_ARGUMENT,
                    "TW_OPT_RESTORE_VIA_BROADCAST cannot restore sharded variables (each rank holds other rows of "
                    "them): every rank of a sharded job reads its own rows (D16)");
@@ -178,8 +188,8 @@ Status tw_session::Create(const tw::Options &options, tw::Hook *const *hooks, si
   // begin failed (the chief's directory lock, for one), so none is left waiting for it (D1).
   size_t begun_hooks = 0;
   while (begun.ok() && begun_hooks < session->hooks_.size()) begun = session->hooks_[begun_hooks++]->Begin(*session);
-  if (session->collective_ != nullptr) {
-    const Status agreed = session->FindChief(begun);
+  if (session->agreement_.collective() != nullptr) {
+    const Status agreed = session->agreement_.FindChief(begun);
     if (!agreed.ok()) begun = agreed;
   }
   if (!begun.ok()) {
@@ -212,7 +222,9 @@ Status tw_session::ClaimHooks(tw::Hook *const *hooks, size_t hook_count) {
   }
   hooks_.reserve(hook_count);
   for (size_t i = 0; i < hook_count; ++i) {
-    if (collective_ != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i], sharded_job_)) continue;  // D14
+    if (agreement_.collective() != nullptr && !is_chief_ && ChiefOnlyInAJob(hooks[i], agreement_.sharded_job())) {
+      continue;  // D14
+    }
     hooks[i]->Ref();
     for (tw::Hook *link = hooks[i]; link != nullptr; link = link->inner()) link->owner = this;
     hooks_.push_back(hooks[i]);
@@ -228,7 +240,7 @@ void tw_session::NoteCheckpointWriter() {
     }
   }
   // D10: the chief saves on a preemption caught by signals, or noted by any rank of a job.
-  if (holder.empty() && (watch_preemption_ || collective_ != nullptr)) holder = "a session saving on preemption";
+  if (holder.empty() && (agreement_.watches_preemption() || agreement_.collective() != nullptr)) holder = "a session saving on preemption";
   writes_checkpoints_ = !holder.empty();
   // One told of a preemption by tw_session_notify_preemption all the same locks when it saves.
   saver_->set_lock_holder(holder.empty() ? "a session saving on preemption" : holder);
@@ -255,7 +267,7 @@ Status tw_session::WithRecovery(Body body) {
   for (;;) {
     Status status = created_ ? Status() : CreateInner();
     if (status.ok()) status = body();
-    if (status.ok() || !recoverable_ || !IsRecoverable(status) || CollectiveBroken()) return status;
+    if (status.ok() || !recoverable_ || !IsRecoverable(status) || agreement_.Broken()) return status;
     if (max_recovery_attempts_ >= 0 && attempts >= max_recovery_attempts_) {
       return Errorf(status.code(), "gave up after %lld recoveries (TW_OPT_MAX_RECOVERY_ATTEMPTS); last error: %s",
                     static_cast<long long>(attempts), status.message().c_str());
@@ -277,9 +289,13 @@ Status tw_session::CreateInner() {
   ++creation_count_;
   stop_latched_ = false;
   stop_requested_ = false;
-  if (collective_ != nullptr) return CreateAgreed();
+  if (agreement_.collective() != nullptr) return agreement_.CreateAgreed();
   std::string restored_path;
   TW_RETURN_IF_ERROR(creator_->CreateSession(*this, &restored_path));
+  return AfterCreateSession();
+}
+
+Status tw_session::AfterCreateSession() {
   created_ = true;
   for (tw::Hook *hook : hooks_) {
     const Status status = hook->AfterCreateSession(*this);
@@ -314,18 +330,20 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     return Status(TW_FAILED_PRECONDITION, "Run called even after should_stop requested.");  // H29
   }
 
-  if (!with_hooks && collective_ != nullptr) {
+  if (!with_hooks && agreement_.collective() != nullptr) {
     // D15: work of this rank alone (an evaluation on the chief): no vote and no recovery, and a failure
     // leaves the session usable — each of those would need every rank.
     ScopedFlag running(in_run_);
     step_context_.Reset(this, nullptr, feeds, feed_count, global_step_);
     return RunStep(step_context_, step, user_data);
   }
-  ++run_count_;
+  agreement_.CountRun();
   Status status = WithRecovery([&] {
     // B48: a rollback discards the saves begun since this run began (since the last vote, in a job) —
     // not a save of the session re-created by a recovery before it, which holds the restored state.
-    if (runs_since_vote_ == 0) async_saver_->ForgetStarted();
+    if (agreement_.VotedLastRun()) {
+      for (tw::checkpoint::AsyncSaver *writer : writers_) writer->ForgetStarted();
+    }
     Status ran;
     if (!with_hooks) {
       ScopedFlag running(in_run_);
@@ -335,9 +353,7 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
       ran = HookedRun(feeds, feed_count, step, user_data);
     }
     // A job's vote, or a preemption to act on (D4–D10); a single process without either pays one test.
-    if (collective_ != nullptr || watch_preemption_ || preemption_noted_.load(std::memory_order_relaxed)) {
-      return EndOfRun(std::move(ran));
-    }
+    if (agreement_.WatchesRunEnd()) return agreement_.EndOfRun(std::move(ran));
     return ran;
   });
   run_context_.phase = tw::RunContext::Phase::kIdle;  // also when a hook failed: nothing of this run stays readable
@@ -489,20 +505,18 @@ Status tw_session::Close() {
       status = hook->End(*this);
       if (!status.ok()) break;
     }
-    // D12: no rank tears down while another still needs it (the chief's final save). A failed session
-    // skips it: the vote that failed it failed every rank, or a rank is gone; so does one whose
-    // collective failed in end (the final save's, D9).
-    if (collective_ != nullptr && !CollectiveBroken()) {
-      const Status met = collective_->Barrier(collective_timeout_secs_, "at close");
-      if (status.ok()) status = met;
-    }
   }
-  preemption_signals_.Release();
+  // D12: no rank tears down while another still needs it (the chief's final save). A failed session
+  // skips it: the vote that failed it failed every rank, or a rank is gone; so does one whose
+  // collective failed in end (the final save's, D9).
+  const Status met = agreement_.Close(/*meet=*/!failed_);
+  if (status.ok()) status = met;
   closed_ = true;
   created_ = false;
   tracer_ = nullptr;
+  DetachWriters();
   ReleaseHooks();
-  async_saver_->Idle().ReleaseDirectoryLocks();  // a closed session writes no more: others may
+  if (saver_ != nullptr) saver_->ReleaseDirectoryLocks();  // a closed session writes no more: others may
   return status;
 }
 

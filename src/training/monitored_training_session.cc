@@ -55,10 +55,10 @@ Status AddCheckpointSaver(const Options &options, bool is_chief, HookList *list)
                                                  TW_OPT_CHECKPOINT_EVERY_N_STEPS, {600.0, std::nullopt});  // T2
   if (checkpoint_dir == nullptr || !checkpoints.any_positive()) return Status();
   Options hook_options = options;
-  TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_CHECKPOINT_EVERY_N_SECS, *checkpoints.secs)
-                                      : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_SECS));
-  TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, *checkpoints.steps)
-                                       : hook_options.SetNone(TW_OPT_CHECKPOINT_EVERY_N_STEPS));
+  TW_RETURN_IF_ERROR(checkpoints.secs ? hook_options.SetDouble(TW_OPT_EVERY_N_SECS, *checkpoints.secs)
+                                      : hook_options.SetNone(TW_OPT_EVERY_N_SECS));
+  TW_RETURN_IF_ERROR(checkpoints.steps ? hook_options.SetInt64(TW_OPT_EVERY_N_STEPS, *checkpoints.steps)
+                                       : hook_options.SetNone(TW_OPT_EVERY_N_STEPS));
   CheckpointSaverConfig config;
   TW_RETURN_IF_ERROR(MakeCheckpointSaverConfig(*checkpoint_dir, hook_options, &config));  // T3
   config.chief = is_chief;

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include <trainwatch.h>
+#include "../hooks/period_options.h"
 
 static volatile float g_sink;
 
@@ -63,7 +64,7 @@ static double hooked_ns_per_step(int64_t steps, const char *dir) {
   check(tw_options_set_int64(opts, TW_OPT_EVERY_N_STEPS, never), "every_n");
   check(tw_options_set_string(opts, TW_OPT_OUTPUT_DIR, dir), "output_dir");
   check(tw_stop_at_step_hook_create(&hooks[0], TW_UNSET, never), "StopAtStepHook");
-  check(tw_step_counter_hook_create(&hooks[1], never, TW_UNSET_SECS, dir, NULL), "StepCounterHook");
+  check(step_counter_hook(&hooks[1], never, TW_UNSET_SECS, dir, NULL), "StepCounterHook");
   check(tw_summary_saver_hook_create(&hooks[2], summarized, 1, opts, NULL), "SummarySaverHook");
   check(tw_nan_tensor_hook_create(&hooks[3], "loss", 1), "NanTensorHook");
   check(tw_logging_tensor_hook_create(&hooks[4], logged, NULL, 1, opts, NULL, NULL, NULL), "LoggingTensorHook");

@@ -1,4 +1,5 @@
 #define _POSIX_C_SOURCE 199309L
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 /* The per-run cost of the vote (docs/tf-semantics.md D4) against a bare MPI_Allreduce of the same 5
  * int64 in the same job: run under `mpirun -np N`. Every iteration makes one bare MPI_Allreduce (the
  * anchor) and one tw_session_run with the MPI collective, in turn first, each timed, so that both

@@ -340,7 +340,7 @@ void listener_can_stop_training(void **) {  // B22
   tw::Options options;
   options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {1}));
   tw::Options hook_options;
-  hook_options.set_int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, 2);
+  hook_options.set_int64(TW_OPT_EVERY_N_STEPS, 2);
   hook_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
   StopAfterSave listener;
   tw::CheckpointSaverHook saver(dir, &hook_options, {&listener});
@@ -487,7 +487,7 @@ void wrapped_extension_points_B9_B24(void **) {
   const char *dir = scratch.path();
   assert_true(dir[0] != '\0');
   tw::Options saver_options;
-  saver_options.set_int64(TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
+  saver_options.set_int64(TW_OPT_EVERY_N_STEPS, 1);
   saver_options.set_int64(TW_OPT_ASYNC_CHECKPOINT, 0);
   tw::CheckpointSaverHook saver(dir, &saver_options);
   CustomSaver custom_saver(saver);

@@ -28,7 +28,7 @@ static class CallbackTests {
 
   static Options CheckpointOptions(string dir, float[] w) {
     return new Options().AddVariable(Tensor.FromArray("w", w)).SetString(Option.CheckpointDir, dir)
-        .SetInt64(Option.CheckpointEveryNSteps, 2).SetBool(Option.AsyncCheckpoint, false);
+        .SetInt64(Option.CheckpointEveryNSteps, 2).SetInt64(Option.EveryNSteps, 2).SetBool(Option.AsyncCheckpoint, false);
   }
 
   [Test]

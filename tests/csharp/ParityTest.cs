@@ -84,7 +84,7 @@ static class ParityTest {
   static List<string> Train(string dir) {
     var trace = new List<string>();
     var model = new Model(trace);
-    using (Options options = model.Options(dir).SetInt64(Option.CheckpointEveryNSteps, 2).SetBool(Option.AsyncCheckpoint, false))
+    using (Options options = model.Options(dir).SetInt64(Option.EveryNSteps, 2).SetBool(Option.AsyncCheckpoint, false))
     using (var stop = new StopAtStepHook(lastStep: 5))
     using (var saver = new CheckpointSaverHook(dir, options))
     using (Session session = Session.Monitored(options, new Counter(trace), stop, saver)) {

@@ -25,7 +25,7 @@ static class SessionFunctionTests {
     string dir = Scratch.Directory("init-restored");
     var w = new float[1];
     using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetString(Option.CheckpointDir, dir)
-                                      .SetInt64(Option.CheckpointEveryNSteps, 100))
+                                      .SetInt64(Option.EveryNSteps, 100))
     using (var saver = new CheckpointSaverHook(dir, options))
     using (Session session = Session.Monitored(options, saver)) {
       session.Run(Steps.Nothing);

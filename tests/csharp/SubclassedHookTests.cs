@@ -281,7 +281,7 @@ static class SubclassedHookTests {
   public static void CheckpointSaverHookSaveIsAnExtensionPointWhoseResultRequestsAStopB18B23() {
     string dir = Scratch.Directory("subclass-save");
     var w = new float[2];
-    using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetInt64(Option.CheckpointEveryNSteps, 2)
+    using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetInt64(Option.EveryNSteps, 2)
                                       .SetBool(Option.AsyncCheckpoint, false))
     using (var hook = new StoppingSaver(dir, options)) {
       using (Session session = Session.Monitored(options, hook)) {
@@ -363,7 +363,7 @@ static class SubclassedHookTests {
     KindCalls.Clear();
     var w = new float[2];
     using (var every = new Options().SetInt64(Option.EveryNSteps, 1).SetString(Option.OutputDir, dir))
-    using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetInt64(Option.CheckpointEveryNSteps, 1)) {
+    using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetInt64(Option.EveryNSteps, 1)) {
       var hooks = new BuiltinHook[] {
         new SubNan(), new SubStop(), new SubLogging(every), new SubCounter(), new SubSummary(every),
         new SubSaver(Path.Combine(dir, "ckpt"), options), new SubFeed(), new SubFinal(), new SubWaiter(), new SubProfiler(dir),

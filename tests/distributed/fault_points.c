@@ -1,4 +1,5 @@
-#define _GNU_SOURCE /* RTLD_NEXT */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
+#define _GNU_SOURCE         /* RTLD_NEXT */
 #include "fault_points.h"
 
 #include <dlfcn.h>

@@ -13,7 +13,9 @@
 #ifndef TESTS_DISTRIBUTED_FAULT_POINTS_H
 #define TESTS_DISTRIBUTED_FAULT_POINTS_H
 
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <trainwatch.h>
+#include <trainwatch/distributed.h> /* its experimental block, also after a plain <trainwatch.h> */
 
 /* Parses `point` and arms it for the calls from now on, counting only files in `dir` (no trailing
  * slash). Returns 0 on success, -1 for a malformed point (nothing armed). Before the kill, one line

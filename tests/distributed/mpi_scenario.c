@@ -2,6 +2,7 @@
  * driver run_mpi_scenarios.py starts it as `mpirun -np 4 … mpi_scenario NAME DIR` and checks what every
  * rank prints: "rank R create=S run=S close=S step=N w=W runs=N creations=N preempted=P | message".
  * `mpi_scenario restored DIR` (no MPI) prints the step a single process restores from DIR. */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #define _POSIX_C_SOURCE 200809L
 #include <signal.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include "scenario.h"
 
 #include <math.h>
@@ -150,7 +151,7 @@ void scenario_run_rank(const scenario *s, int rank, const tw_collective *collect
   out->run = TW_OK;
   while (!tw_session_should_stop(session)) {
     int64_t step = 0;
-    if (tw_session_get_global_step(&step, session) != TW_OK) step = -1;
+    step = tw_session_global_step(session);
     if (step == s->vanish_at[rank]) { /* gone: no close, no word to the others */
       out->vanished = 1;
       out->global_step = step;
@@ -167,8 +168,8 @@ void scenario_run_rank(const scenario *s, int rank, const tw_collective *collect
       break;
     }
   }
-  if (tw_session_get_global_step(&out->global_step, session) != TW_OK) out->global_step = -1;
-  if (tw_session_preempted(&out->preempted, session) != TW_OK) out->preempted = -1;
+  out->global_step = tw_session_global_step(session);
+  out->preempted = tw_session_preempted(session);
   out->creations = tw_session_creation_count(session);
   out->close = tw_session_close(session);
   if (out->close != TW_OK) note_failure(out, out->close);
@@ -188,7 +189,7 @@ int64_t scenario_restored_step(const char *dir) {
   int64_t step = -1;
   if (tw_options_set_string(o, TW_OPT_CHECKPOINT_DIR, dir) == TW_OK && tw_options_add_variable(o, &t) == TW_OK &&
       tw_monitored_session_create(&session, o, NULL, 0) == TW_OK) {
-    if (tw_session_get_global_step(&step, session) != TW_OK) step = -3;
+    step = tw_session_global_step(session);
     if ((float)step != w) step = -2; /* the checkpoint's replica is not consistent */
     if (tw_session_close(session) != TW_OK) step = -4;
     if (tw_session_destroy(session) != TW_OK) step = -5;

@@ -5,9 +5,11 @@
 #ifndef TESTS_DISTRIBUTED_SCENARIO_H
 #define TESTS_DISTRIBUTED_SCENARIO_H
 
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <stdint.h>
 
 #include <trainwatch.h>
+#include <trainwatch/distributed.h> /* its experimental block, also after a plain <trainwatch.h> */
 
 #define SCENARIO_MAX_RANKS 8
 #define SCENARIO_NEVER INT64_MIN

@@ -3,6 +3,7 @@
  * parts. Whatever follows on either rank (the end-of-run vote, close's barrier, a later save of a
  * standalone saver) calls the table no more; every rank's error names the save's operation, not a vote
  * that followed it; and rank 0, left inside that operation, fails within one timeout, not two. */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
 
 #include <setjmp.h>

@@ -1,5 +1,6 @@
 /* The collective seam of trainwatch/distributed.h: tw_options_set_collective's checks, ownership of
  * user_data and the options a job of many ranks reads. */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

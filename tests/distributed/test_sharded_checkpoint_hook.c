@@ -4,6 +4,7 @@
  * every rank and writes each rank's part; and every collective call of a save is made from the
  * session's thread, as trainwatch/distributed.h promises (an MPI job initialized with
  * MPI_THREAD_FUNNELED may call MPI from no other thread). Two ranks as threads (thread_world.h). */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
 
 #include <dirent.h>
@@ -95,7 +96,7 @@ static tw_status rank_options(job *j, int rank, float *rows, tw_options **out) {
 static tw_status users_hook(const job *j, tw_hook **out) {
   tw_options *opts = NULL;
   tw_status s = tw_options_create(&opts);
-  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_EVERY_N_STEPS, 1);
   if (s == TW_OK) s = tw_checkpoint_saver_hook_create(out, j->scratch.path, opts, NULL, 0);
   tw_options_destroy(opts);
   return s;

@@ -215,7 +215,7 @@ static void run_rank(int rank, void *arg) {
   memcpy(out->data, st->data, sizeof out->data);
   memcpy(out->bias, st->bias, sizeof out->bias);
   if (session != NULL) {
-    if (tw_session_get_global_step(&out->step, session) != TW_OK) remember_error(out);
+    out->step = tw_session_global_step(session);
     for (int run = 0; run < j->runs; ++run) {
       if (tw_session_run(session, NULL, 0, step_fn, st) != TW_OK) {
         remember_error(out);

@@ -148,7 +148,7 @@ static void run_rank(int rank, void *arg) {
   if (s != TW_OK) remember_error(result);
   tw_options_destroy(opts);
   if (session == NULL) return;
-  if (tw_session_get_global_step(&result->created_step, session) != TW_OK) remember_error(result);
+  result->created_step = tw_session_global_step(session);
   result->rows_restored = 1;
   for (int r = 0; r < kRowsPerRank; ++r) {
     for (int c = 0; c < kCols; ++c) {
@@ -168,7 +168,7 @@ static void run_rank(int rank, void *arg) {
     }
   }
   result->close = tw_session_close(session);
-  if (tw_session_preempted(&result->preempted, session) != TW_OK) remember_error(result);
+  result->preempted = tw_session_preempted(session);
   if (result->close != TW_OK) remember_error(result);
   if (tw_session_destroy(session) != TW_OK) remember_error(result);
 }

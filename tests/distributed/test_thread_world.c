@@ -1,5 +1,6 @@
 /* The in-process world the distributed tests run their ranks in: it must reduce, broadcast and time
  * out like a real engine, or the tests built on it prove nothing. */
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

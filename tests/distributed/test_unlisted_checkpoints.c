@@ -441,7 +441,7 @@ static void run_rank(int rank, void *arg) {
   tw_session *session = NULL;
   if (s == TW_OK) s = tw_monitored_training_session_create(&session, opts, NULL, 0, NULL, 0);
   tw_options_destroy(opts);
-  if (s == TW_OK) s = tw_session_get_global_step(&j->ranks[rank].created_step, session);
+  if (s == TW_OK) j->ranks[rank].created_step = tw_session_global_step(session);
   if (s == TW_OK) {
     rank_state expected = {j, rank, {0}};
     fill_rows(&expected, j->ranks[rank].created_step);

@@ -1,3 +1,4 @@
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include "thread_world.h"
 
 #include <errno.h>

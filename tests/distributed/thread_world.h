@@ -5,7 +5,9 @@
 #ifndef TESTS_DISTRIBUTED_THREAD_WORLD_H
 #define TESTS_DISTRIBUTED_THREAD_WORLD_H
 
+#define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
 #include <trainwatch.h>
+#include <trainwatch/distributed.h> /* its experimental block, also after a plain <trainwatch.h> */
 
 typedef struct thread_world thread_world;
 

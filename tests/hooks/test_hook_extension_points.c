@@ -1,6 +1,7 @@
 /* TF's protected methods that subclasses override, as C extension points: LoggingTensorHook.
  * _log_tensors (B9), StepCounterHook._log_and_record (B28), CheckpointSaverHook._save (B22, B24), each
  * with its built-in callable from inside the override (super()._x). Against the public header only. */
+#define TW_EXPERIMENTAL_API /* the hook extension points (trainwatch/common.h, "Experimental API") */
 #define _DEFAULT_SOURCE  /* scandir */
 #include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
 
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "hook_test_util.h"
+#include "period_options.h"
 
 /* What an override saw, and whether it calls the built-in. */
 typedef struct override_log {
@@ -140,7 +142,7 @@ static void test_log_and_record_override_B28(void **state) {
   o.call_default = 2;
   assert_int_equal(scratch_dir_create(&scratch), 0);
   const char *dir = scratch.path;
-  assert_int_equal(tw_step_counter_hook_create(&hook, 1, TW_UNSET_SECS, dir, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(&hook, 1, TW_UNSET_SECS, dir, NULL), TW_OK);
   assert_int_equal(tw_step_counter_hook_set_record_fn(hook, my_log_and_record, &o, override_destroy), TW_OK);
   publisher p = make_publisher();
   tw_session *s = open_session(&hook, 1, NULL);
@@ -187,7 +189,7 @@ static tw_hook *sync_saver_every_step(void) {
   tw_options *opts = NULL;
   tw_hook *hook = NULL;
   assert_int_equal(tw_options_create(&opts), TW_OK);
-  assert_int_equal(tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1), TW_OK);
+  assert_int_equal(tw_options_set_int64(opts, TW_OPT_EVERY_N_STEPS, 1), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
   assert_int_equal(tw_checkpoint_saver_hook_create(&hook, g_scratch.path, opts, NULL, 0), TW_OK);
   tw_options_destroy(opts);
@@ -237,7 +239,7 @@ static void test_extension_points_reject_misuse(void **state) {
   assert_int_equal(scratch_dir_create(&g_scratch), 0);
   tw_hook *saver = sync_saver_every_step();
   assert_int_equal(tw_nan_tensor_hook_create(&nan, "loss", 1), TW_OK);
-  assert_int_equal(tw_step_counter_hook_create(&counter, 1, TW_UNSET_SECS, NULL, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(&counter, 1, TW_UNSET_SECS, NULL, NULL), TW_OK);
   /* Wrong kind, NULL. */
   assert_int_equal(tw_logging_tensor_hook_set_log_fn(nan, my_log_tensors, &o, NULL), TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "hook 'NanTensorHook' is not a LoggingTensorHook"));

@@ -9,6 +9,7 @@
 
 #include <cmocka.h>
 #include <trainwatch.h>
+#include "period_options.h"
 
 static const char *const kNames[] = {"loss"};
 static const char *const kNullName[] = {NULL};
@@ -55,9 +56,9 @@ ROW(logging_negative_iter, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, -1);
     tw_status st = tw_logging_tensor_hook_create(out, kNames, NULL, 1, o, NULL, NULL, NULL); tw_options_destroy(o);
     return st;)
 ROW(logging_null_out, (void)out; return tw_logging_tensor_hook_create(NULL, kNames, NULL, 1, NULL, NULL, NULL, NULL);)
-ROW(step_counter_neither, return tw_step_counter_hook_create(out, TW_UNSET, TW_UNSET_SECS, NULL, NULL);)
-ROW(step_counter_both, return tw_step_counter_hook_create(out, 1, 1.0, NULL, NULL);)
-ROW(step_counter_nan_secs_and_steps, return tw_step_counter_hook_create(out, TW_UNSET, -5.0, "x", NULL);)
+ROW(step_counter_neither, return step_counter_hook(out, TW_UNSET, TW_UNSET_SECS, NULL, NULL);)
+ROW(step_counter_both, return step_counter_hook(out, 1, 1.0, NULL, NULL);)
+ROW(step_counter_nan_secs_and_steps, return step_counter_hook(out, TW_UNSET, -5.0, "x", NULL);)
 ROW(saver_no_output, tw_options *o = opts_with(TW_OPT_EVERY_N_STEPS, 5);
     tw_status st = tw_summary_saver_hook_create(out, kNames, 1, o, NULL); tw_options_destroy(o); return st;)
 ROW(saver_null_names, return tw_summary_saver_hook_create(out, NULL, 3, NULL, NULL);)
@@ -75,8 +76,8 @@ ROW(final_repeated_feed, float v = 0; tw_tensor f[2] = {TW_TENSOR_INIT, TW_TENSO
     f[0].dtype = f[1].dtype = TW_FLOAT32; f[0].data = f[1].data = &v;
     return tw_final_ops_hook_create(out, f, 2, step, NULL, NULL);)
 ROW(waiter_null_out, (void)out; return tw_global_step_waiter_hook_create(NULL, 5, NULL, NULL, NULL, NULL);)
-ROW(profiler_both, return tw_profiler_hook_create(out, 5, 5.0, NULL);)
-ROW(profiler_neither, return tw_profiler_hook_create(out, TW_UNSET, -1.0, NULL);)
+ROW(profiler_both, return profiler_hook(out, 5, 5.0, NULL);)
+ROW(profiler_neither, return profiler_hook(out, TW_UNSET, -1.0, NULL);)
 
 typedef struct bad_row {
   const char *name;

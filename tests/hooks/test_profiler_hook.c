@@ -13,6 +13,7 @@
 
 #include "hook_test_util.h"
 #include "recorder.h"
+#include "period_options.h"
 
 static tw_status plain_step(void *u, tw_step_context *ctx) {
   (void)u;
@@ -23,11 +24,11 @@ static tw_status plain_step(void *u, tw_step_context *ctx) {
 static void B45_configuration_errors(void **state) {
   (void)state;
   tw_hook *hook = (tw_hook *)0x1;
-  assert_int_equal(tw_profiler_hook_create(&hook, 10, 5.0, "/tmp"), TW_INVALID_ARGUMENT); /* T3 */
+  assert_int_equal(profiler_hook(&hook, 10, 5.0, "/tmp"), TW_INVALID_ARGUMENT); /* T3 */
   assert_string_equal(tw_last_error_message(), "Can not provide both every_secs and every_steps.");
-  assert_int_equal(tw_profiler_hook_create(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp"), TW_INVALID_ARGUMENT);
+  assert_int_equal(profiler_hook(&hook, TW_UNSET, TW_UNSET_SECS, "/tmp"), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "Either every_secs or every_steps should be provided.");
-  assert_int_equal(tw_profiler_hook_create(NULL, 10, TW_UNSET_SECS, "/tmp"), TW_INVALID_ARGUMENT);
+  assert_int_equal(profiler_hook(NULL, 10, TW_UNSET_SECS, "/tmp"), TW_INVALID_ARGUMENT);
   assert_ptr_equal(hook, (tw_hook *)0x1);
 }
 
@@ -60,7 +61,7 @@ static void B47_traces_every_n_steps_but_not_the_first_run(void **state) {
   assert_int_equal(scratch_dir_create(&scratch), 0);
   const char *dir = scratch.path;
   hooks[0] = make_recorder(&a, "a", &log);
-  assert_int_equal(tw_profiler_hook_create(&hooks[1], 3, TW_UNSET_SECS, dir), TW_OK);
+  assert_int_equal(profiler_hook(&hooks[1], 3, TW_UNSET_SECS, dir), TW_OK);
   hooks[2] = make_recorder(&b, "b", &log);
   tw_session *s = open_session(hooks, 3, NULL);
   start_capture();
@@ -87,7 +88,7 @@ static void B47_secs_mode_and_failed_traced_run(void **state) {
   assert_int_equal(scratch_dir_create(&scratch), 0);
   const char *dir = scratch.path;
   hooks[0] = make_recorder(&a, "a", &log);
-  assert_int_equal(tw_profiler_hook_create(&hooks[1], TW_UNSET, 0.0, dir), TW_OK); /* every new step */
+  assert_int_equal(profiler_hook(&hooks[1], TW_UNSET, 0.0, dir), TW_OK); /* every new step */
   tw_session *s = open_session(hooks, 2, NULL);
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK); /* primes */
   assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK); /* traced: timeline-2 */
@@ -105,7 +106,7 @@ static void unwritable_directory_fails_begin(void **state) {
   (void)state;
   tw_hook *hook = NULL;
   tw_session *s = NULL;
-  assert_int_equal(tw_profiler_hook_create(&hook, 1, TW_UNSET_SECS, "/proc/no/such/dir"), TW_OK);
+  assert_int_equal(profiler_hook(&hook, 1, TW_UNSET_SECS, "/proc/no/such/dir"), TW_OK);
   assert_int_not_equal(tw_monitored_session_create(&s, NULL, &hook, 1), TW_OK);
   assert_null(s);
   tw_hook_destroy(hook);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "hook_test_util.h"
+#include "period_options.h"
 
 static tw_status plain_step(void *u, tw_step_context *ctx) {
   (void)u;
@@ -22,16 +23,34 @@ static tw_status plain_step(void *u, tw_step_context *ctx) {
 static void B26_exactly_one_period(void **state) {
   (void)state;
   tw_hook *hook = (tw_hook *)0x1;
-  assert_int_equal(tw_step_counter_hook_create(&hook, TW_UNSET, TW_UNSET_SECS, NULL, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(step_counter_hook(&hook, TW_UNSET, TW_UNSET_SECS, NULL, NULL), TW_INVALID_ARGUMENT);
   assert_string_equal(tw_last_error_message(), "exactly one of every_n_steps and every_n_secs should be provided.");
-  assert_int_equal(tw_step_counter_hook_create(&hook, 100, 5.0, NULL, NULL), TW_INVALID_ARGUMENT); /* T3 */
+  assert_int_equal(step_counter_hook(&hook, 100, 5.0, NULL, NULL), TW_INVALID_ARGUMENT); /* T3 */
   assert_string_equal(tw_last_error_message(), "exactly one of every_n_steps and every_n_secs should be provided.");
-  assert_int_equal(tw_step_counter_hook_create(&hook, 100, 0.0, NULL, NULL), TW_INVALID_ARGUMENT); /* 0 is given */
+  assert_int_equal(step_counter_hook(&hook, 100, 0.0, NULL, NULL), TW_INVALID_ARGUMENT); /* 0 is given */
   assert_ptr_equal(hook, (tw_hook *)0x1);
-  assert_int_equal(tw_step_counter_hook_create(NULL, 100, TW_UNSET_SECS, NULL, NULL), TW_INVALID_ARGUMENT);
-  assert_int_equal(tw_step_counter_hook_create(&hook, TW_UNSET, 2.5, NULL, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(NULL, 100, TW_UNSET_SECS, NULL, NULL), TW_INVALID_ARGUMENT);
+  assert_int_equal(step_counter_hook(&hook, TW_UNSET, 2.5, NULL, NULL), TW_OK);
   assert_string_equal(tw_hook_name(hook), "StepCounterHook");
   tw_hook_destroy(hook);
+}
+
+/* B26: TF's every_n_steps=100 is TW_OPT_EVERY_N_STEPS left at its default: no options are a valid
+ * hook, and a period in seconds alone is TF's "exactly one" error unless steps is set to None. */
+static void B26_every_n_steps_defaults_to_100(void **state) {
+  (void)state;
+  tw_hook *hook = NULL;
+  tw_options *opts = NULL;
+  assert_int_equal(tw_step_counter_hook_create(&hook, NULL, NULL), TW_OK);
+  tw_hook_destroy(hook);
+  assert_int_equal(tw_options_create(&opts), TW_OK);
+  assert_int_equal(tw_options_set_double(opts, TW_OPT_EVERY_N_SECS, 2.5), TW_OK);
+  assert_int_equal(tw_step_counter_hook_create(&hook, opts, NULL), TW_INVALID_ARGUMENT);
+  assert_string_equal(tw_last_error_message(), "exactly one of every_n_steps and every_n_secs should be provided.");
+  assert_int_equal(tw_options_set_none(opts, TW_OPT_EVERY_N_STEPS), TW_OK);
+  assert_int_equal(tw_step_counter_hook_create(&hook, opts, NULL), TW_OK);
+  tw_hook_destroy(hook);
+  tw_options_destroy(opts);
 }
 
 static void B28_rate_at_the_real_step_first_trigger_primes(void **state) {
@@ -42,7 +61,7 @@ static void B28_rate_at_the_real_step_first_trigger_primes(void **state) {
   tw_hook *hook = NULL;
   assert_int_equal(scratch_dir_create(&scratch), 0);
   const char *dir = scratch.path;
-  assert_int_equal(tw_step_counter_hook_create(&hook, 2, TW_UNSET_SECS, dir, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(&hook, 2, TW_UNSET_SECS, dir, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, NULL);
   start_capture();
   for (int i = 0; i < 7; ++i) assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
@@ -77,8 +96,8 @@ static void B27_given_writer_and_log_only(void **state) {
   assert_int_equal(scratch_dir_create(&scratch), 0);
   const char *dir = scratch.path;
   assert_int_equal(tw_summary_writer_open(&writer, dir), TW_OK);
-  assert_int_equal(tw_step_counter_hook_create(&hooks[0], 1, TW_UNSET_SECS, NULL, writer), TW_OK);
-  assert_int_equal(tw_step_counter_hook_create(&hooks[1], 1, TW_UNSET_SECS, NULL, NULL), TW_OK); /* log only */
+  assert_int_equal(step_counter_hook(&hooks[0], 1, TW_UNSET_SECS, NULL, writer), TW_OK);
+  assert_int_equal(step_counter_hook(&hooks[1], 1, TW_UNSET_SECS, NULL, NULL), TW_OK); /* log only */
   tw_session *s = open_session(hooks, 2, NULL);
   start_capture();
   for (int i = 0; i < 3; ++i) assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
@@ -103,7 +122,7 @@ static void B29_not_increasing_warning_first_five_only(void **state) {
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, 0), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_INITIAL_GLOBAL_STEP, 7), TW_OK);
-  assert_int_equal(tw_step_counter_hook_create(&hook, 10, TW_UNSET_SECS, NULL, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(&hook, 10, TW_UNSET_SECS, NULL, NULL), TW_OK);
   tw_session *s = open_session(&hook, 1, opts);
   tw_options_destroy(opts);
   start_capture();
@@ -121,7 +140,7 @@ static void B29_not_increasing_warning_first_five_only(void **state) {
 static void B30_step_going_backwards_restarts_without_negative_rate(void **state) {
   (void)state;
   tw_hook *hook = NULL;
-  assert_int_equal(tw_step_counter_hook_create(&hook, TW_UNSET, 0.0, NULL, NULL), TW_OK); /* secs mode, B4 */
+  assert_int_equal(step_counter_hook(&hook, TW_UNSET, 0.0, NULL, NULL), TW_OK); /* secs mode, B4 */
   tw_session *s = open_session(&hook, 1, NULL);
   start_capture();
   for (int i = 0; i < 5; ++i) assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
@@ -140,6 +159,7 @@ static void B30_step_going_backwards_restarts_without_negative_rate(void **state
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(B26_exactly_one_period),
+      cmocka_unit_test(B26_every_n_steps_defaults_to_100),
       cmocka_unit_test(B28_rate_at_the_real_step_first_trigger_primes),
       cmocka_unit_test(B27_given_writer_and_log_only),
       cmocka_unit_test(B29_not_increasing_warning_first_five_only),

@@ -32,7 +32,7 @@ static tw_session *open_with(tw_options *opts, int64_t num_steps, int64_t last_s
 
 static int64_t global_step(tw_session *s) {
   int64_t step = -1;
-  assert_int_equal(tw_session_get_global_step(&step, s), TW_OK);
+  step = tw_session_global_step(s);
   return step;
 }
 

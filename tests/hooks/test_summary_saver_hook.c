@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "hook_test_util.h"
+#include "period_options.h"
 
 static const char *const kSummaries[] = {"summaries/*"};
 
@@ -115,7 +116,7 @@ static void B38_secs_mode_and_shared_writer(void **state) {
   assert_int_equal(tw_summary_writer_open(&writer, dir), TW_OK);
   /* 1e9 s: only the first run; the step counter shares the writer through the cache */
   assert_int_equal(create_saver(&hooks[0], TW_UNSET, 1e9, NULL, 1, kSummaries, 1, writer), TW_OK);
-  assert_int_equal(tw_step_counter_hook_create(&hooks[1], 2, TW_UNSET_SECS, dir, NULL), TW_OK);
+  assert_int_equal(step_counter_hook(&hooks[1], 2, TW_UNSET_SECS, dir, NULL), TW_OK);
   tw_session *s = open_session(hooks, 2, NULL);
   for (int i = 0; i < 3; ++i) assert_int_equal(tw_session_run(s, NULL, 0, publish_values, &p), TW_OK);
   assert_int_equal(tw_session_close(s), TW_OK);

@@ -7,7 +7,8 @@ usage: check_abi.py LIBRARY INCLUDE_DIR BASELINE            compare (TAP output)
 Appending is free: new functions (and new enumerators) pass. Anything else abidiff reports fails: a
 removed function, a changed signature, a public struct whose layout or size changed (docs/abi.md). The
 opaque handles the headers declare without a body (`typedef struct tw_session tw_session;`) are left
-out of the baseline and of the comparison: their layout is the library's own business.
+out of the baseline and of the comparison: their layout is the library's own business. So is the
+experimental tier (what the headers declare only with TW_EXPERIMENTAL_API): it may change in any release.
 """
 import pathlib
 import re
@@ -25,9 +26,23 @@ defined = set()
 for header in pathlib.Path(include_dir).rglob("*.h"):
     defined |= set(re.findall(r"\bstruct (tw_\w+) \{", header.read_text()))
 opaque -= defined
+# The experimental tier (trainwatch/common.h: declared only with TW_EXPERIMENTAL_API) has no ABI promise:
+# its functions and types are left out of the baseline and of the comparison, as the opaque handles are.
+experimental_functions, experimental_types = set(), set()
+for header in pathlib.Path(include_dir).rglob("*.h"):
+    for block in re.findall(r"#if defined\(TW_EXPERIMENTAL_API\).*?#endif /\* TW_EXPERIMENTAL_API \*/",
+                            header.read_text(), flags=re.S):
+        experimental_functions |= set(re.findall(r"\bTW_API\b[^;(]*?\b(tw_\w+)\s*\(", block))
+        experimental_types |= set(re.findall(r"typedef (?:struct|enum) (tw_\w+)", block))
+        experimental_types |= set(re.findall(r"\(\s*\*\s*(tw_\w+)\s*\)", block))
 
 with tempfile.NamedTemporaryFile("w", suffix=".abignore") as suppressions:
     suppressions.write("[suppress_type]\n  name_regexp = ^(%s)$\n  drop = yes\n" % "|".join(sorted(opaque)))
+    if experimental_functions:
+        suppressions.write("[suppress_function]\n  name_regexp = ^(%s)$\n  drop = yes\n"
+                           % "|".join(sorted(experimental_functions)))
+    if experimental_types:
+        suppressions.write("[suppress_type]\n  name_regexp = ^(%s)$\n  drop = yes\n" % "|".join(sorted(experimental_types)))
     suppressions.flush()
     if update:
         subprocess.run(["abidw", "--suppressions", suppressions.name, "--exported-interfaces-only",

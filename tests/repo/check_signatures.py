@@ -9,8 +9,12 @@ The rules (docs/DEVELOPING.md, "C API rules"):
 - callbacks (a *_fn or function-pointer parameter, a callback table) and their user_data come last:
   after one, only callbacks, user_data and destroy follow;
 - a lookup by name is tw_<object>_get_<what>(out, object, name);
-- a period is spelled every_n_steps / every_n_secs (arguments) and *EVERY_N_<unit> (option keys:
-  STEPS, SECS, HOURS, RUNS).
+- a query of an opaque object that cannot fail on a valid handle returns its value: a function taking
+  only an out-parameter and a const handle returns a tw_status only when its comment names a failure
+  other than TW_INVALID_ARGUMENT (the status of a NULL argument);
+- a period is an option, never an argument: every periodic hook reads TW_OPT_EVERY_N_STEPS /
+  TW_OPT_EVERY_N_SECS from its tw_options, and option keys spell a period *EVERY_N_<unit> (STEPS, SECS,
+  HOURS, RUNS).
 """
 import pathlib
 import re
@@ -53,7 +57,9 @@ def param_name(param):
 
 
 def declarations(text):
-    """(prefix before the name, name, [parameters]) for every TW_API function."""
+    """(prefix before the name, name, [parameters], the text since the previous declaration) for every
+    TW_API function; the last is the function's comment when `text` still has its comments."""
+    previous_end = 0
     for match in re.finditer(r"\bTW_API\b", text):
         name = re.compile(r"\b(tw_\w+)\s*\(").search(text, match.end())
         if name is None:
@@ -61,14 +67,16 @@ def declarations(text):
         open_paren = name.end() - 1
         line_start = text.rfind("\n", 0, match.start()) + 1
         prefix = text[line_start:name.start()]
-        yield prefix, name.group(1), split_params(text[open_paren + 1:closing_paren(text, open_paren)])
+        end = closing_paren(text, open_paren)
+        yield prefix, name.group(1), split_params(text[open_paren + 1:end]), text[previous_end:line_start]
+        previous_end = end
 
 
 def is_callback(param):
     return bool(re.search(r"\b\w+_fn\b|\(\s*\*|_callbacks\b", param))
 
 
-def check_function(prefix, name, params):
+def check_function(prefix, name, params, comment="", handles=()):
     problems = []
     names = [param_name(p) for p in params]
     if re.search(r"\btw_status\b", prefix) and "TW_NODISCARD" not in prefix:
@@ -87,28 +95,41 @@ def check_function(prefix, name, params):
         problems.append(("callback", "only destroy may follow user_data"))
     if len(names) == 3 and len(outs) == 1 and "name" in names and "_get_" not in name:
         problems.append(("lookup", "a lookup by name is not tw_<object>_get_<what>(out, object, name)"))
-    for n in names:
-        if re.search(r"(save|every)_\w*(steps|secs|iter)$", n) and n not in ("every_n_steps", "every_n_secs"):
-            problems.append(("period", f"period '{n}' is not every_n_steps / every_n_secs"))
+    handle = re.fullmatch(r"const\s+(tw_\w+)\s*\*\s*\w+", params[1]) if len(params) == 2 else None
+    if (re.search(r"\btw_status\b", prefix) and outs == [0] and handle and handle.group(1) in handles
+            and not set(re.findall(r"\bTW_(?!OK\b|INVALID_ARGUMENT\b)[A-Z_]+\b", comment)) - {"TW_UNSET"}):
+        problems.append(("query", "an infallible query returns a status instead of its value"))
+    # An object that runs periodically (a hook, a session) reads its period from its options; a
+    # process-wide setting (tw_set_*) has no options to carry one and takes its interval directly.
+    for n in names if not name.startswith("tw_set_") else []:
+        if re.search(r"(save|every)_\w*(steps|secs|iter)$", n):
+            problems.append(("period", f"period '{n}' is an argument, not TW_OPT_EVERY_N_STEPS / _SECS"))
     return problems
 
 
 def main():
     include_dir = pathlib.Path(sys.argv[1])
-    functions, keys = [], []
+    functions, keys, handles = [], [], set()
     for header in sorted(include_dir.rglob("*.h")):
-        text = strip_comments(header.read_text())
-        functions += [(header.name,) + d for d in declarations(text)]
+        raw = header.read_text()
+        text = strip_comments(raw)
+        # Comments are read from the raw text (a query's documented failures); parameters from the
+        # stripped one, so the two lists line up by position.
+        comments = [d[3] for d in declarations(raw)]
+        functions += [(header.name,) + d[:3] + (comment,) for d, comment in zip(declarations(text), comments)]
         keys += re.findall(r"\b(TW_OPT_\w+)\s*=", text)
+        handles |= {n for n in re.findall(r"typedef struct (tw_\w+) (tw_\w+);", text) for n in n[:1]
+                    if not re.search(r"struct " + n + r"\s*\{", text)}
     checks = [("the headers declare functions at all", [] if len(functions) > 100 else [len(functions)])]
     rules = {"nodiscard": "every function returning tw_status is TW_NODISCARD",
              "out": "out-parameters come first",
              "callback": "callbacks and their user_data come last",
              "lookup": "lookups by name are tw_<object>_get_<what>(out, object, name)",
-             "period": "periods are every_n_steps / every_n_secs"}
+             "query": "infallible queries of a handle return the value, not a status",
+             "period": "periods are options (TW_OPT_EVERY_N_STEPS / _SECS), not arguments"}
     for rule, title in rules.items():
-        failures = [f"{header}: {name}: {message}" for header, prefix, name, params in functions
-                    for kind, message in check_function(prefix, name, params) if kind == rule]
+        failures = [f"{header}: {name}: {message}" for header, prefix, name, params, comment in functions
+                    for kind, message in check_function(prefix, name, params, comment, handles) if kind == rule]
         checks.append((title, failures))
     bad_keys = [k for k in keys
                 if re.search(r"SAVE_|EVERY|_STEPS$", k) and not re.search(r"EVERY_N_(STEPS|SECS|HOURS|RUNS)$", k)]

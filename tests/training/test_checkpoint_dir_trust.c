@@ -80,7 +80,7 @@ static tw_session *open_chief(void) {
 
 static int64_t global_step(tw_session *s) {
   int64_t value = -1;
-  assert_int_equal(tw_session_get_global_step(&value, s), TW_OK);
+  value = tw_session_global_step(s);
   return value;
 }
 

@@ -120,7 +120,7 @@ static tw_status create_chief(tw_session **s) {
 
 static int64_t global_step(tw_session *s) {
   int64_t value = -1;
-  assert_int_equal(tw_session_get_global_step(&value, s), TW_OK);
+  value = tw_session_global_step(s);
   return value;
 }
 

@@ -3,8 +3,11 @@
 #ifndef TRAINWATCH_HPP_COMMON_HPP
 #define TRAINWATCH_HPP_COMMON_HPP
 
-#include <trainwatch.h>
-
+// Subclassing built-in hooks and the bindings' collectives are built on the experimental C API
+// (trainwatch/common.h, "Experimental API"): those classes move when it does.
+#ifndef TW_EXPERIMENTAL_API
+#define TW_EXPERIMENTAL_API
+#endif
 #include <trainwatch.h>
 
 #include <cstddef>

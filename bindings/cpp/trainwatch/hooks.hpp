@@ -138,7 +138,8 @@ class NanTensorHook : public HookHandle {
 
 // ------------------------------------------------------------------------------------------------
 // The other tf.train hooks (LoggingTensor, StepCounter, SummarySaver, FeedFn, FinalOps, GlobalStepWaiter,
-// Profiler). Steps are TW_UNSET and seconds negative when "not given".
+// Profiler). Steps are TW_UNSET and seconds negative when "not given". The C API reads every period from
+// options (TW_OPT_EVERY_N_STEPS / _SECS); StepCounterHook and ProfilerHook keep TF's arguments here.
 // ------------------------------------------------------------------------------------------------
 
 namespace detail {
@@ -146,6 +147,16 @@ inline std::vector<const char *> c_strings(const std::vector<std::string> &strin
   std::vector<const char *> pointers;
   for (const std::string &s : strings) pointers.push_back(s.c_str());
   return pointers;
+}
+// TF's (every_n_steps, every_n_secs, output_dir) as a periodic hook's options: TW_UNSET steps is None.
+inline void set_period(Options &options, int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
+  if (every_n_steps == TW_UNSET) {
+    options.set_none(TW_OPT_EVERY_N_STEPS);
+  } else {
+    options.set_int64(TW_OPT_EVERY_N_STEPS, every_n_steps);
+  }
+  if (every_n_secs >= 0) options.set_double(TW_OPT_EVERY_N_SECS, every_n_secs);
+  if (!output_dir.empty()) options.set_string(TW_OPT_OUTPUT_DIR, output_dir);
 }
 }  // namespace detail
 
@@ -193,10 +204,9 @@ class StepCounterHook : public HookHandle {
  public:
   StepCounterHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir,
                   const SummaryWriter *writer = nullptr) {
-    create([&](tw_hook **out) {
-      return tw_step_counter_hook_create(out, every_n_steps, every_n_secs,
-                                         output_dir.empty() ? nullptr : output_dir.c_str(), detail::handle_of(writer));
-    });
+    Options options;
+    detail::set_period(options, every_n_steps, every_n_secs, output_dir);
+    create([&](tw_hook **out) { return tw_step_counter_hook_create(out, options.handle(), detail::handle_of(writer)); });
   }
 };
 
@@ -298,8 +308,9 @@ class GlobalStepWaiterHook : public HookHandle {
 class ProfilerHook : public HookHandle {
  public:
   ProfilerHook(int64_t every_n_steps, double every_n_secs, const std::string &output_dir) {
-    create(
-        [&](tw_hook **out) { return tw_profiler_hook_create(out, every_n_steps, every_n_secs, output_dir.c_str()); });
+    Options options;
+    detail::set_period(options, every_n_steps, every_n_secs, output_dir);
+    create([&](tw_hook **out) { return tw_profiler_hook_create(out, options.handle()); });
   }
 };
 

@@ -40,11 +40,7 @@ class SessionRef {
   void request_stop() {
     detail::call([&] { return tw_session_request_stop(session_); });
   }
-  int64_t global_step() const {
-    int64_t step = 0;
-    detail::call([&] { return tw_session_get_global_step(&step, session_); });
-    return step;
-  }
+  int64_t global_step() const noexcept { return tw_session_global_step(session_); }
   void set_global_step(int64_t value) {
     detail::call([&] { return tw_session_set_global_step(session_, value); });
   }
@@ -65,11 +61,7 @@ class SessionRef {
   }
   bool is_chief() const noexcept { return tw_session_is_chief(session_) != 0; }
   // The session stopped because of a preemption (trainwatch/distributed.h; tw_session_preempted).
-  bool preempted() const {
-    int out = 0;
-    detail::call([&] { return tw_session_preempted(&out, session_); });
-    return out != 0;
-  }
+  bool preempted() const noexcept { return tw_session_preempted(session_) != 0; }
   void notify_preemption() {
     detail::call([&] { return tw_session_notify_preemption(session_); });
   }
@@ -447,6 +439,52 @@ class Options {
 namespace detail {
 inline const tw_options *handle_of(const Options *options) { return options == nullptr ? nullptr : options->handle(); }
 }  // namespace detail
+
+// What the library knows of an option (tw_option_info_by_key / _by_name): its name, type
+// (TW_OPTION_TYPE_*), default, bounds and readers (TW_OPTION_READ_BY_* bits), so that a binding reads
+// them instead of restating them.
+struct OptionInfo {
+  int key = 0;
+  std::string name;
+  int type = 0;
+  unsigned read_by = 0;
+  int64_t int64_default = 0;
+  int64_t int64_min = 0;
+  int64_t int64_max = 0;
+  double double_default = 0;
+  double double_min = 0;
+  bool double_min_exclusive = false;
+};
+
+namespace detail {
+inline OptionInfo option_info_of(const tw_option_info &c) {
+  OptionInfo info;
+  info.key = c.key;
+  info.name = c.name;
+  info.type = c.type;
+  info.read_by = c.read_by;
+  info.int64_default = c.int64_default;
+  info.int64_min = c.int64_min;
+  info.int64_max = c.int64_max;
+  info.double_default = c.double_default;
+  info.double_min = c.double_min;
+  info.double_min_exclusive = c.double_min_exclusive != 0;
+  return info;
+}
+}  // namespace detail
+
+// Throws Error(TW_NOT_FOUND) for a key or name that is no option.
+inline OptionInfo option_info(int key) {
+  tw_option_info info = TW_OPTION_INFO_INIT;
+  detail::call([&] { return tw_option_info_by_key(&info, static_cast<tw_option>(key)); });
+  return detail::option_info_of(info);
+}
+inline OptionInfo option_info_named(const std::string &name) {
+  tw_option_info info = TW_OPTION_INFO_INIT;
+  detail::call([&] { return tw_option_info_by_name(&info, name.c_str()); });
+  return detail::option_info_of(info);
+}
+
 
 // ------------------------------------------------------------------------------------------------
 // Sessions

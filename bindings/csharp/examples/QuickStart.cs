@@ -22,7 +22,7 @@ public static class QuickStart {
     using (var options = new Options()
                .AddVariable(Tensor.FromArray("w", w))  // zero copy: saved and restored in place
                .SetString(Option.CheckpointDir, checkpointDir)
-               .SetInt64(Option.CheckpointEveryNSteps, 10))
+               .SetInt64(Option.EveryNSteps, 10))
     using (var stop = new StopAtStepHook(lastStep: lastStep))
     using (var nan = new NanTensorHook("loss"))
     using (var saver = new CheckpointSaverHook(checkpointDir, options))

@@ -4,8 +4,8 @@ namespace TrainWatch {
 
 /// <summary>
 /// TF's CheckpointSaverHook (B18–B24): saves the session's variables and global step to
-/// checkpointDir when the session starts, every Option.CheckpointEveryNSteps steps or
-/// CheckpointEveryNSecs seconds (one of them in `options`), and at the end; calls the listeners
+/// checkpointDir when the session starts, every Option.EveryNSteps steps or
+/// EveryNSecs seconds (one of them in `options`), and at the end; calls the listeners
 /// around each save. Option.AsyncCheckpoint (default on) writes in the background.
 /// </summary>
 public class CheckpointSaverHook : BuiltinHook {

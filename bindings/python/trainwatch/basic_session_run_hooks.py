@@ -399,9 +399,9 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
             raise ValueError("You cannot provide both saver and scaffold.")
         options = native.Options()
         if save_secs is not None:
-            options.set_double(native.TW_OPT_CHECKPOINT_EVERY_N_SECS, float(save_secs))
+            options.set_double(native.TW_OPT_EVERY_N_SECS, float(save_secs))
         if save_steps is not None:
-            options.set_int64(native.TW_OPT_CHECKPOINT_EVERY_N_STEPS, int(save_steps))
+            options.set_int64(native.TW_OPT_EVERY_N_STEPS, int(save_steps))
         options.set_string(native.TW_OPT_CHECKPOINT_BASENAME, checkpoint_basename)
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(bool(async_checkpoint)))
         options.set_int64(native.TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, int(bool(deferred_listeners)))

@@ -516,15 +516,12 @@ class _TrainingSessionCreator(_SessionCreator):
                 options.set_none(key)
             elif isinstance(value, (str, bytes)):  # bytes: a path, _paths.encode
                 options.set_string(key, value)
-            elif key in _DOUBLE_OPTIONS:
+            elif native.option_info(key).type == native.TW_OPTION_TYPE_DOUBLE:  # the library's own table
                 options.set_double(key, float(value))
             else:
                 options.set_int64(key, int(value))
         return options
 
-
-_DOUBLE_OPTIONS = {native.TW_OPT_CHECKPOINT_EVERY_N_SECS, native.TW_OPT_SUMMARY_EVERY_N_SECS, native.TW_OPT_MAX_WAIT_SECS,
-                   native.TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS}
 
 
 # T1–T11; a failed registration on one rank fails every rank's creation (D1).

@@ -306,7 +306,7 @@ impl Hook {
     }
 
     /// TF's `CheckpointSaverHook(checkpoint_dir, save_secs | save_steps)`: the timer, basename and
-    /// async mode come from `opts` (`Opt::CheckpointEveryNSteps` / `CheckpointEveryNSecs`, …).
+    /// async mode come from `opts` (`Opt::EveryNSteps` / `EveryNSecs`, …).
     pub fn checkpoint_saver(checkpoint_dir: impl AsRef<Path>, opts: &Options<'_>) -> Result<Hook> {
         let dir = checkpoint_dir.as_ref();
         let dir =

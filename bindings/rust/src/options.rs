@@ -38,9 +38,9 @@ pub enum Opt {
     MaxToKeep,
     /// f64, default 10000.
     KeepCheckpointEveryNHours,
-    /// f64 seconds, no default.
+    /// f64 seconds, no default: MonitoredTrainingSession's save_checkpoint_secs.
     CheckpointEveryNSecs,
-    /// i64, no default.
+    /// i64, no default: MonitoredTrainingSession's save_checkpoint_steps.
     CheckpointEveryNSteps,
     /// string, default "model.ckpt".
     CheckpointBasename,
@@ -54,6 +54,10 @@ pub enum Opt {
     NanEveryNSteps,
     /// i64, default 3.
     NanMaxRollbacks,
+    /// i64, default unset: a periodic hook's period in steps (CheckpointSaverHook's save_steps).
+    EveryNSteps,
+    /// f64 seconds, default unset: a periodic hook's period in seconds.
+    EveryNSecs,
 }
 
 impl Opt {
@@ -80,6 +84,8 @@ impl Opt {
             Opt::NanDetectInf => 101,
             Opt::NanEveryNSteps => 102,
             Opt::NanMaxRollbacks => 103,
+            Opt::EveryNSteps => 200,
+            Opt::EveryNSecs => 201,
         }
     }
 }
@@ -94,7 +100,7 @@ impl Opt {
 /// let mut opts = trainwatch::Options::new()?;
 /// opts.variable("w", &mut w, &[4])?
 ///     .set_str(trainwatch::Opt::CheckpointDir, "/tmp/ckpt")?
-///     .set_i64(trainwatch::Opt::CheckpointEveryNSteps, 100)?;
+///     .set_i64(trainwatch::Opt::EveryNSteps, 100)?;
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]

@@ -42,11 +42,9 @@ impl<'a> SessionRef<'a> {
     }
 
     /// The current global step (in `after_run`, already the value after the step).
-    pub fn global_step(&self) -> Result<i64> {
-        let mut out = 0;
-        // SAFETY: the library checks the handle; out is valid.
-        check(unsafe { sys::tw_session_get_global_step(&mut out, self.raw) })?;
-        Ok(out)
+    pub fn global_step(&self) -> i64 {
+        // SAFETY: any pointer the library handed out, or NULL (0).
+        unsafe { sys::tw_session_global_step(self.raw) }
     }
 
     /// Set by a hook's or the caller's stop request; also true once closed or failed.

@@ -203,7 +203,7 @@ extern "C" {
     #[must_use]
     pub fn tw_session_destroy(session: *mut tw_session) -> tw_status;
     #[must_use]
-    pub fn tw_session_get_global_step(out: *mut i64, session: *const tw_session) -> tw_status;
+    pub fn tw_session_global_step(session: *const tw_session) -> i64;
     #[must_use]
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
     #[must_use]

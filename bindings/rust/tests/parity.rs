@@ -44,7 +44,7 @@ impl SessionRunHook for Counter {
         Ok(())
     }
     fn after_create_session(&mut self, session: &SessionRef<'_>) -> trainwatch::Result<()> {
-        add(&self.trace, format!("after_create_session global_step={}", session.global_step()?));
+        add(&self.trace, format!("after_create_session global_step={}", session.global_step()));
         Ok(())
     }
     fn before_run(&mut self, ctx: &mut RunContext<'_>) -> trainwatch::Result<()> {
@@ -59,7 +59,7 @@ impl SessionRunHook for Counter {
         Ok(())
     }
     fn end(&mut self, session: &SessionRef<'_>) -> trainwatch::Result<()> {
-        add(&self.trace, format!("end global_step={}", session.global_step()?));
+        add(&self.trace, format!("end global_step={}", session.global_step()));
         Ok(())
     }
     fn on_error(&mut self, _session: &SessionRef<'_>, error: Code) {
@@ -99,13 +99,13 @@ fn phase_train(dir: &Path) -> trainwatch::Result<Vec<String>> {
     let mut w = [0f32; 4];
     {
         let mut opts = model_options(&mut w, Some(dir))?;
-        opts.set_i64(Opt::CheckpointEveryNSteps, 2)?.set_bool(Opt::AsyncCheckpoint, false)?;
+        opts.set_i64(Opt::EveryNSteps, 2)?.set_bool(Opt::AsyncCheckpoint, false)?;
         let hooks = [counter(&trace)?, Hook::stop_at_step(None, Some(5))?, Hook::checkpoint_saver(dir, &opts)?];
         let mut session = Session::monitored(Some(&opts), &[&hooks[0], &hooks[1], &hooks[2]])?;
         while !session.should_stop() {
             run_with_x(&mut session, &trace, 1.0)?;
         }
-        add(&trace, format!("global_step={}", session.global_step()?));
+        add(&trace, format!("global_step={}", session.global_step()));
         let closed = session.close();
         add(&trace, format!("close {}", status_name(&closed)));
     }

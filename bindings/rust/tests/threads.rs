@@ -60,7 +60,7 @@ fn a_session_moves_to_another_thread_and_back() {
             .join()
             .unwrap();
         // Back here, still open: it holds the hook.
-        assert_eq!(session.global_step().unwrap(), 2);
+        assert_eq!(session.global_step(), 2);
         assert_eq!(Session::monitored(None, &[&hook]).unwrap_err().code(), Code::FailedPrecondition);
         let closer = scope
             .spawn(move || {

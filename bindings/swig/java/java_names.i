@@ -23,6 +23,7 @@
 %tw_java_enum(tw_dtype, DType, TW_)
 %tw_java_enum(tw_option, Option, TW_OPT_)
 %tw_java_enum(tw_option_state, OptionState, TW_OPTION_)
+%tw_java_enum(tw_option_type, OptionType, TW_OPTION_TYPE_)
 %tw_java_enum(tw_log_level, LogLevel, TW_LOG_)
 %tw_java_enum(tw_nan_action, NanAction, TW_NAN_ACTION_)
 %tw_java_enum(tw_session_log_status, SessionLogStatus, TW_)  // items share one scope: STOP, NONE, OTHER clash

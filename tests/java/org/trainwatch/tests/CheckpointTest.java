@@ -79,7 +79,7 @@ public class CheckpointTest {
     };
     Fixtures.Model model = new Fixtures.Model();
     model.options.setString(Option.CHECKPOINT_DIR, dir.toString());
-    model.options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 1);
+    model.options.setInt64(Option.EVERY_N_STEPS, 1);
     model.options.setInt64(Option.ASYNC_CHECKPOINT, 0);
     try (Session session = model.session(new CheckpointSaverHook(dir.toString(), model.options, listener),
                                          new StopAtStepHook(TrainWatch.UNSET, 10))) {

@@ -47,7 +47,7 @@ public class ExampleTest {
     Options options = new Options();
     options.addVariable(w);
     options.setString(Option.CHECKPOINT_DIR, checkpointDir.toString());
-    options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 10);
+    options.setInt64(Option.EVERY_N_STEPS, 10);
 
     Progress progress = new Progress();
     try (Session session = Session.monitored(options, progress,

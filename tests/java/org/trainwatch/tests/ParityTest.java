@@ -148,7 +148,7 @@ public class ParityTest {
   public void phase1Train() {
     List<String> trace = new ArrayList<>();
     Model model = new Model(trace, checkpointDir);
-    model.options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 2);
+    model.options.setInt64(Option.EVERY_N_STEPS, 2);
     model.options.setInt64(Option.ASYNC_CHECKPOINT, 0);
     Session session = Session.monitored(model.options, new Counter(trace), new StopAtStepHook(TrainWatch.UNSET, 5),
                                         new CheckpointSaverHook(checkpointDir.toString(), model.options));

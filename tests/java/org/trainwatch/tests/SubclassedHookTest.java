@@ -293,7 +293,7 @@ public class SubclassedHookTest {
   public void checkpointSaverHookSaveIsAnExtensionPointWhoseResultRequestsAStopB18B23() throws IOException {
     Path dir = Files.createTempDirectory("tw-java-subclass-save");
     Fixtures.Model model = new Fixtures.Model();
-    model.options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 2);
+    model.options.setInt64(Option.EVERY_N_STEPS, 2);
     model.options.setInt64(Option.ASYNC_CHECKPOINT, 0);
     List<Long> saved = new ArrayList<>();
     CheckpointSaverHook hook = new CheckpointSaverHook(dir.toString(), model.options) {
@@ -333,7 +333,7 @@ public class SubclassedHookTest {
   public void everyBuiltinKindCanBeSubclassed() throws IOException {
     Path dir = Files.createTempDirectory("tw-java-subclass-kinds");
     Fixtures.Model model = new Fixtures.Model();
-    model.options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 1);
+    model.options.setInt64(Option.EVERY_N_STEPS, 1);
     Options every = new Options();
     every.setInt64(Option.EVERY_N_STEPS, 1);
     every.setString(Option.OUTPUT_DIR, dir.toString());

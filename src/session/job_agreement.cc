@@ -1,7 +1,7 @@
-// A session in a job of many ranks (trainwatch/distributed.h, docs/tf-semantics.md D1–D17): the start
-// agreement, the vote at the end of a run and what it decides — stop, recover, roll back, fail, or save
-// and stop on preemption — the same on every rank. The preemption watch of a single process goes
-// through EndOfRun too, with the ballot as its own verdict.
+// The job agreement (job_agreement.h): the start agreement, the vote at the end of a run and what it
+// decides, the preemption save. Its restore vote (D16) is in restore_vote.cc.
+#include "session/job_agreement.h"
+
 #include <vector>
 
 #include "base/log.h"
@@ -12,16 +12,14 @@
 #include "distributed/vote.h"
 #include "session/session.h"
 
-using tw::Errorf;
-using tw::Status;
-
+namespace tw {
 namespace {
 
 // The prefix of a preemption checkpoint: CheckpointSaverHook's default basename, so retention and the
 // state file treat it as one of the hook's.
 constexpr const char kPreemptionBasename[] = "model.ckpt";
 
-Status StepMismatch(const tw::Verdict &verdict, const std::string &what) {
+Status StepMismatch(const Verdict &verdict, const std::string &what) {
   return Errorf(TW_FAILED_PRECONDITION,
                 "the ranks hold different global steps %s (lowest %lld, highest %lld): they did not restore the "
                 "same checkpoint",
@@ -30,9 +28,32 @@ Status StepMismatch(const tw::Verdict &verdict, const std::string &what) {
 
 }  // namespace
 
-std::string tw_session::RunLabel() const { return "at the end of run " + std::to_string(run_count_); }
+JobAgreement::JobAgreement(tw_session &session, const Options &options)
+    : session_(session),
+      collective_(options.collective != nullptr ? options.collective->Fork() : nullptr),
+      watch_preemption_(options.Int64(TW_OPT_CATCH_PREEMPTION_SIGNALS) != 0) {
+  if (collective_ != nullptr) {
+    timeout_secs_ = options.Double(TW_OPT_COLLECTIVE_TIMEOUT_SECS);
+    vote_every_n_runs_ = options.Int64(TW_OPT_VOTE_EVERY_N_RUNS);
+    restore_via_broadcast_ = options.Int64(TW_OPT_RESTORE_VIA_BROADCAST) != 0;
+    sharded_job_ = IsShardedJob(options);
+  }
+}
 
-void tw_session::RequestAgreedRollback(std::string reason) {
+Status JobAgreement::WatchSignals() {
+  return watch_preemption_ ? PreemptionSignals::Acquire(&preemption_signals_) : Status();
+}
+
+Status JobAgreement::Close(bool meet) {
+  Status met;
+  if (meet && collective_ != nullptr && !Broken()) met = collective_->Barrier(timeout_secs_, "at close");
+  preemption_signals_.Release();
+  return met;
+}
+
+std::string JobAgreement::RunLabel() const { return "at the end of run " + std::to_string(run_count_); }
+
+void JobAgreement::RequestRollback(std::string reason) {
   if (rollback_requested_) return;  // the first divergence of the run speaks for it
   rollback_requested_ = true;
   rollback_reason_ = std::move(reason);
@@ -43,18 +64,17 @@ void tw_session::RequestAgreedRollback(std::string reason) {
 // in a failure slot (distributed/shared_failure.h): the lowest failing rank's message reaches every rank.
 // A failure comes first: a rank that failed may declare anything (no shard, when its shard's
 // registration is what failed).
-Status tw_session::FindChief(const Status &begun) {
+Status JobAgreement::FindChief(const Status &begun) {
   const int64_t rank = collective_->rank();
   // Whether this rank declares sharded variables, as x and -x: every rank or none must (D17), or the
   // ranks would make different collective calls at every save.
   const int64_t sharded = sharded_job_ ? 1 : 0;
-  std::vector<int64_t> chiefs = {is_chief_ ? rank : -1, is_chief_ ? -rank : -INT64_MAX,
+  std::vector<int64_t> chiefs = {session_.is_chief() ? rank : -1, session_.is_chief() ? -rank : -INT64_MAX,
                                  tw::FailureSlot(*collective_, begun), sharded, -sharded};
   const std::string what = "at session creation, finding the chief";
-  TW_RETURN_IF_ERROR(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, collective_timeout_secs_, what));
+  TW_RETURN_IF_ERROR(collective_->Allreduce(&chiefs, TW_REDUCE_MAX, timeout_secs_, what));
   Status failure;
-  TW_RETURN_IF_ERROR(
-      tw::ShareFailure(*collective_, collective_timeout_secs_, chiefs[2], begun.message(), what, &failure));
+  TW_RETURN_IF_ERROR(tw::ShareFailure(*collective_, timeout_secs_, chiefs[2], begun.message(), what, &failure));
   TW_RETURN_IF_ERROR(failure);
   const int64_t highest = chiefs[0];
   const int64_t lowest = -chiefs[1];
@@ -80,49 +100,44 @@ Status tw_session::FindChief(const Status &begun) {
 // D1–D3, D16: every rank restores the newest checkpoint all can read (or the chief alone, to broadcast
 // it: D13), or all initialize; after_create_session on every hook, then a vote that also compares the
 // global steps.
-Status tw_session::CreateAgreed() {
-  const std::string what = "at session creation " + std::to_string(creation_count_);
+Status JobAgreement::CreateAgreed() {
+  const std::string what = "at session creation " + std::to_string(session_.creation_count());
   Status outcome;
   std::string path;
   if (restore_via_broadcast_) {
-    if (is_chief_) outcome = creator_->CreateSession(*this, &path);
+    if (session_.is_chief()) outcome = session_.creator_->CreateSession(session_, &path);
   } else {
     Status agreed;
     TW_RETURN_IF_ERROR(RestoreByVote(what, &path, &outcome, &agreed));
     if (!agreed.ok()) return agreed;
-    if (is_chief_ && outcome.ok()) {
+    if (session_.is_chief() && outcome.ok()) {
       if (!path.empty()) {
         tw::Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld)", path.c_str(),
-                static_cast<long long>(global_step_));
+                static_cast<long long>(session_.global_step()));
       }
       // The kept list and retention clock from the state file; stale temporary files and parts go.
-      if (!checkpoint_dir_.empty() && writes_checkpoints_) {
-        outcome = IdleSaver().RecoverLastCheckpoints(checkpoint_dir_);
-      }
+      if (!session_.checkpoint_dir().empty() && session_.writes_checkpoints())
+        outcome = session_.IdleSaver().RecoverLastCheckpoints(session_.checkpoint_dir());
       std::string ignored;  // the chief's creator only initializes here
-      if (outcome.ok() && path.empty()) outcome = creator_->CreateSession(*this, &ignored);
+      if (outcome.ok() && path.empty()) outcome = session_.creator_->CreateSession(session_, &ignored);
     }
   }
   Status local;
   TW_RETURN_IF_ERROR(ShareChiefState(outcome, path, /*initialize_if_none=*/true, what, &local));
   if (local.ok()) {
-    created_ = true;
-    for (tw::Hook *hook : hooks_) {
-      local = hook->AfterCreateSession(*this);
-      if (!local.ok()) break;
-    }
-    created_ = false;
+    local = session_.AfterCreateSession();
+    session_.created_ = false;  // until the vote says every rank is created
   }
   tw::Ballot ballot;
   ballot.failure = local;
-  ballot.recoverable = recoverable_ && IsRecoverable(local);
+  ballot.recoverable = session_.recoverable_ && session_.IsRecoverable(local);
   ballot.with_step = true;
-  ballot.step = global_step_;
+  ballot.step = session_.global_step();
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, what, &verdict));
+  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, timeout_secs_, ballot, what, &verdict));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, what);
-  created_ = true;
+  session_.created_ = true;
   return Status();
 }
 
@@ -131,41 +146,43 @@ Status tw_session::CreateAgreed() {
 // TW_OPT_CHECKPOINT_DIR when it has one, so ranks may mount the directory at different places),
 // initializes as the chief did, or receives the bytes (D13). A collective failure is returned; what
 // went wrong on this rank goes to *local, for the vote.
-Status tw_session::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
-                                   const std::string &what, Status *local) {
-  const double timeout = collective_timeout_secs_;
+Status JobAgreement::ShareChiefState(const Status &outcome, const std::string &path, bool initialize_if_none,
+                                     const std::string &what, Status *local) {
+  const double timeout = timeout_secs_;
   *local = outcome;
   TW_RETURN_IF_ERROR(collective_->Barrier(
-      timeout, what + (is_chief_ ? ", after the chief's restore" : ", waiting for the chief's restore")));
-  int64_t record[3] = {static_cast<int64_t>(outcome.code()), global_step_, path.empty() ? 0 : 1};
+      timeout, what + (session_.is_chief() ? ", after the chief's restore" : ", waiting for the chief's restore")));
+  int64_t record[3] = {static_cast<int64_t>(outcome.code()), session_.global_step(), path.empty() ? 0 : 1};
   TW_RETURN_IF_ERROR(collective_->Broadcast(record, sizeof record, chief_rank_, timeout, what + ", the chief's step"));
   std::string text = outcome.ok() ? path : outcome.message();
   TW_RETURN_IF_ERROR(collective_->BroadcastString(&text, chief_rank_, timeout, what + ", the chief's checkpoint"));
   if (record[0] != TW_OK) return Status();  // the chief's own ballot carries its failure
   const int64_t chief_step = record[1];
   const bool restored = record[2] != 0;
-  if (!is_chief_ && local->ok()) {
+  if (!session_.is_chief() && local->ok()) {
     std::string ignored;
     if (restored && !restore_via_broadcast_) {
       const std::string mine =
-          checkpoint_dir_.empty() ? text : tw::checkpoint::JoinPath(checkpoint_dir_, tw::checkpoint::Basename(text));
-      if (global_step_ != chief_step) {
+          session_.checkpoint_dir().empty()
+              ? text
+              : tw::checkpoint::JoinPath(session_.checkpoint_dir(), tw::checkpoint::Basename(text));
+      if (session_.global_step() != chief_step) {
         *local = Errorf(TW_FAILED_PRECONDITION,
                         "restored global step %lld from %s, but the chief restored global step %lld from %s: the "
                         "ranks do not see the same checkpoint",
-                        static_cast<long long>(global_step_), mine.c_str(), static_cast<long long>(chief_step),
-                        text.c_str());
+                        static_cast<long long>(session_.global_step()), mine.c_str(),
+                        static_cast<long long>(chief_step), text.c_str());
       } else {
         tw::Log(TW_LOG_INFO, "Restored parameters from %s (global step %lld), the chief's checkpoint", mine.c_str(),
-                static_cast<long long>(global_step_));
+                static_cast<long long>(session_.global_step()));
       }
     } else if (!restored && initialize_if_none) {
-      *local = creator_->CreateSession(*this, &ignored);
+      *local = session_.creator_->CreateSession(session_, &ignored);
     }
   }
   if (restore_via_broadcast_) {
     TW_RETURN_IF_ERROR(BroadcastVariables(what, local));
-    if (!is_chief_ && local->ok()) global_step_ = chief_step;
+    if (!session_.is_chief() && local->ok()) session_.set_global_step(chief_step);
   }
   return Status();
 }
@@ -173,15 +190,15 @@ Status tw_session::ShareChiefState(const Status &outcome, const std::string &pat
 // D13: TW_OPT_RESTORE_VIA_BROADCAST — the chief's list of variables (name and size), then one broadcast
 // per variable. A rank whose variables do not match still takes part (into scratch memory), so that no
 // rank is left waiting, and reports the mismatch in its ballot.
-Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
+Status JobAgreement::BroadcastVariables(const std::string &what, Status *local) {
   std::string layout;
-  if (is_chief_) {
-    for (const tw::TensorRef &variable : variables_) {
+  if (session_.is_chief()) {
+    for (const tw::TensorRef &variable : session_.variables()) {
       layout += variable.name() + '\t' + std::to_string(variable.byte_size()) + '\n';
     }
   }
   TW_RETURN_IF_ERROR(
-      collective_->BroadcastString(&layout, chief_rank_, collective_timeout_secs_, what + ", the chief's variables"));
+      collective_->BroadcastString(&layout, chief_rank_, timeout_secs_, what + ", the chief's variables"));
   size_t received = 0;
   std::vector<unsigned char> scratch;
   for (size_t begin = 0; begin < layout.size();) {
@@ -194,7 +211,7 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
     const size_t bytes = static_cast<size_t>(std::stoull(layout.substr(tab + 1, end - tab - 1)));
     begin = end + 1;
     if (bytes == 0) continue;
-    const tw::TensorRef *variable = FindVariable(name);
+    const tw::TensorRef *variable = session_.FindVariable(name);
     void *into = nullptr;
     if (variable != nullptr && variable->byte_size() == bytes) {
       into = variable->data();
@@ -214,11 +231,11 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
       }
     }
     TW_RETURN_IF_ERROR(
-        collective_->Broadcast(into, bytes, chief_rank_, collective_timeout_secs_, what + ", variable '" + name + "'"));
+        collective_->Broadcast(into, bytes, chief_rank_, timeout_secs_, what + ", variable '" + name + "'"));
   }
   size_t nonempty = 0;
-  for (const tw::TensorRef &variable : variables_) nonempty += variable.byte_size() > 0 ? 1 : 0;
-  if (!is_chief_ && local->ok() && received != nonempty) {
+  for (const tw::TensorRef &variable : session_.variables()) nonempty += variable.byte_size() > 0 ? 1 : 0;
+  if (!session_.is_chief() && local->ok() && received != nonempty) {
     *local = Errorf(TW_INVALID_ARGUMENT,
                     "TW_OPT_RESTORE_VIA_BROADCAST: this rank registers %zu variables the chief does not have",
                     nonempty - received);
@@ -228,20 +245,20 @@ Status tw_session::BroadcastVariables(const std::string &what, Status *local) {
 
 // D4–D10: one vote (when due), then the same action on every rank. A single process with a preemption
 // watch takes its ballot as the verdict.
-Status tw_session::EndOfRun(Status status) {
+Status JobAgreement::EndOfRun(Status status) {
   const bool clean_end = status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
   // D9: a collective operation of this run failed (a sharded save's): no vote follows. The other ranks
   // are inside that same operation and fail in it; the run fails with the error that names it.
-  if (CollectiveBroken()) return status.ok() || clean_end ? collective_->failure() : status;
+  if (Broken()) return status.ok() || clean_end ? collective_->failure() : status;
   tw::Ballot ballot;
-  ballot.stop = stop_pending_ || stop_latched_ || stop_requested_ || clean_end;
+  ballot.stop = stop_pending_ || session_.stop_latched_ || session_.stop_requested_ || clean_end;
   ballot.preempt = PreemptionNoted();
   ballot.rollback = rollback_requested_;
   ballot.rollback_reason = rollback_reason_;
   ballot.save = save_due_;
   if (!status.ok() && !clean_end) {
     ballot.failure = status;
-    ballot.recoverable = recoverable_ && IsRecoverable(status);
+    ballot.recoverable = session_.recoverable_ && session_.IsRecoverable(status);
   }
   tw::Verdict verdict;
   if (collective_ == nullptr) {
@@ -250,15 +267,15 @@ Status tw_session::EndOfRun(Status status) {
     // D6: between votes a stop waits (the rank must not leave its loop alone); an ended run votes now.
     if (++runs_since_vote_ < vote_every_n_runs_ && status.ok()) {
       stop_pending_ = ballot.stop;
-      stop_latched_ = false;
-      stop_requested_ = false;
+      session_.stop_latched_ = false;
+      session_.stop_requested_ = false;
       return status;
     }
     runs_since_vote_ = 0;
     TW_RETURN_IF_ERROR(tw::CastVote(
-        *collective_, collective_timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict));
+        *collective_, timeout_secs_, ballot, [this] { return RunLabel(); }, &vote_buffer_, &verdict));
     stop_pending_ = false;
-    stop_requested_ = false;
+    session_.stop_requested_ = false;
     save_due_ = false;
     agreed_save_ = verdict.save;  // D17: every rank's hook saves in its next after_run
   }
@@ -270,12 +287,12 @@ Status tw_session::EndOfRun(Status status) {
     preempted_ = true;
     TW_RETURN_IF_ERROR(SaveForPreemption());
   }
-  if (verdict.stop || verdict.preempt) stop_latched_ = true;
+  if (verdict.stop || verdict.preempt) session_.stop_latched_ = true;
   return status;
 }
 
 // D7: every rank back to the checkpoint the chief chose (D2's exchange, without initializing).
-Status tw_session::RollBackAgreed(const std::string &reason, const std::string &what) {
+Status JobAgreement::RollBackAgreed(const std::string &reason, const std::string &what) {
   const std::string rolling = what + ", rolling back";
   Status outcome;
   std::string path;
@@ -283,18 +300,19 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   const std::string no_dir = "the chief has no TW_OPT_CHECKPOINT_DIR";
   // B48: the chief's saves of the run that diverged go first, so that no rank's target is one of them.
   Status discarded;
-  if (is_chief_) {
-    discarded = DiscardDivergedCheckpoints();
+  if (session_.is_chief()) {
+    discarded = session_.DiscardDivergedCheckpoints();
     if (!discarded.ok()) discarded = Status(TW_NAN_LOSS, not_rolled_back + discarded.message());
   }
   if (restore_via_broadcast_) {
-    if (is_chief_) {
+    if (session_.is_chief()) {
       if (!discarded.ok()) {
         outcome = discarded;
       } else {
-        const Status restored = checkpoint_dir_.empty()
-                                    ? Status(TW_NOT_FOUND, no_dir)
-                                    : IdleSaver().RestoreNewestGood(checkpoint_dir_, &path, {"global_step"});
+        const Status restored =
+            session_.checkpoint_dir().empty()
+                ? Status(TW_NOT_FOUND, no_dir)
+                : session_.IdleSaver().RestoreNewestGood(session_.checkpoint_dir(), &path, {"global_step"});
         if (!restored.ok()) outcome = Status(TW_NAN_LOSS, not_rolled_back + restored.message());
       }
     }
@@ -302,12 +320,14 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
     Status agreed;
     TW_RETURN_IF_ERROR(RestoreByVote(rolling, &path, &outcome, &agreed, discarded));
     if (!agreed.ok()) return agreed;
-    if (is_chief_ && outcome.ok() && path.empty()) {
-      const std::string state_file = tw::checkpoint::JoinPath(checkpoint_dir_, IdleSaver().options().latest_filename);
-      outcome = Status(TW_NAN_LOSS, not_rolled_back + (checkpoint_dir_.empty()
-                                                           ? no_dir
-                                                           : "no checkpoint that every rank can read is listed in " +
-                                                                 state_file + " or found in " + checkpoint_dir_));
+    if (session_.is_chief() && outcome.ok() && path.empty()) {
+      const std::string state_file =
+          tw::checkpoint::JoinPath(session_.checkpoint_dir(), session_.IdleSaver().options().latest_filename);
+      outcome =
+          Status(TW_NAN_LOSS, not_rolled_back + (session_.checkpoint_dir().empty()
+                                                     ? no_dir
+                                                     : "no checkpoint that every rank can read is listed in " +
+                                                           state_file + " or found in " + session_.checkpoint_dir()));
     }
   }
   Status local;
@@ -315,13 +335,13 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
   tw::Ballot ballot;
   ballot.failure = local;
   ballot.with_step = true;
-  ballot.step = global_step_;
+  ballot.step = session_.global_step();
   tw::Verdict verdict;
-  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, collective_timeout_secs_, ballot, rolling, &verdict));
+  TW_RETURN_IF_ERROR(tw::CastVote(*collective_, timeout_secs_, ballot, rolling, &verdict));
   if (!verdict.status.ok()) return verdict.status;
   if (verdict.min_step != verdict.max_step) return StepMismatch(verdict, rolling);
   tw::Log(TW_LOG_WARNING, "Model diverged with loss = NaN. %s; every rank rolled back to global step %lld",
-          reason.c_str(), static_cast<long long>(global_step_));
+          reason.c_str(), static_cast<long long>(session_.global_step()));
   return Status();
 }
 
@@ -329,43 +349,46 @@ Status tw_session::RollBackAgreed(const std::string &reason, const std::string &
 // same values and write nothing); a checkpoint already saved at this step is not written twice. In a
 // sharded job (D17) every rank writes its part of that save: the chief's decision and prefix reach
 // every rank by one broadcast, so all take part in the save's collective calls or none does.
-Status tw_session::SaveForPreemption() {
+Status JobAgreement::SaveForPreemption() {
   const bool sharded = sharded_job_;
-  tw::Log(TW_LOG_WARNING, "Preemption noted: stopping at global step %lld%s", static_cast<long long>(global_step_),
-          (is_chief_ || sharded) && !checkpoint_dir_.empty() ? " after saving a checkpoint" : "");
-  if (!sharded && (!is_chief_ || checkpoint_dir_.empty())) return Status();
-  tw::checkpoint::Saver &saver = IdleSaver();
+  tw::Log(TW_LOG_WARNING, "Preemption noted: stopping at global step %lld%s",
+          static_cast<long long>(session_.global_step()),
+          (session_.is_chief() || sharded) && !session_.checkpoint_dir().empty() ? " after saving a checkpoint" : "");
+  if (!sharded && (!session_.is_chief() || session_.checkpoint_dir().empty())) return Status();
+  tw::checkpoint::Saver &saver = session_.IdleSaver();
   std::string prefix;  // "" : no save
-  if (is_chief_ && !checkpoint_dir_.empty()) {
+  if (session_.is_chief() && !session_.checkpoint_dir().empty()) {
     // A single process that only restored (C24) learns the directory's kept list now, as a writer did at
     // creation, so that the state file keeps listing the checkpoints it restored from.
-    if (!writes_checkpoints_) TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(checkpoint_dir_));
-    prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
+    if (!session_.writes_checkpoints()) TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(session_.checkpoint_dir()));
+    prefix = tw::checkpoint::JoinPath(session_.checkpoint_dir(), kPreemptionBasename);
     const std::vector<std::string> kept = saver.last_checkpoints();
-    if (!kept.empty() &&
-        kept.back() == tw::checkpoint::CheckpointPath(prefix, global_step_, saver.options().pad_step_number)) {
+    if (!kept.empty() && kept.back() == tw::checkpoint::CheckpointPath(prefix, session_.global_step(),
+                                                                       saver.options().pad_step_number)) {
       prefix.clear();
     }
   }
   if (sharded) {
-    TW_RETURN_IF_ERROR(collective_->BroadcastString(&prefix, chief_rank_, collective_timeout_secs_,
+    TW_RETURN_IF_ERROR(collective_->BroadcastString(&prefix, chief_rank_, timeout_secs_,
                                                     RunLabel() + ", the chief's preemption checkpoint"));
     // A rank with its own TW_OPT_CHECKPOINT_DIR writes there (ranks may mount it at different places).
-    if (!is_chief_ && !prefix.empty() && !checkpoint_dir_.empty()) {
-      prefix = tw::checkpoint::JoinPath(checkpoint_dir_, kPreemptionBasename);
+    if (!session_.is_chief() && !prefix.empty() && !session_.checkpoint_dir().empty()) {
+      prefix = tw::checkpoint::JoinPath(session_.checkpoint_dir(), kPreemptionBasename);
     }
   }
   if (prefix.empty()) return Status();
   std::string written;
-  const Status saved = saver.Save(prefix, global_step_, &written);
+  const Status saved = saver.Save(prefix, session_.global_step(), &written);
   return saved.ok() ? saved : saved.WithPrefix("saving the preemption checkpoint: ");
 }
 
 // D17: one MAX allreduce of (world_size - rank) for a set flag: the lowest such rank wins.
-Status tw_session::LowestRankWith(bool flag, const std::string &what, int32_t *rank) {
+Status JobAgreement::LowestRankWith(bool flag, const std::string &what, int32_t *rank) {
   const int32_t world = collective_->world_size();
   std::vector<int64_t> value = {flag ? world - collective_->rank() : 0};
-  TW_RETURN_IF_ERROR(collective_->Allreduce(&value, TW_REDUCE_MAX, collective_timeout_secs_, what + ", " + RunLabel()));
+  TW_RETURN_IF_ERROR(collective_->Allreduce(&value, TW_REDUCE_MAX, timeout_secs_, what + ", " + RunLabel()));
   *rank = value[0] == 0 ? -1 : world - static_cast<int32_t>(value[0]);
   return Status();
 }
+
+}  // namespace tw
