@@ -58,7 +58,7 @@
 extern "C" {
 #endif
 
-typedef struct tw_saver tw_saver;                           /* tf.train.Saver over a set of variables */
+typedef struct tw_saver tw_saver;                               /* tf.train.Saver over a set of variables */
 typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint's tensor list */
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -67,17 +67,17 @@
  * TW_STATIC when linking a static build. Elsewhere it gives them default visibility (the library is
  * built with hidden visibility, so only these are exported). */
 #if defined(_WIN32) || defined(__CYGWIN__)
-#  if defined(TW_BUILDING_LIBRARY)
-#    define TW_API __declspec(dllexport)
-#  elif defined(TW_STATIC)
-#    define TW_API
-#  else
-#    define TW_API __declspec(dllimport)
-#  endif
-#elif defined(__GNUC__) && __GNUC__ >= 4
-#  define TW_API __attribute__((visibility("default")))
+#if defined(TW_BUILDING_LIBRARY)
+#define TW_API __declspec(dllexport)
+#elif defined(TW_STATIC)
+#define TW_API
 #else
-#  define TW_API
+#define TW_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define TW_API __attribute__((visibility("default")))
+#else
+#define TW_API
 #endif
 
 /* TW_NODISCARD marks every function returning a tw_status: ignoring one is a compiler warning, since a
@@ -85,16 +85,16 @@
  * (`TW_NODISCARD TW_API tw_status f(…)`). In C++17 and C23 it is [[nodiscard]], which a cast to void
  * silences; GCC's warn_unused_result in older C and C++ ignores such a cast (use the value instead). */
 #if defined(__cplusplus) && __cplusplus >= 201703L
-#  define TW_NODISCARD [[nodiscard]]
+#define TW_NODISCARD [[nodiscard]]
 #elif !defined(__cplusplus) && defined(__STDC_VERSION__) && __STDC_VERSION__ >= 202311L
-#  define TW_NODISCARD [[nodiscard]]
+#define TW_NODISCARD [[nodiscard]]
 #elif defined(__GNUC__) || defined(__clang__)
-#  define TW_NODISCARD __attribute__((warn_unused_result))
+#define TW_NODISCARD __attribute__((warn_unused_result))
 #elif defined(_MSC_VER)
-#  include <sal.h>
-#  define TW_NODISCARD _Check_return_
+#include <sal.h>
+#define TW_NODISCARD _Check_return_
 #else
-#  define TW_NODISCARD
+#define TW_NODISCARD
 #endif
 
 #ifdef __cplusplus
@@ -147,26 +147,26 @@ enum {
   TW_OK = 0,
   TW_CANCELLED = 1,
   TW_UNKNOWN = 2,
-  TW_INVALID_ARGUMENT = 3,     /* a caller passed something malformed; the message names it */
-  TW_DEADLINE_EXCEEDED = 4,    /* a bounded wait ran out (worker waiting for the chief, …) */
-  TW_NOT_FOUND = 5,            /* a name (fetch, variable, file) does not exist */
+  TW_INVALID_ARGUMENT = 3,  /* a caller passed something malformed; the message names it */
+  TW_DEADLINE_EXCEEDED = 4, /* a bounded wait ran out (worker waiting for the chief, …) */
+  TW_NOT_FOUND = 5,         /* a name (fetch, variable, file) does not exist */
   TW_ALREADY_EXISTS = 6,
   TW_PERMISSION_DENIED = 7,
-  TW_RESOURCE_EXHAUSTED = 8,   /* out of memory, disk full */
-  TW_FAILED_PRECONDITION = 9,  /* the object is in the wrong state (closed, stopped, failed, in use) */
-  TW_ABORTED = 10,             /* preemption: triggers recovery in a MonitoredSession */
-  TW_OUT_OF_RANGE = 11,        /* end of input: a clean end of training */
+  TW_RESOURCE_EXHAUSTED = 8,  /* out of memory, disk full */
+  TW_FAILED_PRECONDITION = 9, /* the object is in the wrong state (closed, stopped, failed, in use) */
+  TW_ABORTED = 10,            /* preemption: triggers recovery in a MonitoredSession */
+  TW_OUT_OF_RANGE = 11,       /* end of input: a clean end of training */
   TW_UNIMPLEMENTED = 12,
-  TW_INTERNAL = 13,            /* a bug in trainwatch; please report it */
-  TW_UNAVAILABLE = 14,         /* transient unavailability: triggers recovery in a MonitoredSession */
-  TW_DATA_LOSS = 15,           /* corrupt or truncated data (checkpoint checksum mismatch, …) */
+  TW_INTERNAL = 13,    /* a bug in trainwatch; please report it */
+  TW_UNAVAILABLE = 14, /* transient unavailability: triggers recovery in a MonitoredSession */
+  TW_DATA_LOSS = 15,   /* corrupt or truncated data (checkpoint checksum mismatch, …) */
   TW_UNAUTHENTICATED = 16,
   /* trainwatch's own codes */
-  TW_NAN_LOSS = 100,           /* a watched value was NaN/Inf (TF's NanLossDuringTrainingError) */
-  TW_IO = 101,                 /* an operating-system I/O call failed; the message has errno's text */
-  TW_STOP_ITERATION = 102,     /* the step asked to stop (TF's StepContext.request_stop): a clean end */
-  TW_CALLBACK_FAILED = 103     /* reserved for bindings: a foreign-language callback raised; the
-                                  binding re-raises the original exception after the C call returns */
+  TW_NAN_LOSS = 100,       /* a watched value was NaN/Inf (TF's NanLossDuringTrainingError) */
+  TW_IO = 101,             /* an operating-system I/O call failed; the message has errno's text */
+  TW_STOP_ITERATION = 102, /* the step asked to stop (TF's StepContext.request_stop): a clean end */
+  TW_CALLBACK_FAILED = 103 /* reserved for bindings: a foreign-language callback raised; the
+                              binding re-raises the original exception after the C call returns */
 };
 
 /* Stable name of a status code ("TW_ABORTED"), or "TW_UNKNOWN_STATUS" for a value not listed. */
@@ -198,12 +198,12 @@ typedef enum tw_dtype {
   TW_UINT16 = 7,
   TW_UINT32 = 8,
   TW_UINT64 = 9,
-  TW_FLOAT16 = 10,       /* IEEE 754 binary16 */
-  TW_BFLOAT16 = 11,      /* the upper half of a binary32 */
+  TW_FLOAT16 = 10,  /* IEEE 754 binary16 */
+  TW_BFLOAT16 = 11, /* the upper half of a binary32 */
   TW_FLOAT32 = 12,
   TW_FLOAT64 = 13,
-  TW_FLOAT8_E4M3FN = 14, /* OCP fp8: no infinities, NaN iff (bits & 0x7F) == 0x7F */
-  TW_FLOAT8_E5M2 = 15,   /* OCP fp8: IEEE-like, 5 exponent bits */
+  TW_FLOAT8_E4M3FN = 14,          /* OCP fp8: no infinities, NaN iff (bits & 0x7F) == 0x7F */
+  TW_FLOAT8_E5M2 = 15,            /* OCP fp8: IEEE-like, 5 exponent bits */
   TW_DTYPE_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide, so any int is a valid value in C++ */
 } tw_dtype;
 
@@ -235,8 +235,8 @@ TW_API const char *tw_dtype_name(tw_dtype dtype);
 
 typedef struct tw_tensor {
   uint32_t struct_size;
-  int32_t dtype;          /* a tw_dtype */
-  const char *name;       /* may be NULL where the function's context supplies the name */
+  int32_t dtype;    /* a tw_dtype */
+  const char *name; /* may be NULL where the function's context supplies the name */
   void *data;
   int32_t ndim;
   const int64_t *shape;   /* ndim entries, each >= 0 */
@@ -244,7 +244,8 @@ typedef struct tw_tensor {
 } tw_tensor;
 
 #define TW_TENSOR_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_tensor, strides)
-#define TW_TENSOR_INIT {(uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL}
+#define TW_TENSOR_INIT \
+  { (uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL }
 
 /* Sets *t to TW_TENSOR_INIT (for code that cannot expand the macro): compiled into the caller, so
  * struct_size is the caller's sizeof. t must not be NULL. */

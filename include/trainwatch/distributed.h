@@ -33,18 +33,16 @@ extern "C" {
 /* Registers a variable that holds one box of a tensor sharded across the ranks (FSDP, ZeRO, tensor
  * parallelism), next to tw_options_add_variable's replicated variables. var is as for
  * tw_options_add_variable (copied view, borrowed memory, contiguous, unique name; a failure is kept on
- * the options, and the rank must still create its session or saver, which then fails on every rank); its shape is the box's
- * extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and
- * where the box starts in it. Every rank registers its own box of the same name, dtype and global
- * shape; checkpoints then hold each rank's boxes in its own part file (docs/checkpoint-format.md,
- * "Sharded checkpoints") and restore into any slicing of the same global tensor. Options without a
- * collective restore each box (tw_saver_create_from_options) but save no box that is not its whole
- * global tensor (TW_INVALID_ARGUMENT from the save).
- * Errors: TW_INVALID_ARGUMENT (opts, var, global_shape or offset NULL; var as tw_options_add_variable;
- * a scalar; a negative offset or a box that does not lie inside global_shape, naming the variable and
- * the dimension), TW_ALREADY_EXISTS (the name is taken). */
+ * the options, and the rank must still create its session or saver, which then fails on every rank); its shape is the
+ * box's extent; global_shape and offset (var->ndim entries each, copied) give the whole tensor's shape and where the
+ * box starts in it. Every rank registers its own box of the same name, dtype and global shape; checkpoints then hold
+ * each rank's boxes in its own part file (docs/checkpoint-format.md, "Sharded checkpoints") and restore into any
+ * slicing of the same global tensor. Options without a collective restore each box (tw_saver_create_from_options) but
+ * save no box that is not its whole global tensor (TW_INVALID_ARGUMENT from the save). Errors: TW_INVALID_ARGUMENT
+ * (opts, var, global_shape or offset NULL; var as tw_options_add_variable; a scalar; a negative offset or a box that
+ * does not lie inside global_shape, naming the variable and the dimension), TW_ALREADY_EXISTS (the name is taken). */
 TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_tensor *var, const int64_t *global_shape,
-                                      const int64_t *offset);
+                                                   const int64_t *offset);
 
 /* Creates a standalone saver (trainwatch/checkpoint.h) for one rank of a job, as a session created from
  * `opts` would hold (without global_step): over the variables and shards registered on `opts` (their
@@ -191,8 +189,7 @@ typedef struct tw_collective {
   uint32_t struct_size;
   int32_t rank;
   int32_t world_size;
-  tw_status (*allreduce_int64)(void *user_data, int64_t *values, size_t count, tw_reduce_op op,
-                               double timeout_secs);
+  tw_status (*allreduce_int64)(void *user_data, int64_t *values, size_t count, tw_reduce_op op, double timeout_secs);
   tw_status (*broadcast)(void *user_data, void *data, size_t size, int32_t root, double timeout_secs);
   tw_status (*barrier)(void *user_data, double timeout_secs);
   void (*destroy)(void *user_data);
@@ -200,7 +197,8 @@ typedef struct tw_collective {
 
 #define TW_COLLECTIVE_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_collective, destroy)
 /* Initialiser of a single-rank table with no callbacks; fill in rank, world_size and the slots. */
-#define TW_COLLECTIVE_INIT {(uint32_t)sizeof(tw_collective), 0, 1, NULL, NULL, NULL, NULL}
+#define TW_COLLECTIVE_INIT \
+  { (uint32_t)sizeof(tw_collective), 0, 1, NULL, NULL, NULL, NULL }
 
 /* Sets *collective to TW_COLLECTIVE_INIT (compiled into the caller). NULL is a no-op. */
 static inline void tw_collective_init(tw_collective *collective) {
@@ -217,7 +215,7 @@ static inline void tw_collective_init(tw_collective *collective) {
  * allreduce_int64, broadcast or barrier NULL). On error destroy is not called and the options keep
  * what they had. */
 TW_NODISCARD TW_API tw_status tw_options_set_collective(tw_options *opts, const tw_collective *collective,
-                                                       void *user_data);
+                                                        void *user_data);
 
 #ifdef __cplusplus
 }

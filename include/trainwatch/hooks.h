@@ -57,7 +57,7 @@ typedef struct tw_checkpoint_listener_callbacks {
 
 #define TW_CHECKPOINT_LISTENER_CALLBACKS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_checkpoint_listener_callbacks, destroy)
 #define TW_CHECKPOINT_LISTENER_CALLBACKS_INIT \
-  {(uint32_t)sizeof(tw_checkpoint_listener_callbacks), NULL, NULL, NULL, NULL, NULL}
+  { (uint32_t)sizeof(tw_checkpoint_listener_callbacks), NULL, NULL, NULL, NULL, NULL }
 
 /* Sets *callbacks to TW_CHECKPOINT_LISTENER_CALLBACKS_INIT (compiled into the caller). NULL is a no-op. */
 static inline void tw_checkpoint_listener_callbacks_init(tw_checkpoint_listener_callbacks *callbacks) {
@@ -88,12 +88,12 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * (B22); TW_OPT_DEFERRED_CHECKPOINT_LISTENERS = 1 keeps the write in the background instead, and
  * after_save (with its stop request) then runs at a later run or at end, once the write has finished.
  * In a session of a job with sharded variables (trainwatch/distributed.h) the hook runs on every rank
- * and saves synchronously on the session's thread, whatever `opts` says (D17). A save is skipped, with a warning, while a float
- * variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are
- * retained. Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a
- * count or a NULL entry; neither or both of secs and steps: "Either every_secs or every_steps should
- * be provided." / "Can not provide both every_secs and every_steps."; neither but a
- * TW_OPT_CHECKPOINT_EVERY_N_* key set, a message naming the keys to use), TW_RESOURCE_EXHAUSTED. */
+ * and saves synchronously on the session's thread, whatever `opts` says (D17). A save is skipped, with a warning, while
+ * a float variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are retained.
+ * Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a count or a NULL entry; neither
+ * or both of secs and steps: "Either every_secs or every_steps should be provided." / "Can not provide both every_secs
+ * and every_steps."; neither but a TW_OPT_CHECKPOINT_EVERY_N_* key set, a message naming the keys to use),
+ * TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_create(tw_hook **out, const char *checkpoint_dir,
                                                               const tw_options *opts,
                                                               tw_checkpoint_listener *const *listeners,
@@ -121,11 +121,11 @@ typedef enum tw_nan_action {
 typedef struct tw_nan_event {
   uint32_t struct_size;
   const char *tensor_name;
-  int64_t global_step;            /* the global step the run started at */
+  int64_t global_step; /* the global step the run started at */
   int64_t nan_count;
-  int64_t pos_inf_count;          /* 0 when Inf is not detected */
+  int64_t pos_inf_count; /* 0 when Inf is not detected */
   int64_t neg_inf_count;
-  int64_t first_nonfinite_index;  /* row-major element index */
+  int64_t first_nonfinite_index; /* row-major element index */
 } tw_nan_event;
 
 #define TW_NAN_EVENT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_nan_event, first_nonfinite_index)
@@ -164,8 +164,8 @@ TW_NODISCARD TW_API tw_status tw_nan_tensor_hook_create_with_options(tw_hook **o
  * buffer of *length + 1 bytes. values[i]->name is the i-th tag; values (an array of pointers to views
  * the library lends) are in print order and valid during the call only. A status other than TW_OK
  * fails the run with that status. */
-typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *const *values, size_t n_values,
-                                         char *buffer, size_t buffer_size, size_t *length);
+typedef tw_status (*tw_log_formatter_fn)(void *user_data, const tw_tensor *const *values, size_t n_values, char *buffer,
+                                         size_t buffer_size, size_t *length);
 
 /* LoggingTensorHook(tensors, every_n_iter, every_n_secs, at_end, formatter) (TF's B6–B10). Logs at INFO
  * the values named names[0..n) — outputs the step publishes, variables or "global_step":
@@ -315,15 +315,15 @@ TW_NODISCARD TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, i
 
 /* ProfilerHook(save_steps, save_secs, output_dir) (TF's B45–B47): every TW_OPT_EVERY_N_STEPS global
  * steps or TW_OPT_EVERY_N_SECS seconds (TF's save_steps / save_secs; opts NULL = neither, an error) —
- * never on the first run — traces one run and writes "<output_dir>/timeline-<step>.json" (step: the global step after that run) in Chrome trace
- * format (Perfetto, chrome://tracing): a "run" span and one span per hook before_run
+ * never on the first run — traces one run and writes "<output_dir>/timeline-<step>.json" (step: the global step after
+ * that run) in Chrome trace format (Perfetto, chrome://tracing): a "run" span and one span per hook before_run
  * ("<hook>.before_run"), the step function ("step") and per hook after_run ("<hook>.after_run"; a
  * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs
  * "Saving timeline for <step> into '<path>'." at INFO. The file is written atomically after the run's
- * last after_run. output_dir is TW_OPT_OUTPUT_DIR; unset or "" is the current directory; it is created in begin. Untraced runs
- * cost nothing extra.
- * Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above), TW_RESOURCE_EXHAUSTED. Runs fail with
- * TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written. */
+ * last after_run. output_dir is TW_OPT_OUTPUT_DIR; unset or "" is the current directory; it is created in begin.
+ * Untraced runs cost nothing extra. Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above),
+ * TW_RESOURCE_EXHAUSTED. Runs fail with TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written.
+ */
 TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, const tw_options *opts);
 
 #ifdef __cplusplus
@@ -367,8 +367,8 @@ typedef tw_status (*tw_checkpoint_save_fn)(void *user_data, tw_hook *hook, tw_se
                                            int *stop);
 TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_set_save_fn(tw_hook *hook, tw_checkpoint_save_fn fn,
                                                                    void *user_data, void (*destroy)(void *user_data));
-TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook,
-                                                            tw_session *session, int64_t step);
+TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_hook *hook, tw_session *session,
+                                                            int64_t step);
 
 /* TF's LoggingTensorHook._log_tensors(tensor_values), overridable: fn runs in place of "format and log"
  * each time the hook logs (its triggering runs, and end() with at_end), with the values named by their
@@ -386,12 +386,11 @@ TW_NODISCARD TW_API tw_status tw_checkpoint_saver_hook_save(int *out_stop, tw_ho
  * Errors (log_tensors): TW_INVALID_ARGUMENT (hook NULL, not a LoggingTensorHook, values NULL with a
  * count, a NULL, malformed or unnamed value), TW_FAILED_PRECONDITION (not inside the hook's own log function),
  * the formatter's status. */
-typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values,
-                                       size_t n_values);
-TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn,
-                                                                 void *user_data, void (*destroy)(void *user_data));
+typedef tw_status (*tw_log_tensors_fn)(void *user_data, tw_hook *hook, const tw_tensor *const *values, size_t n_values);
+TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_set_log_fn(tw_hook *hook, tw_log_tensors_fn fn, void *user_data,
+                                                                void (*destroy)(void *user_data));
 TW_NODISCARD TW_API tw_status tw_logging_tensor_hook_log_tensors(tw_hook *hook, const tw_tensor *const *values,
-                                                                  size_t n_values);
+                                                                 size_t n_values);
 
 /* TF's StepCounterHook._log_and_record(elapsed_steps, elapsed_time, global_step), overridable: fn runs in
  * place of "log global_step/sec and write the summary" each time the hook has a rate (elapsed_time > 0).

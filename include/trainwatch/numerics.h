@@ -44,7 +44,8 @@ typedef struct tw_scan_result {
 } tw_scan_result;
 
 #define TW_SCAN_RESULT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_scan_result, first_nonfinite_index)
-#define TW_SCAN_RESULT_INIT {(uint32_t)sizeof(tw_scan_result), 0, 0, 0, -1}
+#define TW_SCAN_RESULT_INIT \
+  { (uint32_t)sizeof(tw_scan_result), 0, 0, 0, -1 }
 
 /* Sets *result to TW_SCAN_RESULT_INIT (compiled into the caller, as tw_tensor_init). NULL is a no-op. */
 static inline void tw_scan_result_init(tw_scan_result *result) {
@@ -86,7 +87,8 @@ typedef struct tw_numerics_stats {
 } tw_numerics_stats;
 
 #define TW_NUMERICS_STATS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_numerics_stats, mean)
-#define TW_NUMERICS_STATS_INIT {(uint32_t)sizeof(tw_numerics_stats), 0, 0, 0, 0, 0, -1, 0.0, 0.0, 0.0}
+#define TW_NUMERICS_STATS_INIT \
+  { (uint32_t)sizeof(tw_numerics_stats), 0, 0, 0, 0, 0, -1, 0.0, 0.0, 0.0 }
 
 /* Sets *stats to TW_NUMERICS_STATS_INIT (compiled into the caller). NULL is a no-op. */
 static inline void tw_numerics_stats_init(tw_numerics_stats *stats) {

@@ -37,10 +37,10 @@
 extern "C" {
 #endif
 
-typedef struct tw_options tw_options;         /* session options (a builder) */
-typedef struct tw_session tw_session;         /* a MonitoredSession or SingularMonitoredSession */
-typedef struct tw_hook tw_hook;               /* a SessionRunHook: built-in or callback table */
-typedef struct tw_run_context tw_run_context; /* SessionRunContext + this hook's args and values */
+typedef struct tw_options tw_options;           /* session options (a builder) */
+typedef struct tw_session tw_session;           /* a MonitoredSession or SingularMonitoredSession */
+typedef struct tw_hook tw_hook;                 /* a SessionRunHook: built-in or callback table */
+typedef struct tw_run_context tw_run_context;   /* SessionRunContext + this hook's args and values */
 typedef struct tw_step_context tw_step_context; /* what the step function sees */
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -264,12 +264,12 @@ enum {
  * restate it. An out-struct the caller allocates (TW_OPTION_INFO_INIT; a versioned struct). */
 typedef struct tw_option_info {
   uint32_t struct_size;
-  int32_t key;                  /* the tw_option */
-  const char *name;             /* "TW_OPT_MAX_TO_KEEP": static storage */
-  int32_t type;                 /* a tw_option_type */
-  uint32_t read_by;             /* TW_OPTION_READ_BY_* bits */
-  int64_t int64_default;        /* int64 options: the default, and the inclusive bounds */
-  int64_t int64_min;            /* tw_options_set_int64 accepts; 0 for other types */
+  int32_t key;           /* the tw_option */
+  const char *name;      /* "TW_OPT_MAX_TO_KEEP": static storage */
+  int32_t type;          /* a tw_option_type */
+  uint32_t read_by;      /* TW_OPTION_READ_BY_* bits */
+  int64_t int64_default; /* int64 options: the default, and the inclusive bounds */
+  int64_t int64_min;     /* tw_options_set_int64 accepts; 0 for other types */
   int64_t int64_max;
   double double_default;        /* double options: the default, and the lower bound tw_options_set_double */
   double double_min;            /* accepts (-HUGE_VAL: none; NaN is always refused); 0 for other types */
@@ -277,7 +277,8 @@ typedef struct tw_option_info {
 } tw_option_info;
 
 #define TW_OPTION_INFO_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_option_info, double_min_exclusive)
-#define TW_OPTION_INFO_INIT {(uint32_t)sizeof(tw_option_info), 0, NULL, 0, 0, 0, 0, 0, 0.0, 0.0, 0}
+#define TW_OPTION_INFO_INIT \
+  { (uint32_t)sizeof(tw_option_info), 0, NULL, 0, 0, 0, 0, 0, 0.0, 0.0, 0 }
 
 /* Sets *info to TW_OPTION_INFO_INIT (compiled into the caller). NULL is a no-op. */
 static inline void tw_option_info_init(tw_option_info *info) {
@@ -376,7 +377,8 @@ typedef struct tw_hook_callbacks {
 } tw_hook_callbacks;
 
 #define TW_HOOK_CALLBACKS_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_hook_callbacks, destroy)
-#define TW_HOOK_CALLBACKS_INIT {(uint32_t)sizeof(tw_hook_callbacks), NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define TW_HOOK_CALLBACKS_INIT \
+  { (uint32_t)sizeof(tw_hook_callbacks), NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /* Sets *callbacks to TW_HOOK_CALLBACKS_INIT (compiled into the caller). NULL is a no-op. */
 static inline void tw_hook_callbacks_init(tw_hook_callbacks *callbacks) {
@@ -460,9 +462,9 @@ TW_API void tw_hook_call_on_error(tw_hook *inner, tw_session *session, tw_status
  * the chief's restore failing (TW_RESOURCE_EXHAUSTED, TW_IO: a checkpoint that could not be read for
  * a reason that proves nothing about it, named in the message; TW_DATA_LOSS: every checkpoint of the
  * directory proved damaged, each named; TW_INVALID_ARGUMENT / TW_NOT_FOUND: a listed one that does
- * not fit the variables — docs/tf-semantics.md C20), a failed registration's status (kept on opts, see tw_options_add_variable; in a job the lowest failing
- * rank's, D1).
- * On error nothing is created and every hook that ran begin has heard on_error. */
+ * not fit the variables — docs/tf-semantics.md C20), a failed registration's status (kept on opts, see
+ * tw_options_add_variable; in a job the lowest failing rank's, D1). On error nothing is created and every hook that ran
+ * begin has heard on_error. */
 TW_NODISCARD TW_API tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts,
                                                           tw_hook *const *hooks, size_t n_hooks);
 
@@ -528,15 +530,15 @@ typedef tw_status (*tw_step_fn)(void *user_data, tw_step_context *ctx);
  * A preemption (TW_OPT_CATCH_PREEMPTION_SIGNALS, tw_session_notify_preemption) ends the run with TW_OK
  * after the chief's save, should_stop 1 and tw_session_preempted 1 (D10). */
 TW_NODISCARD TW_API tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
-                                tw_step_fn step, void *user_data);
+                                             tw_step_fn step, void *user_data);
 
 /* The same step without hooks and without touching global_step — for evaluation, iterator resets and
  * other auxiliary work — keeping recovery (TF users' run_without_hooks request). It may also be called
  * from inside a step function (TF's step_context.session.run). Same statuses as tw_session_run, minus
  * the hook-related ones. In a job of many ranks (trainwatch/distributed.h) it is this rank's alone: no
  * vote, no recovery, and a failure does not fail the session (D15). */
-TW_NODISCARD TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds,
-                                              size_t n_feeds, tw_step_fn step, void *user_data);
+TW_NODISCARD TW_API tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
+                                                           tw_step_fn step, void *user_data);
 
 /* 1 when the session should stop: a hook or the caller requested it, the session is closed or failed,
  * or session is NULL. Never fails (TF's W2/W4/W11). */

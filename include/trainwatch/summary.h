@@ -33,9 +33,9 @@ typedef struct tw_event_reader tw_event_reader;
 /* SessionLog.status values. Values are stable (TF's). */
 typedef enum tw_session_log_status {
   TW_SESSION_LOG_STATUS_UNSPECIFIED = 0,
-  TW_SESSION_LOG_START = 1,      /* a run started (SummarySaverHook writes it on the first run) */
+  TW_SESSION_LOG_START = 1, /* a run started (SummarySaverHook writes it on the first run) */
   TW_SESSION_LOG_STOP = 2,
-  TW_SESSION_LOG_CHECKPOINT = 3, /* a checkpoint was saved; checkpoint_path names its prefix */
+  TW_SESSION_LOG_CHECKPOINT = 3,        /* a checkpoint was saved; checkpoint_path names its prefix */
   TW_SESSION_LOG_MAX_ENUM_ = 0x7FFFFFFF /* keeps the enum 32 bits wide: any int is a valid value in C++ */
 } tw_session_log_status;
 
@@ -134,9 +134,9 @@ typedef enum tw_summary_value_kind {
 /* One Summary.Value, lent by the reader like tw_histogram (struct_size is the library's). */
 typedef struct tw_summary_value {
   uint32_t struct_size;
-  int32_t kind;         /* a tw_summary_value_kind */
+  int32_t kind; /* a tw_summary_value_kind */
   const char *tag;
-  float simple_value;   /* TW_SUMMARY_VALUE_SCALAR */
+  float simple_value;            /* TW_SUMMARY_VALUE_SCALAR */
   const tw_histogram *histogram; /* TW_SUMMARY_VALUE_HISTOGRAM, else NULL */
 } tw_summary_value;
 
@@ -144,12 +144,12 @@ typedef struct tw_summary_value {
 
 /* Which member of Event's `what` oneof an event carries. Values are stable. */
 typedef enum tw_event_kind {
-  TW_EVENT_NONE = 0,          /* only wall_time / step */
+  TW_EVENT_NONE = 0, /* only wall_time / step */
   TW_EVENT_FILE_VERSION = 1,
   TW_EVENT_SUMMARY = 2,
   TW_EVENT_LOG_MESSAGE = 3,
   TW_EVENT_SESSION_LOG = 4,
-  TW_EVENT_OTHER = 5,         /* a graph, run metadata, …: not decoded */
+  TW_EVENT_OTHER = 5, /* a graph, run metadata, …: not decoded */
   TW_EVENT_KIND_MAX_ENUM_ = 0x7FFFFFFF
 } tw_event_kind;
 
@@ -160,20 +160,21 @@ typedef enum tw_event_kind {
  * NUL-terminated copies of the protobuf strings (a string with an embedded NUL appears cut there). */
 typedef struct tw_event {
   uint32_t struct_size;
-  int32_t kind;                 /* a tw_event_kind */
-  double wall_time;             /* seconds since the Unix epoch */
+  int32_t kind;     /* a tw_event_kind */
+  double wall_time; /* seconds since the Unix epoch */
   int64_t step;
-  const char *file_version;     /* TW_EVENT_FILE_VERSION: "brain.Event:2"; otherwise "" */
-  size_t value_count;           /* TW_EVENT_SUMMARY: the Summary's values; otherwise 0 */
+  const char *file_version;              /* TW_EVENT_FILE_VERSION: "brain.Event:2"; otherwise "" */
+  size_t value_count;                    /* TW_EVENT_SUMMARY: the Summary's values; otherwise 0 */
   const tw_summary_value *const *values; /* value_count pointers */
-  int32_t session_log_status;   /* TW_EVENT_SESSION_LOG: a tw_session_log_status; otherwise 0 */
-  const char *checkpoint_path;  /* TW_EVENT_SESSION_LOG; otherwise "" */
-  const char *message;          /* SessionLog.msg or LogMessage.message; otherwise "" */
-  int32_t log_level;            /* TW_EVENT_LOG_MESSAGE: 10 debug … 50 fatal; otherwise 0 */
+  int32_t session_log_status;            /* TW_EVENT_SESSION_LOG: a tw_session_log_status; otherwise 0 */
+  const char *checkpoint_path;           /* TW_EVENT_SESSION_LOG; otherwise "" */
+  const char *message;                   /* SessionLog.msg or LogMessage.message; otherwise "" */
+  int32_t log_level;                     /* TW_EVENT_LOG_MESSAGE: 10 debug … 50 fatal; otherwise 0 */
 } tw_event;
 
 #define TW_EVENT_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_event, log_level)
-#define TW_EVENT_INIT {(uint32_t)sizeof(tw_event), 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, 0}
+#define TW_EVENT_INIT \
+  { (uint32_t)sizeof(tw_event), 0, 0.0, 0, NULL, 0, NULL, 0, NULL, NULL, 0 }
 
 /* Sets *event to TW_EVENT_INIT (compiled into the caller, as tw_tensor_init). NULL is a no-op. */
 static inline void tw_event_init(tw_event *event) {

@@ -94,9 +94,8 @@ tw_status tw_saver_set_max_to_keep(tw_saver *saver, int64_t max_to_keep) {
 }
 
 tw_status tw_saver_set_keep_checkpoint_every_n_hours(tw_saver *saver, double hours) {
-  return Guard([&] {
-    return UpdateOptions(saver, [&](ckpt::SaverOptions *o) { o->keep_checkpoint_every_n_hours = hours; });
-  });
+  return Guard(
+      [&] { return UpdateOptions(saver, [&](ckpt::SaverOptions *o) { o->keep_checkpoint_every_n_hours = hours; }); });
 }
 
 tw_status tw_saver_set_pad_step_number(tw_saver *saver, int pad) {
@@ -196,8 +195,7 @@ tw_status tw_latest_checkpoint(char *out_path, size_t out_size, const char *dir)
     TW_RETURN_IF_ERROR(ckpt::LatestCheckpoint(dir, &path));
     if (path.empty()) return Status(TW_NOT_FOUND, std::string("no checkpoint in ") + dir);
     if (path.size() >= out_size) {
-      return Errorf(TW_OUT_OF_RANGE, "out_size %zu is too small: the path needs %zu bytes", out_size,
-                    path.size() + 1);
+      return Errorf(TW_OUT_OF_RANGE, "out_size %zu is too small: the path needs %zu bytes", out_size, path.size() + 1);
     }
     std::memcpy(out_path, path.c_str(), path.size() + 1);
     return Status();

@@ -34,8 +34,8 @@ tw_status Guard(Body &&body) noexcept {
 }
 
 // Fails unless `pointer` is non-NULL; `what` names the argument.
-#define TW_CHECK_ARG(pointer, what) \
-  do {                              \
+#define TW_CHECK_ARG(pointer, what)                                                         \
+  do {                                                                                      \
     if ((pointer) == nullptr) return ::tw::Errorf(TW_INVALID_ARGUMENT, "%s is NULL", what); \
   } while (0)
 

@@ -67,7 +67,6 @@ const tw::FinalOpsValues *CompletedFinalValues(const tw_hook *hook, Status *stat
 
 }  // namespace
 
-
 extern "C" {
 
 tw_status tw_stop_at_step_hook_create(tw_hook **out, int64_t num_steps, int64_t last_step) {

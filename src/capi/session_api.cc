@@ -91,8 +91,7 @@ void tw_hook_destroy(tw_hook *hook) {
 
 const char *tw_hook_name(const tw_hook *hook) { return hook != nullptr ? hook->name().c_str() : nullptr; }
 
-tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks,
-                                      size_t n_hooks) {
+tw_status tw_monitored_session_create(tw_session **out, const tw_options *opts, tw_hook *const *hooks, size_t n_hooks) {
   return CreateSession(out, opts, hooks, n_hooks, /*recoverable=*/true);
 }
 
@@ -127,8 +126,8 @@ tw_status tw_session_run(tw_session *session, const tw_tensor *feeds, size_t n_f
   });
 }
 
-tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds, size_t n_feeds,
-                                       tw_step_fn step, void *user_data) {
+tw_status tw_session_run_without_hooks(tw_session *session, const tw_tensor *feeds, size_t n_feeds, tw_step_fn step,
+                                       void *user_data) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");
     tw::VersionedArray<tw_tensor> views;
@@ -157,9 +156,7 @@ tw_status tw_session_destroy(tw_session *session) {
   return Guard([&] { return session != nullptr ? tw::Session::Destroy(session) : Status(); });
 }
 
-int64_t tw_session_global_step(const tw_session *session) {
-  return session != nullptr ? session->global_step() : 0;
-}
+int64_t tw_session_global_step(const tw_session *session) { return session != nullptr ? session->global_step() : 0; }
 
 tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
   return Guard([&] {
@@ -212,7 +209,8 @@ tw_status tw_session_hook_at(tw_hook **out, const tw_session *session, size_t in
     TW_CHECK_ARG(out, "out");
     if (session->closed()) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
     if (index >= session->hook_count()) {
-      return tw::Errorf(TW_OUT_OF_RANGE, "hook index %zu is past the session's %zu hooks", index, session->hook_count());
+      return tw::Errorf(TW_OUT_OF_RANGE, "hook index %zu is past the session's %zu hooks", index,
+                        session->hook_count());
     }
     *out = session->hook(index);
     return Status();

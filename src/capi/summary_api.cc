@@ -146,8 +146,7 @@ tw_status tw_summary_writer_add_session_log(tw_summary_writer *writer, int64_t s
       return tw::Errorf(TW_INVALID_ARGUMENT, "status %d is not a tw_session_log_status", static_cast<int>(value));
     }
     return writer->writer->AddSessionLog(step, static_cast<tw::summary::SessionStatus>(value),
-                                         checkpoint_path != nullptr ? checkpoint_path : "",
-                                         msg != nullptr ? msg : "");
+                                         checkpoint_path != nullptr ? checkpoint_path : "", msg != nullptr ? msg : "");
   });
 }
 

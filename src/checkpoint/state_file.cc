@@ -96,8 +96,8 @@ class TextParser {
 
  private:
   Status Error(const std::string &what) const {
-    return Status(TW_INVALID_ARGUMENT, std::to_string(line_) + ":" + std::to_string(pos_ - line_start_ + 1) +
-                                           " : " + what);
+    return Status(TW_INVALID_ARGUMENT,
+                  std::to_string(line_) + ":" + std::to_string(pos_ - line_start_ + 1) + " : " + what);
   }
 
   void SkipSpace() {
@@ -166,7 +166,10 @@ class TextParser {
           case 'b': *out += '\b'; break;
           case 'f': *out += '\f'; break;
           case 'v': *out += '\v'; break;
-          case '\\': case '\'': case '"': case '?': *out += e; break;
+          case '\\':
+          case '\'':
+          case '"':
+          case '?': *out += e; break;
           case 'x': {
             int value = 0, digits = 0;
             while (digits < 2 && pos_ < s_.size() && std::isxdigit(static_cast<unsigned char>(s_[pos_]))) {
@@ -240,7 +243,8 @@ std::string FormatCheckpointState(const CheckpointState &state) {
   for (const std::string &path : state.all_model_checkpoint_paths) {
     out += "all_model_checkpoint_paths: \"" + Escape(path) + "\"\n";
   }
-  for (double t : state.all_model_checkpoint_timestamps) out += "all_model_checkpoint_timestamps: " + FormatDouble(t) + "\n";
+  for (double t : state.all_model_checkpoint_timestamps)
+    out += "all_model_checkpoint_timestamps: " + FormatDouble(t) + "\n";
   if (state.has_last_preserved_timestamp) {
     out += "last_preserved_timestamp: " + FormatDouble(state.last_preserved_timestamp) + "\n";
   }
@@ -258,8 +262,7 @@ Status WriteCheckpointState(const std::string &dir, const std::string &filename,
   return WriteFileDurably(JoinPath(dir, filename), FormatCheckpointState(state));
 }
 
-Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state,
-                           bool *found) {
+Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state, bool *found) {
   const std::string path = JoinPath(dir, filename);
   CheckpointState parsed;
   const char *type = "";

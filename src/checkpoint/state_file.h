@@ -53,8 +53,7 @@ Status WriteCheckpointState(const std::string &dir, const std::string &filename,
 // "<Type>: <error>", "<file>: Checkpoint ignored"). Relative paths are joined onto
 // `dir`. A parsed state with an empty model_checkpoint_path fails with TW_INVALID_ARGUMENT
 // "Invalid checkpoint state loaded from <dir>".
-Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state,
-                           bool *found);
+Status ReadCheckpointState(const std::string &dir, const std::string &filename, CheckpointState *state, bool *found);
 
 // The state file for a saver that treats it as a hint: OK with *state (relative paths joined onto
 // `dir`); TW_NOT_FOUND when it is missing; any other status describes the damage (unreadable, not a
@@ -63,8 +62,7 @@ Status LoadCheckpointState(const std::string &dir, const std::string &filename, 
 
 // latest_checkpoint (C8): the newest checkpoint's path, or "" when there is none or its file is gone
 // (ERROR "Couldn't match files for checkpoint <path>"). Errors only as ReadCheckpointState.
-Status LatestCheckpoint(const std::string &dir, std::string *path,
-                        const std::string &filename = kDefaultStateFileName);
+Status LatestCheckpoint(const std::string &dir, std::string *path, const std::string &filename = kDefaultStateFileName);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -9,7 +9,8 @@ namespace tw {
 Status Collective::Create(const tw_collective *table, void *user_data, std::unique_ptr<Collective> *out) {
   tw_collective copy = TW_COLLECTIVE_INIT;
   TW_RETURN_IF_ERROR(ReadVersioned(table, "collective", &copy));
-  if (copy.world_size < 1) return Errorf(TW_INVALID_ARGUMENT, "collective->world_size must be >= 1, got %d", copy.world_size);
+  if (copy.world_size < 1)
+    return Errorf(TW_INVALID_ARGUMENT, "collective->world_size must be >= 1, got %d", copy.world_size);
   if (copy.rank < 0 || copy.rank >= copy.world_size) {
     return Errorf(TW_INVALID_ARGUMENT, "collective->rank %d is outside [0, %d)", copy.rank, copy.world_size);
   }
@@ -38,12 +39,15 @@ std::string Collective::Where(const char *operation, const std::string &what) co
 
 Status Collective::Allreduce(std::vector<int64_t> *values, tw_reduce_op op, double timeout_secs,
                              const std::string &what) const {
-  return Call([&] { return Where("allreduce", what); }, [&] {
-    return engine_->table.allreduce_int64(engine_->user_data, values->data(), values->size(), op, timeout_secs);
-  });
+  return Call([&] { return Where("allreduce", what); },
+              [&] {
+                return engine_->table.allreduce_int64(engine_->user_data, values->data(), values->size(), op,
+                                                      timeout_secs);
+              });
 }
 
-Status Collective::Broadcast(void *data, size_t size, int32_t root, double timeout_secs, const std::string &what) const {
+Status Collective::Broadcast(void *data, size_t size, int32_t root, double timeout_secs,
+                             const std::string &what) const {
   return Call([&] { return Where("broadcast", what); },
               [&] { return engine_->table.broadcast(engine_->user_data, data, size, root, timeout_secs); });
 }
@@ -53,7 +57,8 @@ Status Collective::Barrier(double timeout_secs, const std::string &what) const {
               [&] { return engine_->table.barrier(engine_->user_data, timeout_secs); });
 }
 
-Status Collective::BroadcastString(std::string *bytes, int32_t root, double timeout_secs, const std::string &what) const {
+Status Collective::BroadcastString(std::string *bytes, int32_t root, double timeout_secs,
+                                   const std::string &what) const {
   int64_t length = static_cast<int64_t>(bytes->size());
   TW_RETURN_IF_ERROR(Broadcast(&length, sizeof length, root, timeout_secs, what));
   if (length < 0) {

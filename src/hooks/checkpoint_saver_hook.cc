@@ -33,8 +33,8 @@ tw::Status tw_checkpoint_listener::BeforeSave(tw::Session &session, int64_t step
 tw::Status tw_checkpoint_listener::AfterSave(tw::Session &session, int64_t step, bool *request_stop) {
   if (table_.after_save == nullptr) return tw::Status();
   int stop = 0;
-  TW_RETURN_IF_ERROR(tw::CallUserCallback(Where("after_save"),
-                                          [&] { return table_.after_save(user_data_, &session, step, &stop); }));
+  TW_RETURN_IF_ERROR(
+      tw::CallUserCallback(Where("after_save"), [&] { return table_.after_save(user_data_, &session, step, &stop); }));
   *request_stop = stop != 0;
   return tw::Status();
 }
@@ -61,8 +61,8 @@ namespace {
 
 class CheckpointSaverHook final : public Hook {
  public:
-  bool chief_only_in_a_job() const override { return true; }             // D14
-  bool writes_a_part_in_a_sharded_job() const override { return true; }  // D17
+  bool chief_only_in_a_job() const override { return true; }                          // D14
+  bool writes_a_part_in_a_sharded_job() const override { return true; }               // D17
   const char *checkpoint_writer() const override { return "a CheckpointSaverHook"; }  // C24
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
@@ -193,9 +193,7 @@ class CheckpointSaverHook final : public Hook {
 
   // Listeners hear after_save in the run that saved (TF's B22: a stop request ends that run), unless
   // the user deferred them to keep the write in the background.
-  bool WaitsForWrite() const {
-    return !async_ || (!config_.listeners.empty() && !config_.deferred_listeners);
-  }
+  bool WaitsForWrite() const { return !async_ || (!config_.listeners.empty() && !config_.deferred_listeners); }
 
   // Takes the result of the write in flight, if any: a failure fails this call; success is announced.
   Status FinishPendingSave(Session &session, bool *stop) {

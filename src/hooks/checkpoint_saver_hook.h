@@ -60,7 +60,7 @@ struct CheckpointSaverConfig {
   // (trainwatch/distributed.h). Such a job's checkpoint needs every rank's part: the hook then runs on
   // every rank, not on the chief alone (D14's rule for replicated jobs).
   bool async = true;
-  bool deferred_listeners = false;  // TW_OPT_DEFERRED_CHECKPOINT_LISTENERS
+  bool deferred_listeners = false;              // TW_OPT_DEFERRED_CHECKPOINT_LISTENERS
   std::vector<CheckpointListener *> listeners;  // one reference each, owned by the config
 };
 

@@ -35,15 +35,15 @@ struct FloatFormat {
 // IEEE-like formats: the largest finite magnitude is all exponent bits but the lowest set, all mantissa
 // bits set; one more is infinity.
 template <typename Bits, int ExponentBits, int MantissaBits>
-using IeeeFormat = FloatFormat<Bits, ExponentBits, MantissaBits, true,
-                               static_cast<Bits>(((Bits{1} << (ExponentBits + MantissaBits)) - 1) -
-                                                 (Bits{1} << MantissaBits))>;
+using IeeeFormat =
+    FloatFormat<Bits, ExponentBits, MantissaBits, true,
+                static_cast<Bits>(((Bits{1} << (ExponentBits + MantissaBits)) - 1) - (Bits{1} << MantissaBits))>;
 
-using Float64Format = IeeeFormat<uint64_t, 11, 52>;   // 0x7FEF… ; Inf 0x7FF0…
-using Float32Format = IeeeFormat<uint32_t, 8, 23>;    // 0x7F7FFFFF ; Inf 0x7F800000
-using Float16Format = IeeeFormat<uint16_t, 5, 10>;    // 0x7BFF ; Inf 0x7C00
-using BFloat16Format = IeeeFormat<uint16_t, 8, 7>;    // 0x7F7F ; Inf 0x7F80
-using Float8E5M2Format = IeeeFormat<uint8_t, 5, 2>;   // 0x7B ; Inf 0x7C
+using Float64Format = IeeeFormat<uint64_t, 11, 52>;                  // 0x7FEF… ; Inf 0x7FF0…
+using Float32Format = IeeeFormat<uint32_t, 8, 23>;                   // 0x7F7FFFFF ; Inf 0x7F800000
+using Float16Format = IeeeFormat<uint16_t, 5, 10>;                   // 0x7BFF ; Inf 0x7C00
+using BFloat16Format = IeeeFormat<uint16_t, 8, 7>;                   // 0x7F7F ; Inf 0x7F80
+using Float8E5M2Format = IeeeFormat<uint8_t, 5, 2>;                  // 0x7B ; Inf 0x7C
 using Float8E4M3FNFormat = FloatFormat<uint8_t, 4, 3, false, 0x7E>;  // NaN iff magnitude 0x7F
 
 static_assert(Float64Format::kInfBits == 0x7FF0000000000000ull, "f64 layout");
@@ -56,26 +56,13 @@ static_assert(Float8E5M2Format::kInfBits == 0x7C && Float8E4M3FNFormat::kAbsMask
 template <class Visitor>
 bool VisitFloatFormat(int32_t dtype, Visitor &&visit) {
   switch (dtype) {
-    case TW_FLOAT64:
-      visit(Float64Format{});
-      return true;
-    case TW_FLOAT32:
-      visit(Float32Format{});
-      return true;
-    case TW_FLOAT16:
-      visit(Float16Format{});
-      return true;
-    case TW_BFLOAT16:
-      visit(BFloat16Format{});
-      return true;
-    case TW_FLOAT8_E5M2:
-      visit(Float8E5M2Format{});
-      return true;
-    case TW_FLOAT8_E4M3FN:
-      visit(Float8E4M3FNFormat{});
-      return true;
-    default:
-      return false;
+    case TW_FLOAT64: visit(Float64Format{}); return true;
+    case TW_FLOAT32: visit(Float32Format{}); return true;
+    case TW_FLOAT16: visit(Float16Format{}); return true;
+    case TW_BFLOAT16: visit(BFloat16Format{}); return true;
+    case TW_FLOAT8_E5M2: visit(Float8E5M2Format{}); return true;
+    case TW_FLOAT8_E4M3FN: visit(Float8E4M3FNFormat{}); return true;
+    default: return false;
   }
 }
 

@@ -29,8 +29,8 @@ struct StatsAccumulator {
   void AddSum(double block_sum) {
     const double total = sum_ + block_sum;
     if (std::isfinite(total)) {  // once the sum overflows, the compensation would only turn it into NaN
-      compensation_ += std::fabs(sum_) >= std::fabs(block_sum) ? (sum_ - total) + block_sum
-                                                               : (block_sum - total) + sum_;
+      compensation_ +=
+          std::fabs(sum_) >= std::fabs(block_sum) ? (sum_ - total) + block_sum : (block_sum - total) + sum_;
     }
     sum_ = total;
   }
@@ -47,12 +47,10 @@ struct StatsAccumulator {
 bool RunHasNonFinite(int32_t dtype, const void *data, size_t count);
 
 // Adds the run's NaN / +Inf / -Inf counts to *result and sets its first index if still unset.
-void RunCountNonFinite(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                       ScanResult *result);
+void RunCountNonFinite(int32_t dtype, const void *data, size_t count, int64_t first_index, ScanResult *result);
 
 // Adds the run's finite min / max / sum / count and its non-finite counts to *acc.
-void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                  StatsAccumulator *acc);
+void RunStats(int32_t dtype, const void *data, size_t count, int64_t first_index, StatsAccumulator *acc);
 
 }  // namespace numerics
 }  // namespace tw

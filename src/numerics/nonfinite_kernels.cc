@@ -41,8 +41,8 @@ HWY_INLINE bool BlockIsFinite(D d, const hn::TFromD<D> *HWY_RESTRICT p) {
 // Exact counts of elements [begin, end) of the run at p, vector by vector; `index` is p[0]'s index.
 // The last partial vector re-reads lanes before `begin` where the run has them, and masks them off.
 template <class Format, class D>
-HWY_INLINE void CountExactly(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t begin, size_t end,
-                             int64_t index, ScanResult *result) {
+HWY_INLINE void CountExactly(D d, const hn::TFromD<D> *HWY_RESTRICT p, size_t begin, size_t end, int64_t index,
+                             ScanResult *result) {
   const size_t N = hn::Lanes(d);
   size_t i = begin;
   for (; i + N <= end; i += N) {
@@ -90,11 +90,8 @@ bool HasNonFiniteRun(int32_t dtype, const void *data, size_t count) {
   return found;
 }
 
-void CountNonFiniteRun(int32_t dtype, const void *data, size_t count, int64_t index,
-                       ScanResult *result) {
-  VisitFloatFormat(dtype, [&](auto format) {
-    CountNonFiniteIn<decltype(format)>(data, count, index, result);
-  });
+void CountNonFiniteRun(int32_t dtype, const void *data, size_t count, int64_t index, ScanResult *result) {
+  VisitFloatFormat(dtype, [&](auto format) { CountNonFiniteIn<decltype(format)>(data, count, index, result); });
 }
 
 }  // namespace HWY_NAMESPACE
@@ -113,8 +110,7 @@ bool RunHasNonFinite(int32_t dtype, const void *data, size_t count) {
   return HWY_DYNAMIC_DISPATCH(HasNonFiniteRun)(dtype, data, count);
 }
 
-void RunCountNonFinite(int32_t dtype, const void *data, size_t count, int64_t first_index,
-                       ScanResult *result) {
+void RunCountNonFinite(int32_t dtype, const void *data, size_t count, int64_t first_index, ScanResult *result) {
   HWY_DYNAMIC_DISPATCH(CountNonFiniteRun)(dtype, data, count, first_index, result);
 }
 

@@ -40,8 +40,7 @@ std::vector<Dim> CoalescedDims(const tw_tensor &t) {
 class Gatherer {
  public:
   Gatherer(size_t element_size, RunVisitor visit, void *context)
-      : element_size_(element_size), capacity_(kScratchBytes / element_size), visit_(visit),
-        context_(context) {}
+      : element_size_(element_size), capacity_(kScratchBytes / element_size), visit_(visit), context_(context) {}
 
   // Appends the `count` elements `stride` apart from base[offset] (offsets and strides in elements),
   // whose first has row-major index `index`; false if the visitor stopped the walk.

@@ -75,8 +75,7 @@ Status CopyCallbackTable(const tw_hook_callbacks *callbacks, tw_hook_callbacks *
 
 // A hook whose callbacks run in place of `inner`'s (tw_hook_wrap); NULL slots run the inner's. name
 // NULL → the inner's name. Takes its own reference to inner.
-Status NewWrappedHook(const char *name, Hook *inner, const tw_hook_callbacks *callbacks, void *user_data,
-                      Hook **out);
+Status NewWrappedHook(const char *name, Hook *inner, const tw_hook_callbacks *callbacks, void *user_data, Hook **out);
 
 // Session::ClaimHooks' check for hooks[index] and the hooks it wraps: none may belong to an open session
 // (TW_FAILED_PRECONDITION) or appear in hooks[0..index) or what those wrap (TW_INVALID_ARGUMENT, with a

@@ -39,43 +39,58 @@ constexpr double kNoMin = -HUGE_VAL;
 const OptionInfo kOptions[] = {
     {TW_OPT_IS_CHIEF, "TW_OPT_IS_CHIEF", OptionType::kInt64, 1, 0, 0, 1, 0, false, kSession | kSaver},
     {TW_OPT_CHECKPOINT_DIR, "TW_OPT_CHECKPOINT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kSession},
-    {TW_OPT_MAX_RECOVERY_ATTEMPTS, "TW_OPT_MAX_RECOVERY_ATTEMPTS", OptionType::kInt64, 10, 0, -1, kMaxI64, 0, false, kSession},
-    {TW_OPT_RECOVERY_BACKOFF_SECS, "TW_OPT_RECOVERY_BACKOFF_SECS", OptionType::kDouble, 0, 1.0, 0, 0, 0, false, kSession},
-    {TW_OPT_RECOVERY_BACKOFF_MAX_SECS, "TW_OPT_RECOVERY_BACKOFF_MAX_SECS", OptionType::kDouble, 0, 60.0, 0, 0, 0,
-     false, kSession},
+    {TW_OPT_MAX_RECOVERY_ATTEMPTS, "TW_OPT_MAX_RECOVERY_ATTEMPTS", OptionType::kInt64, 10, 0, -1, kMaxI64, 0, false,
+     kSession},
+    {TW_OPT_RECOVERY_BACKOFF_SECS, "TW_OPT_RECOVERY_BACKOFF_SECS", OptionType::kDouble, 0, 1.0, 0, 0, 0, false,
+     kSession},
+    {TW_OPT_RECOVERY_BACKOFF_MAX_SECS, "TW_OPT_RECOVERY_BACKOFF_MAX_SECS", OptionType::kDouble, 0, 60.0, 0, 0, 0, false,
+     kSession},
     {TW_OPT_RECOVERY_WAIT_SECS, "TW_OPT_RECOVERY_WAIT_SECS", OptionType::kDouble, 0, 30.0, 0, 0, 0, false, kSession},
     {TW_OPT_MAX_WAIT_SECS, "TW_OPT_MAX_WAIT_SECS", OptionType::kDouble, 0, 1800.0, 0, 0, kNoMin, false, kSession},
-    {TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, "TW_OPT_AUTO_INCREMENT_GLOBAL_STEP", OptionType::kInt64, 1, 0, 0, 1, 0,
-     false, kSession},
-    {TW_OPT_INITIAL_GLOBAL_STEP, "TW_OPT_INITIAL_GLOBAL_STEP", OptionType::kInt64, 0, 0, kMinI64 + 1, kMaxI64, 0,
-     false, kSession},
+    {TW_OPT_AUTO_INCREMENT_GLOBAL_STEP, "TW_OPT_AUTO_INCREMENT_GLOBAL_STEP", OptionType::kInt64, 1, 0, 0, 1, 0, false,
+     kSession},
+    {TW_OPT_INITIAL_GLOBAL_STEP, "TW_OPT_INITIAL_GLOBAL_STEP", OptionType::kInt64, 0, 0, kMinI64 + 1, kMaxI64, 0, false,
+     kSession},
     {TW_OPT_CHECK_NUMERICS, "TW_OPT_CHECK_NUMERICS", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession},
     {TW_OPT_MAX_TO_KEEP, "TW_OPT_MAX_TO_KEEP", OptionType::kInt64, 5, 0, 0, kMaxI64, 0, false, kSession | kSaver},
-    {TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, "TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS", OptionType::kDouble, 0, 10000.0,
-     0, 0, 0, true, kSession | kSaver},
-    {TW_OPT_CHECKPOINT_EVERY_N_SECS, "TW_OPT_CHECKPOINT_EVERY_N_SECS", OptionType::kDouble, 0, 600.0, 0, 0, 0, false, kTraining},
-    {TW_OPT_CHECKPOINT_EVERY_N_STEPS, "TW_OPT_CHECKPOINT_EVERY_N_STEPS", OptionType::kInt64, 0, 0, 0, kMaxI64, 0, false, kTraining},
-    {TW_OPT_CHECKPOINT_BASENAME, "TW_OPT_CHECKPOINT_BASENAME", OptionType::kString, 0, 0, 0, 0, 0, false, kTraining | kCheckpointHook},
-    {TW_OPT_ASYNC_CHECKPOINT, "TW_OPT_ASYNC_CHECKPOINT", OptionType::kInt64, 1, 0, 0, 1, 0, false, kTraining | kCheckpointHook},
+    {TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, "TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS", OptionType::kDouble, 0, 10000.0, 0,
+     0, 0, true, kSession | kSaver},
+    {TW_OPT_CHECKPOINT_EVERY_N_SECS, "TW_OPT_CHECKPOINT_EVERY_N_SECS", OptionType::kDouble, 0, 600.0, 0, 0, 0, false,
+     kTraining},
+    {TW_OPT_CHECKPOINT_EVERY_N_STEPS, "TW_OPT_CHECKPOINT_EVERY_N_STEPS", OptionType::kInt64, 0, 0, 0, kMaxI64, 0, false,
+     kTraining},
+    {TW_OPT_CHECKPOINT_BASENAME, "TW_OPT_CHECKPOINT_BASENAME", OptionType::kString, 0, 0, 0, 0, 0, false,
+     kTraining | kCheckpointHook},
+    {TW_OPT_ASYNC_CHECKPOINT, "TW_OPT_ASYNC_CHECKPOINT", OptionType::kInt64, 1, 0, 0, 1, 0, false,
+     kTraining | kCheckpointHook},
     {TW_OPT_SUMMARY_DIR, "TW_OPT_SUMMARY_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kTraining},
-    {TW_OPT_SUMMARY_EVERY_N_STEPS, "TW_OPT_SUMMARY_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false, kTraining},
-    {TW_OPT_SUMMARY_EVERY_N_SECS, "TW_OPT_SUMMARY_EVERY_N_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false, kTraining},
-    {TW_OPT_STEP_COUNT_EVERY_N_STEPS, "TW_OPT_STEP_COUNT_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false, kTraining},
+    {TW_OPT_SUMMARY_EVERY_N_STEPS, "TW_OPT_SUMMARY_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0, false,
+     kTraining},
+    {TW_OPT_SUMMARY_EVERY_N_SECS, "TW_OPT_SUMMARY_EVERY_N_SECS", OptionType::kDouble, 0, 0.0, 0, 0, 0, false,
+     kTraining},
+    {TW_OPT_STEP_COUNT_EVERY_N_STEPS, "TW_OPT_STEP_COUNT_EVERY_N_STEPS", OptionType::kInt64, 100, 0, 0, kMaxI64, 0,
+     false, kTraining},
     {TW_OPT_DEFERRED_CHECKPOINT_LISTENERS, "TW_OPT_DEFERRED_CHECKPOINT_LISTENERS", OptionType::kInt64, 0, 0, 0, 1, 0,
      false, kTraining | kCheckpointHook},
-    {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession},
-    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession | kSaver},
+    {TW_OPT_CATCH_PREEMPTION_SIGNALS, "TW_OPT_CATCH_PREEMPTION_SIGNALS", OptionType::kInt64, 0, 0, 0, 1, 0, false,
+     kSession},
+    {TW_OPT_CHECKPOINT_RECYCLE_FILES, "TW_OPT_CHECKPOINT_RECYCLE_FILES", OptionType::kInt64, 0, 0, 0, 1, 0, false,
+     kSession | kSaver},
     {TW_OPT_COLLECTIVE_TIMEOUT_SECS, "TW_OPT_COLLECTIVE_TIMEOUT_SECS", OptionType::kDouble, 0, 600.0, 0, 0, kNoMin,
      false, kSession | kSaver | kJob},
-    {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false, kSession | kJob},
-    {TW_OPT_RESTORE_VIA_BROADCAST, "TW_OPT_RESTORE_VIA_BROADCAST", OptionType::kInt64, 0, 0, 0, 1, 0, false, kSession | kJob},
+    {TW_OPT_VOTE_EVERY_N_RUNS, "TW_OPT_VOTE_EVERY_N_RUNS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false,
+     kSession | kJob},
+    {TW_OPT_RESTORE_VIA_BROADCAST, "TW_OPT_RESTORE_VIA_BROADCAST", OptionType::kInt64, 0, 0, 0, 1, 0, false,
+     kSession | kJob},
     {TW_OPT_NAN_ACTION, "TW_OPT_NAN_ACTION", OptionType::kInt64, TW_NAN_ACTION_FAIL, 0, TW_NAN_ACTION_FAIL,
      TW_NAN_ACTION_ROLLBACK, 0, false, kHooks},
     {TW_OPT_NAN_DETECT_INF, "TW_OPT_NAN_DETECT_INF", OptionType::kInt64, 1, 0, 0, 1, 0, false, kHooks},
     {TW_OPT_NAN_EVERY_N_STEPS, "TW_OPT_NAN_EVERY_N_STEPS", OptionType::kInt64, 1, 0, 1, kMaxI64, 0, false, kHooks},
     {TW_OPT_NAN_MAX_ROLLBACKS, "TW_OPT_NAN_MAX_ROLLBACKS", OptionType::kInt64, 3, 0, 0, kMaxI64, 0, false, kHooks},
-    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64, 0, false, kCheckpointHook | kHooks},
-    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0, kNoMin, false, kCheckpointHook | kHooks},
+    {TW_OPT_EVERY_N_STEPS, "TW_OPT_EVERY_N_STEPS", OptionType::kInt64, TW_UNSET, 0, kMinI64, kMaxI64, 0, false,
+     kCheckpointHook | kHooks},
+    {TW_OPT_EVERY_N_SECS, "TW_OPT_EVERY_N_SECS", OptionType::kDouble, 0, TW_UNSET_SECS, 0, 0, kNoMin, false,
+     kCheckpointHook | kHooks},
     {TW_OPT_OUTPUT_DIR, "TW_OPT_OUTPUT_DIR", OptionType::kString, 0, 0, 0, 0, 0, false, kHooks},
     {TW_OPT_LOG_AT_END, "TW_OPT_LOG_AT_END", OptionType::kInt64, 0, 0, 0, 1, 0, false, kHooks},
     {TW_OPT_LOG_MAX_ELEMENTS, "TW_OPT_LOG_MAX_ELEMENTS", OptionType::kInt64, 32, 0, 0, kMaxI64, 0, false, kHooks},
@@ -144,9 +159,7 @@ tw_option_info InfoOf(const OptionInfo &option) {
       info.double_min = option.double_min;
       info.double_min_exclusive = option.positive ? 1 : 0;
       break;
-    case OptionType::kString:
-      info.type = TW_OPTION_TYPE_STRING;
-      break;
+    case OptionType::kString: info.type = TW_OPTION_TYPE_STRING; break;
   }
   return info;
 }
@@ -331,7 +344,9 @@ const std::string *tw_options::String(tw_option key) const {
 Status tw_options::SetRecoverable(tw_status status, bool is_recoverable) {
   if (status == TW_OK || status == TW_OUT_OF_RANGE || status == TW_STOP_ITERATION) {
     return Errorf(TW_INVALID_ARGUMENT, "%s ends a run cleanly and cannot be made recoverable",
-                  status == TW_OK ? "TW_OK" : status == TW_OUT_OF_RANGE ? "TW_OUT_OF_RANGE" : "TW_STOP_ITERATION");
+                  status == TW_OK             ? "TW_OK"
+                  : status == TW_OUT_OF_RANGE ? "TW_OUT_OF_RANGE"
+                                              : "TW_STOP_ITERATION");
   }
   if (is_recoverable) {
     recoverable.insert(status);

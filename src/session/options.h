@@ -74,7 +74,7 @@ struct tw_options {
 
   std::map<tw_option, int64_t> ints;
   std::map<tw_option, double> doubles;
-  std::map<tw_option, std::string> strings;  // absent = unset
+  std::map<tw_option, std::string> strings;     // absent = unset
   std::map<tw_option, tw_option_state> states;  // absent = TW_OPTION_DEFAULT
   std::set<tw_status> recoverable;
   std::vector<tw::TensorRef> variables;

@@ -94,8 +94,8 @@ Status tw_run_context::AddFeed(const tw_tensor *in) {
   for (const tw::TensorRef &existing : hook_feeds) {
     if (existing.name() == feed->name) {
       // H22: raised at once, even if the hook ignores this status.
-      feed_error = Status(TW_INVALID_ARGUMENT, "Same tensor is fed by two hooks. Conflict(s): " +
-                                                   tw::PythonList({feed->name}));
+      feed_error =
+          Status(TW_INVALID_ARGUMENT, "Same tensor is fed by two hooks. Conflict(s): " + tw::PythonList({feed->name}));
       return feed_error;
     }
   }
@@ -116,19 +116,16 @@ Status tw_run_context::CheckUserFeedConflicts() const {
 }
 
 Status tw_run_context::RequestStop() {
-  if (phase == Phase::kIdle) return Status(TW_FAILED_PRECONDITION, "request_stop is only valid in before_run or after_run");
+  if (phase == Phase::kIdle)
+    return Status(TW_FAILED_PRECONDITION, "request_stop is only valid in before_run or after_run");
   stop_requested = true;
   return Status();
 }
 
-size_t tw_run_context::ResultCount() const {
-  return phase == Phase::kAfterRun ? hooks[hook_index].results.size() : 0;
-}
+size_t tw_run_context::ResultCount() const { return phase == Phase::kAfterRun ? hooks[hook_index].results.size() : 0; }
 
 // The acting hook's requests so far: what a binding turns into super().before_run's SessionRunArgs.
-size_t tw_run_context::RequestCount() const {
-  return phase != Phase::kIdle ? hooks[hook_index].fetches.size() : 0;
-}
+size_t tw_run_context::RequestCount() const { return phase != Phase::kIdle ? hooks[hook_index].fetches.size() : 0; }
 
 Status tw_run_context::RequestAt(size_t index, const char **out) const {
   if (out == nullptr) return Status(TW_INVALID_ARGUMENT, "out is NULL");
@@ -201,9 +198,7 @@ void tw_step_context::Reset(tw::Session *owner, const tw::RunContext *run_contex
   }
 }
 
-size_t tw_step_context::FeedCount() const {
-  return (run != nullptr ? run->hook_feeds.size() : 0) + user_feed_count;
-}
+size_t tw_step_context::FeedCount() const { return (run != nullptr ? run->hook_feeds.size() : 0) + user_feed_count; }
 
 Status tw_step_context::FeedAt(size_t index, tw_tensor *out) const {
   TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));

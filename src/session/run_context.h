@@ -31,8 +31,8 @@ struct tw_run_context {
   tw::Status CheckUserFeedConflicts() const;
 
   struct PerHook {
-    tw::ReusableList<std::string> fetches;            // names and patterns, first-request order
-    std::vector<const tw::TensorRef *> results;       // resolved after the step
+    tw::ReusableList<std::string> fetches;       // names and patterns, first-request order
+    std::vector<const tw::TensorRef *> results;  // resolved after the step
   };
 
   tw::Session *session = nullptr;

@@ -38,9 +38,7 @@ bool ChiefOnlyInAJob(const tw::Hook *hook, bool sharded_job) {
   return false;
 }
 
-bool IsCleanEnd(const Status &status) {
-  return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION;
-}
+bool IsCleanEnd(const Status &status) { return status.code() == TW_OUT_OF_RANGE || status.code() == TW_STOP_ITERATION; }
 
 // Runs `call`; in a traced run also reports its start and end to the tracer. With kTraced false this
 // is `return call();` — the untraced run loop reads no clock and tests no flag.
@@ -240,7 +238,8 @@ void tw_session::NoteCheckpointWriter() {
     }
   }
   // D10: the chief saves on a preemption caught by signals, or noted by any rank of a job.
-  if (holder.empty() && (agreement_.watches_preemption() || agreement_.collective() != nullptr)) holder = "a session saving on preemption";
+  if (holder.empty() && (agreement_.watches_preemption() || agreement_.collective() != nullptr))
+    holder = "a session saving on preemption";
   writes_checkpoints_ = !holder.empty();
   // One told of a preemption by tw_session_notify_preemption all the same locks when it saves.
   saver_->set_lock_holder(holder.empty() ? "a session saving on preemption" : holder);
@@ -254,9 +253,7 @@ void tw_session::ReleaseHooks() {
   hooks_.clear();
 }
 
-bool tw_session::IsRecoverable(const Status &status) const {
-  return recoverable_statuses_.count(status.code()) != 0;
-}
+bool tw_session::IsRecoverable(const Status &status) const { return recoverable_statuses_.count(status.code()) != 0; }
 
 // The recoverable layer (W7–W10): create the inner session when there is none, run the body, and on
 // a recoverable status drop the inner session and go again — bounded, with back-off, unlike TF.
@@ -318,8 +315,9 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
     // From inside a hook or step: TF's step_context.session.run — no hooks, and no recovery of its
     // own: a recoverable status travels up and the outer run recovers (W25).
     if (with_hooks) {
-      return Status(TW_FAILED_PRECONDITION, "tw_session_run called from inside a run of the same session; "
-                                            "use tw_session_run_without_hooks there");
+      return Status(TW_FAILED_PRECONDITION,
+                    "tw_session_run called from inside a run of the same session; "
+                    "use tw_session_run_without_hooks there");
     }
     tw::StepContext nested;
     nested.Reset(this, nullptr, feeds, feed_count, global_step_);

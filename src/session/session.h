@@ -144,13 +144,13 @@ struct tw_session {
   int64_t global_step_;
   int64_t creation_count_ = 0;
   // Atomic because should_stop and request_stop may come from other threads.
-  std::atomic<bool> created_{false};       // an inner session exists (false after close and during recovery)
-  std::atomic<bool> stop_latched_{false};  // the hooked layer's latch; reset by every re-creation (H30)
+  std::atomic<bool> created_{false};         // an inner session exists (false after close and during recovery)
+  std::atomic<bool> stop_latched_{false};    // the hooked layer's latch; reset by every re-creation (H30)
   std::atomic<bool> stop_requested_{false};  // the Coordinator's request_stop: ends the loop, refuses no run
   std::atomic<bool> closed_{false};
-  std::atomic<bool> failed_{false};        // a run failed: end is skipped, every hook heard on_error
-  std::atomic<std::thread::id> user_{};    // the thread inside a run, close or creation (see Entry)
-  bool in_run_ = false;        // inside Run: no close, no nested run with hooks, no nested recovery
+  std::atomic<bool> failed_{false};      // a run failed: end is skipped, every hook heard on_error
+  std::atomic<std::thread::id> user_{};  // the thread inside a run, close or creation (see Entry)
+  bool in_run_ = false;                  // inside Run: no close, no nested run with hooks, no nested recovery
   tw::RunContext run_context_;
   tw::StepContext step_context_;
   tw::TensorRef global_step_view_;  // what a "global_step" fetch resolves to

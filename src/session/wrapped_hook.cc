@@ -138,10 +138,10 @@ Status CallInner(Hook *inner, Kind kind, const void *arg, Call call) {
 
 }  // namespace
 
-Status NewWrappedHook(const char *name, Hook *inner, const tw_hook_callbacks *callbacks, void *user_data,
-                      Hook **out) {
+Status NewWrappedHook(const char *name, Hook *inner, const tw_hook_callbacks *callbacks, void *user_data, Hook **out) {
   if (inner == nullptr) return Status(TW_INVALID_ARGUMENT, "inner is NULL");
-  if (name != nullptr && name[0] == '\0') return Status(TW_INVALID_ARGUMENT, "hook name is empty (NULL takes the inner's)");
+  if (name != nullptr && name[0] == '\0')
+    return Status(TW_INVALID_ARGUMENT, "hook name is empty (NULL takes the inner's)");
   tw_hook_callbacks table;
   TW_RETURN_IF_ERROR(CopyCallbackTable(callbacks, &table));
   *out = new WrappedHook(name != nullptr ? std::string(name) : inner->name(), inner, table, user_data);

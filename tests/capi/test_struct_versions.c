@@ -4,8 +4,8 @@
  * frozen first size (TW_TEST_V1: a program whose structs are exactly v1) — make_header_variant.py —
  * and every build must work with the same library. C99, so the layouts are also checked as C sees
  * them. */
-#define TW_EXPERIMENTAL_API            /* tw_collective and its v1 layout (trainwatch/common.h, "Experimental API") */
-#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+#define TW_EXPERIMENTAL_API /* tw_collective and its v1 layout (trainwatch/common.h, "Experimental API") */
+#include "scratch_dir.h"    /* first: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>

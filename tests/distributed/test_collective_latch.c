@@ -4,7 +4,7 @@
  * standalone saver) calls the table no more; every rank's error names the save's operation, not a vote
  * that followed it; and rank 0, left inside that operation, fails within one timeout, not two. */
 #define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
-#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+#include "scratch_dir.h"    /* first after the feature macros: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
  * Two ranks as threads (thread_world.h). The collective's timeout is longer than this test's own limit
  * in meson: a rank left waiting fails the test by its limit, and would return TW_DEADLINE_EXCEEDED. */
 #define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
-#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+#include "scratch_dir.h"    /* first after the feature macros: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>

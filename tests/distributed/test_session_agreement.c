@@ -1,7 +1,7 @@
 /* The agreement of a job's sessions (docs/tf-semantics.md D1–D13), one test per rule, with the ranks as
  * threads of this process (thread_world.h) running the same data-parallel loop (scenario.h). */
 #define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
-#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+#include "scratch_dir.h"    /* first after the feature macros: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <signal.h>

@@ -5,7 +5,7 @@
  * session's thread, as trainwatch/distributed.h promises (an MPI job initialized with
  * MPI_THREAD_FUNNELED may call MPI from no other thread). Two ranks as threads (thread_world.h). */
 #define TW_EXPERIMENTAL_API /* the collective seam (trainwatch/common.h, "Experimental API") */
-#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+#include "scratch_dir.h"    /* first after the feature macros: it selects the POSIX feature level */
 
 #include <dirent.h>
 #include <pthread.h>

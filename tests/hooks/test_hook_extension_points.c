@@ -2,8 +2,8 @@
  * _log_tensors (B9), StepCounterHook._log_and_record (B28), CheckpointSaverHook._save (B22, B24), each
  * with its built-in callable from inside the override (super()._x). Against the public header only. */
 #define TW_EXPERIMENTAL_API /* the hook extension points (trainwatch/common.h, "Experimental API") */
-#define _DEFAULT_SOURCE  /* scandir */
-#include "scratch_dir.h" /* first after the feature macros: it selects the POSIX feature level */
+#define _DEFAULT_SOURCE     /* scandir */
+#include "scratch_dir.h"    /* first after the feature macros: it selects the POSIX feature level */
 
 #include <math.h>
 #include <setjmp.h>

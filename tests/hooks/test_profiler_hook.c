@@ -12,8 +12,8 @@
 #include <cmocka.h>
 
 #include "hook_test_util.h"
-#include "recorder.h"
 #include "period_options.h"
+#include "recorder.h"
 
 static tw_status plain_step(void *u, tw_step_context *ctx) {
   (void)u;

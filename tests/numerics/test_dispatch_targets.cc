@@ -103,8 +103,8 @@ int main() {
   tests.push_back(CMUnitTest{"every target is built and the best is the default",
                              EveryTargetIsBuiltAndTheBestIsTheDefault, nullptr, nullptr, nullptr});
   for (size_t i = 0; i < g_targets.size(); ++i) {
-    tests.push_back(CMUnitTest{names[i].c_str(), KnownAnswersOnTarget, RestrictToTarget, RestoreAllTargets,
-                               &g_targets[i]});
+    tests.push_back(
+        CMUnitTest{names[i].c_str(), KnownAnswersOnTarget, RestrictToTarget, RestoreAllTargets, &g_targets[i]});
   }
   return _cmocka_run_group_tests("numerics dispatch targets", tests.data(), tests.size(), nullptr, nullptr);
 }

@@ -206,7 +206,8 @@ class StepCounterHook : public HookHandle {
                   const SummaryWriter *writer = nullptr) {
     Options options;
     detail::set_period(options, every_n_steps, every_n_secs, output_dir);
-    create([&](tw_hook **out) { return tw_step_counter_hook_create(out, options.handle(), detail::handle_of(writer)); });
+    create(
+        [&](tw_hook **out) { return tw_step_counter_hook_create(out, options.handle(), detail::handle_of(writer)); });
   }
 };
 

@@ -62,7 +62,7 @@ inline tw_status status_of(PyObject *exception) {
   Py_DECREF(code);
   if (PyErr_Occurred() != nullptr) PyErr_Clear();
   return value > 0 && value != TW_CALLBACK_FAILED && value <= INT32_MAX ? static_cast<tw_status>(value)
-                                                                          : TW_CALLBACK_FAILED;
+                                                                        : TW_CALLBACK_FAILED;
 }
 
 // "ValueError: the text" for the library's error message.

@@ -60,8 +60,14 @@ struct ManagedTensor {
 inline int to_dtype(DataType t) {
   if (t.lanes != 1) return TW_DTYPE_INVALID;
   switch (t.code) {
-    case 0: return t.bits == 8 ? TW_INT8 : t.bits == 16 ? TW_INT16 : t.bits == 32 ? TW_INT32 : t.bits == 64 ? TW_INT64 : 0;
-    case 1: return t.bits == 8 ? TW_UINT8 : t.bits == 16 ? TW_UINT16 : t.bits == 32 ? TW_UINT32 : t.bits == 64 ? TW_UINT64 : 0;
+    case 0:
+      return t.bits == 8 ? TW_INT8 : t.bits == 16 ? TW_INT16 : t.bits == 32 ? TW_INT32 : t.bits == 64 ? TW_INT64 : 0;
+    case 1:
+      return t.bits == 8    ? TW_UINT8
+             : t.bits == 16 ? TW_UINT16
+             : t.bits == 32 ? TW_UINT32
+             : t.bits == 64 ? TW_UINT64
+                            : 0;
     case 2: return t.bits == 16 ? TW_FLOAT16 : t.bits == 32 ? TW_FLOAT32 : t.bits == 64 ? TW_FLOAT64 : 0;
     case 4: return t.bits == 16 ? TW_BFLOAT16 : 0;
     case 6: return t.bits == 8 ? TW_BOOL : 0;
@@ -83,10 +89,18 @@ inline int dtype_of_format(const char *format, Py_ssize_t itemsize) {
     case 'e': return itemsize == 2 ? TW_FLOAT16 : TW_DTYPE_INVALID;
     case 'f': return itemsize == 4 ? TW_FLOAT32 : TW_DTYPE_INVALID;
     case 'd': return itemsize == 8 ? TW_FLOAT64 : TW_DTYPE_INVALID;
-    case 'b': case 'h': case 'i': case 'l': case 'q': case 'n':
-      return by_size(TW_INT8, TW_INT16, TW_INT32, TW_INT64);
-    case 'B': case 'H': case 'I': case 'L': case 'Q': case 'N':
-      return by_size(TW_UINT8, TW_UINT16, TW_UINT32, TW_UINT64);
+    case 'b':
+    case 'h':
+    case 'i':
+    case 'l':
+    case 'q':
+    case 'n': return by_size(TW_INT8, TW_INT16, TW_INT32, TW_INT64);
+    case 'B':
+    case 'H':
+    case 'I':
+    case 'L':
+    case 'Q':
+    case 'N': return by_size(TW_UINT8, TW_UINT16, TW_UINT32, TW_UINT64);
     default: return TW_DTYPE_INVALID;
   }
 }
@@ -123,9 +137,10 @@ class HeldTensor {
     } else if (!writable && (PyFloat_Check(object) || PyLong_Check(object))) {
       from_number(name, object);
     } else {
-      throw_python(PyExc_TypeError, what + " must be a numpy array, a CPU torch tensor or an object with the buffer "
-                                           "protocol or __dlpack__" + (writable ? "" : ", or a Python number") +
-                                        "; got " + type_name(object));
+      throw_python(PyExc_TypeError, what +
+                                        " must be a numpy array, a CPU torch tensor or an object with the buffer "
+                                        "protocol or __dlpack__" +
+                                        (writable ? "" : ", or a Python number") + "; got " + type_name(object));
     }
     if (writable) {
       if (capsule_.get() != nullptr) find_memory_methods();

@@ -9,9 +9,9 @@
 #include <memory>
 
 #include "base/status.h"
-#include "checkpoint/format/format.h"
 #include "checkpoint/codec/plane_choice.h"
 #include "checkpoint/codec/plane_join.h"
+#include "checkpoint/format/format.h"
 
 typedef struct ZSTD_CCtx_s ZSTD_CCtx;
 typedef struct ZSTD_DCtx_s ZSTD_DCtx;
@@ -45,16 +45,16 @@ class ChunkCodec {
   // fills chunk's planes and checksums and writes the stored bytes to `stored`, which must hold
   // chunk->raw_size bytes (a chunk never grows: a plane that would is stored raw). Sets *stored_size.
   // `tiered_planes`: where planes may be tiered-coded (plane_choice.h).
-  Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored,
-                size_t *stored_size, TieredPlanes tiered_planes = TieredPlanes::kWhereFast);
+  Status Encode(const uint8_t *raw, int32_t dtype, Filter filter, Chunk *chunk, uint8_t *stored, size_t *stored_size,
+                TieredPlanes tiered_planes = TieredPlanes::kWhereFast);
 
   // Decodes the stored bytes of `chunk` (stored_size() bytes, already checksummed) into
   // raw[0, chunk.raw_size) and (kVerify) checks the raw checksum, a `hash` (the file's). TW_DATA_LOSS
   // with a short reason on failure; raw may then be partly written.
   // `kept`: the chunk's coded planes as a Check with `keep` decoded them (then only raw planes are read
   // from `stored`), instead of decoding them again. `stores`: how planes are joined into `raw`.
-  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash,
-                uint8_t *raw, RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr,
+  Status Decode(const uint8_t *stored, const Chunk &chunk, int32_t dtype, Filter filter, ChunkHash hash, uint8_t *raw,
+                RawCheck check = RawCheck::kVerify, const uint8_t *kept = nullptr,
                 JoinStores stores = JoinStores::kCached);
   // Proves that the stored bytes decode (every coded plane, to its plane's exact size) and match the raw
   // checksum, writing only the codec's own scratch: Decode's checks without a destination. With `keep`

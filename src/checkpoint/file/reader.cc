@@ -5,8 +5,8 @@
 
 #include "checkpoint/codec/codec.h"
 #include "checkpoint/codec/kept_planes.h"
-#include "checkpoint/io/parallel.h"
 #include "checkpoint/format/checksum.h"
+#include "checkpoint/io/parallel.h"
 
 namespace tw {
 namespace checkpoint {
@@ -64,9 +64,8 @@ const TensorEntry *CheckpointReader::Find(const std::string &name) const {
 }
 
 Status CheckpointReader::ChunkError(const TensorEntry &tensor, size_t chunk, const Status &cause) const {
-  return Status(cause.code(), "checkpoint " + path_ + ": tensor '" + tensor.name + "' chunk " +
-                                  std::to_string(chunk) + " of " + std::to_string(tensor.chunks.size()) +
-                                  ": " + cause.message());
+  return Status(cause.code(), "checkpoint " + path_ + ": tensor '" + tensor.name + "' chunk " + std::to_string(chunk) +
+                                  " of " + std::to_string(tensor.chunks.size()) + ": " + cause.message());
 }
 
 bool CheckpointReader::StoredChecksumMatches(const Chunk &chunk) const {
@@ -120,7 +119,8 @@ Status CheckpointReader::ReadInto(const std::vector<Target> &targets, int thread
   // (per-thread scratch of one chunk) where staging would hold a second copy of the model.
   std::vector<Range> ranges;
   ranges.reserve(targets.size());
-  for (const Target &target : targets) ranges.push_back(Range{target.tensor, 0, target.tensor->byte_size(), target.data});
+  for (const Target &target : targets)
+    ranges.push_back(Range{target.tensor, 0, target.tensor->byte_size(), target.data});
   KeptPlanes kept(keep_budget);
   TW_RETURN_IF_ERROR(ProveRanges(ranges, threads, &kept));
   return FillRanges(ranges, threads, &kept);

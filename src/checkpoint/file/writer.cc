@@ -7,19 +7,19 @@
 
 #include "base/progress.h"
 #include "checkpoint/codec/codec.h"
+#include "checkpoint/format/xxhash64.h"
 #include "checkpoint/io/durable_file.h"
 #include "checkpoint/io/parallel.h"
 #include "checkpoint/io/path.h"
-#include "checkpoint/format/xxhash64.h"
 
 namespace tw {
 namespace checkpoint {
 namespace {
 
 struct ChunkJob {
-  size_t tensor;     // index into the tensor list
-  size_t chunk;      // index into that tensor's chunks
-  uint64_t begin;    // first raw byte
+  size_t tensor;   // index into the tensor list
+  size_t chunk;    // index into that tensor's chunks
+  uint64_t begin;  // first raw byte
 };
 
 // Appends encoded chunks to the file in job order whichever worker finishes first: the worker that
@@ -28,8 +28,7 @@ struct ChunkJob {
 // a few chunks' worth of fresh memory.
 class OrderedAppender {
  public:
-  OrderedAppender(DurableFile *file, size_t count, size_t buffer_size,
-                  std::vector<std::unique_ptr<uint8_t[]>> buffers)
+  OrderedAppender(DurableFile *file, size_t count, size_t buffer_size, std::vector<std::unique_ptr<uint8_t[]>> buffers)
       : file_(file), buffer_size_(buffer_size), pending_(count), offsets_(count), free_(std::move(buffers)) {}
 
   // The buffers not in use (all of them once the jobs are done), for the next save.
@@ -136,13 +135,12 @@ std::vector<ChunkJob> PlanChunks(const std::vector<TensorRef> &tensors, uint64_t
 
 }  // namespace
 
-Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
-                       const WriteOptions &options) {
+Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors, const WriteOptions &options) {
   return WriteCheckpoint(path, tensors, options, nullptr);
 }
 
-Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
-                       const WriteOptions &options, WriteBuffers *reuse, WrittenFile *written_file) {
+Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors, const WriteOptions &options,
+                       WriteBuffers *reuse, WrittenFile *written_file) {
   TW_RETURN_IF_ERROR(CheckTensors(tensors, options));
   std::vector<TensorEntry> entries;
   const std::vector<ChunkJob> jobs = PlanChunks(tensors, options.chunk_bytes, &entries);
@@ -178,8 +176,8 @@ Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &te
     if (!codec || codec->zstd_level() != options.zstd_level) codec.reset(new ChunkCodec(options.zstd_level));
     std::unique_ptr<uint8_t[]> stored = appender.TakeBuffer();
     size_t stored_size = 0;
-    TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype,
-                                     entry.filter, &chunk, stored.get(), &stored_size, options.tiered_planes));
+    TW_RETURN_IF_ERROR(codec->Encode(static_cast<const uint8_t *>(tensor.data()) + job.begin, entry.dtype, entry.filter,
+                                     &chunk, stored.get(), &stored_size, options.tiered_planes));
     TW_RETURN_IF_ERROR(appender.Submit(j, std::move(stored), stored_size));
     progress.Add(chunk.raw_size);
     return Status();

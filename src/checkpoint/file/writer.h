@@ -57,8 +57,8 @@ struct WrittenFile {
   uint64_t index_xxh64 = 0;
 };
 // `written` (may be NULL) receives them on success.
-Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors,
-                       const WriteOptions &options, WriteBuffers *reuse, WrittenFile *written = nullptr);
+Status WriteCheckpoint(const std::string &path, const std::vector<TensorRef> &tensors, const WriteOptions &options,
+                       WriteBuffers *reuse, WrittenFile *written = nullptr);
 
 }  // namespace checkpoint
 }  // namespace tw

@@ -41,8 +41,8 @@ Status ParseTensor(Cursor *in, const std::string &file, uint32_t version, Tensor
   uint64_t elements = 1;
   for (int64_t &extent : t->shape) {
     if (!in->Get(&extent) || extent < 0) return bad("bad extent");
-    if (extent != 0 && elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) /
-                                      static_cast<uint64_t>(extent)) {
+    if (extent != 0 &&
+        elements > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / static_cast<uint64_t>(extent)) {
       return bad("too many elements");
     }
     elements *= static_cast<uint64_t>(extent);
@@ -224,7 +224,8 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
   if (version >= kOldestFormatVersion && version < kFormatVersion && !ReadsLegacyFormats()) {
     return Status(TW_UNIMPLEMENTED,
                   "checkpoint " + file + " is format version " + std::to_string(version) +
-                      ", written before trainwatch 1.0; this trainwatch reads format " + std::to_string(kFormatVersion) +
+                      ", written before trainwatch 1.0; this trainwatch reads format " +
+                      std::to_string(kFormatVersion) +
                       " only (built with -Dlegacy_formats=false): convert it with `trainwatch-ckpt upgrade " + file +
                       " NEW` from a trainwatch built with legacy formats");
   }
@@ -234,7 +235,8 @@ Status ParseHeader(const uint8_t *bytes, uint64_t file_size, const std::string &
                              "; corrupt, or written by a newer trainwatch)");
   }
   if (flags != expected_flags) {
-    if (flags == kHeaderFlagShardIndex) return Corrupt(file, "the index of a sharded checkpoint, not a checkpoint file");
+    if (flags == kHeaderFlagShardIndex)
+      return Corrupt(file, "the index of a sharded checkpoint, not a checkpoint file");
     if (expected_flags == kHeaderFlagShardIndex && flags == 0) {
       return Corrupt(file, "a single checkpoint file, not the index of a sharded checkpoint");
     }

@@ -38,8 +38,8 @@ constexpr uint32_t kOldestFormatVersion = 1;  // the oldest a build with legacy 
 bool ReadsLegacyFormats();
 constexpr size_t kHeaderSize = 16;
 constexpr size_t kFooterSize = 32;
-constexpr int kMaxRank = 1024;                     // dimensions per tensor
-constexpr uint64_t kMaxChunkBytes = 64ull << 20;   // raw bytes per chunk: bounds a reader's scratch
+constexpr int kMaxRank = 1024;                    // dimensions per tensor
+constexpr uint64_t kMaxChunkBytes = 64ull << 20;  // raw bytes per chunk: bounds a reader's scratch
 constexpr uint64_t kDefaultChunkBytes = 4ull << 20;
 
 // How a chunk's raw bytes are rearranged before compression.
@@ -50,14 +50,14 @@ enum class Filter : uint8_t {
 
 // How one plane (or the whole chunk, without filter) is stored.
 enum class Codec : uint8_t {
-  kRaw = 0,   // the bytes as they are: the plane did not compress
+  kRaw = 0,      // the bytes as they are: the plane did not compress
   kZstd = 1,     // one zstd frame carrying its content size
   kHuffman = 2,  // byte planes only, from version 3: a Huffman-coded plane (huffman.h)
   kTiered = 3,   // byte planes only, from version 5: codes of a few fixed widths (tiered.h)
 };
 constexpr uint32_t kFirstHuffmanVersion = 3;
 constexpr uint32_t kFirstTieredVersion = 5;
-constexpr uint32_t kFirstPlaneDigestVersion = 5;  // raw checksums of byte-plane chunks over plane digests
+constexpr uint32_t kFirstPlaneDigestVersion = 5;    // raw checksums of byte-plane chunks over plane digests
 constexpr uint32_t kFirstIntegerPlanesVersion = 4;  // integers wider than a byte split into byte planes
 constexpr uint32_t kFirstOriginVersion = 6;         // the index opens with the file's origin
 

@@ -113,8 +113,7 @@ Status DirectoryLock::Acquire(const std::string &dir, const std::string &holder,
                       "state file (close that writer first, or use another directory)");
   }
   const std::string record = std::to_string(::getpid()) + "\n" + holder + "\n";
-  if (::ftruncate(fd, 0) != 0 ||
-      ::pwrite(fd, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, record.data(), record.size(), 0) != static_cast<ssize_t>(record.size())) {
     Log(TW_LOG_WARNING, "Cannot write the holder's pid into %s: %s", path.c_str(), std::strerror(errno));
   }
   out->reset(new DirectoryLock(where, fd, dir_stat.st_dev, dir_stat.st_ino));

@@ -73,9 +73,8 @@ DurableFile::~DurableFile() {
 }
 
 Status DurableFile::Create(const std::string &path, std::unique_ptr<DurableFile> *out, int spare_slot) {
-  const std::string temp = JoinPath(Dirname(path), "." + Basename(path) + kTempMarker +
-                                                       std::to_string(::getpid()) + "-" +
-                                                       std::to_string(g_temp_counter.fetch_add(1)));
+  const std::string temp = JoinPath(Dirname(path), "." + Basename(path) + kTempMarker + std::to_string(::getpid()) +
+                                                       "-" + std::to_string(g_temp_counter.fetch_add(1)));
   uint64_t spare_size = 0;
   int fd = spare_slot >= 0 ? TakeSpare(Dirname(path), spare_slot, temp, &spare_size) : -1;
   if (fd < 0) fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
