@@ -398,7 +398,8 @@ def test_a_listener_appended_in_begin_is_called_around_each_save_H33_B24(tmp_pat
             self.calls.append(("before", global_step_value))
 
         def after_save(self, session, global_step_value):
-            self.calls.append(("after", global_step_value, os.path.exists(tmp_path / f"model.ckpt-{global_step_value}")))
+            written = os.path.exists(tmp_path / f"model.ckpt-{global_step_value}")
+            self.calls.append(("after", global_step_value, written))
             return global_step_value >= 4  # a listener's stop ends training after that run (B22)
 
         def end(self, session, global_step_value):
