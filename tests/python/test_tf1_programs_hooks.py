@@ -435,3 +435,11 @@ def test_a_saver_subclass_using_no_tf_state_stays_native_one_using_the_timer_doe
         for _ in range(4):
             sess.run(lambda ctx: np.add(w, 1, out=w))
     assert (saved_steps(tmp_path / "plain"), saved_steps(tmp_path / "timed"), timed.period) == ([0, 2, 4], [0, 3, 4], 3)
+
+
+def test_a_saver_subclass_whose_begin_skips_super_is_told_so_H33(tmp_path):
+    class NoSuper(tw.train.CheckpointSaverHook):
+        def begin(self):
+            self._timer = tw.train.SecondOrStepTimer(every_steps=2)
+    with pytest.raises(RuntimeError, match=r"must call super\(\).begin\(\)"):
+        train_saving([NoSuper(str(tmp_path), save_steps=1)], 3)

@@ -481,6 +481,7 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         options.set_string(native.TW_OPT_CHECKPOINT_BASENAME, basename)
         options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(async_checkpoint))
         self._tw_python_listeners = [_HookListeners(self)]
+        self._tw_begun = False
         self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options,
                                                   native.ListenerVector(self._tw_python_listeners))
         return WrapperAdapter(self, owner, _TF_CALLBACKS + ("_save",))
@@ -490,6 +491,9 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         call = self._tw_call
         if call is None or call[0] != callback:
             raise self._not_by_hand(callback)
+        if self._tw_python and callback != "begin" and not self._tw_begun:
+            raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in begin did not run: an override "
+                               f"of begin must call super().begin()")
         return call[1], call[2]
 
     def _save(self, session, step):
@@ -504,6 +508,7 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         wrapper, session_ref = self._inside("begin")
         self._global_step_tensor = get_global_step()
         wrapper.super_begin(session_ref)  # the event file, the kept list, then the listeners' begin
+        self._tw_begun = True
 
     def _tf_after_create_session(self, session, coord):
         wrapper, session_ref = self._inside("after_create_session")
