@@ -3,11 +3,13 @@ handle (H31), TF's private attributes of the built-in hooks with their effect (H
 as written (B9), explicit requests told apart from "*" (W29), and built-in hooks driven by hand as TF's
 hook tests drive them (H1–H5 objects built by the test)."""
 import logging
+import os
 
 import numpy as np
 import pytest
 
 import trainwatch as tw
+from trainwatch import basic_session_run_hooks
 
 
 def train_step(ctx):
@@ -346,3 +348,98 @@ def test_hooks_the_library_runs_cannot_be_driven_by_hand_and_say_so():
     hook = tw.train.CheckpointSaverHook("ckpt", save_steps=1)
     with pytest.raises(RuntimeError, match="CheckpointSaverHook cannot be driven by hand"):
         hook.begin()
+
+
+# --- H33: CheckpointSaverHook's _timer, _listeners and _steps_per_run -----------------------------------
+
+def saved_steps(directory):
+    return sorted(int(name.rpartition("-")[2]) for name in os.listdir(directory) if name.startswith("model.ckpt-"))
+
+
+def train_saving(hooks, steps):
+    w = np.zeros(4, np.float32)
+    with tw.MonitoredTrainingSession(hooks=hooks, variables={"w": w}, save_summaries_steps=None,
+                                     log_step_count_steps=None) as sess:
+        for _ in range(steps):
+            if sess.should_stop():
+                break
+            sess.run(lambda ctx: np.add(w, 1, out=w))
+    return sess
+
+
+def test_a_saver_subclass_replacing_the_timer_in_begin_saves_on_its_steps_H33_B22(tmp_path):
+    class EveryThird(tw.train.CheckpointSaverHook):
+        def begin(self):
+            self._timer = tw.train.SecondOrStepTimer(every_steps=3)
+            super().begin()
+    hook = EveryThird(str(tmp_path), save_steps=1)
+    sess = train_saving([hook], 7)
+    assert hook._tw_python and hook._native not in sess._handles
+    assert saved_steps(tmp_path) == [0, 3, 6, 7]  # creation, the timer's steps, end (the step moved)
+    assert tw.latest_checkpoint(str(tmp_path)).endswith("model.ckpt-7")
+
+
+def test_a_timer_replaced_from_outside_takes_effect_H33_B5(tmp_path):
+    hook = tw.train.CheckpointSaverHook(str(tmp_path), save_steps=1)
+    hook._timer = basic_session_run_hooks.NeverTriggerTimer()  # TF: tensorflow.python.training.basic_session_run_hooks
+    train_saving([hook], 4)
+    assert saved_steps(tmp_path) == [0, 4]  # only at creation and at end
+
+
+def test_a_listener_appended_in_begin_is_called_around_each_save_H33_B24(tmp_path):
+    class Recording(tw.train.CheckpointSaverListener):
+        def __init__(self):
+            self.calls = []
+
+        def begin(self):
+            self.calls.append("begin")
+
+        def before_save(self, session, global_step_value):
+            self.calls.append(("before", global_step_value))
+
+        def after_save(self, session, global_step_value):
+            written = os.path.exists(tmp_path / f"model.ckpt-{global_step_value}")
+            self.calls.append(("after", global_step_value, written))
+            return global_step_value >= 4  # a listener's stop ends training after that run (B22)
+
+        def end(self, session, global_step_value):
+            self.calls.append(("end", global_step_value))
+
+    listener = Recording()
+
+    class WithListener(tw.train.CheckpointSaverHook):
+        def begin(self):
+            self._listeners.append(listener)
+            super().begin()
+    sess = train_saving([WithListener(str(tmp_path), save_steps=2)], 10)
+    assert sess.global_step == 4
+    assert listener.calls == ["begin", ("before", 0), ("after", 0, True), ("before", 2), ("after", 2, True),
+                              ("before", 4), ("after", 4, True), ("end", 4)]
+    assert saved_steps(tmp_path) == [0, 2, 4]
+
+
+def test_a_saver_subclass_using_no_tf_state_stays_native_one_using_the_timer_does_not_H33(tmp_path):
+    class Plain(tw.train.CheckpointSaverHook):
+        pass
+
+    class Timed(tw.train.CheckpointSaverHook):
+        def after_create_session(self, session, coord):
+            self.period = self._timer._every_steps
+            super().after_create_session(session, coord)
+    plain, timed = Plain(str(tmp_path / "plain"), save_steps=2), Timed(str(tmp_path / "timed"), save_steps=3)
+    w = np.zeros(4, np.float32)
+    with tw.MonitoredTrainingSession(hooks=[plain, timed], variables={"w": w}, save_summaries_steps=None,
+                                     log_step_count_steps=None) as sess:
+        assert plain._native in sess._handles and not plain._tw_python  # no Python per run
+        assert timed._native not in sess._handles and timed._tw_python
+        for _ in range(4):
+            sess.run(lambda ctx: np.add(w, 1, out=w))
+    assert (saved_steps(tmp_path / "plain"), saved_steps(tmp_path / "timed"), timed.period) == ([0, 2, 4], [0, 3, 4], 3)
+
+
+def test_a_saver_subclass_whose_begin_skips_super_is_told_so_H33(tmp_path):
+    class NoSuper(tw.train.CheckpointSaverHook):
+        def begin(self):
+            self._timer = tw.train.SecondOrStepTimer(every_steps=2)
+    with pytest.raises(RuntimeError, match=r"must call super\(\).begin\(\)"):
+        train_saving([NoSuper(str(tmp_path), save_steps=1)], 3)

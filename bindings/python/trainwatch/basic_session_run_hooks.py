@@ -134,9 +134,12 @@ class NativeHook(SessionRunHook):
             return call[1], call[2]
         if self._TF_CODE and (call is None or self._tw_python):
             return None
-        raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in {callback} runs only inside the "
-                           f"session's call of {callback} (super().{callback}(...) in an override); "
-                           f"{self._builtin_class().__name__} cannot be driven by hand: the library runs it")
+        raise self._not_by_hand(callback)
+
+    def _not_by_hand(self, callback):
+        return RuntimeError(f"{type(self).__name__}.{callback}: the built-in {callback} runs only inside the "
+                            f"session's call of {callback} (super().{callback}(...) in an override); "
+                            f"{self._builtin_class().__name__} cannot be driven by hand: the library runs it")
 
     def begin(self):
         call = self._native_call("begin")
@@ -363,13 +366,54 @@ class _ListenerAdapter(native.CheckpointSaverListener):
         self._listener.end(owner_of(session_ref).raw_session(session_ref), global_step)
 
 
+class _HookListeners(native.CheckpointSaverListener):
+    """The listeners of a CheckpointSaverHook whose TF callbacks run in Python: whatever its
+    ``_listeners`` holds when the library calls them (a list a subclass may change, as in TF)."""
+
+    def __init__(self, hook):
+        super().__init__(type(hook).__name__ + "._listeners")
+        self._hook = hook
+
+    def begin(self):
+        for listener in list(self._hook._listeners):
+            listener.begin()
+
+    def before_save(self, session_ref, global_step):
+        session = owner_of(session_ref).raw_session(session_ref)
+        for listener in list(self._hook._listeners):
+            listener.before_save(session, global_step)
+
+    def after_save(self, session_ref, global_step):
+        session = owner_of(session_ref).raw_session(session_ref)
+        stop = False
+        for listener in list(self._hook._listeners):
+            if listener.after_save(session, global_step):
+                logging.getLogger("trainwatch").info(
+                    "A CheckpointSaverListener requested that training be stopped. listener: %s", listener)
+                stop = True
+        return stop
+
+    def end(self, session_ref, global_step):
+        session = owner_of(session_ref).raw_session(session_ref)
+        for listener in list(self._hook._listeners):
+            listener.end(session, global_step)
+
+
 # B18–B24; with listeners the saving run waits for the write, so a listener's stop ends that run (B22).
 class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     """Saves ``<checkpoint_dir>/<checkpoint_basename>-<global_step>`` at session creation, every
     ``save_secs`` or ``save_steps``, and at the end: the session's variables and global step, with the
-    session's retention. Saves are asynchronous: the run stalls only to copy the variables."""
+    session's retention. Saves are asynchronous: the run stalls only to copy the variables.
+
+    As in TF, a subclass (or a caller, before the session) may replace ``_timer``, change
+    ``_steps_per_run`` or add to ``_listeners``: the hook then decides in Python when to save, and the
+    library still writes the checkpoint (each save then waits for its write)."""
 
     _EXTENSION_POINTS = ("_save",)
+    # H33: the attributes whose writes take effect; a subclass whose code names one, or a caller that
+    # replaced one before the session, gets TF's callbacks in Python, the library still writing the files.
+    _TF_STATE = ("_timer", "_listeners", "_steps_per_run")
+    _TF_CODE = True
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
@@ -408,7 +452,10 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         self._tw_listeners = [_ListenerAdapter(l) for l in (listeners or [])]
         self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options,
                                                   native.ListenerVector(self._tw_listeners))
-        # TF's attributes (H33), read-only in effect: the library's hook saves.
+        self._tw_builtin = self._native
+        self._tw_args = (checkpoint_dir, checkpoint_basename, bool(async_checkpoint))
+        # TF's attributes (H33): _timer, _listeners and _steps_per_run take effect (see _handle_for);
+        # the library's hook writes the checkpoint of the directory and basename given here.
         self._saver = saver
         self._scaffold = scaffold
         self._checkpoint_dir = checkpoint_dir
@@ -417,13 +464,73 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         self._listeners = list(listeners or [])
         self._steps_per_run = 1
         self._global_step_tensor = get_global_step()
+        self._remember_tf_state()
+
+    def _handle_for(self, owner):
+        """Natively, the hook given at construction. With TF's callbacks in Python, a native hook
+        whose own timer fires on every step and whose listeners are ``_listeners``: TF's after_run
+        decides with ``_timer`` and ``_steps_per_run``, and calls the native after_run only in a run
+        that saves, which then saves (through ``_save``) the step it decided."""
+        self._native = self._tw_builtin
+        self._tw_python = self._subclass_uses_tf_state() or self._tf_state_replaced()
+        if not self._tw_python:
+            return super()._handle_for(owner)
+        checkpoint_dir, basename, async_checkpoint = self._tw_args
+        options = native.Options()
+        options.set_int64(native.TW_OPT_EVERY_N_STEPS, 1)
+        options.set_string(native.TW_OPT_CHECKPOINT_BASENAME, basename)
+        options.set_int64(native.TW_OPT_ASYNC_CHECKPOINT, int(async_checkpoint))
+        self._tw_python_listeners = [_HookListeners(self)]
+        self._tw_begun = False
+        self._native = native.CheckpointSaverHook(_paths.encode(checkpoint_dir, "checkpoint_dir"), options,
+                                                  native.ListenerVector(self._tw_python_listeners))
+        return WrapperAdapter(self, owner, _TF_CALLBACKS + ("_save",))
+
+    def _inside(self, callback):
+        """(wrapper, what the library passed) of the session's call of ``callback`` now running."""
+        call = self._tw_call
+        if call is None or call[0] != callback:
+            raise self._not_by_hand(callback)
+        if self._tw_python and callback != "begin" and not self._tw_begun:
+            raise RuntimeError(f"{type(self).__name__}.{callback}: the built-in begin did not run: an override "
+                               f"of begin must call super().begin()")
+        return call[1], call[2]
 
     def _save(self, session, step):
         """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
         returns whether a listener asked to stop; the hook requests the stop in after_run."""
         del session  # the session the hook was called with: the library's own
-        wrapper, session_ref = self._native_call("_save")
+        wrapper, session_ref = self._inside("_save")
         return wrapper.super_save(session_ref, int(step))
+
+    # TF's callbacks (H33): the native hook's own, at the moments TF's code decides.
+    def _tf_begin(self):
+        wrapper, session_ref = self._inside("begin")
+        self._global_step_tensor = get_global_step()
+        wrapper.super_begin(session_ref)  # the event file, the kept list, then the listeners' begin
+        self._tw_begun = True
+
+    def _tf_after_create_session(self, session, coord):
+        wrapper, session_ref = self._inside("after_create_session")
+        wrapper.super_after_create_session(session_ref)  # B21: saves now, through _save
+        self._timer.update_last_triggered_step(session.run(self._global_step_tensor))
+
+    def _tf_before_run(self, run_context):
+        return SessionRunArgs(self._global_step_tensor)
+
+    def _tf_after_run(self, run_context, run_values):
+        wrapper, ctx = self._inside("after_run")
+        stale_global_step = run_values.results
+        if self._timer.should_trigger_for_step(stale_global_step + self._steps_per_run):  # B22
+            global_step = run_context.session.run(self._global_step_tensor)
+            if self._timer.should_trigger_for_step(global_step):
+                self._timer.update_last_triggered_step(global_step)
+                wrapper.super_after_run(ctx)  # its every-step timer fires: saves global_step through _save
+                _take_stop(run_context, ctx)
+
+    def _tf_end(self, session):
+        wrapper, session_ref = self._inside("end")
+        wrapper.super_end(session_ref)  # B23: a final save if the step moved since the last save
 
 
 class _NanCallback(native.NanFunction):
@@ -992,9 +1099,9 @@ class ProfilerHook(NativeHook):
 # B1–B5; also the _timer of the built-in hooks (H33).
 class SecondOrStepTimer:
     """Timer that triggers at most once every N seconds or once every N steps, for hooks written in
-    Python and as the ``_timer`` of the built-in hooks: replacing a LoggingTensorHook's or
-    StepCounterHook's ``_timer`` changes when it triggers. (The library's hooks otherwise use their own
-    timer.)"""
+    Python and as the ``_timer`` of the built-in hooks: replacing a LoggingTensorHook's,
+    StepCounterHook's or CheckpointSaverHook's ``_timer`` changes when it triggers. (The library's hooks
+    otherwise use their own timer.)"""
 
     def __init__(self, every_secs=None, every_steps=None):
         """Initializes a ``SecondOrStepTimer``.
