@@ -96,6 +96,7 @@ class CheckpointSaverHook final : public Hook {
 
   // B21: save at once, on first creation and after every recovery; listeners' stop requests ignored.
   Status AfterCreateSession(Session &session) override {
+    TW_RETURN_IF_ERROR(RequireBegun());
     TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     const int64_t step = session.global_step();
     TW_RETURN_IF_ERROR(MaybeOverriddenSave(session, step, nullptr));
@@ -107,6 +108,7 @@ class CheckpointSaverHook final : public Hook {
   Status AfterRun(RunContext &ctx) override {
     Session &session = *ctx.session;
     bool stop = false;
+    TW_RETURN_IF_ERROR(RequireBegun());
     if (async_ && writer_->finished()) TW_RETURN_IF_ERROR(FinishPendingSave(session, &stop));
     if (every_rank_ && config_.timer->every_secs()) {
       // D17: clocks differ between ranks; the chief's says when, and the vote tells every rank.
@@ -129,6 +131,7 @@ class CheckpointSaverHook final : public Hook {
 
   // B23: a final save if the step moved, waited for; then listeners' end.
   Status End(Session &session) override {
+    TW_RETURN_IF_ERROR(RequireBegun());
     TW_RETURN_IF_ERROR(FinishPendingSave(session, nullptr));
     const int64_t step = session.global_step();
     if (step != last_saved_step_) {
@@ -193,6 +196,15 @@ class CheckpointSaverHook final : public Hook {
 
   // Listeners hear after_save in the run that saved (TF's B22: a stop request ends that run), unless
   // the user deferred them to keep the write in the background.
+  // A wrapper may forward after_create_session, after_run and end without begin (a Python subclass
+  // whose begin() does not call the built-in's): the hook then has no writer, and says so.
+  Status RequireBegun() const {
+    if (writer_ != nullptr) return Status();
+    return Status(TW_FAILED_PRECONDITION,
+                  "CheckpointSaverHook was not begun: a subclass overriding begin() must call the built-in "
+                  "begin() (super().begin())");
+  }
+
   bool WaitsForWrite() const { return !async_ || (!config_.listeners.empty() && !config_.deferred_listeners); }
 
   // Takes the result of the write in flight, if any: a failure fails this call; success is announced.

@@ -443,3 +443,11 @@ def test_a_saver_subclass_whose_begin_skips_super_is_told_so_H33(tmp_path):
             self._timer = tw.train.SecondOrStepTimer(every_steps=2)
     with pytest.raises(RuntimeError, match=r"must call super\(\).begin\(\)"):
         train_saving([NoSuper(str(tmp_path), save_steps=1)], 3)
+
+
+def test_a_native_saver_subclass_whose_begin_skips_super_gets_an_error_not_a_crash_H33(tmp_path):
+    class Quiet(tw.train.CheckpointSaverHook):  # names no TF attribute: the library's hook runs it
+        def begin(self):
+            pass
+    with pytest.raises(tw.errors.FailedPreconditionError, match=r"must call the built-in begin\(\)"):
+        train_saving([Quiet(str(tmp_path), save_steps=1)], 3)
