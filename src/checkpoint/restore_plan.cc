@@ -6,16 +6,6 @@
 
 namespace tw {
 namespace checkpoint {
-namespace {
-
-std::string Describe(int32_t dtype, const std::vector<int64_t> &shape) {
-  std::string text = std::string(DtypeName(dtype)) + "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
-}  // namespace
-
 // A shard must match the stored tensor's dtype and global shape.
 Status RestorePlan::PlanShard(const TensorRef &variable, const ShardSpec &shard, int32_t dtype,
                               const std::vector<int64_t> &global_shape) {

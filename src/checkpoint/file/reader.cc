@@ -134,15 +134,11 @@ Status CheckpointReader::Verify(int threads) const {
   return CheckChunks(jobs, threads, nullptr, true);
 }
 
-namespace {
-
 std::string Describe(int32_t dtype, const std::vector<int64_t> &shape) {
   std::string text = std::string(DtypeName(dtype)) + "[";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? "," : "") + std::to_string(shape[i]);
   return text + "]";
 }
-
-}  // namespace
 
 Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, const std::string &file) {
   if (tensor.dtype == destination.dtype() && tensor.shape == destination.shape()) return Status();

@@ -133,6 +133,8 @@ class CheckpointReader {
 // OK when `destination` (a variable) has the dtype and shape of `tensor`; else TW_INVALID_ARGUMENT naming
 // the variable, both types and the file.
 Status CheckRestorable(const TensorEntry &tensor, const TensorRef &destination, const std::string &file);
+// "float32[2,3]": a stored tensor's dtype and shape as messages name them.
+std::string Describe(int32_t dtype, const std::vector<int64_t> &shape);
 
 }  // namespace checkpoint
 }  // namespace tw
