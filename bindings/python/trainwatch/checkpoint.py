@@ -231,8 +231,10 @@ def _global_step_of(path):
     """The global step a session restoring the checkpoint ``path`` takes (S17), as a restore from a
     directory does: its "global_step" tensor, else the step its name ends in ("<prefix>-<step>": a
     standalone Saver's checkpoint holds no global_step), else None."""
-    if any(t.name() == "global_step" for t in native.list_variables(_path(path, "path"))):
-        return int(load_variable(path, "global_step"))
+    try:
+        return int(load_variable(path, "global_step"))  # one listing of the file, not two
+    except NotFoundError:
+        pass
     match = re.fullmatch(r"([^.].*?)-(-?\d+)", os.path.basename(os.fsdecode(path)))
     return None if match is None else int(match.group(2))
 
