@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The C library as a tree to unpack anywhere: dist/trainwatch-VERSION-linux-x86_64.tar.gz holds
+# trainwatch-VERSION/{bin,include,lib} as `meson install` lays them out — libtrainwatch and
+# libtrainwatch_mpi (when MPI is installed), the headers with tw_dlopen.h and the C++ facade,
+# trainwatch.pc and trainwatch_mpi.pc (relocatable: their prefix is where they lie), trainwatch-ckpt.
+# Release build, no debug information; no run path into the build tree, `$ORIGIN` ones where a file
+# needs its neighbour. Highway and zstd stay the system's (Debian: libhwy1, libzstd1).
+set -euo pipefail
+build=$TW_PACKAGE_BUILD/c name=trainwatch-$TW_PACKAGE_VERSION
+options=(--buildtype=release -Dtests=false -Dpython=disabled -Djava=disabled -Dcsharp=disabled
+         -Dpkgconfig.relocatable=true --prefix=/"$name")
+if [ -f "$build/build.ninja" ]; then meson setup --reconfigure "$build" "${options[@]}" > "$build.log"
+else meson setup "$build" "${options[@]}" > "$build.log"; fi
+ninja -C "$build" >> "$build.log"
+stage=$build-stage
+rm -rf "$stage"
+meson install -C "$build" --no-rebuild --quiet --destdir "$stage" >> "$build.log"
+# No file may point into the build tree (RPATH/RUNPATH of an ELF file).
+if grep -rlF "$TW_PACKAGE_BUILD" "$stage"; then echo "c: the files above name the build tree" >&2; exit 1; fi
+tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$TW_PACKAGE_DIST/$name-linux-x86_64.tar.gz" "$name"
+echo "dist/$name-linux-x86_64.tar.gz"
