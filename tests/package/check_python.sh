@@ -49,7 +49,9 @@ else fail "the ldd closure" "$outside"; fi
 tag=$(basename "$wheel" | sed -nE 's/.*-manylinux_2_([0-9]+)_x86_64\.whl$/\1/p')
 if [ "$tag" = "$glibc" ]; then pass "tagged manylinux_2_${tag}: the newest GLIBC_ version its files need is 2.$glibc"
 else fail "the manylinux tag" "tag 2.$tag, the files need GLIBC_2.$glibc"; fi
-if grep -rlF -e "$root" -e /build-package "$package" "$venv"/lib/python3*/site-packages/trainwatch-*.dist-info > paths.txt; then
+# The wheel's files (pip's own direct_url.json records where the wheel was installed from).
+if grep -rlF -e "$root" -e /build-package --exclude=direct_url.json "$package" \
+     "$venv"/lib/python3*/site-packages/trainwatch-*.dist-info > paths.txt; then
   fail "no build path in any file" "$(tr '\n' ' ' < paths.txt)"
 else
   pass "no file names the checkout or a build folder"
@@ -76,8 +78,8 @@ else
 fi
 
 sdist=$(ls "$root"/dist/trainwatch-*.tar.gz 2>/dev/null | grep -v linux | head -1)
-if [ -n "$sdist" ] && tar tzf "$sdist" | grep -q '/pyproject.toml$' && tar tzf "$sdist" | grep -q '/LICENSE$' &&
-   tar tzf "$sdist" | grep -q '/PKG-INFO$'; then
+listing=$([ -n "$sdist" ] && tar tzf "$sdist")
+if [[ "$listing" == */pyproject.toml* && "$listing" == */LICENSE* && "$listing" == */PKG-INFO* ]]; then
   pass "the sdist $(basename "$sdist") carries pyproject.toml, PKG-INFO and LICENSE"
 else
   fail "the sdist" "missing or incomplete: ${sdist:-none}"

@@ -6,8 +6,9 @@
 # Release build, no debug information; no run path into the build tree, `$ORIGIN` ones where a file
 # needs its neighbour. Highway and zstd stay the system's (Debian: libhwy1, libzstd1).
 set -euo pipefail
-build=$TW_PACKAGE_BUILD/c name=trainwatch-$TW_PACKAGE_VERSION
-options=(--buildtype=release -Dtests=false -Dpython=disabled -Djava=disabled -Dcsharp=disabled
+build=$TW_PACKAGE_ROOT/build-package-c name=trainwatch-$TW_PACKAGE_VERSION
+# tools/test's release build's options where they change a compile (--werror): its objects serve here.
+options=(--werror --buildtype=release -Dtests=false -Dpython=disabled -Djava=disabled -Dcsharp=disabled
          -Dpkgconfig.relocatable=true --prefix=/"$name")
 if [ -f "$build/build.ninja" ]; then meson setup --reconfigure "$build" "${options[@]}" > "$build.log"
 else meson setup "$build" "${options[@]}" > "$build.log"; fi
@@ -16,6 +17,6 @@ stage=$build-stage
 rm -rf "$stage"
 meson install -C "$build" --no-rebuild --quiet --destdir "$stage" >> "$build.log"
 # No file may point into the build tree (RPATH/RUNPATH of an ELF file).
-if grep -rlF "$TW_PACKAGE_BUILD" "$stage"; then echo "c: the files above name the build tree" >&2; exit 1; fi
+if grep -rlF "$TW_PACKAGE_ROOT" "$stage"; then echo "c: the files above name the build tree" >&2; exit 1; fi
 tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$TW_PACKAGE_DIST/$name-linux-x86_64.tar.gz" "$name"
 echo "dist/$name-linux-x86_64.tar.gz"

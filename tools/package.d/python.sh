@@ -6,14 +6,14 @@
 # the newest glibc symbol version any file in it needs. The sdist: `python3 -m build --sdist`
 # (Debian's python3-build), which builds the library from source on install.
 set -euo pipefail
-build=$TW_PACKAGE_BUILD/python raw=$TW_PACKAGE_BUILD/python-wheel
+build=$TW_PACKAGE_ROOT/build-package-python raw=$TW_PACKAGE_ROOT/build-package-python-wheel
 rm -rf "$raw"
 # The build folder and its arguments are tools/check-pip-install's too, which then rebuilds nothing.
 /usr/bin/python3 -m pip wheel --no-build-isolation --no-deps --no-index --quiet -w "$raw" \
   --config-settings=builddir="$build" --config-settings=setup-args=--werror "$TW_PACKAGE_ROOT" > "$build.log" 2>&1 || { tail -30 "$build.log"; exit 1; }
 rm -f "$TW_PACKAGE_DIST"/trainwatch-*.whl
 /usr/bin/python3 "$TW_PACKAGE_ROOT/tools/package.d/repair_wheel.py" "$raw"/trainwatch-*.whl "$TW_PACKAGE_DIST" \
-  --forbid "$TW_PACKAGE_ROOT" --forbid "$TW_PACKAGE_BUILD"
+  --forbid "$TW_PACKAGE_ROOT"
 rm -f "$TW_PACKAGE_DIST/trainwatch-$TW_PACKAGE_VERSION.tar.gz"
 /usr/bin/python3 -m build --sdist --no-isolation --outdir "$TW_PACKAGE_DIST" "$TW_PACKAGE_ROOT" >> "$build.log" 2>&1 ||
   { tail -30 "$build.log"; exit 1; }
