@@ -139,8 +139,8 @@ def main():
             shutil.copy(path, license_dir / f"{package}.copyright")
 
         wheel_file = dist_info / "WHEEL"
-        wheel_file.write_text(re.sub(r"^(Tag: [^-\n]+-[^-\n]+)-linux_x86_64$", r"\1-" + platform,
-                                     wheel_file.read_text(), flags=re.M))
+        tags = re.sub(r"^(Tag: [^-\n]+-[^-\n]+)-linux_x86_64$", r"\1-" + platform, wheel_file.read_text(), flags=re.M)
+        wheel_file.write_text(tags.rstrip("\n") + "\n")
 
         files = sorted(p for p in work.rglob("*") if p.is_file())
         offenders = [(p.relative_to(work), text) for p in files for text in forbidden
