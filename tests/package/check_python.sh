@@ -43,9 +43,18 @@ while IFS= read -r elf; do
     esac
   done < <(ldd "$elf")
   for v in $(readelf -V -W "$elf" | sed -nE 's/.*Name: GLIBC_2\.([0-9]+).*/\1/p'); do [ "$v" -gt "$glibc" ] && glibc=$v; done
+  # Every run path entry is $ORIGIN-relative and stays inside the package (none into a build tree).
+  runpath=$(readelf -d "$elf" | sed -nE 's/.*\((RPATH|RUNPATH)\).*\[(.*)\]/\2/p')
+  for entry in ${runpath//:/ }; do
+    dir=$(realpath -m "${entry/\$ORIGIN/$(dirname "$elf")}")
+    case "$entry:$dir/" in '$ORIGIN'*:"$package"/*) ;; *) outside+=" $(basename "$elf") has run path $entry;" ;; esac
+  done
 done < <(find "$package" -type f -name '*.so*')
-if [ -z "$outside" ]; then pass "the ldd closure is glibc, libstdc++/libgcc and files inside the package"
-else fail "the ldd closure" "$outside"; fi
+if [ -z "$outside" ]; then
+  pass "the ldd closure is glibc, libstdc++/libgcc and files inside the package, found through \$ORIGIN run paths inside it"
+else
+  fail "the ldd closure" "$outside"
+fi
 tag=$(basename "$wheel" | sed -nE 's/.*-manylinux_2_([0-9]+)_x86_64\.whl$/\1/p')
 if [ "$tag" = "$glibc" ]; then pass "tagged manylinux_2_${tag}: the newest GLIBC_ version its files need is 2.$glibc"
 else fail "the manylinux tag" "tag 2.$tag, the files need GLIBC_2.$glibc"; fi
