@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The C tarball from dist/ as a user gets it: unpacked in a fresh folder outside the checkout, a
 # program built with `pkg-config` against it alone (PKG_CONFIG_LIBDIR holds only the tarball's
-# pkgconfig folder: no Highway, zstd or xxHash -dev package is seen), run with no LD_LIBRARY_PATH:
+# pkgconfig folder: no Highway, zstd or xxHash -dev package is seen), run with no LD_LIBRARY_PATH
+# and nothing beyond glibc and the C++ runtime from the system:
 # 100 steps with checkpoints, then a second run that resumes (tests/package/consumer.c).
 # Prints "PASS case" / "FAIL case: why" lines (tools/check-packages).
 set -uo pipefail
@@ -48,6 +49,13 @@ if gcc -std=c99 -Wall -Wextra -Werror "$root/tests/package/consumer.c" -o consum
 else
   fail "consumer.c through pkg-config" "$(head -5 cc.err)"; exit 1
 fi
+# ldd closure of the program: glibc, the C++ runtime and files of the unpacked tree (Highway and zstd
+# bundled there), nothing else.
+outside=$(env -u LD_LIBRARY_PATH ldd ./consumer | awk -v tree="$prefix/" '
+  $1 ~ /^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libstdc\+\+\.so\.6|libgcc_s\.so\.1)$/ || $1 ~ /ld-linux/ { next }
+  index($3, tree) != 1 { printf " %s (%s);", $1, $3 }')
+if [ -z "$outside" ]; then pass "the program's ldd closure is glibc, libstdc++/libgcc and files of the tree"
+else fail "the program's ldd closure" "$outside"; fi
 run() { env -u LD_LIBRARY_PATH ./consumer "$work/ckpt" "$@" 2> consumer.err; }
 if out=$(run 100 0); then pass "100 steps with StopAtStepHook, NanTensorHook and checkpoints ($out)"
 else fail "the first run" "$out $(tail -3 consumer.err)"; fi

@@ -4,9 +4,8 @@
 usage: repair_wheel.py WHEEL OUTDIR [--forbid TEXT]...
 
 - Every shared library the wheel's ELF files need beyond glibc, libstdc++ and libgcc (the libraries
-  every Linux has: the manylinux policy's list) is copied in, under trainwatch/_libs/ with a name of
-  its own (libhwy-<hash>.so.1, its SONAME too, as auditwheel names them), so that a process that has
-  loaded another build of it keeps both apart. libtrainwatch moves there as well.
+  every Linux has: the manylinux policy's list) is copied in under trainwatch/_libs/ (bundle.py);
+  libtrainwatch moves there as well.
 - Each ELF file's run path becomes $ORIGIN-relative to trainwatch/_libs; meson-python's, which names
   the build tree, goes.
 - The platform tag becomes manylinux_2_X_x86_64, X the newest GLIBC_ symbol version any file needs.
@@ -16,54 +15,16 @@ Prints what it bundled and the versions measured.
 """
 import base64
 import hashlib
-import os
 import pathlib
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import zipfile
 
-# glibc's libraries and the C++ runtime: the manylinux policy's whitelist, left to the system.
-SYSTEM = {"libc.so.6", "libm.so.6", "libdl.so.2", "librt.so.1", "libpthread.so.0", "libresolv.so.2",
-          "libutil.so.1", "libnsl.so.1", "libcrypt.so.1", "ld-linux-x86-64.so.2", "libstdc++.so.6",
-          "libgcc_s.so.1"}
+from bundle import bundle, is_elf, run
+
 LIBS = "trainwatch/_libs"
-
-
-def run(*command):
-    return subprocess.run(command, check=True, capture_output=True, text=True).stdout
-
-
-def is_elf(path):
-    with open(path, "rb") as f:
-        return f.read(4) == b"\x7fELF"
-
-
-def needed(path):
-    return re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", run("readelf", "-d", "-W", path))
-
-
-def system_paths():
-    """SONAME → path, from the dynamic linker's cache."""
-    found = {}
-    for line in run("ldconfig", "-p").splitlines():
-        match = re.match(r"\s*(\S+) \(libc6,x86-64[^)]*\) => (\S+)", line)
-        if match:
-            found.setdefault(match.group(1), match.group(2))
-    return found
-
-
-def copyright_file(path):
-    """The Debian copyright file of the package that ships `path`, or None."""
-    for candidate in (os.path.realpath(path), path, path.replace("/usr/lib/", "/lib/", 1)):
-        query = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-        if query.returncode == 0:
-            package = query.stdout.split(":")[0]
-            doc = pathlib.Path("/usr/share/doc") / package / "copyright"
-            return (package, doc) if doc.is_file() else None
-    return None
 
 
 def versions_needed(path, prefix):
@@ -94,39 +55,7 @@ def main():
                 shutil.move(str(lib), libs / lib.name)
             folder.rmdir()
 
-        elves = [p for p in work.rglob("*") if p.is_file() and is_elf(p)]
-        in_wheel = {p.name for p in elves}
-        renamed = {}  # SONAME of a system library → the name of its copy in the wheel
-        licenses = {}
-        cache = system_paths()
-        queue = list(elves)
-        while queue:
-            elf = queue.pop()
-            for name in needed(elf):
-                if name in SYSTEM or name in in_wheel or name in renamed:
-                    continue
-                source = cache.get(name)
-                if source is None:
-                    sys.exit(f"repair_wheel: {elf.name} needs {name}, which is neither in the wheel nor installed")
-                data = pathlib.Path(source).read_bytes()
-                stem, _, version = name.partition(".so")
-                copy = libs / f"{stem}-{hashlib.sha256(data).hexdigest()[:8]}.so{version}"
-                copy.write_bytes(data)
-                copy.chmod(0o755)
-                run("patchelf", "--set-soname", copy.name, str(copy))
-                renamed[name] = copy.name
-                elves.append(copy)
-                queue.append(copy)
-                owner = copyright_file(source)
-                if owner:
-                    licenses[owner[0]] = owner[1]
-
-        for elf in elves:
-            for name in needed(elf):
-                if name in renamed:
-                    run("patchelf", "--replace-needed", name, renamed[name], str(elf))
-            relative = os.path.relpath(libs, elf.parent)
-            run("patchelf", "--set-rpath", "$ORIGIN" if relative == "." else "$ORIGIN/" + relative, str(elf))
+        elves, renamed, licenses = bundle((p for p in work.rglob("*") if p.is_file() and is_elf(p)), libs)
 
         glibc = max(v for elf in elves for v in versions_needed(elf, "GLIBC"))
         glibcxx = max((v for elf in elves for v in versions_needed(elf, "GLIBCXX")), default=None)
