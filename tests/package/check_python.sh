@@ -43,6 +43,7 @@ while IFS= read -r elf; do
     esac
   done < <(ldd "$elf")
   for v in $(readelf -V -W "$elf" | sed -nE 's/.*Name: GLIBC_2\.([0-9]+).*/\1/p'); do [ "$v" -gt "$glibc" ] && glibc=$v; done
+  if readelf -S "$elf" | grep -q '\.debug_info'; then outside+=" $(basename "$elf") carries debug information;"; fi
   # Every run path entry is $ORIGIN-relative and stays inside the package (none into a build tree).
   runpath=$(readelf -d "$elf" | sed -nE 's/.*\((RPATH|RUNPATH)\).*\[(.*)\]/\2/p')
   for entry in ${runpath//:/ }; do
@@ -51,7 +52,7 @@ while IFS= read -r elf; do
   done
 done < <(find "$package" -type f -name '*.so*')
 if [ -z "$outside" ]; then
-  pass "the ldd closure is glibc, libstdc++/libgcc and files inside the package, found through \$ORIGIN run paths inside it"
+  pass "the ldd closure is glibc, libstdc++/libgcc and files inside the package, found through \$ORIGIN run paths inside it; no debug information"
 else
   fail "the ldd closure" "$outside"
 fi
