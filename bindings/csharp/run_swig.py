@@ -4,9 +4,10 @@ SWIG writes one .cs file per wrapped type, so their names are not known to meson
 to a directory of their own (emptied first), and a response file lists them for `mcs @file`. Every
 generated top-level type is made internal: the SWIG layer is the assembly's plumbing under the
 hand-written public API (csharp.i cannot set the modifiers of the std::vector templates, which
-trainwatch.i instantiates before it includes the C# part). The P/Invoke class's first static field
-loads the native glue by path (NativeLoader.cs): SWIG's own helpers, which %pragma(csharp) imclasscode
-can only follow, make the first P/Invoke in their initializers.
+trainwatch.i instantiates before it includes the C# part). Every generated class calling the P/Invoke
+class gets a static constructor that loads the native glue by path (NativeLoader.cs) first: Mono
+resolves a P/Invoke when it compiles the method calling it, before the P/Invoke class's own static
+initializers run, so only the callers' class initialization comes early enough.
 
 usage: run_swig.py SWIG CS_DIR RESPONSE_FILE SWIG_ARGS...
 """
@@ -17,8 +18,10 @@ import subprocess
 import sys
 
 
-# Static initializers run in textual order: this one before SWIG's helpers.
-LOADER = r"""\1  internal static readonly bool nativeLibraryLoaded = global::TrainWatch.NativeLoader.Load();
+# A top-level class of the layer (the P/Invoke class itself has a static constructor of SWIG's).
+CLASS = re.compile(r"^internal (?:\w+ )*class (?!\w+PINVOKE\b)(\w+)[^{;]*\{\n", re.MULTILINE)
+LOADER = r"""\g<0>  static \1() { global::TrainWatch.NativeLoader.Load(); }
+
 """
 
 
@@ -30,10 +33,10 @@ def main(swig, cs_dir, response_file, *swig_args):
     sources = sorted(cs_dir.glob("*.cs"))
     for source in sources:
         text = re.sub(r"^public ", "internal ", source.read_text(), flags=re.MULTILINE)
-        if source.name.endswith("PINVOKE.cs"):
-            text, found = re.subn(r"^((?:internal )?class \w+PINVOKE \{\n)", LOADER, text, count=1, flags=re.MULTILINE)
+        if "PINVOKE." in text and not source.name.endswith("PINVOKE.cs"):
+            text, found = CLASS.subn(LOADER, text)
             if not found:
-                sys.exit(f"run_swig.py: no P/Invoke class in {source} to load the native library from")
+                sys.exit(f"run_swig.py: {source} calls the P/Invoke class outside a class it can initialize")
         source.write_text(text)
     pathlib.Path(response_file).write_text("".join(f'"{source}"\n' for source in sources))
 

@@ -25,12 +25,23 @@ internal static class NativeLoader {
   [DllImport("libdl.so.2")]
   static extern IntPtr dlerror();
 
-  /// <summary>Runs once, as the first static initializer of SWIG's P/Invoke class (run_swig.py puts it there).</summary>
-  internal static bool Load() {
-    string path = Find(Path.GetDirectoryName(typeof(NativeLoader).Assembly.Location));
-    if (path == null) return false;
-    if (dlopen(path, RTLD_NOW | RTLD_GLOBAL) != IntPtr.Zero) return true;
-    throw new DllNotFoundException(Explain(path, Marshal.PtrToStringAnsi(dlerror()) ?? "unknown error"));
+  static readonly object guard = new object();
+  static bool loaded;
+
+  /// <summary>
+  /// Called by the static constructor of every class of SWIG's layer (run_swig.py adds them): Mono
+  /// resolves a P/Invoke when it compiles its caller, so the glue must be loaded before then. Once
+  /// loaded, the runtime's search for trainwatch_csharp finds it by its soname.
+  /// </summary>
+  internal static void Load() {
+    lock (guard) {
+      if (loaded) return;
+      string path = Find(Path.GetDirectoryName(typeof(NativeLoader).Assembly.Location));
+      if (path != null && dlopen(path, RTLD_NOW | RTLD_GLOBAL) == IntPtr.Zero) {
+        throw new DllNotFoundException(Explain(path, Marshal.PtrToStringAnsi(dlerror()) ?? "unknown error"));
+      }
+      loaded = true;
+    }
   }
 
   /// <summary>The glue's path in the assembly's folder or its runtimes/linux-x64/native, or null.</summary>
