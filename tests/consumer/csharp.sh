@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The C# artifact as a user gets it: the NuGet package's contents (tools/package.d/csharp.sh) in a
-# Mono application folder outside the repository — TrainWatch.dll beside the program, the native
-# libraries in runtimes/linux-x64/native as the package has them (or beside the assembly) — run with
-# no LD_LIBRARY_PATH and no MONO_PATH. Prints "PASS case" / "FAIL case: why" per case.
+# Mono application folder outside the repository — TrainWatch.dll and its .config beside the program,
+# the native libraries in runtimes/linux-x64/native as the package has them (or all beside the
+# assembly) — run with no LD_LIBRARY_PATH and no MONO_PATH. Prints "PASS case" / "FAIL case: why" per case.
 #
 # usage: tests/consumer/csharp.sh NUPKG
 set -uo pipefail
@@ -29,14 +29,14 @@ case_() {  # case_ NAME COMMAND…: PASS when the command succeeds
 version=$(sed -n 's|.*<version>\(.*\)</version>.*|\1|p' package/TrainWatch.nuspec 2>/dev/null)
 metadata() {
   [ -n "$version" ] || { echo "no version in TrainWatch.nuspec"; return 1; }
-  for f in TrainWatch.nuspec lib/netstandard2.0/TrainWatch.dll runtimes/linux-x64/native/libtrainwatch_csharp.so \
+  for f in TrainWatch.nuspec lib/netstandard2.0/TrainWatch.dll lib/netstandard2.0/TrainWatch.dll.config runtimes/linux-x64/native/libtrainwatch_csharp.so \
            runtimes/linux-x64/native/libtrainwatch.so.0; do
     [ -f "package/$f" ] || { echo "no $f in the package"; return 1; }
   done
 }
 
 # An application folder as NuGet lays one out: the assembly beside the program, runtimes/ kept.
-cp package/lib/netstandard2.0/TrainWatch.dll app/
+cp package/lib/netstandard2.0/* app/
 cp -r package/runtimes app/
 case_ csharp-nupkg-metadata metadata
 case_ csharp-consumer-compiles mcs -nologo -warnaserror+ -out:app/TrainLoop.exe -r:app/TrainWatch.dll "$source"
@@ -58,7 +58,8 @@ case_ csharp-consumer-trains-100-steps run "$work/app" "$work/ckpt" 100 0
 case_ csharp-consumer-resumes run "$work/app" "$work/ckpt" 150 100
 case_ csharp-consumer-nan-loss-stops run "$work/app" "$work/nan" 100 0 40
 
-# The native libraries flattened beside the assembly (a RID-specific publish) load the same way.
+# The native libraries flattened beside the assembly, without the .config mapping them into runtimes/,
+# load by the runtime's own search of the assembly's folder.
 mkdir flat
 cp app/TrainLoop.exe app/TrainWatch.dll app/runtimes/linux-x64/native/* flat/
 case_ csharp-consumer-flat-folder run "$work/flat" "$work/flat-ckpt" 100 0

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the C# artifact, DIST/TrainWatch.<version>.nupkg (a zip): TrainWatch.nuspec,
-# lib/netstandard2.0/TrainWatch.dll (assembly version = the library's), and in runtimes/linux-x64/native/
-# the glue libtrainwatch_csharp.so with libtrainwatch and the libraries it needs beyond glibc and
-# libstdc++ ($ORIGIN run paths: they find each other wherever the folder is; TrainWatch.dll loads the
-# glue from its own folder or runtimes/linux-x64/native under it, NativeLoader.cs), with the bundled
-# libraries' licenses in licenses/.
+# lib/netstandard2.0/TrainWatch.dll (assembly version = the library's) with TrainWatch.dll.config (Mono's
+# dllmap to the glue in runtimes/linux-x64/native under the assembly's folder), and in
+# runtimes/linux-x64/native/ the glue libtrainwatch_csharp.so with libtrainwatch and the libraries it
+# needs beyond glibc and libstdc++ ($ORIGIN run paths: they find each other wherever the folder is),
+# with the bundled libraries' licenses in licenses/.
 #
 # usage: tools/package.d/csharp.sh [BUILD_DIR [DIST_DIR]]   (defaults: build, dist; BUILD_DIR
 #        configured with -Dcsharp=enabled). Prints the package's path.
@@ -19,7 +19,7 @@ ninja -C "$build" bindings/csharp/TrainWatch.dll bindings/csharp/libtrainwatch_c
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib/netstandard2.0" "$stage/runtimes/linux-x64/native"
-cp "$build/bindings/csharp/TrainWatch.dll" "$stage/lib/netstandard2.0/"
+cp "$build/bindings/csharp/TrainWatch.dll" bindings/csharp/package/TrainWatch.dll.config "$stage/lib/netstandard2.0/"
 /usr/bin/python3 tools/package.d/bundle_natives.py --licenses "$stage/licenses" "$stage/runtimes/linux-x64/native" \
   "$build/bindings/csharp/libtrainwatch_csharp.so" > /dev/null
 cp LICENSE "$stage/LICENSE.txt"

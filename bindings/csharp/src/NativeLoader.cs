@@ -7,12 +7,11 @@ using System.Text;
 namespace TrainWatch {
 
 /// <summary>
-/// Loads the native glue (libtrainwatch_csharp.so) before the first P/Invoke: from the assembly's
-/// folder, else from runtimes/linux-x64/native under it (the NuGet package's layout), by its full
-/// path, so that an application folder needs no LD_LIBRARY_PATH (the bundled libraries find each other
-/// through their $ORIGIN run path). With neither file there, the runtime's own search (dllmap,
-/// LD_LIBRARY_PATH) finds it. A library that fails to load is reported by the file that is really
-/// missing and the library that needs it, where the runtime would only name trainwatch_csharp.
+/// Loads the native glue (libtrainwatch_csharp.so) by its full path before the first P/Invoke: from the
+/// assembly's folder, else from runtimes/linux-x64/native under it (the NuGet package's layout, which
+/// TrainWatch.dll.config maps the DllImport to for Mono). A library that fails to load is reported by
+/// the file that is really missing and the library that needs it, where the runtime would only name
+/// trainwatch_csharp. With neither file there, the runtime's own search (dllmap, LD_LIBRARY_PATH) applies.
 /// </summary>
 internal static class NativeLoader {
   internal const string Glue = "libtrainwatch_csharp.so";
@@ -29,9 +28,11 @@ internal static class NativeLoader {
   static bool loaded;
 
   /// <summary>
-  /// Called by the static constructor of every class of SWIG's layer (run_swig.py adds them): Mono
-  /// resolves a P/Invoke when it compiles its caller, so the glue must be loaded before then. Once
-  /// loaded, the runtime's search for trainwatch_csharp finds it by its soname.
+  /// Called by the static constructor of every class of SWIG's layer (run_swig.py adds them), so it runs
+  /// before the first P/Invoke executes. (Mono resolves a P/Invoke when it compiles the method calling
+  /// it, which for a static method is before its class's static constructor runs: the runtime's own
+  /// resolution — the dllmap — must find the glue; a glue loaded here answers a later search by its
+  /// soname.)
   /// </summary>
   internal static void Load() {
     lock (guard) {

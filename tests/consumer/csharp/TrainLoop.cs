@@ -33,6 +33,9 @@ public static class TrainLoop {
     string dir = args[0];
     long lastStep = long.Parse(args[1]), expectedStart = long.Parse(args[2]);
     long nanAt = args.Length > 3 ? long.Parse(args[3]) : -1;
+    // The first call into the library is a static function's (its class's constants are C# ones).
+    string before = Checkpoints.Latest(dir);
+    Check((before == null) == (expectedStart == 0), "latest checkpoint before training: " + before);
     var w = new float[4];
     using (var options = new Options()
                .AddVariable(Tensor.FromArray("w", w))
