@@ -3,10 +3,10 @@
 # outside the repository, a program compiled and run with only that jar on the class path, no
 # LD_LIBRARY_PATH and no -Djava.library.path. Prints "PASS case" / "FAIL case: why" per case.
 #
-# usage: tests/consumer/java.sh JAR
+# usage: tests/consumer/java/run.sh JAR
 set -uo pipefail
 jar=$(realpath "$1")
-source=$(realpath "$(dirname "$0")/java/TrainLoop.java")
+source=$(realpath "$(dirname "$0")/TrainLoop.java")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unset LD_LIBRARY_PATH JAVA_TOOL_OPTIONS

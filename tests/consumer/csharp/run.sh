@@ -4,10 +4,10 @@
 # the native libraries in runtimes/linux-x64/native as the package has them (or all beside the
 # assembly) — run with no LD_LIBRARY_PATH and no MONO_PATH. Prints "PASS case" / "FAIL case: why" per case.
 #
-# usage: tests/consumer/csharp.sh NUPKG
+# usage: tests/consumer/csharp/run.sh NUPKG
 set -uo pipefail
 nupkg=$(realpath "$1")
-source=$(realpath "$(dirname "$0")/csharp/TrainLoop.cs")
+source=$(realpath "$(dirname "$0")/TrainLoop.cs")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 unset LD_LIBRARY_PATH MONO_PATH MONO_CONFIG
