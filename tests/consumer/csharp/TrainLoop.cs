@@ -1,6 +1,8 @@
 using System;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
+using System.Text.RegularExpressions;
 using TrainWatch;
 
 /// <summary>
@@ -19,10 +21,13 @@ public static class TrainLoop {
     if (!ok) throw new Exception("check failed: " + what);
   }
 
-  /// <summary>Where the process mapped libtrainwatch from (/proc/self/maps).</summary>
-  static string LoadedLibrary() {
-    string line = File.ReadAllLines("/proc/self/maps").FirstOrDefault(l => l.EndsWith("/libtrainwatch.so.0"));
-    return line == null ? "(not mapped)" : line.Substring(line.IndexOf('/'));
+  /// <summary>The files the process mapped libtrainwatch and the libraries it bundles from (/proc/self/maps).</summary>
+  static IEnumerable<string> LoadedLibraries() {
+    return File.ReadAllLines("/proc/self/maps")
+        .Where(line => line.IndexOf('/') >= 0)
+        .Select(line => line.Substring(line.IndexOf('/')))
+        .Where(path => Regex.IsMatch(path, @"/lib(trainwatch|hwy|zstd)[^/]*\.so[^/]*$"))
+        .Distinct().OrderBy(path => path, StringComparer.Ordinal);
   }
 
   public static int Main(string[] args) {
@@ -44,7 +49,7 @@ public static class TrainLoop {
     using (var nan = new NanTensorHook("loss"))
     using (var stop = new StopAtStepHook(lastStep: lastStep))
     using (Session session = Session.MonitoredTraining(options, new Hook[] { nan, stop })) {
-      Console.WriteLine("libtrainwatch: " + LoadedLibrary());
+      foreach (string path in LoadedLibraries()) Console.WriteLine("loaded: " + path);
       long start = session.GlobalStep;
       Check(start == expectedStart, "started at step " + start + ", expected " + expectedStart);
       Check((start == 0) == (w[0] == 0), "w=" + w[0] + " at step " + start + ": not restored with it");

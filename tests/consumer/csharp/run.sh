@@ -47,12 +47,13 @@ assembly_version() {  # the assembly's version is the package's (major.minor.pat
 }
 case_ csharp-assembly-version-is-the-package-version assembly_version
 
-# run FOLDER ARGS…: the program of that folder; checks that libtrainwatch came from the folder.
+# run FOLDER ARGS…: the program of that folder; checks that libtrainwatch and every library bundled
+# with it (libhwy, libzstd) came from the folder.
 run() {
   local folder=$1 out; shift
   out=$(mono "$folder/TrainLoop.exe" "$@") || { echo "$out"; return 1; }
-  grep -q "^libtrainwatch: $folder/.*libtrainwatch.so.0$" <<< "$out" ||
-    { echo "libtrainwatch was not loaded from $folder: $out"; return 1; }
+  grep -q "^loaded: $folder/.*libtrainwatch.so.0$" <<< "$out" && ! grep "^loaded: " <<< "$out" | grep -v "^loaded: $folder/" ||
+    { echo "libraries not loaded from $folder: $out"; return 1; }
 }
 case_ csharp-consumer-trains-100-steps run "$work/app" "$work/ckpt" 100 0
 case_ csharp-consumer-resumes run "$work/app" "$work/ckpt" 150 100

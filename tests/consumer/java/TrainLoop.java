@@ -3,6 +3,8 @@ import java.nio.FloatBuffer;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.Arrays;
+import java.util.Set;
+import java.util.TreeSet;
 import org.trainwatch.DType;
 import org.trainwatch.NanTensorHook;
 import org.trainwatch.Option;
@@ -28,13 +30,14 @@ public class TrainLoop {
     if (!ok) throw new AssertionError(what);
   }
 
-  /** Where the process mapped libtrainwatch from (/proc/self/maps). */
-  static String loadedLibrary() throws IOException {
+  /** The files the process mapped libtrainwatch and the libraries it bundles from (/proc/self/maps). */
+  static Set<String> loadedLibraries() throws IOException {
+    Set<String> paths = new TreeSet<>();
     for (String line : Files.readAllLines(Paths.get("/proc/self/maps"))) {
       int at = line.indexOf('/');
-      if (at >= 0 && line.endsWith("/libtrainwatch.so.0")) return line.substring(at);
+      if (at >= 0 && line.substring(at).matches(".*/lib(trainwatch|hwy|zstd)[^/]*\\.so[^/]*")) paths.add(line.substring(at));
     }
-    return "(not mapped)";
+    return paths;
   }
 
   public static void main(String[] args) throws IOException {
@@ -49,7 +52,7 @@ public class TrainLoop {
     NanTensorHook nan = new NanTensorHook("loss", true);
     StopAtStepHook stop = new StopAtStepHook(TrainWatch.UNSET, lastStep);
     Session session = Session.monitoredTraining(options, Arrays.asList(nan, stop), null);
-    System.out.println("libtrainwatch: " + loadedLibrary());
+    for (String path : loadedLibraries()) System.out.println("loaded: " + path);
     long start = session.globalStep();
     float restored = w.toFloatArray()[0];
     check(start == expectedStart, "started at step " + start + ", expected " + expectedStart);

@@ -46,8 +46,10 @@ extracted() {
   local out
   mkdir -p "$work/tmp"
   out=$(java -Dorg.trainwatch.tmpdir="$work/tmp" -cp lib/trainwatch.jar:classes TrainLoop "$work/ckpt2" 1 0) || return 1
-  grep -q "^libtrainwatch: $work/tmp/trainwatch-native-[^/]*/libtrainwatch.so.0$" <<< "$out" ||
-    { echo "libtrainwatch was not loaded from the jar's extracted copy: $out"; return 1; }
+  # libtrainwatch and every library bundled with it (libhwy, libzstd) come from the extracted copies.
+  grep -q "^loaded: $work/tmp/trainwatch-native-[^/]*/libtrainwatch.so.0$" <<< "$out" &&
+    ! grep "^loaded: " <<< "$out" | grep -v "^loaded: $work/tmp/trainwatch-native-[^/]*/[^/]*$" ||
+    { echo "libraries not loaded from the jar's extracted copies: $out"; return 1; }
   [ -z "$(ls -A "$work/tmp")" ] || { echo "left behind: $(ls -A "$work/tmp")"; return 1; }
 }
 case_ java-natives-extracted-from-jar-and-removed extracted
