@@ -56,7 +56,17 @@ final class NativeLibraries {
       error.initCause(e);
       throw error;
     }
-    for (String name : order) System.load(folder.resolve(name).toString());
+    for (String name : order) {
+      try {
+        System.load(folder.resolve(name).toString());
+      } catch (UnsatisfiedLinkError e) {
+        UnsatisfiedLinkError error = new UnsatisfiedLinkError(
+            "cannot load " + name + " extracted from trainwatch's jar into " + folder + ": " + e.getMessage()
+            + " (where that folder's file system is mounted noexec, -Dorg.trainwatch.tmpdir chooses another)");
+        error.initCause(e);
+        throw error;
+      }
+    }
   }
 
   /** The names libraries.txt lists, or null when the jar carries no native libraries. */
