@@ -14,6 +14,8 @@ build=$(realpath "${1:-build}")
 mkdir -p "${2:-dist}"
 dist=$(realpath "${2:-dist}")
 version=$(sed -n 's/^#define TW_VERSION_STRING "\(.*\)"$/\1/p' include/trainwatch/common.h)
+ninja -C "$build" -t query bindings/csharp/TrainWatch.dll > /dev/null 2>&1 ||
+  { echo "$0: $build has no bindings/csharp/TrainWatch.dll: configure it with -Dcsharp=enabled" >&2; exit 1; }
 ninja -C "$build" bindings/csharp/TrainWatch.dll bindings/csharp/libtrainwatch_csharp.so > /dev/null
 
 stage=$(mktemp -d)

@@ -13,6 +13,8 @@ build=$(realpath "${1:-build}")
 mkdir -p "${2:-dist}"
 dist=$(realpath "${2:-dist}")
 version=$(sed -n 's/^#define TW_VERSION_STRING "\(.*\)"$/\1/p' include/trainwatch/common.h)
+ninja -C "$build" -t query bindings/java/trainwatch.jar > /dev/null 2>&1 ||
+  { echo "$0: $build has no bindings/java/trainwatch.jar: configure it with -Djava=enabled" >&2; exit 1; }
 ninja -C "$build" bindings/java/trainwatch.jar bindings/java/libtrainwatch_jni.so > /dev/null
 
 stage=$(mktemp -d)
