@@ -125,6 +125,24 @@ static class ParityTest {
     return trace;
   }
 
+  /// <summary>
+  /// A MonitoredTrainingSession (T1–T10) whose only default hook is its CheckpointSaverHook, every 3
+  /// steps: summaries and step counting off. A second one on the same directory resumes.
+  /// </summary>
+  static List<string> TrainingSession(string dir, long lastStep) {
+    var trace = new List<string>();
+    var model = new Model(trace);
+    using (Options options = model.Options(dir).SetInt64(Option.IsChief, 1).SetInt64(Option.CheckpointEveryNSteps, 3)
+               .SetInt64(Option.SummaryEveryNSteps, 0).SetInt64(Option.StepCountEveryNSteps, 0))
+    using (var stop = new StopAtStepHook(lastStep: lastStep))
+    using (Session session = Session.MonitoredTraining(options, new Hook[] { new Counter(trace), stop })) {
+      while (!session.ShouldStop) Check.True(model.Run(session, 1) == null, "a MonitoredTrainingSession run failed");
+      model.Close(session);
+    }
+    trace.Add("latest=" + Path.GetFileName(Checkpoints.Latest(dir)));
+    return trace;
+  }
+
   /// <summary>The sections of expected.txt: "[name]" headers; '#' comments and blank lines skipped.</summary>
   static Dictionary<string, List<string>> Expected() {
     var sections = new Dictionary<string, List<string>>();
@@ -145,13 +163,14 @@ static class ParityTest {
   [Test]
   public static void ParityScenarioMatchesExpectedTrace() {
     Dictionary<string, List<string>> expected = Expected();
-    string dir = Scratch.Directory("parity");
+    string dir = Scratch.Directory("parity"), trainingSessionDir = Scratch.Directory("parity-mts");
     Log.SetLevel(LogLevel.Error);  // the scenario's warnings are expected
     try {
       var traces = new Dictionary<string, List<string>> {
         { "train", Train(dir) }, { "nan", Nan() }, { "restore", Restore(dir) },
+        { "mts", TrainingSession(trainingSessionDir, 4) }, { "mts_resume", TrainingSession(trainingSessionDir, 6) },
       };
-      foreach (string name in new[] { "train", "nan", "restore" }) {
+      foreach (string name in new[] { "train", "nan", "restore", "mts", "mts_resume" }) {
         Check.True(expected.ContainsKey(name) && expected[name].Count > 0, "expected.txt has a [" + name + "] section");
         Check.Lines(expected[name], traces[name], "[" + name + "]");
       }

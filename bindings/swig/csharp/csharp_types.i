@@ -7,3 +7,9 @@
 %apply unsigned long long { unsigned long };
 %apply const long long & { const long & };
 %apply const unsigned long long & { const unsigned long & };
+
+// The header's constants as C# constants (their values are in the header), not static fields read from
+// the glue: a static initializer calling the glue would need it loaded before NativeLoader can load it
+// (bindings/csharp/run_swig.py).
+%csconst(1);
+%csconstvalue("long.MinValue") UNSET;  // trainwatch.i's TW_UNSET (INT64_MIN, which C# does not define)

@@ -14,16 +14,11 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 }
 %}
 
-// The JNI library is loaded by the first use of any class: from -Dorg.trainwatch.library=<path> when
-// given, else libtrainwatch_jni.so from java.library.path.
+// The JNI library is loaded by the first use of any class (NativeLibraries.java says from where: the
+// jar's bundled libraries, -Dorg.trainwatch.library or java.library.path).
 %pragma(java) jniclasscode=%{
   static {
-    String path = System.getProperty("org.trainwatch.library");
-    if (path != null && !path.isEmpty()) {
-      System.load(path);
-    } else {
-      System.loadLibrary("trainwatch_jni");
-    }
+    NativeLibraries.load();
   }
 %}
 

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,11 +33,12 @@ import org.trainwatch.TrainWatchException;
 
 /** The parity scenario (tests/parity/README.md) in Java: the trace must equal tests/parity/expected.txt
  *  line for line, as it does for C (dlopen), Rust, Go and Python. Phases run in name order: restore
- *  reads the train phase's checkpoints. */
+ *  reads the train phase's checkpoints, mts_resume the mts phase's. */
 @FixMethodOrder(MethodSorters.NAME_ASCENDING)
 public class ParityTest {
   private static Map<String, List<String>> expected;
   private static Path checkpointDir;
+  private static Path trainingSessionDir;
 
   @BeforeClass
   public static void readExpected() throws IOException {
@@ -53,6 +55,7 @@ public class ParityTest {
       }
     }
     checkpointDir = Files.createTempDirectory("tw-java-parity");
+    trainingSessionDir = Files.createTempDirectory("tw-java-parity-mts");
   }
 
   static String number(double value) {
@@ -184,5 +187,34 @@ public class ParityTest {
     trace.add("close TW_OK");
     trace.add(model.weights());
     assertEquals(expected.get("restore"), trace);
+  }
+
+  /** A MonitoredTrainingSession (T1–T10) whose only default hook is its CheckpointSaverHook, every 3 steps:
+   *  summaries and step counting off. */
+  static List<String> trainingSessionPhase(long lastStep) {
+    List<String> trace = new ArrayList<>();
+    Model model = new Model(trace, trainingSessionDir);
+    model.options.setInt64(Option.IS_CHIEF, 1);
+    model.options.setInt64(Option.CHECKPOINT_EVERY_N_STEPS, 3);
+    model.options.setInt64(Option.SUMMARY_EVERY_N_STEPS, 0);
+    model.options.setInt64(Option.STEP_COUNT_EVERY_N_STEPS, 0);
+    Session session = Session.monitoredTraining(
+        model.options, Arrays.asList(new Counter(trace), new StopAtStepHook(TrainWatch.UNSET, lastStep)), null);
+    while (!session.shouldStop()) model.run(session, 1);
+    session.close();
+    trace.add("close TW_OK");
+    trace.add(model.weights());
+    trace.add("latest=" + Paths.get(TrainWatch.latestCheckpoint(trainingSessionDir.toString())).getFileName());
+    return trace;
+  }
+
+  @Test
+  public void phase4MonitoredTrainingSession() {
+    assertEquals(expected.get("mts"), trainingSessionPhase(4));
+  }
+
+  @Test
+  public void phase5MonitoredTrainingSessionResumes() {
+    assertEquals(expected.get("mts_resume"), trainingSessionPhase(6));
   }
 }
