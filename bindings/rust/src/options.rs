@@ -46,6 +46,22 @@ pub enum Opt {
     CheckpointBasename,
     /// i64 0/1, default 1.
     AsyncCheckpoint,
+    /// string, default: `CheckpointDir`. Where MonitoredTrainingSession's StepCounterHook and
+    /// SummarySaverHook write.
+    SummaryDir,
+    /// i64 >= 0: MonitoredTrainingSession's save_summaries_steps (both left default: every 100 steps).
+    SummaryEveryNSteps,
+    /// f64 seconds: MonitoredTrainingSession's save_summaries_secs.
+    SummaryEveryNSecs,
+    /// i64 >= 0, default 100: MonitoredTrainingSession's log_step_count_steps (0: no StepCounterHook).
+    StepCountEveryNSteps,
+    /// i64 0/1, default 0: an asynchronous CheckpointSaverHook calls its listeners' `after_save` in a
+    /// later run instead of waiting for the write.
+    DeferredCheckpointListeners,
+    /// i64 0/1, default 0: SIGTERM/SIGUSR1 make every rank save and stop cleanly.
+    CatchPreemptionSignals,
+    /// i64 0/1, default 0: an evicted checkpoint's file is recycled by a later save.
+    CheckpointRecycleFiles,
     /// i64 (a `tw_nan_action`), default 0 = fail.
     NanAction,
     /// i64 0/1, default 1.
@@ -58,6 +74,26 @@ pub enum Opt {
     EveryNSteps,
     /// f64 seconds, default unset: a periodic hook's period in seconds.
     EveryNSecs,
+    /// string, default unset: SummarySaverHook's, StepCounterHook's and ProfilerHook's output_dir.
+    OutputDir,
+    /// i64 0/1, default 0: LoggingTensorHook's at_end.
+    LogAtEnd,
+    /// i64 >= 0, default 32: LoggingTensorHook prints values of at most this many elements in full.
+    LogMaxElements,
+    /// i64 0/1, default 1: SummarySaverHook writes values of more than one element as histograms.
+    SummaryHistograms,
+    /// f64 seconds, default 0.5: GlobalStepWaiterHook's poll interval.
+    WaitPollSecs,
+    /// f64 seconds, default -1 = forever: GlobalStepWaiterHook's deadline.
+    WaitMaxSecs,
+    /// string, default unset: comma-separated names or patterns SummarySaverHook writes as histograms.
+    SummaryHistogramNames,
+    /// f64 seconds, default 600: how long one collective operation may take.
+    CollectiveTimeoutSecs,
+    /// i64 >= 1, default 1: vote every N runs in a job of many ranks.
+    VoteEveryNRuns,
+    /// i64 0/1, default 0: the chief broadcasts restored variables instead of every rank reading.
+    RestoreViaBroadcast,
 }
 
 impl Opt {
@@ -80,12 +116,29 @@ impl Opt {
             Opt::CheckpointEveryNSteps => 14,
             Opt::CheckpointBasename => 15,
             Opt::AsyncCheckpoint => 16,
+            Opt::SummaryDir => 17,
+            Opt::SummaryEveryNSteps => 18,
+            Opt::SummaryEveryNSecs => 19,
+            Opt::StepCountEveryNSteps => 20,
+            Opt::DeferredCheckpointListeners => 21,
+            Opt::CatchPreemptionSignals => 22,
+            Opt::CheckpointRecycleFiles => 23,
             Opt::NanAction => 100,
             Opt::NanDetectInf => 101,
             Opt::NanEveryNSteps => 102,
             Opt::NanMaxRollbacks => 103,
             Opt::EveryNSteps => 200,
             Opt::EveryNSecs => 201,
+            Opt::OutputDir => 202,
+            Opt::LogAtEnd => 203,
+            Opt::LogMaxElements => 204,
+            Opt::SummaryHistograms => 205,
+            Opt::WaitPollSecs => 206,
+            Opt::WaitMaxSecs => 207,
+            Opt::SummaryHistogramNames => 208,
+            Opt::CollectiveTimeoutSecs => 300,
+            Opt::VoteEveryNRuns => 301,
+            Opt::RestoreViaBroadcast => 302,
         }
     }
 }

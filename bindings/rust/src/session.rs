@@ -133,6 +133,34 @@ impl<'v> Session<'v> {
         Session::create(sys::tw_singular_monitored_session_create, opts, hooks)
     }
 
+    /// TF's `MonitoredTrainingSession`: a `MonitoredSession` whose options carry TF's arguments
+    /// (`Opt::IsChief`, `CheckpointDir`, `SummaryDir`, `CheckpointEveryNSteps`/`Secs`,
+    /// `SummaryEveryNSteps`/`Secs`, `StepCountEveryNSteps`, `MaxWaitSecs`, `MaxToKeep`, …). A chief
+    /// runs `chief_only_hooks`, the default StepCounterHook, SummarySaverHook and CheckpointSaverHook
+    /// (each when its frequency and directory are set), then `hooks`; a worker runs `hooks` only.
+    pub fn monitored_training(
+        opts: Option<&Options<'v>>,
+        hooks: &[&Hook],
+        chief_only_hooks: &[&Hook],
+    ) -> Result<Session<'v>> {
+        let raw_hooks: Vec<*mut sys::tw_hook> = hooks.iter().map(|h| h.as_ptr()).collect();
+        let raw_chief: Vec<*mut sys::tw_hook> = chief_only_hooks.iter().map(|h| h.as_ptr()).collect();
+        let opts = opts.map_or(ptr::null(), Options::as_ptr);
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid pointers for the call; the session takes its own hook references.
+        call(|| unsafe {
+            sys::tw_monitored_training_session_create(
+                &mut raw,
+                opts,
+                raw_hooks.as_ptr(),
+                raw_hooks.len(),
+                raw_chief.as_ptr(),
+                raw_chief.len(),
+            )
+        })?;
+        Ok(Session { handle: SessionRef::from_raw(raw), _variables: PhantomData })
+    }
+
     fn create(create: CreateFn, opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
         let raw_hooks: Vec<*mut sys::tw_hook> = hooks.iter().map(|h| h.as_ptr()).collect();
         let opts = opts.map_or(ptr::null(), Options::as_ptr);

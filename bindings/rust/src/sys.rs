@@ -173,6 +173,15 @@ extern "C" {
         n_hooks: usize,
     ) -> tw_status;
     #[must_use]
+    pub fn tw_monitored_training_session_create(
+        out: *mut *mut tw_session,
+        opts: *const tw_options,
+        hooks: *const *mut tw_hook,
+        n_hooks: usize,
+        chief_only_hooks: *const *mut tw_hook,
+        n_chief_only_hooks: usize,
+    ) -> tw_status;
+    #[must_use]
     pub fn tw_singular_monitored_session_create(
         out: *mut *mut tw_session,
         opts: *const tw_options,
