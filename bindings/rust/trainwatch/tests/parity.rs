@@ -184,7 +184,7 @@ fn phase_training_session(dir: &Path, last_step: i64) -> trainwatch::Result<Vec<
 
 /// The sections of expected.txt: "[name]" headers, '#' comments and blank lines skipped.
 fn expected() -> HashMap<String, Vec<String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/parity/expected.txt");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/parity/expected.txt");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e));
     let mut sections: HashMap<String, Vec<String>> = HashMap::new();
     let mut current = None;

@@ -41,7 +41,7 @@ mod hook;
 mod list;
 mod options;
 mod session;
-pub mod sys;
+pub use trainwatch_sys as sys;
 mod tensor;
 
 use std::ffi::CStr;
