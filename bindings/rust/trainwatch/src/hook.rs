@@ -317,7 +317,7 @@ impl Hook {
         Hook::from_created(raw)
     }
 
-    fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
+    pub(crate) fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
         NonNull::new(raw)
             .map(|raw| Hook { raw })
             .ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))

@@ -1,11 +1,13 @@
 //! Session options: an owned `tw_options` with typed setters, and the variables a session checkpoints.
 use std::ffi::CStr;
 use std::marker::PhantomData;
-use std::os::raw::c_void;
+use std::os::raw::{c_int, c_void};
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-use crate::error::{c_string, check, Error, Result};
+use crate::callback::{destroy_boxed, into_user, reclaim, user_of};
+use crate::error::{c_string, check, guard, Code, Error, Result};
+use crate::session::SessionRef;
 use crate::sys;
 use crate::tensor::{element_count, Element};
 
@@ -259,8 +261,222 @@ impl<'v> Options<'v> {
         Ok(self)
     }
 
+    /// Registers `data` as this rank's box of a tensor sharded across a job's ranks (FSDP, ZeRO):
+    /// `shape` is the box's extent, `global_shape` the whole tensor's, `offset` where the box starts.
+    /// Checkpoints hold every rank's boxes and restore into any slicing of the same global tensor.
+    pub fn shard<T: Element>(
+        &mut self,
+        name: &str,
+        data: &'v mut [T],
+        shape: &[i64],
+        global_shape: &[i64],
+        offset: &[i64],
+    ) -> Result<&mut Self> {
+        if element_count(shape)? != data.len() {
+            return Err(Error::invalid(format!(
+                "shard '{}': shape {:?} does not hold {} elements",
+                name,
+                shape,
+                data.len()
+            )));
+        }
+        if global_shape.len() != shape.len() || offset.len() != shape.len() {
+            return Err(Error::invalid(format!(
+                "shard '{}': shape {:?}, global_shape {:?} and offset {:?} differ in rank",
+                name, shape, global_shape, offset
+            )));
+        }
+        let c_name = c_string("variable name", name)?;
+        let view = sys::tw_tensor {
+            dtype: T::DTYPE.raw(),
+            name: c_name.as_ptr(),
+            data: data.as_mut_ptr() as *mut c_void,
+            ndim: shape.len() as i32,
+            shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
+            ..sys::tw_tensor::init()
+        };
+        // SAFETY: the view and arrays are copied; the data is borrowed for 'v.
+        check(unsafe { sys::tw_options_add_shard(self.raw.as_ptr(), &view, global_shape.as_ptr(), offset.as_ptr()) })?;
+        Ok(self)
+    }
+
+    /// Whether the option was left at its default, set to None, or given a value.
+    pub fn state(&self, key: Opt) -> Result<OptionState> {
+        let mut out = 0;
+        // SAFETY: valid object and out-pointer.
+        check(unsafe { sys::tw_options_get_state(&mut out, self.raw.as_ptr(), key.raw()) })?;
+        Ok(match out {
+            sys::TW_OPTION_NONE => OptionState::None,
+            sys::TW_OPTION_SET => OptionState::Set,
+            _ => OptionState::Default,
+        })
+    }
+
+    /// Whether a run failing with `code` triggers recovery (default: `Aborted` and `Unavailable`).
+    pub fn set_recoverable(&mut self, code: Code, recoverable: bool) -> Result<&mut Self> {
+        // SAFETY: a live options object.
+        check(unsafe { sys::tw_options_set_recoverable(self.raw.as_ptr(), code.status(), recoverable as c_int) })?;
+        Ok(self)
+    }
+
+    /// Records a failure of this rank's own preparation: sessions and savers made from these options
+    /// then fail with it (in a job, on every rank).
+    pub fn record_error(&mut self, code: Code, message: &str) -> Result<&mut Self> {
+        let message = c_string("message", message)?;
+        // SAFETY: the message is copied.
+        check(unsafe { sys::tw_options_record_error(self.raw.as_ptr(), code.status(), message.as_ptr()) })?;
+        Ok(self)
+    }
+
+    /// TF's `Scaffold(init_fn=…)`: runs when a chief finds no checkpoint to restore.
+    pub fn set_init_fn<F>(&mut self, init: F) -> Result<&mut Self>
+    where
+        F: FnMut(&SessionRef<'_>) -> Result<()> + Send + 'static,
+    {
+        let boxed: InitFn = Box::new(init);
+        let user = into_user(boxed);
+        // SAFETY: on success the options own `user`.
+        let status = unsafe {
+            sys::tw_options_set_init_fn(self.raw.as_ptr(), Some(init_trampoline), user, Some(destroy_boxed::<InitFn>))
+        };
+        if status != sys::TW_OK {
+            // SAFETY: not taken.
+            unsafe { reclaim::<InitFn>(user) };
+        }
+        check(status)?;
+        Ok(self)
+    }
+
+    /// TF's `Scaffold(ready_op=…)`: a worker waits until `ready` returns true.
+    pub fn set_ready_fn<F>(&mut self, ready: F) -> Result<&mut Self>
+    where
+        F: FnMut(&SessionRef<'_>) -> Result<bool> + Send + 'static,
+    {
+        let boxed: ReadyFn = Box::new(ready);
+        let user = into_user(boxed);
+        // SAFETY: on success the options own `user`.
+        let status = unsafe {
+            sys::tw_options_set_ready_fn(
+                self.raw.as_ptr(),
+                Some(ready_trampoline),
+                user,
+                Some(destroy_boxed::<ReadyFn>),
+            )
+        };
+        if status != sys::TW_OK {
+            // SAFETY: not taken.
+            unsafe { reclaim::<ReadyFn>(user) };
+        }
+        check(status)?;
+        Ok(self)
+    }
+
     pub(crate) fn as_ptr(&self) -> *const sys::tw_options {
         self.raw.as_ptr()
+    }
+
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut sys::tw_options {
+        self.raw.as_ptr()
+    }
+}
+
+type InitFn = Box<dyn FnMut(&SessionRef<'_>) -> Result<()> + Send>;
+type ReadyFn = Box<dyn FnMut(&SessionRef<'_>) -> Result<bool> + Send>;
+
+unsafe extern "C" fn init_trampoline(user: *mut c_void, session: *mut sys::tw_session) -> sys::tw_status {
+    guard(|| (user_of::<InitFn>(user))(&SessionRef::from_raw(session)))
+}
+
+unsafe extern "C" fn ready_trampoline(
+    user: *mut c_void,
+    session: *mut sys::tw_session,
+    ready: *mut c_int,
+) -> sys::tw_status {
+    guard(|| {
+        *ready = (user_of::<ReadyFn>(user))(&SessionRef::from_raw(session))? as c_int;
+        Ok(())
+    })
+}
+
+/// `Options::state`: TF distinguishes an argument left at its default from one given as `None`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionState {
+    Default,
+    None,
+    Set,
+}
+
+/// The type of an option's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptionType {
+    I64,
+    F64,
+    Str,
+}
+
+/// What the library knows of an option (its setters check against it).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptionInfo {
+    pub key: i32,
+    /// "TW_OPT_MAX_TO_KEEP".
+    pub name: &'static str,
+    pub option_type: OptionType,
+    /// `TW_OPTION_READ_BY_*` bits.
+    pub read_by: u32,
+    pub i64_default: i64,
+    pub i64_min: i64,
+    pub i64_max: i64,
+    pub f64_default: f64,
+    pub f64_min: f64,
+    pub f64_min_exclusive: bool,
+}
+
+fn option_info(fill: impl FnOnce(*mut sys::tw_option_info) -> sys::tw_status) -> Result<OptionInfo> {
+    let mut out = sys::tw_option_info {
+        struct_size: std::mem::size_of::<sys::tw_option_info>() as u32,
+        key: 0,
+        name: ptr::null(),
+        type_: 0,
+        read_by: 0,
+        int64_default: 0,
+        int64_min: 0,
+        int64_max: 0,
+        double_default: 0.0,
+        double_min: 0.0,
+        double_min_exclusive: 0,
+    };
+    check(fill(&mut out))?;
+    Ok(OptionInfo {
+        key: out.key,
+        // SAFETY: static storage in the library.
+        name: unsafe { CStr::from_ptr(out.name) }.to_str().unwrap_or(""),
+        option_type: match out.type_ {
+            sys::TW_OPTION_TYPE_DOUBLE => OptionType::F64,
+            sys::TW_OPTION_TYPE_STRING => OptionType::Str,
+            _ => OptionType::I64,
+        },
+        read_by: out.read_by,
+        i64_default: out.int64_default,
+        i64_min: out.int64_min,
+        i64_max: out.int64_max,
+        f64_default: out.double_default,
+        f64_min: out.double_min,
+        f64_min_exclusive: out.double_min_exclusive != 0,
+    })
+}
+
+impl Opt {
+    /// The library's description of this option.
+    pub fn info(self) -> Result<OptionInfo> {
+        // SAFETY: a valid out-pointer.
+        option_info(|out| unsafe { sys::tw_option_info_by_key(out, self.raw()) })
+    }
+
+    /// An option by name: "TW_OPT_MAX_TO_KEEP" or "max_to_keep", any case.
+    pub fn info_by_name(name: &str) -> Result<OptionInfo> {
+        let name = c_string("option name", name)?;
+        // SAFETY: valid pointers.
+        option_info(|out| unsafe { sys::tw_option_info_by_name(out, name.as_ptr()) })
     }
 }
 

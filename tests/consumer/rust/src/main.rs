@@ -58,7 +58,13 @@ fn train(dir: &str, last_step: i64, start_step: i64, nan_at: Option<i64>) -> tra
     if !problems.is_empty() {
         return Err(trainwatch::Error::new(Code::Internal, problems.join("; ")));
     }
-    Ok(format!("trained steps {}..{} with trainwatch {}, latest checkpoint {}", started, ended, trainwatch::version().1, latest))
+    Ok(format!(
+        "trained steps {}..{} with trainwatch {}, latest checkpoint {}",
+        started,
+        ended,
+        trainwatch::version().1,
+        latest
+    ))
 }
 
 fn main() {
