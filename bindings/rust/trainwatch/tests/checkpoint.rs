@@ -23,7 +23,7 @@ fn saver_saves_keeps_max_to_keep_and_restores_in_place() {
         saver.save(&prefix, Some(1)).unwrap();
         let saved = saver.save(&prefix, Some(2)).unwrap().unwrap();
         assert!(saved.ends_with("model.ckpt-2"));
-        // C3: max_to_keep=1 evicts the older checkpoint.
+        // C9: max_to_keep=1 evicts the older checkpoint.
         assert_eq!(saver.last_checkpoints().unwrap(), vec![saved.clone()]);
         assert!(!dir.0.join("model.ckpt-1").exists());
         saved

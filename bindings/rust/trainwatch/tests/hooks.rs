@@ -27,7 +27,7 @@ impl CheckpointSaverListener for Saves {
     }
     fn after_save(&mut self, _: &SessionRef<'_>, step: i64) -> trainwatch::Result<bool> {
         self.0.lock().unwrap().push(format!("after_save {}", step));
-        Ok(step == 4) // B22: a listener's stop request ends training after that run
+        Ok(step == 4) // B24: a listener's stop request ends training after that run
     }
     fn end(&mut self, _: &SessionRef<'_>, step: i64) -> trainwatch::Result<()> {
         self.0.lock().unwrap().push(format!("end {}", step));
@@ -97,7 +97,7 @@ fn nan_tensor_hook_callback_sees_each_bad_value_and_stop_action_stops() {
 
     let stop = NanTensorHook::new("loss").action(NanAction::Stop).build().unwrap();
     let mut session = Session::monitored(Some(&opts), &[&stop]).unwrap();
-    step(&mut session, f32::NAN).unwrap(); // B32: fail_on_nan_loss=False warns and stops
+    step(&mut session, f32::NAN).unwrap(); // B34: fail_on_nan_loss=False warns and stops
     assert!(session.should_stop());
 }
 
@@ -134,7 +134,7 @@ fn logging_tensor_hook_formats_through_the_formatter_and_the_log_fn() {
     }
     session.close().unwrap();
     trainwatch::set_log_sink(None::<fn(trainwatch::LogLevel, &str)>);
-    // B9: every_n_iter=2 counts from the last line the built-in logged. Run 1 logs through super();
+    // B8, B9: every_n_iter=2 counts from the last line the built-in logged. Run 1 logs through super();
     // run 3 does not call it, which leaves the timer at run 1, so run 4 triggers too.
     assert_eq!(*lines.lock().unwrap(), ["the_loss:1", "the_loss:3", "the_loss:4"]);
     assert_eq!(*logged.lock().unwrap(), ["the_loss=1", "the_loss=4"]);
@@ -160,7 +160,7 @@ fn step_counter_hook_records_the_rate_through_its_record_fn() {
         step(&mut session, 1.0).unwrap();
     }
     session.close().unwrap();
-    // B27: the first trigger starts the clock; then one record per 2 steps.
+    // B28: the first trigger starts the clock; then one record per 2 steps.
     assert_eq!(*calls.lock().unwrap(), [(2, 3), (2, 5)]);
 }
 
@@ -193,7 +193,7 @@ fn summary_saver_hook_writes_scalars_that_the_event_reader_reads_back() {
             _ => Vec::new(),
         })
         .collect();
-    // B36: the first run writes at step 1, then every 2 steps.
+    // B38, B39: the first run writes at step 1, then every 2 steps.
     assert_eq!(scalars, [(1, "loss".to_string(), 1.0), (3, "loss".to_string(), 3.0), (7, "manual".to_string(), 0.5)]);
 }
 
@@ -265,7 +265,7 @@ fn global_step_waiter_hook_waits_for_the_shared_step() {
     opts.variable("w", &mut w, &[1]).unwrap();
     let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
     step(&mut session, 1.0).unwrap();
-    assert_eq!(reads.load(Ordering::SeqCst), 4, "B41: read until the step reached 3");
+    assert_eq!(reads.load(Ordering::SeqCst), 4, "B42: read until the step reached 3");
     step(&mut session, 1.0).unwrap();
     assert_eq!(reads.load(Ordering::SeqCst), 4, "later runs do not wait");
 

@@ -6,21 +6,23 @@
 //! usage: train-loop CHECKPOINT_DIR LAST_STEP START_STEP [NAN_AT]
 use std::process::exit;
 
-use trainwatch::{Code, Hook, Opt, Options, Session, View};
+use trainwatch::{Code, MonitoredTrainingSession, NanTensorHook, StopAtStepHook, View};
 
 fn train(dir: &str, last_step: i64, start_step: i64, nan_at: Option<i64>) -> trainwatch::Result<String> {
     let mut w = [0f32; 4];
     let (started, ended);
     {
-        let mut opts = Options::new()?;
-        opts.variable("w", &mut w, &[4])?
-            .set_str(Opt::CheckpointDir, dir)?
-            .set_i64(Opt::CheckpointEveryNSteps, 25)?
-            .set_i64(Opt::SummaryEveryNSteps, 0)?
-            .set_i64(Opt::StepCountEveryNSteps, 0)?;
-        let nan = Hook::nan_tensor("loss", true)?;
-        let stop = Hook::stop_at_step(None, Some(last_step))?;
-        let mut session = Session::monitored_training(Some(&opts), &[&nan, &stop], &[])?;
+        let nan = NanTensorHook::new("loss").build()?;
+        let stop = StopAtStepHook::last_step(last_step)?;
+        let mut session = MonitoredTrainingSession::new()
+            .checkpoint_dir(dir)
+            .save_checkpoint_steps(Some(25))
+            .save_summaries_steps(None)
+            .log_step_count_steps(None)
+            .variable("w", &mut w, &[4])
+            .hook(&nan)
+            .hook(&stop)
+            .create()?;
         started = session.global_step();
         while !session.should_stop() {
             let x = if Some(session.global_step()) == nan_at { f32::NAN } else { 1.0f32 };
