@@ -735,25 +735,27 @@ impl Hook {
         finish(status, raw)
     }
 
-    /// A FinalOpsHook's value `name` after its final step ran (TF's `final_ops_values`);
-    /// `FailedPrecondition` before.
-    pub fn final_ops_value(&self, name: &str) -> Result<TensorRef<'_>> {
+    /// A copy of a FinalOpsHook's value `name` after its final step ran (TF's `final_ops_values`);
+    /// `FailedPrecondition` before. (Copies: the hook's own values change if a later session runs
+    /// the final step again.)
+    pub fn final_ops_value(&self, name: &str) -> Result<Tensor> {
         let name = c_string("value name", name)?;
         let mut view = sys::tw_tensor::init();
-        // SAFETY: valid pointers; the copy lives as long as the hook (borrowed).
+        // SAFETY: valid pointers; the value is copied before anything else can run the hook.
         check(unsafe { sys::tw_final_ops_hook_get_value(&mut view, self.as_ptr(), name.as_ptr()) })?;
-        Ok(unsafe { TensorRef::from_raw(view) })
+        unsafe { TensorRef::from_raw(view) }.to_owned()
     }
 
-    /// Every value the final step published, in publish order (empty before it ran).
-    pub fn final_ops_values(&self) -> Result<Vec<TensorRef<'_>>> {
+    /// Copies of every value the final step published, in publish order (empty before it ran).
+    pub fn final_ops_values(&self) -> Result<Vec<Tensor>> {
         let hook = self.as_ptr();
-        // SAFETY: the copies live as long as the hook (borrowed).
-        unsafe {
+        // SAFETY: the views are copied at once.
+        let views: Vec<TensorRef<'_>> = unsafe {
             crate::list::collect(sys::tw_final_ops_hook_value_count(hook), |i, view| {
                 sys::tw_final_ops_hook_value_at(view, hook, i)
             })
-        }
+        }?;
+        views.iter().map(TensorRef::to_owned).collect()
     }
 }
 

@@ -216,6 +216,9 @@ pub struct EventReader {
     done: bool,
 }
 
+// SAFETY: a reader is used by one thread at a time (`&mut self`); it may move between threads.
+unsafe impl Send for EventReader {}
+
 impl EventReader {
     pub fn open(path: impl AsRef<Path>) -> Result<EventReader> {
         let path = c_path("path", path.as_ref())?;

@@ -247,7 +247,7 @@ fn feed_fn_hook_feeds_every_run_and_final_ops_hook_keeps_its_values() {
         session.close().unwrap();
     }
     assert_eq!(w[0], 0.0 + 1.0 + 2.0); // B44: the hook's feeds, one per run
-    assert_eq!(final_ops.final_ops_value("scaled").unwrap().scalar::<f32>().unwrap(), 30.0); // B43
+    assert_eq!(final_ops.final_ops_value("scaled").unwrap().scalar_value::<f32>().unwrap(), 30.0); // B43
     assert_eq!(final_ops.final_ops_values().unwrap().len(), 1);
 }
 
