@@ -3,7 +3,7 @@
 # finds the installed C library with pkg-config or TRAINWATCH_LIB_DIR) and DIST/trainwatch-<version>.crate
 # (the safe API, depending on trainwatch-sys = <version>), with `cargo package`. Offline and without
 # cargo's verification build: verifying trainwatch would resolve trainwatch-sys from crates.io, which
-# this machine cannot reach; tests/consumer/rust.sh builds both crates from these files instead.
+# this machine cannot reach; tests/consumer/rust/run.sh builds both crates from these files instead.
 #
 # usage: tools/package.d/rust.sh [BUILD_DIR [DIST_DIR]]   (defaults: build, dist; BUILD_DIR only holds
 #        cargo's scratch files). Prints the two .crate paths.

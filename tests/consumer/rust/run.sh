@@ -2,15 +2,15 @@
 # The Rust artifacts as a user gets them: the two .crate files (tools/package.d/rust.sh) unpacked into a
 # local directory source that replaces crates.io, the C library installed from BUILD_DIR into a fresh
 # prefix (`meson install --destdir`) and found through pkg-config, and a program in a folder outside the
-# repository (tests/consumer/rust/) that trains, resumes and meets a NaN loss; the binary runs with an
+# repository (this folder's Cargo.toml, build.rs and src/) that trains, resumes and meets a NaN loss; the binary runs with an
 # empty environment (no LD_LIBRARY_PATH): its run path comes from its build script. Prints
 # "PASS case" / "FAIL case: why" per case.
 #
-# usage: tests/consumer/rust.sh BUILD_DIR TRAINWATCH_SYS_CRATE TRAINWATCH_CRATE
+# usage: tests/consumer/rust/run.sh BUILD_DIR TRAINWATCH_SYS_CRATE TRAINWATCH_CRATE
 set -uo pipefail
 build=$(realpath "$1")
 crates=("$(realpath "$2")" "$(realpath "$3")")
-project=$(realpath "$(dirname "$0")/rust")
+project=$(realpath "$(dirname "$0")")
 cargo=${CARGO:-/usr/bin/cargo}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -47,7 +47,7 @@ install_library() {
 }
 
 app_setup() {
-  cp -r "$project" "$work/app" && mkdir -p "$work/app/.cargo" && cat > "$work/app/.cargo/config.toml" <<TOML
+  mkdir -p "$work/app/.cargo" && cp -r "$project/Cargo.toml" "$project/build.rs" "$project/src" "$work/app/" && cat > "$work/app/.cargo/config.toml" <<TOML
 [source.crates-io]
 replace-with = "trainwatch-dist"
 [source.trainwatch-dist]
