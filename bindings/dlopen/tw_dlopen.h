@@ -55,6 +55,8 @@
   X(TW_DLOPEN_STATUS, checkpoint_saver_hook_create,                                                            \
     (tw_hook **, const char *, const tw_options *, tw_checkpoint_listener *const *, size_t))                   \
   X(TW_DLOPEN_STATUS, monitored_session_create, (tw_session **, const tw_options *, tw_hook *const *, size_t)) \
+  X(TW_DLOPEN_STATUS, monitored_training_session_create,                                                       \
+    (tw_session **, const tw_options *, tw_hook *const *, size_t, tw_hook *const *, size_t))                   \
   X(TW_DLOPEN_STATUS, session_run, (tw_session *, const tw_tensor *, size_t, tw_step_fn, void *))              \
   X(int, session_should_stop, (const tw_session *))                                                            \
   X(TW_DLOPEN_STATUS, session_close, (tw_session *))                                                           \

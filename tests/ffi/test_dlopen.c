@@ -297,6 +297,34 @@ static void phase_restore(trace *t, const char *dir) {
   finish(session, &m);
 }
 
+/* The MonitoredTrainingSession phases: TF's defaults but for the checkpoint frequency (every 3 steps)
+ * and no summaries or step-count logging, so that only the checkpoint saver runs besides `hooks`. */
+static tw_session *open_training_session(model *m, const char *dir, trace *t, int64_t last_step) {
+  tw_options *opts = model_options(m, dir);
+  tw_hook *hooks[2];
+  tw_session *session = NULL;
+  assert_int_equal(tw.options_set_int64(opts, TW_OPT_IS_CHIEF, 1), TW_OK);
+  assert_int_equal(tw.options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 3), TW_OK);
+  assert_int_equal(tw.options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 0), TW_OK);
+  assert_int_equal(tw.options_set_int64(opts, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 0), TW_OK);
+  hooks[0] = counting_hook(t);
+  assert_int_equal(tw.stop_at_step_hook_create(&hooks[1], TW_UNSET, last_step), TW_OK);
+  assert_int_equal(tw.monitored_training_session_create(&session, opts, hooks, 2, NULL, 0), TW_OK);
+  for (size_t i = 0; i < 2; ++i) tw.hook_destroy(hooks[i]);
+  tw.options_destroy(opts);
+  return session;
+}
+
+static void phase_training_session(trace *t, const char *dir, int64_t last_step) {
+  model m = {{0, 0, 0, 0}, t};
+  tw_session *session = open_training_session(&m, dir, t, last_step);
+  char latest[512];
+  while (!tw.session_should_stop(session)) assert_int_equal(run_with_x(session, &m, 1.0f), TW_OK);
+  finish(session, &m);
+  assert_int_equal(tw.latest_checkpoint(latest, sizeof(latest), dir), TW_OK);
+  trace_add(t, "latest=%s", strrchr(latest, '/') + 1);
+}
+
 /* Reads section `name` of the expected file ("[name]" up to the next section; '#' comments and blank
  * lines skipped) and compares it line by line with the trace. */
 static void assert_matches_expected(const trace *t, const char *name) {
@@ -326,22 +354,30 @@ static void assert_matches_expected(const trace *t, const char *name) {
 }
 
 static void parity_scenario(void **state) {
-  scratch_dir dir;
-  static trace train, nan, restore;
+  scratch_dir dir, mts_dir;
+  static trace train, nan, restore, mts, mts_resume;
   (void)state;
   memset(&train, 0, sizeof(train));
   memset(&nan, 0, sizeof(nan));
   memset(&restore, 0, sizeof(restore));
+  memset(&mts, 0, sizeof(mts));
+  memset(&mts_resume, 0, sizeof(mts_resume));
   assert_int_equal(scratch_dir_create(&dir), 0);
+  assert_int_equal(scratch_dir_create(&mts_dir), 0);
   tw.set_log_level(TW_LOG_ERROR); /* the scenario's warnings are expected */
   phase_train(&train, dir.path);
   phase_nan(&nan);
   phase_restore(&restore, dir.path);
+  phase_training_session(&mts, mts_dir.path, 4);
+  phase_training_session(&mts_resume, mts_dir.path, 6);
   tw.set_log_level(TW_LOG_INFO);
   scratch_dir_destroy(&dir);
+  scratch_dir_destroy(&mts_dir);
   assert_matches_expected(&train, "train");
   assert_matches_expected(&nan, "nan");
   assert_matches_expected(&restore, "restore");
+  assert_matches_expected(&mts, "mts");
+  assert_matches_expected(&mts_resume, "mts_resume");
 }
 
 int main(int argc, char **argv) {

@@ -56,7 +56,7 @@ def test_the_csharp_enum_agrees_with_the_library():
 
 
 def test_the_rust_enum_agrees_with_the_library():
-    text = (ROOT / "bindings/rust/src/options.rs").read_text()
+    text = (ROOT / "bindings/rust/trainwatch/src/options.rs").read_text()
     entries = re.findall(r"Opt::(\w+) => (\d+),", text)
     assert len(entries) > 15
     for camel, key in entries:

@@ -151,3 +151,23 @@ def test_parity_restore(expected, checkpoint_dir):
     model.close(sess)
     trace.append(f"w={weights(model.w)}")
     assert trace == expected["restore"]
+
+
+def training_session_phase(model, trace, checkpoint_dir, last_step):
+    sess = tw.MonitoredTrainingSession(
+        is_chief=True, checkpoint_dir=str(checkpoint_dir), variables={"w": model.w}, save_checkpoint_steps=3,
+        save_summaries_steps=0, log_step_count_steps=0, hooks=[Counter(trace), tw.StopAtStepHook(last_step=last_step)])
+    while not sess.should_stop():
+        assert model.run(sess, 1.0) is None
+    model.close(sess)
+    trace.append(f"w={weights(model.w)}")
+    trace.append(f"latest={pathlib.Path(tw.latest_checkpoint(str(checkpoint_dir))).name}")
+
+
+def test_parity_monitored_training_session(expected, tmp_path):
+    trace = []
+    training_session_phase(Model(trace), trace, tmp_path, last_step=4)
+    assert trace == expected["mts"]
+    resumed = []
+    training_session_phase(Model(resumed), resumed, tmp_path, last_step=6)
+    assert resumed == expected["mts_resume"]

@@ -26,11 +26,16 @@ def first(path, pattern):
 checks = [
     ("common.h TW_VERSION_STRING", string.group(1) if string else None, version),
     ("meson.build project()", first("meson.build", r"^project\(.*?\bversion: '([^']*)'"), version),
-    ("bindings/rust/Cargo.toml", first("bindings/rust/Cargo.toml", r'^\[package\].*?^version = "([^"]*)"'), version),
-    ("bindings/rust/Cargo.lock", first("bindings/rust/Cargo.lock", r'^name = "trainwatch"\nversion = "([^"]*)"'), version),
-    ("bindings/rust/src/sys.rs TW_VERSION_NUMBER",
-     first("bindings/rust/src/sys.rs", r"pub const TW_VERSION_NUMBER: u32 = (\d+);"), str(number)),
-    ("bindings/rust/tests/session.rs", first("bindings/rust/tests/session.rs", r'HEADER_VERSION_NUMBER, "([^"]*)"'), version),
+    *[(f"bindings/rust/{crate}/Cargo.toml", first(f"bindings/rust/{crate}/Cargo.toml", r'^\[package\].*?^version = "([^"]*)"'),
+       version) for crate in ("trainwatch", "trainwatch-sys")],
+    ("bindings/rust/trainwatch/Cargo.toml's trainwatch-sys",
+     first("bindings/rust/trainwatch/Cargo.toml", r'^trainwatch-sys = .*?version = "=([^"]*)"'), version),
+    *[(f"bindings/rust/Cargo.lock {crate}", first("bindings/rust/Cargo.lock", f'^name = "{crate}"\nversion = "([^"]*)"'),
+       version) for crate in ("trainwatch", "trainwatch-sys")],
+    ("bindings/rust/trainwatch-sys/src/lib.rs TW_VERSION_NUMBER",
+     first("bindings/rust/trainwatch-sys/src/lib.rs", r"pub const TW_VERSION_NUMBER: u32 = (\d+);"), str(number)),
+    ("bindings/rust/trainwatch/tests/session.rs",
+     first("bindings/rust/trainwatch/tests/session.rs", r'HEADER_VERSION_NUMBER, "([^"]*)"'), version),
     ("bindings/go/trainwatch_test.go", first("bindings/go/trainwatch_test.go", r'text != "([^"]*)"'), version),
 ]
 print(f"1..{len(checks)}")

@@ -308,16 +308,10 @@ impl Hook {
     /// TF's `CheckpointSaverHook(checkpoint_dir, save_secs | save_steps)`: the timer, basename and
     /// async mode come from `opts` (`Opt::EveryNSteps` / `EveryNSecs`, …).
     pub fn checkpoint_saver(checkpoint_dir: impl AsRef<Path>, opts: &Options<'_>) -> Result<Hook> {
-        let dir = checkpoint_dir.as_ref();
-        let dir =
-            c_string("checkpoint_dir", dir.to_str().ok_or_else(|| Error::invalid("checkpoint_dir is not UTF-8"))?)?;
-        let mut raw = ptr::null_mut();
-        // SAFETY: valid pointers; nothing retained but the hook.
-        check(unsafe { sys::tw_checkpoint_saver_hook_create(&mut raw, dir.as_ptr(), opts.as_ptr(), ptr::null(), 0) })?;
-        Hook::from_created(raw)
+        crate::builtin::checkpoint_saver_hook(checkpoint_dir.as_ref(), opts, &[])
     }
 
-    fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
+    pub(crate) fn from_created(raw: *mut sys::tw_hook) -> Result<Hook> {
         NonNull::new(raw)
             .map(|raw| Hook { raw })
             .ok_or_else(|| Error::new(Code::Internal, "the library returned a NULL hook"))

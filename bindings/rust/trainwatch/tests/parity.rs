@@ -157,9 +157,34 @@ fn phase_restore(dir: &Path) -> trainwatch::Result<Vec<String>> {
     Ok(lines)
 }
 
+/// A MonitoredTrainingSession phase: save_checkpoint_steps=3, no summaries, no step counter.
+fn phase_training_session(dir: &Path, last_step: i64) -> trainwatch::Result<Vec<String>> {
+    let trace = Trace::default();
+    let mut w = [0f32; 4];
+    {
+        let mut opts = model_options(&mut w, Some(dir))?;
+        opts.set_bool(Opt::IsChief, true)?
+            .set_i64(Opt::CheckpointEveryNSteps, 3)?
+            .set_i64(Opt::SummaryEveryNSteps, 0)?
+            .set_i64(Opt::StepCountEveryNSteps, 0)?;
+        let hooks = [counter(&trace)?, Hook::stop_at_step(None, Some(last_step))?];
+        let mut session = Session::monitored_training(Some(&opts), &[&hooks[0], &hooks[1]], &[])?;
+        while !session.should_stop() {
+            run_with_x(&mut session, &trace, 1.0)?;
+        }
+        let closed = session.close();
+        add(&trace, format!("close {}", status_name(&closed)));
+    }
+    add(&trace, format!("w={}", weights(&w)));
+    let latest = trainwatch::latest_checkpoint(dir)?.expect("a checkpoint was saved");
+    add(&trace, format!("latest={}", latest.file_name().unwrap().to_string_lossy()));
+    let lines = trace.lock().unwrap().clone();
+    Ok(lines)
+}
+
 /// The sections of expected.txt: "[name]" headers, '#' comments and blank lines skipped.
 fn expected() -> HashMap<String, Vec<String>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/parity/expected.txt");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/parity/expected.txt");
     let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {}", path.display(), e));
     let mut sections: HashMap<String, Vec<String>> = HashMap::new();
     let mut current = None;
@@ -190,9 +215,15 @@ fn parity_scenario_matches_expected_trace() {
     let train = phase_train(&dir).expect("train phase");
     let nan = phase_nan().expect("nan phase");
     let restore = phase_restore(&dir).expect("restore phase");
+    let mts_dir = scratch_dir("mts");
+    let mts = phase_training_session(&mts_dir, 4).expect("mts phase");
+    let mts_resume = phase_training_session(&mts_dir, 6).expect("mts_resume phase");
     trainwatch::set_log_level(trainwatch::LogLevel::Info);
     fs::remove_dir_all(&dir).unwrap();
+    fs::remove_dir_all(&mts_dir).unwrap();
     assert_eq!(train, expected["train"], "[train]");
     assert_eq!(nan, expected["nan"], "[nan]");
     assert_eq!(restore, expected["restore"], "[restore]");
+    assert_eq!(mts, expected["mts"], "[mts]");
+    assert_eq!(mts_resume, expected["mts_resume"], "[mts_resume]");
 }

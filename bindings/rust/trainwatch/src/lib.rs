@@ -36,23 +36,41 @@
 //! println!("trained: {:?}", w);
 //! # Ok(()) }
 //! ```
+mod builtin;
+mod callback;
+pub mod checkpoint;
 mod error;
+pub mod experimental;
 mod hook;
 mod list;
+mod listener;
 mod options;
 mod session;
-pub mod sys;
+mod summary;
+mod training;
+pub use trainwatch_sys as sys;
 mod tensor;
 
 use std::ffi::CStr;
 use std::os::raw::c_char;
 use std::path::{Path, PathBuf};
 
+pub use builtin::{
+    CheckpointSaverHook, GlobalStepWaiterHook, LoggingTensorHook, NanAction, NanEvent, NanTensorHook, ProfilerHook,
+    StepCounterHook, StopAtStepHook, SummarySaverHook,
+};
+pub use checkpoint::{Saver, Variable};
 pub use error::{Code, Error, Result};
 pub use hook::{Hook, HookCallbacks, SessionRunHook, Super};
-pub use options::{Opt, Options};
+pub use listener::{CheckpointListener, CheckpointSaverListener};
+pub use options::{Opt, OptionInfo, OptionState, OptionType, Options};
 pub use session::{RunContext, Session, SessionRef, StepContext};
-pub use tensor::{scan, DType, Element, ScanResult, TensorRef, View};
+pub use summary::{Event, EventKind, EventReader, Histogram, SessionLogStatus, SummaryValue, SummaryWriter};
+pub use tensor::{
+    check_numerics, element_count_of, has_nonfinite, numerics_target, scan, stats, DType, Element, ScanResult, Stats,
+    Tensor, TensorRef, View,
+};
+pub use training::MonitoredTrainingSession;
 
 /// `TW_VERSION_NUMBER` of the header this crate was written against (MAJOR*10000 + MINOR*100 + PATCH).
 pub const HEADER_VERSION_NUMBER: u32 = sys::TW_VERSION_NUMBER;
@@ -89,6 +107,40 @@ pub enum LogLevel {
 pub fn set_log_level(level: LogLevel) {
     // SAFETY: a plain call.
     unsafe { sys::tw_set_log_level(level as i32) }
+}
+
+type LogSink = Box<dyn Fn(LogLevel, &str) + Send + Sync>;
+
+unsafe extern "C" fn log_trampoline(user: *mut std::os::raw::c_void, level: sys::tw_log_level, message: *const c_char) {
+    let _ = error::guard(|| {
+        let sink = &*(user as *const LogSink);
+        let level = match level {
+            l if l <= 10 => LogLevel::Debug,
+            l if l <= 20 => LogLevel::Info,
+            l if l <= 30 => LogLevel::Warning,
+            _ => LogLevel::Error,
+        };
+        sink(level, &CStr::from_ptr(message).to_string_lossy());
+        Ok(())
+    });
+}
+
+/// Sends library log lines to `sink` instead of stderr (`None`: back to stderr). Called from any
+/// thread, background savers included. A sink is never freed (a background thread may still be
+/// calling one that was replaced): install one per process.
+pub fn set_log_sink<F>(sink: Option<F>)
+where
+    F: Fn(LogLevel, &str) + Send + Sync + 'static,
+{
+    match sink {
+        Some(f) => {
+            let boxed: LogSink = Box::new(f);
+            // SAFETY: leaked, so valid for the rest of the process.
+            unsafe { sys::tw_set_log_sink(Some(log_trampoline), Box::into_raw(Box::new(boxed)) as *mut _) }
+        }
+        // SAFETY: a plain call.
+        None => unsafe { sys::tw_set_log_sink(None, std::ptr::null_mut()) },
+    }
 }
 
 /// `tf.train.latest_checkpoint(dir)`: the newest checkpoint listed in `dir`'s state file, or `None`.

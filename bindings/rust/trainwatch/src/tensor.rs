@@ -199,6 +199,10 @@ impl<'a> TensorRef<'a> {
         TensorRef { raw, _borrow: PhantomData }
     }
 
+    pub(crate) fn raw(&self) -> sys::tw_tensor {
+        self.raw
+    }
+
     pub fn name(&self) -> &'a str {
         if self.raw.name.is_null() {
             return "";
@@ -306,4 +310,197 @@ pub fn scan(view: &View<'_>) -> Result<ScanResult> {
         neg_inf_count: out.neg_inf_count,
         first_nonfinite_index: if out.first_nonfinite_index < 0 { None } else { Some(out.first_nonfinite_index) },
     })
+}
+
+/// An owned tensor: a copy of a value (`TensorRef::to_owned`, `checkpoint::load_variable`) or data to
+/// feed (`Hook::feed_fn`). Its bytes are 8-byte aligned, as every dtype needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    name: CString,
+    dtype: DType,
+    shape: Vec<i64>,
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl Tensor {
+    /// A copy of `data` with `shape` (its element count must equal `data.len()`).
+    pub fn new<T: Element>(name: &str, data: &[T], shape: &[i64]) -> Result<Tensor> {
+        let bytes = unsafe { slice::from_raw_parts(data.as_ptr() as *const u8, data.len() * mem::size_of::<T>()) };
+        Tensor::from_bytes(name, T::DTYPE, bytes, shape)
+    }
+
+    /// A 0-d tensor of one value.
+    pub fn scalar<T: Element>(name: &str, value: T) -> Result<Tensor> {
+        Tensor::new(name, &[value], &[])
+    }
+
+    /// A copy of raw bytes as `dtype`.
+    pub fn from_bytes(name: &str, dtype: DType, bytes: &[u8], shape: &[i64]) -> Result<Tensor> {
+        if element_count(shape)?.checked_mul(dtype.size()) != Some(bytes.len()) {
+            return Err(Error::invalid(format!(
+                "tensor '{}': shape {:?} of {} is not {} bytes",
+                name,
+                shape,
+                dtype.name(),
+                bytes.len()
+            )));
+        }
+        let mut words = vec![0u64; (bytes.len() + 7) / 8];
+        // SAFETY: words holds at least bytes.len() bytes.
+        unsafe { ptr::copy_nonoverlapping(bytes.as_ptr(), words.as_mut_ptr() as *mut u8, bytes.len()) };
+        Ok(Tensor { name: c_string("name", name)?, dtype, shape: shape.to_vec(), words, len: bytes.len() })
+    }
+
+    /// Zeroed memory of `dtype` and `shape`.
+    pub(crate) fn zeros(name: &str, dtype: DType, shape: &[i64]) -> Result<Tensor> {
+        let bytes = element_count(shape)?
+            .checked_mul(dtype.size())
+            .ok_or_else(|| Error::invalid(format!("shape {:?} overflows", shape)))?;
+        Tensor::from_bytes(name, dtype, &vec![0u8; bytes], shape)
+    }
+
+    pub fn name(&self) -> &str {
+        self.name.to_str().unwrap_or("")
+    }
+
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+
+    pub fn shape(&self) -> &[i64] {
+        &self.shape
+    }
+
+    pub fn bytes(&self) -> &[u8] {
+        // SAFETY: words holds len initialised bytes.
+        unsafe { slice::from_raw_parts(self.words.as_ptr() as *const u8, self.len) }
+    }
+
+    /// A borrowed view to feed, publish or scan.
+    pub fn as_view(&self) -> Result<View<'_>> {
+        View::from_bytes(self.name(), self.dtype, self.bytes(), &self.shape)
+    }
+
+    /// The tensor as the library lends values.
+    pub fn view(&self) -> TensorRef<'_> {
+        // SAFETY: the view points into self, valid for the borrow.
+        unsafe { TensorRef::from_raw(self.raw()) }
+    }
+
+    /// The elements. Errors: another dtype.
+    pub fn as_slice<T: Element>(&self) -> Result<&[T]> {
+        self.view().as_slice::<T>()
+    }
+
+    /// The only element of a one-element tensor.
+    pub fn scalar_value<T: Element>(&self) -> Result<T> {
+        self.view().scalar::<T>()
+    }
+
+    /// The C view; valid while `self` is (and not moved).
+    pub(crate) fn raw(&self) -> sys::tw_tensor {
+        sys::tw_tensor {
+            dtype: self.dtype.raw(),
+            name: self.name.as_ptr(),
+            data: self.words.as_ptr() as *mut c_void,
+            ndim: self.shape.len() as i32,
+            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
+            ..sys::tw_tensor::init()
+        }
+    }
+}
+
+impl TensorRef<'_> {
+    /// A copy (contiguous views only).
+    pub fn to_owned(&self) -> Result<Tensor> {
+        if !self.is_contiguous() {
+            return Err(Error::invalid(format!("'{}' is strided", self.name())));
+        }
+        let dtype = self.dtype().ok_or_else(|| Error::invalid(format!("'{}' has no valid dtype", self.name())))?;
+        let bytes = self.len() * dtype.size();
+        let data = if bytes == 0 {
+            &[][..]
+        } else {
+            // SAFETY: a contiguous view of len elements of dtype.
+            unsafe { slice::from_raw_parts(self.raw.data as *const u8, bytes) }
+        };
+        Tensor::from_bytes(self.name(), dtype, data, self.shape())
+    }
+}
+
+/// What `stats` finds: counts of every kind of element and, over the finite ones, min/max/mean (NaN
+/// when there is none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stats {
+    pub element_count: i64,
+    pub finite_count: i64,
+    pub nan_count: i64,
+    pub pos_inf_count: i64,
+    pub neg_inf_count: i64,
+    pub first_nonfinite_index: Option<i64>,
+    pub min: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// Whether a view holds a NaN or ±Inf (stops at the first).
+pub fn has_nonfinite(view: &View<'_>) -> Result<bool> {
+    let mut out = 0;
+    let raw = view.raw();
+    // SAFETY: both pointers are valid for the call.
+    crate::error::check(unsafe { sys::tw_has_nonfinite(&mut out, &raw) })?;
+    Ok(out != 0)
+}
+
+/// Counts and finite min/max/mean of a view, in one pass.
+pub fn stats(view: &View<'_>) -> Result<Stats> {
+    let mut out = sys::tw_numerics_stats {
+        struct_size: mem::size_of::<sys::tw_numerics_stats>() as u32,
+        element_count: 0,
+        finite_count: 0,
+        nan_count: 0,
+        pos_inf_count: 0,
+        neg_inf_count: 0,
+        first_nonfinite_index: -1,
+        min: 0.0,
+        max: 0.0,
+        mean: 0.0,
+    };
+    let raw = view.raw();
+    // SAFETY: both pointers are valid for the call.
+    crate::error::check(unsafe { sys::tw_tensor_stats(&mut out, &raw) })?;
+    Ok(Stats {
+        element_count: out.element_count,
+        finite_count: out.finite_count,
+        nan_count: out.nan_count,
+        pos_inf_count: out.pos_inf_count,
+        neg_inf_count: out.neg_inf_count,
+        first_nonfinite_index: if out.first_nonfinite_index < 0 { None } else { Some(out.first_nonfinite_index) },
+        min: out.min,
+        max: out.max,
+        mean: out.mean,
+    })
+}
+
+/// TF's `tf.debugging.check_numerics`: `Err(InvalidArgument)` whose message starts with `message`
+/// when the view holds a NaN or ±Inf.
+pub fn check_numerics(view: &View<'_>, message: &str) -> Result<()> {
+    let message = c_string("message", message)?;
+    let raw = view.raw();
+    // SAFETY: valid pointers for the call.
+    crate::error::check(unsafe { sys::tw_check_numerics(&raw, message.as_ptr()) })
+}
+
+/// The SIMD target the numerics kernels run on here ("AVX2", "SSE4", …).
+pub fn numerics_target() -> &'static str {
+    // SAFETY: a static string.
+    unsafe { std::ffi::CStr::from_ptr(sys::tw_numerics_target()) }.to_str().unwrap_or("")
+}
+
+/// `tw_tensor_element_count` of a view: the product of its shape (the library's arithmetic).
+pub fn element_count_of(view: &View<'_>) -> i64 {
+    let raw = view.raw();
+    // SAFETY: a valid view for the call.
+    unsafe { sys::tw_tensor_element_count(&raw) }
 }

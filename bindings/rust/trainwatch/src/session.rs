@@ -11,7 +11,7 @@ use crate::hook::Hook;
 use crate::list;
 use crate::options::Options;
 use crate::sys;
-use crate::tensor::{Element, TensorRef, View};
+use crate::tensor::{Element, Tensor, TensorRef, View};
 
 /// A session as hooks see it (TF's `run_context.session`): the global step, stop requests, variables.
 /// Borrowed: valid for `'a`.
@@ -64,6 +64,48 @@ impl<'a> SessionRef<'a> {
         unsafe { sys::tw_session_is_chief(self.raw) != 0 }
     }
 
+    /// Every registered variable (and shard), zero copy, in registration order.
+    pub fn variables(&self) -> Result<Vec<TensorRef<'_>>> {
+        let raw = self.raw;
+        // SAFETY: the views point at the caller's buffers, borrowed by the session for as long as self.
+        unsafe {
+            list::collect(sys::tw_session_variable_count(raw), |i, view| sys::tw_session_variable_at(view, raw, i))
+        }
+    }
+
+    /// The names of the session's hooks in the order they run (a MonitoredTrainingSession's
+    /// defaults included).
+    pub fn hook_names(&self) -> Result<Vec<String>> {
+        let n = unsafe { sys::tw_session_hook_count(self.raw) };
+        (0..n)
+            .map(|i| {
+                let mut hook = ptr::null_mut();
+                // SAFETY: a live session; the hook is borrowed for the call and its name copied.
+                check(unsafe { sys::tw_session_hook_at(&mut hook, self.raw, i) })?;
+                Ok(unsafe { std::ffi::CStr::from_ptr(sys::tw_hook_name(hook)) }.to_string_lossy().into_owned())
+            })
+            .collect()
+    }
+
+    /// How many times the inner session was created: 1, plus one per recovery.
+    pub fn creation_count(&self) -> i64 {
+        // SAFETY: any pointer the library handed out, or NULL.
+        unsafe { sys::tw_session_creation_count(self.raw) }
+    }
+
+    /// Notes a preemption (as SIGTERM would with `Opt::CatchPreemptionSignals`): the run in progress,
+    /// or the next, saves a checkpoint and stops cleanly. Only sets a flag.
+    pub fn notify_preemption(&self) -> Result<()> {
+        // SAFETY: as above; thread-safe in the library.
+        check(unsafe { sys::tw_session_notify_preemption(self.raw) })
+    }
+
+    /// True once the session stopped because of a preemption.
+    pub fn preempted(&self) -> bool {
+        // SAFETY: as above.
+        unsafe { sys::tw_session_preempted(self.raw) != 0 }
+    }
+
     /// The variable `name` as registered through `Options::variable`, zero copy.
     pub fn variable<T: Element>(&self, name: &str) -> Result<&[T]> {
         let name = c_string("variable name", name)?;
@@ -94,6 +136,12 @@ pub struct Session<'v> {
 // session runs is `Send`: hook callbacks (`SessionRunHook: Send`), the variables (`&'v mut [T]` of
 // plain numbers); step closures run on the calling thread.
 unsafe impl Send for Session<'_> {}
+
+thread_local! {
+    /// Feeds hooks added (`RunContext::add_feed`) to the runs in progress on this thread: the library
+    /// reads them until the run returns.
+    static RUN_FEEDS: std::cell::RefCell<Vec<Tensor>> = std::cell::RefCell::new(Vec::new());
+}
 
 struct StepState<'f, R, F> {
     step: &'f mut F,
@@ -131,6 +179,34 @@ impl<'v> Session<'v> {
     /// TF's `SingularMonitoredSession`: no recovery, always a chief.
     pub fn singular(opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
         Session::create(sys::tw_singular_monitored_session_create, opts, hooks)
+    }
+
+    /// TF's `MonitoredTrainingSession`: a `MonitoredSession` whose options carry TF's arguments
+    /// (`Opt::IsChief`, `CheckpointDir`, `SummaryDir`, `CheckpointEveryNSteps`/`Secs`,
+    /// `SummaryEveryNSteps`/`Secs`, `StepCountEveryNSteps`, `MaxWaitSecs`, `MaxToKeep`, …). A chief
+    /// runs `chief_only_hooks`, the default StepCounterHook, SummarySaverHook and CheckpointSaverHook
+    /// (each when its frequency and directory are set), then `hooks`; a worker runs `hooks` only.
+    pub fn monitored_training(
+        opts: Option<&Options<'v>>,
+        hooks: &[&Hook],
+        chief_only_hooks: &[&Hook],
+    ) -> Result<Session<'v>> {
+        let raw_hooks: Vec<*mut sys::tw_hook> = hooks.iter().map(|h| h.as_ptr()).collect();
+        let raw_chief: Vec<*mut sys::tw_hook> = chief_only_hooks.iter().map(|h| h.as_ptr()).collect();
+        let opts = opts.map_or(ptr::null(), Options::as_ptr);
+        let mut raw = ptr::null_mut();
+        // SAFETY: valid pointers for the call; the session takes its own hook references.
+        call(|| unsafe {
+            sys::tw_monitored_training_session_create(
+                &mut raw,
+                opts,
+                raw_hooks.as_ptr(),
+                raw_hooks.len(),
+                raw_chief.as_ptr(),
+                raw_chief.len(),
+            )
+        })?;
+        Ok(Session { handle: SessionRef::from_raw(raw), _variables: PhantomData })
     }
 
     fn create(create: CreateFn, opts: Option<&Options<'v>>, hooks: &[&Hook]) -> Result<Session<'v>> {
@@ -179,10 +255,13 @@ impl<'v> Session<'v> {
         let raw_feeds: Vec<sys::tw_tensor> = feeds.iter().map(View::raw).collect();
         let mut state = StepState { step, value: None };
         let user = &mut state as *mut StepState<'_, R, F> as *mut c_void;
+        let hook_feeds = RUN_FEEDS.with(|feeds| feeds.borrow().len());
         // SAFETY: feeds and state outlive the call; the trampoline matches R and F.
-        call(|| unsafe {
+        let result = call(|| unsafe {
             run(self.handle.raw, raw_feeds.as_ptr(), raw_feeds.len(), Some(step_trampoline::<R, F>), user)
-        })?;
+        });
+        RUN_FEEDS.with(|feeds| feeds.borrow_mut().truncate(hook_feeds)); // this run's hook feeds
+        result?;
         state.value.ok_or_else(|| Error::new(Code::Internal, "the run succeeded without running the step"))
     }
 
@@ -265,6 +344,27 @@ impl<'a> RunContext<'a> {
     pub fn stop_requested(&self) -> bool {
         // SAFETY: a live context.
         unsafe { sys::tw_run_context_stop_requested(self.raw.as_ptr()) != 0 }
+    }
+
+    /// In `before_run`: feeds `feed` to this run (TF's `SessionRunArgs(feed_dict=…)`). The tensor is
+    /// kept until the run returns.
+    pub fn add_feed(&mut self, feed: Tensor) -> Result<()> {
+        let raw = feed.raw();
+        // SAFETY: the view is copied; the data lives in RUN_FEEDS until the run returns.
+        check(unsafe { sys::tw_run_context_add_feed(self.raw.as_ptr(), &raw) })?;
+        RUN_FEEDS.with(|feeds| feeds.borrow_mut().push(feed));
+        Ok(())
+    }
+
+    /// The feeds the caller passed to `Session::run` (TF's `original_args.feed_dict`).
+    pub fn original_feeds(&self) -> Result<Vec<TensorRef<'_>>> {
+        let ctx = self.raw.as_ptr();
+        // SAFETY: the views are valid until the run returns, so for the borrow of self.
+        unsafe {
+            list::collect(sys::tw_run_context_original_feed_count(ctx), |i, view| {
+                sys::tw_run_context_original_feed(view, ctx, i)
+            })
+        }
     }
 
     /// The running session.
@@ -351,6 +451,16 @@ impl<'a> StepContext<'a> {
         let raw = output.raw();
         // SAFETY: the view is valid for the call and copied.
         check(unsafe { sys::tw_step_context_publish_copy(self.raw.as_ptr(), &raw) })
+    }
+
+    /// Publishes an output without copying it.
+    ///
+    /// # Safety
+    /// The view's data must stay valid and unchanged until the run returns (hooks read it in
+    /// `after_run`): memory the step's closure borrows from outside, not a local.
+    pub unsafe fn publish_no_copy(&mut self, output: &View<'_>) -> Result<()> {
+        let raw = output.raw();
+        check(sys::tw_step_context_publish(self.raw.as_ptr(), &raw))
     }
 
     /// Publishes a scalar output.
