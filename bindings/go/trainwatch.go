@@ -16,8 +16,8 @@
 package trainwatch
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -ltrainwatch
+#cgo pkg-config: trainwatch
+#cgo CFLAGS: -DTW_EXPERIMENTAL_API
 #include "glue.h"
 */
 import "C"
@@ -25,7 +25,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"unsafe"
 )
 
@@ -138,18 +137,6 @@ func StatusOf(err error) Status {
 func IsCleanEnd(err error) bool {
 	s := StatusOf(err)
 	return s == OutOfRange || s == StopIteration
-}
-
-// check makes C calls and turns a failing status into an *Error. The thread is locked so that the
-// thread-local message is read on the thread that failed.
-func check(f func() C.tw_status) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	st := f()
-	if st == C.TW_OK {
-		return nil
-	}
-	return &Error{Status: Status(st), Message: C.GoString(C.tw_last_error_message())}
 }
 
 func invalid(format string, args ...any) error {
