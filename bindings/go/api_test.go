@@ -74,7 +74,8 @@ func quiet(t *testing.T) {
 }
 
 // T6: a chief's MonitoredTrainingSession adds StepCounterHook, SummarySaverHook and
-// CheckpointSaverHook after the chief-only hooks and before the others; a second one restores (T8).
+// CheckpointSaverHook after the chief-only hooks and before the others, and a second one restores
+// from the checkpoint dir (T6); the summaries go to the checkpoint dir (T7).
 func TestMonitoredTrainingSessionDefaultsAndResume(t *testing.T) {
 	quiet(t)
 	dir := t.TempDir()
@@ -174,7 +175,7 @@ func (l *listener) End(_ *tw.SessionRef, step int64) error {
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
-// B17, B22: listeners hear every save, and a stop asked for in after_save ends training after that run.
+// B17: listeners hear every save, and a stop asked for in after_save ends training after that run.
 func TestCheckpointListenerStopsTraining(t *testing.T) {
 	quiet(t)
 	dir := t.TempDir()
