@@ -377,6 +377,9 @@ func TestFeedFnAndFinalOps(t *testing.T) {
 	if _, err := final.FinalValues(); !errors.Is(err, tw.ErrFailedPrecondition) {
 		t.Errorf("final values before the final step: %v", err)
 	}
+	if _, err := feeder.FinalValues(); !errors.Is(err, tw.ErrInvalidArgument) {
+		t.Errorf("final values of a FeedFnHook: %v", err)
+	}
 	stop, err := tw.StopAtStepHook(3, tw.Unset)
 	must(t, err)
 	defer stop.Close()
@@ -661,6 +664,13 @@ func TestInitFuncAndOptionInfo(t *testing.T) {
 	}
 	if _, err := tw.LookupOption("no_such_option"); !errors.Is(err, tw.ErrNotFound) {
 		t.Errorf("unknown option: %v", err)
+	}
+	must(t, opts.Set(tw.OptWaitMaxSecs, 3)) // an integer for a float64 option
+	if secs, err := opts.Float64(tw.OptWaitMaxSecs); err != nil || secs != 3 {
+		t.Errorf("OptWaitMaxSecs = %v, %v", secs, err)
+	}
+	if err := opts.Set(tw.OptMaxToKeep, "five"); !errors.Is(err, tw.ErrInvalidArgument) {
+		t.Errorf("a string for an int64 option: %v", err)
 	}
 }
 

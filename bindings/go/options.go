@@ -56,8 +56,8 @@ const (
 	OptRestoreViaBroadcast       Option = C.TW_OPT_RESTORE_VIA_BROADCAST         // int64 0/1, a job's restore mode
 )
 
-// Set sets key from a Go value of its type: int, int64 or bool for int64 options, float64 for
-// float64 ones, string for strings, nil for TF's None.
+// Set sets key from a Go value of its type: int, int64 or bool for int64 options, float64 (or an
+// integer) for float64 ones, string for strings, nil for TF's None.
 func (o *Options) Set(key Option, value any) error {
 	switch v := value.(type) {
 	case nil:
@@ -65,8 +65,11 @@ func (o *Options) Set(key Option, value any) error {
 	case bool:
 		return o.SetBool(key, v)
 	case int:
-		return o.SetInt64(key, int64(v))
+		return o.Set(key, int64(v))
 	case int64:
+		if info, err := LookupOption(key); err == nil && info.Type == "float64" {
+			return o.SetFloat64(key, float64(v))
+		}
 		return o.SetInt64(key, v)
 	case float64:
 		return o.SetFloat64(key, v)
