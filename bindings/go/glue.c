@@ -109,8 +109,8 @@ static tw_status nan_fn(void *user, tw_session *session, const tw_nan_event *eve
                      event->pos_inf_count, event->neg_inf_count, event->first_nonfinite_index);
 }
 
-tw_status twgo_nan_tensor_hook_create(tw_hook **out, const char *const *watch, size_t n_watch,
-                                      const tw_options *opts, uintptr_t handle) {
+tw_status twgo_nan_tensor_hook_create(tw_hook **out, const char *const *watch, size_t n_watch, const tw_options *opts,
+                                      uintptr_t handle) {
   if (handle == 0) return tw_nan_tensor_hook_create_with_options(out, watch, n_watch, opts, NULL, NULL, NULL);
   return tw_nan_tensor_hook_create_with_options(out, watch, n_watch, opts, nan_fn, (void *)handle, release);
 }
@@ -159,8 +159,7 @@ static tw_status save_fn(void *user, tw_hook *hook, tw_session *session, int64_t
 static tw_status log_fn(void *user, tw_hook *hook, const tw_tensor *const *values, size_t n_values) {
   return twgoLogTensors((uintptr_t)user, hook, (tw_tensor **)values, n_values);
 }
-static tw_status record_fn(void *user, tw_hook *hook, int64_t elapsed_steps, double elapsed_time,
-                           int64_t global_step) {
+static tw_status record_fn(void *user, tw_hook *hook, int64_t elapsed_steps, double elapsed_time, int64_t global_step) {
   return twgoRecord((uintptr_t)user, hook, elapsed_steps, elapsed_time, global_step);
 }
 

@@ -39,8 +39,8 @@ tw_status twgo_scan(tw_scan_result *out, int32_t dtype, void *data, int32_t ndim
  * handle is not taken (the caller deletes it). A flag `has_fn` 0 passes no callback at all. */
 
 tw_status twgo_checkpoint_listener_create(tw_checkpoint_listener **out, const char *name, uintptr_t handle);
-tw_status twgo_nan_tensor_hook_create(tw_hook **out, const char *const *watch, size_t n_watch,
-                                      const tw_options *opts, uintptr_t handle);
+tw_status twgo_nan_tensor_hook_create(tw_hook **out, const char *const *watch, size_t n_watch, const tw_options *opts,
+                                      uintptr_t handle);
 tw_status twgo_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
                                           size_t n_names, const tw_options *opts, uintptr_t handle);
 tw_status twgo_feed_fn_hook_create(tw_hook **out, uintptr_t handle);
@@ -57,8 +57,6 @@ void twgo_set_log_sink(uintptr_t handle);
 tw_status twgo_set_progress_sink(double every_n_secs, uintptr_t handle);
 
 /* The library lends arrays of pointers to views (const tw_tensor *const *); Go reads the i-th. */
-static inline const tw_tensor *twgo_tensor_at(const tw_tensor *const *values, size_t index) {
-  return values[index];
-}
+static inline const tw_tensor *twgo_tensor_at(const tw_tensor *const *values, size_t index) { return values[index]; }
 
 #endif
