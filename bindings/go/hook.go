@@ -137,7 +137,7 @@ func CheckpointSaverHook(checkpointDir string, opts *Options, listeners ...Check
 		}
 		clisteners = append(clisteners, c)
 	}
-	// The array of pointers to C objects lives in C memory (cgo: no Go pointer to Go pointers).
+	// A C array of the listeners (one slot more, so that it is never a zero-size allocation).
 	array := (**C.tw_checkpoint_listener)(C.calloc(C.size_t(len(clisteners)+1), C.size_t(unsafe.Sizeof((*C.tw_checkpoint_listener)(nil)))))
 	defer C.free(unsafe.Pointer(array))
 	copy(unsafe.Slice(array, len(clisteners)+1), clisteners)
@@ -162,7 +162,7 @@ func hookName(h Hook) string {
 	return fmt.Sprintf("%T", h)
 }
 
-// newGoHook wraps h into a library hook for session s; the library owns the handle from then on and
+// newGoHook wraps h into a library hook; the library owns the handle from then on and
 // deletes it through twgoHookDestroy.
 func newGoHook(h Hook) (*C.tw_hook, error) {
 	return newCHook(hookName(h), h, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {

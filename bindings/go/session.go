@@ -34,8 +34,7 @@ func NewSingularMonitoredSession(opts *Options, hooks ...Hook) (*Session, error)
 }
 
 // cHooks turns hooks into library hooks: built-ins as they are, Go hooks wrapped (the wrappers in
-// created, to release once the session holds them). The array is C memory: cgo forbids handing C a Go
-// array that it reads after the call has begun nesting callbacks.
+// created, to release once the session holds them: it takes its own references).
 func cHooks(hooks []Hook, what string) (raw []*C.tw_hook, created []*C.tw_hook, err error) {
 	for i, h := range hooks {
 		var c *C.tw_hook
@@ -71,7 +70,7 @@ func releaseHooks(hooks []*C.tw_hook) {
 	}
 }
 
-// hookArray copies hook pointers into C memory (NULL for none); free it after the call.
+// hookArray is a C array of the hook pointers (NULL for none); free it after the call.
 func hookArray(hooks []*C.tw_hook) **C.tw_hook {
 	if len(hooks) == 0 {
 		return nil
