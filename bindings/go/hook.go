@@ -109,9 +109,10 @@ func NanTensorHook(loss string, failOnNanLoss bool) (*BuiltinHook, error) {
 	return builtin(func(out **C.tw_hook) C.tw_status { return C.tw_nan_tensor_hook_create(out, closs, fail) })
 }
 
-// CheckpointSaverHook is TF's CheckpointSaverHook(checkpoint_dir, save_secs | save_steps): the timer
-// (OptEveryNSteps or OptEveryNSecs), basename and async mode come from opts.
-func CheckpointSaverHook(checkpointDir string, opts *Options) (*BuiltinHook, error) {
+// CheckpointSaverHook is TF's CheckpointSaverHook(checkpoint_dir, save_secs | save_steps,
+// listeners=…): the timer (OptEveryNSteps or OptEveryNSecs), basename and async mode come from opts;
+// listeners hear every save (the hook keeps them).
+func CheckpointSaverHook(checkpointDir string, opts *Options, listeners ...CheckpointListener) (*BuiltinHook, error) {
 	if err := opts.live(); err != nil {
 		return nil, err
 	}
@@ -120,15 +121,38 @@ func CheckpointSaverHook(checkpointDir string, opts *Options) (*BuiltinHook, err
 		return nil, err
 	}
 	defer C.free(unsafe.Pointer(cdir))
+	clisteners := make([]*C.tw_checkpoint_listener, 0, len(listeners))
+	defer func() {
+		for _, l := range clisteners {
+			C.tw_checkpoint_listener_destroy(l) // the hook holds its own references
+		}
+	}()
+	for i, l := range listeners {
+		if l == nil {
+			return nil, invalid("listener %d is nil", i)
+		}
+		c, err := newCListener(l)
+		if err != nil {
+			return nil, err
+		}
+		clisteners = append(clisteners, c)
+	}
+	// A C array of the listeners (one slot more, so that it is never a zero-size allocation).
+	array := (**C.tw_checkpoint_listener)(C.calloc(C.size_t(len(clisteners)+1), C.size_t(unsafe.Sizeof((*C.tw_checkpoint_listener)(nil)))))
+	defer C.free(unsafe.Pointer(array))
+	copy(unsafe.Slice(array, len(clisteners)+1), clisteners)
+	var listenersPtr **C.tw_checkpoint_listener
+	if len(clisteners) > 0 {
+		listenersPtr = array
+	}
 	return builtin(func(out **C.tw_hook) C.tw_status {
-		return C.tw_checkpoint_saver_hook_create(out, cdir, opts.c, nil, 0)
+		return C.tw_checkpoint_saver_hook_create(out, cdir, opts.c, listenersPtr, C.size_t(len(clisteners)))
 	})
 }
 
 // goHook is what a Go hook's cgo.Handle holds while a session uses it.
 type goHook struct {
-	hook    Hook
-	session *Session
+	hook Hook
 }
 
 func hookName(h Hook) string {
@@ -138,21 +162,21 @@ func hookName(h Hook) string {
 	return fmt.Sprintf("%T", h)
 }
 
-// newGoHook wraps h into a library hook for session s; the library owns the handle from then on and
+// newGoHook wraps h into a library hook; the library owns the handle from then on and
 // deletes it through twgoHookDestroy.
-func newGoHook(s *Session, h Hook) (*C.tw_hook, error) {
-	return newCHook(s, hookName(h), h, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
+func newGoHook(h Hook) (*C.tw_hook, error) {
+	return newCHook(hookName(h), h, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
 		return C.twgo_hook_create(out, cname, handle)
 	})
 }
 
-func newCHook(s *Session, name string, h Hook, create func(**C.tw_hook, *C.char, C.uintptr_t) C.tw_status) (*C.tw_hook, error) {
+func newCHook(name string, h Hook, create func(**C.tw_hook, *C.char, C.uintptr_t) C.tw_status) (*C.tw_hook, error) {
 	cname, err := cString("hook name", name)
 	if err != nil {
 		return nil, err
 	}
 	defer C.free(unsafe.Pointer(cname))
-	handle := cgo.NewHandle(&goHook{hook: h, session: s})
+	handle := cgo.NewHandle(&goHook{hook: h})
 	var out *C.tw_hook
 	if err := check(func() C.tw_status { return create(&out, cname, C.uintptr_t(handle)) }); err != nil {
 		handle.Delete() // not taken by the library
@@ -164,7 +188,7 @@ func newCHook(s *Session, name string, h Hook, create func(**C.tw_hook, *C.char,
 //export twgoHookCall
 func twgoHookCall(handle C.uintptr_t, phase C.int, cs *C.tw_session, cctx *C.tw_run_context, status C.tw_status) C.tw_status {
 	w := cgo.Handle(handle).Value().(*goHook)
-	return w.session.guard(func() error {
+	return guard(func() error {
 		switch phase {
 		case C.TWGO_BEFORE_RUN, C.TWGO_AFTER_RUN:
 			ctx := &RunContext{c: cctx}
@@ -317,13 +341,13 @@ func (a wrapAdapter) OnError(s *SessionRef, status Status) { a.callbacks.OnError
 
 // newWrappedHook is newGoHook for a WrappedHook: the library wrapper holds its own reference to the
 // inner hook, so Super stays valid while the wrapper lives.
-func newWrappedHook(s *Session, w *WrappedHook) (*C.tw_hook, error) {
+func newWrappedHook(w *WrappedHook) (*C.tw_hook, error) {
 	if w.inner == nil || w.inner.c == nil {
 		return nil, invalid("the inner hook of '%s' is closed", w.name)
 	}
 	inner := w.inner.c
 	adapter := wrapAdapter{callbacks: w.callbacks, super: &Super{c: inner}}
-	return newCHook(s, w.name, adapter, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
+	return newCHook(w.name, adapter, func(out **C.tw_hook, cname *C.char, handle C.uintptr_t) C.tw_status {
 		return C.twgo_hook_wrap(out, cname, inner, handle)
 	})
 }

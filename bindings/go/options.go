@@ -38,7 +38,182 @@ const (
 	OptNanMaxRollbacks           Option = C.TW_OPT_NAN_MAX_ROLLBACKS             // int64, default 3
 	OptEveryNSteps               Option = C.TW_OPT_EVERY_N_STEPS                 // int64, a periodic hook's period
 	OptEveryNSecs                Option = C.TW_OPT_EVERY_N_SECS                  // float64 seconds, the same
+	OptSummaryDir                Option = C.TW_OPT_SUMMARY_DIR                   // string, MonitoredTrainingSession's summary_dir
+	OptSummaryEveryNSteps        Option = C.TW_OPT_SUMMARY_EVERY_N_STEPS         // int64, save_summaries_steps
+	OptSummaryEveryNSecs         Option = C.TW_OPT_SUMMARY_EVERY_N_SECS          // float64, save_summaries_secs
+	OptStepCountEveryNSteps      Option = C.TW_OPT_STEP_COUNT_EVERY_N_STEPS      // int64, log_step_count_steps
+	OptDeferredCheckpointListen  Option = C.TW_OPT_DEFERRED_CHECKPOINT_LISTENERS // int64 0/1, default 0
+	OptCatchPreemptionSignals    Option = C.TW_OPT_CATCH_PREEMPTION_SIGNALS      // int64 0/1, default 0
+	OptOutputDir                 Option = C.TW_OPT_OUTPUT_DIR                    // string, a hook's output_dir
+	OptLogAtEnd                  Option = C.TW_OPT_LOG_AT_END                    // int64 0/1, LoggingTensorHook's at_end
+	OptLogMaxElements            Option = C.TW_OPT_LOG_MAX_ELEMENTS              // int64, default 32
+	OptSummaryHistograms         Option = C.TW_OPT_SUMMARY_HISTOGRAMS            // int64 0/1, default 1
+	OptWaitPollSecs              Option = C.TW_OPT_WAIT_POLL_SECS                // float64, GlobalStepWaiterHook's poll
+	OptWaitMaxSecs               Option = C.TW_OPT_WAIT_MAX_SECS                 // float64, its bound (default forever)
+	OptSummaryHistogramNames     Option = C.TW_OPT_SUMMARY_HISTOGRAM_NAMES       // string, comma-separated names/patterns
+	OptCollectiveTimeoutSecs     Option = C.TW_OPT_COLLECTIVE_TIMEOUT_SECS       // float64, a job's collective timeout
+	OptVoteEveryNRuns            Option = C.TW_OPT_VOTE_EVERY_N_RUNS             // int64, a job's vote period
+	OptRestoreViaBroadcast       Option = C.TW_OPT_RESTORE_VIA_BROADCAST         // int64 0/1, a job's restore mode
 )
+
+// Set sets key from a Go value of its type: int, int64 or bool for int64 options, float64 (or an
+// integer) for float64 ones, string for strings, nil for TF's None.
+func (o *Options) Set(key Option, value any) error {
+	switch v := value.(type) {
+	case nil:
+		return o.SetNone(key)
+	case bool:
+		return o.SetBool(key, v)
+	case int:
+		return o.Set(key, int64(v))
+	case int64:
+		if info, err := LookupOption(key); err == nil && info.Type == "float64" {
+			return o.SetFloat64(key, float64(v))
+		}
+		return o.SetInt64(key, v)
+	case float64:
+		return o.SetFloat64(key, v)
+	case string:
+		return o.SetString(key, v)
+	}
+	return invalid("option %d: a %T is not an option value", int32(key), value)
+}
+
+// OptionState tells whether an option was set, set to None, or left at its default.
+type OptionState int32
+
+const (
+	OptionDefault OptionState = C.TW_OPTION_DEFAULT
+	OptionSet     OptionState = C.TW_OPTION_SET
+	OptionNone    OptionState = C.TW_OPTION_NONE
+)
+
+// State is whether key was set, set to None or left at its default ("left at the default" and None
+// differ for MonitoredTrainingSession's periods, as in TF).
+func (o *Options) State(key Option) (OptionState, error) {
+	var out C.tw_option_state
+	err := o.set(func() C.tw_status { return C.tw_options_get_state(&out, o.c, C.tw_option(key)) })
+	return OptionState(out), err
+}
+
+// OptionInfo is what the library knows of an option (its table in the library, so that nothing is
+// restated here): its name, type, default and bounds.
+type OptionInfo struct {
+	Key                Option
+	Name               string // "TW_OPT_MAX_TO_KEEP"
+	Type               string // "int64", "float64" or "string"
+	ReadBy             uint32 // TW_OPTION_READ_BY_* bits
+	Int64Default       int64
+	Int64Min, Int64Max int64
+	Float64Default     float64
+	Float64Min         float64
+	Float64MinExcluded bool
+}
+
+// LookupOption finds an option by key (an Option) or by name (a string: "TW_OPT_MAX_TO_KEEP" or
+// "max_to_keep", any case); NotFound for an unknown one.
+func LookupOption(keyOrName any) (OptionInfo, error) {
+	var info C.tw_option_info
+	C.tw_option_info_init(&info)
+	var err error
+	switch k := keyOrName.(type) {
+	case Option:
+		err = check(func() C.tw_status { return C.tw_option_info_by_key(&info, C.tw_option(k)) })
+	case string:
+		cname, cerr := cString("option name", k)
+		if cerr != nil {
+			return OptionInfo{}, cerr
+		}
+		defer C.free(unsafe.Pointer(cname))
+		err = check(func() C.tw_status { return C.tw_option_info_by_name(&info, cname) })
+	default:
+		return OptionInfo{}, invalid("LookupOption takes an Option or a string, not a %T", keyOrName)
+	}
+	if err != nil {
+		return OptionInfo{}, err
+	}
+	types := map[C.int32_t]string{C.TW_OPTION_TYPE_INT64: "int64", C.TW_OPTION_TYPE_DOUBLE: "float64", C.TW_OPTION_TYPE_STRING: "string"}
+	return OptionInfo{Key: Option(info.key), Name: C.GoString(info.name), Type: types[info._type], ReadBy: uint32(info.read_by),
+		Int64Default: int64(info.int64_default), Int64Min: int64(info.int64_min), Int64Max: int64(info.int64_max),
+		Float64Default: float64(info.double_default), Float64Min: float64(info.double_min),
+		Float64MinExcluded: info.double_min_exclusive != 0}, nil
+}
+
+// SetRecoverable chooses whether a run failing with status triggers recovery (MonitoredSession; by
+// default Aborted and Unavailable, TF's preemption errors).
+func (o *Options) SetRecoverable(status Status, recoverable bool) error {
+	flag := C.int(0)
+	if recoverable {
+		flag = 1
+	}
+	return o.set(func() C.tw_status { return C.tw_options_set_recoverable(o.c, C.tw_status(status), flag) })
+}
+
+// RecordError records a failure of this rank's own preparation, as a failed AddVariable does: the
+// session or saver created from these options fails with it (in a job, on every rank).
+func (o *Options) RecordError(status Status, message string) error {
+	cmessage, err := cString("message", message)
+	if err != nil {
+		return err
+	}
+	defer C.free(unsafe.Pointer(cmessage))
+	return o.set(func() C.tw_status { return C.tw_options_record_error(o.c, C.tw_status(status), cmessage) })
+}
+
+// SetInitFunc is TF's Scaffold(init_fn): the chief calls fn when it restored nothing (first
+// creation, and every recovery that restores nothing). nil removes it.
+func (o *Options) SetInitFunc(fn func(s *SessionRef) error) error {
+	return o.setCallback(fn == nil, fn, func(h C.uintptr_t) C.tw_status { return C.twgo_options_set_init_fn(o.c, h) })
+}
+
+// SetReadyFunc is a worker's readiness test (TF's ready_op): creation polls fn every
+// OptRecoveryWaitSecs until it reports true, or fails with DeadlineExceeded after OptMaxWaitSecs.
+func (o *Options) SetReadyFunc(fn func(s *SessionRef) (bool, error)) error {
+	return o.setCallback(fn == nil, fn, func(h C.uintptr_t) C.tw_status { return C.twgo_options_set_ready_fn(o.c, h) })
+}
+
+// setCallback hands a Go callback to the library as a handle it releases (none when remove).
+func (o *Options) setCallback(remove bool, fn any, set func(C.uintptr_t) C.tw_status) error {
+	if err := o.live(); err != nil {
+		return err
+	}
+	if remove {
+		return check(func() C.tw_status { return set(0) })
+	}
+	handle := handleOf(fn)
+	if err := check(func() C.tw_status { return set(C.uintptr_t(handle)) }); err != nil {
+		handle.Delete()
+		return err
+	}
+	return nil
+}
+
+//export twgoInit
+func twgoInit(handle C.uintptr_t, cs *C.tw_session) C.tw_status {
+	fn := valueOf[func(*SessionRef) error](handle)
+	return guard(func() error { return withSession(cs, fn) })
+}
+
+//export twgoReady
+func twgoReady(handle C.uintptr_t, cs *C.tw_session, ready *C.int) C.tw_status {
+	fn := valueOf[func(*SessionRef) (bool, error)](handle)
+	return guard(func() error {
+		return withSession(cs, func(s *SessionRef) error {
+			ok, err := fn(s)
+			if ok {
+				*ready = 1
+			}
+			return err
+		})
+	})
+}
+
+// withSession lends a SessionRef valid during a callback only.
+func withSession(cs *C.tw_session, fn func(*SessionRef) error) error {
+	ref := &SessionRef{c: cs}
+	defer func() { ref.c = nil }()
+	return fn(ref)
+}
 
 // Options configure sessions (and CheckpointSaverHook) and register the variables sessions train,
 // save and restore in place. Close frees them; sessions made from them are not affected.

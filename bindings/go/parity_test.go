@@ -242,6 +242,28 @@ func phaseRestore(t *testing.T, dir string) trace {
 	return tr
 }
 
+// phaseMTS is MonitoredTrainingSession with checkpoints every 3 steps, no summaries and no step
+// counter: [mts] with lastStep 4 on a fresh directory, [mts_resume] with lastStep 6 on the same one.
+func phaseMTS(t *testing.T, dir string, lastStep int64) trace {
+	var tr trace
+	m := newModel(t, &tr)
+	stop, err := tw.StopAtStepHook(tw.Unset, lastStep)
+	must(t, err)
+	defer stop.Close()
+	s, err := tw.NewMonitoredTrainingSession(tw.Variables(m.w), tw.IsChief(true), tw.CheckpointDir(dir),
+		tw.SaveCheckpointSteps(3), tw.SaveSummariesSteps(0), tw.LogStepCountSteps(0),
+		tw.Hooks(&counter{trace: &tr}, stop))
+	must(t, err)
+	for !s.ShouldStop() {
+		must(t, m.run(s, 1))
+	}
+	m.finish(s)
+	latest, err := tw.LatestCheckpoint(dir)
+	must(t, err)
+	tr.add("latest=%s", filepath.Base(latest))
+	return tr
+}
+
 // expected reads the sections of expected.txt: "[name]" headers, '#' comments and blank lines skipped.
 func expected(t *testing.T) map[string]trace {
 	f, err := os.Open(filepath.Join("..", "..", "tests", "parity", "expected.txt"))
@@ -272,12 +294,15 @@ func TestParityScenario(t *testing.T) {
 	dir := t.TempDir()
 	tw.SetLogLevel(tw.LogError) // the scenario's warnings are expected
 	defer tw.SetLogLevel(tw.LogInfo)
+	mtsDir := t.TempDir()
 	got := map[string]trace{
-		"train":   phaseTrain(t, dir),
-		"nan":     phaseNaN(t),
-		"restore": phaseRestore(t, dir),
+		"train":      phaseTrain(t, dir),
+		"nan":        phaseNaN(t),
+		"restore":    phaseRestore(t, dir),
+		"mts":        phaseMTS(t, mtsDir, 4),
+		"mts_resume": phaseMTS(t, mtsDir, 6),
 	}
-	for _, name := range []string{"train", "nan", "restore"} {
+	for _, name := range []string{"train", "nan", "restore", "mts", "mts_resume"} {
 		if len(want[name]) == 0 {
 			t.Fatalf("expected.txt has no [%s] section", name)
 		}

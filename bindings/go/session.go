@@ -6,7 +6,6 @@ package trainwatch
 import "C"
 
 import (
-	"fmt"
 	"runtime"
 	"runtime/cgo"
 	"unsafe"
@@ -21,10 +20,6 @@ type StepFunc func(ctx *StepContext) error
 type Session struct {
 	SessionRef
 	variables []*Tensor
-	depth     int   // nesting of library calls that may run callbacks
-	cause     error // first error a hook or step returned during the outermost call
-	panicked  bool
-	panicVal  any // first panic recovered during the outermost call
 }
 
 // NewMonitoredSession is TF's MonitoredSession: Begin on every hook, restore (chief, from
@@ -38,7 +33,65 @@ func NewSingularMonitoredSession(opts *Options, hooks ...Hook) (*Session, error)
 	return newSession(opts, hooks, true)
 }
 
+// cHooks turns hooks into library hooks: built-ins as they are, Go hooks wrapped (the wrappers in
+// created, to release once the session holds them: it takes its own references).
+func cHooks(hooks []Hook, what string) (raw []*C.tw_hook, created []*C.tw_hook, err error) {
+	for i, h := range hooks {
+		var c *C.tw_hook
+		switch h := h.(type) {
+		case nil:
+			err = invalid("%s %d is nil", what, i)
+		case *BuiltinHook:
+			if h.c == nil {
+				err = invalid("%s %d is closed", what, i)
+			}
+			c = h.c
+		case *WrappedHook:
+			if c, err = newWrappedHook(h); err == nil {
+				created = append(created, c)
+			}
+		default:
+			if c, err = newGoHook(h); err == nil {
+				created = append(created, c)
+			}
+		}
+		if err != nil {
+			releaseHooks(created)
+			return nil, nil, err
+		}
+		raw = append(raw, c)
+	}
+	return raw, created, nil
+}
+
+func releaseHooks(hooks []*C.tw_hook) {
+	for _, h := range hooks {
+		C.tw_hook_destroy(h)
+	}
+}
+
+// hookArray is a C array of the hook pointers (NULL for none); free it after the call.
+func hookArray(hooks []*C.tw_hook) **C.tw_hook {
+	if len(hooks) == 0 {
+		return nil
+	}
+	array := (**C.tw_hook)(C.calloc(C.size_t(len(hooks)), C.size_t(unsafe.Sizeof((*C.tw_hook)(nil)))))
+	copy(unsafe.Slice(array, len(hooks)), hooks)
+	return array
+}
+
 func newSession(opts *Options, hooks []Hook, singular bool) (*Session, error) {
+	return createSession(opts, hooks, nil, func(out **C.tw_session, copts *C.tw_options, h **C.tw_hook, n C.size_t, _ **C.tw_hook, _ C.size_t) C.tw_status {
+		if singular {
+			return C.tw_singular_monitored_session_create(out, copts, h, n)
+		}
+		return C.tw_monitored_session_create(out, copts, h, n)
+	})
+}
+
+type sessionCreator func(out **C.tw_session, opts *C.tw_options, hooks **C.tw_hook, n C.size_t, chiefOnly **C.tw_hook, nChiefOnly C.size_t) C.tw_status
+
+func createSession(opts *Options, hooks, chiefOnly []Hook, create sessionCreator) (*Session, error) {
 	var copts *C.tw_options
 	if opts != nil {
 		if err := opts.live(); err != nil {
@@ -46,48 +99,22 @@ func newSession(opts *Options, hooks []Hook, singular bool) (*Session, error) {
 		}
 		copts = opts.c
 	}
+	raw, created, err := cHooks(hooks, "hook")
+	if err != nil {
+		return nil, err
+	}
+	defer releaseHooks(created)
+	rawChief, createdChief, err := cHooks(chiefOnly, "chief-only hook")
+	if err != nil {
+		return nil, err
+	}
+	defer releaseHooks(createdChief)
+	array, chiefArray := hookArray(raw), hookArray(rawChief)
+	defer C.free(unsafe.Pointer(array))
+	defer C.free(unsafe.Pointer(chiefArray))
 	s := &Session{}
-	raw := make([]*C.tw_hook, 0, len(hooks))
-	var created []*C.tw_hook // wrappers of Go hooks: released once the session holds them
-	defer func() {
-		for _, h := range created {
-			C.tw_hook_destroy(h)
-		}
-	}()
-	for i, h := range hooks {
-		switch h := h.(type) {
-		case nil:
-			return nil, invalid("hook %d is nil", i)
-		case *BuiltinHook:
-			if h.c == nil {
-				return nil, invalid("hook %d is closed", i)
-			}
-			raw = append(raw, h.c)
-		case *WrappedHook:
-			c, err := newWrappedHook(s, h)
-			if err != nil {
-				return nil, err
-			}
-			created = append(created, c)
-			raw = append(raw, c)
-		default:
-			c, err := newGoHook(s, h)
-			if err != nil {
-				return nil, err
-			}
-			created = append(created, c)
-			raw = append(raw, c)
-		}
-	}
-	var hooksPtr **C.tw_hook
-	if len(raw) > 0 {
-		hooksPtr = &raw[0]
-	}
-	err := s.call(func() C.tw_status {
-		if singular {
-			return C.tw_singular_monitored_session_create(&s.c, copts, hooksPtr, C.size_t(len(raw)))
-		}
-		return C.tw_monitored_session_create(&s.c, copts, hooksPtr, C.size_t(len(raw)))
+	err = s.call(func() C.tw_status {
+		return create(&s.c, copts, array, C.size_t(len(raw)), chiefArray, C.size_t(len(rawChief)))
 	})
 	if err != nil {
 		return nil, err
@@ -102,72 +129,17 @@ func newSession(opts *Options, hooks []Hook, singular bool) (*Session, error) {
 	return s, nil
 }
 
-// call makes a library call that may run hooks or the step: a panic recovered in one of them is
-// re-raised here once C has returned; an error one of them returned is attached to the result.
-func (s *Session) call(f func() C.tw_status) error {
-	if s.depth == 0 {
-		s.cause, s.panicked, s.panicVal = nil, false, nil
-	}
-	s.depth++
-	err := check(f)
-	s.depth--
-	if s.depth > 0 {
-		return err
-	}
-	if s.panicked {
-		value := s.panicVal
-		s.panicked, s.panicVal = false, nil
-		panic(value)
-	}
-	if e, ok := err.(*Error); ok && s.cause != nil && (StatusOf(s.cause) == e.Status || e.Status == CallbackFailed) {
-		e.Err = s.cause
-	}
-	s.cause = nil
-	return err
-}
-
-// guard runs a hook or step body for C: an error becomes its status (CallbackFailed for an error
-// without one), a panic is recovered and kept for call to re-raise.
-func (s *Session) guard(body func() error) (status C.tw_status) {
-	defer func() {
-		if r := recover(); r != nil {
-			if !s.panicked {
-				s.panicked, s.panicVal = true, r
-			}
-			status = setError(CallbackFailed, fmt.Sprintf("panic: %v", r))
-		}
-	}()
-	err := body()
-	if err == nil {
-		return C.TW_OK
-	}
-	if s.cause == nil {
-		s.cause = err
-	}
-	if e, ok := err.(*Error); ok && e.Status != OK {
-		return setError(e.Status, e.Message)
-	}
-	if st := StatusOf(err); st != Unknown && st != OK {
-		return setError(st, err.Error())
-	}
-	return setError(CallbackFailed, err.Error())
-}
-
-func setError(status Status, message string) C.tw_status {
-	cmessage := C.CString(message)
-	defer C.free(unsafe.Pointer(cmessage))
-	return C.tw_set_error(C.tw_status(status), cmessage)
-}
+// call makes a library call that may run hooks or the step (check re-raises their panics).
+func (s *Session) call(f func() C.tw_status) error { return check(f) }
 
 type stepState struct {
-	fn      StepFunc
-	session *Session
+	fn StepFunc
 }
 
 //export twgoStep
 func twgoStep(handle C.uintptr_t, cctx *C.tw_step_context) C.tw_status {
 	state := cgo.Handle(handle).Value().(*stepState)
-	return state.session.guard(func() error {
+	return guard(func() error {
 		ctx := &StepContext{c: cctx}
 		defer func() { ctx.c = nil }()
 		return state.fn(ctx)
@@ -203,7 +175,7 @@ func (s *Session) run(step StepFunc, feeds []*Tensor, withoutHooks bool) error {
 	if len(raw) > 0 {
 		feedsPtr = &raw[0]
 	}
-	handle := cgo.NewHandle(&stepState{fn: step, session: s})
+	handle := cgo.NewHandle(&stepState{fn: step})
 	defer handle.Delete()
 	noHooks := C.int(0)
 	if withoutHooks {

@@ -308,3 +308,41 @@ func Scan[T Element](values []T) (ScanResult, error) {
 	return ScanResult{NaN: int64(out.nan_count), PosInf: int64(out.pos_inf_count), NegInf: int64(out.neg_inf_count),
 		FirstNonFinite: int64(out.first_nonfinite_index)}, nil
 }
+
+// withViews passes views (library memory or Tensors, never Go memory) to C as an array of pointers
+// to views, built in C memory for the call.
+func withViews(vs []View, call func(**C.tw_tensor, C.size_t) C.tw_status) error {
+	n := len(vs)
+	structs := (*C.tw_tensor)(C.calloc(C.size_t(n+1), C.size_t(unsafe.Sizeof(C.tw_tensor{}))))
+	pointers := (**C.tw_tensor)(C.calloc(C.size_t(n+1), C.size_t(unsafe.Sizeof((*C.tw_tensor)(nil)))))
+	var names []*C.char
+	var shapes []unsafe.Pointer
+	defer func() {
+		for _, p := range names {
+			C.free(unsafe.Pointer(p))
+		}
+		for _, p := range shapes {
+			C.free(p)
+		}
+		C.free(unsafe.Pointer(structs))
+		C.free(unsafe.Pointer(pointers))
+	}()
+	ts, ps := unsafe.Slice(structs, n+1), unsafe.Slice(pointers, n+1)
+	for i, v := range vs {
+		name, err := cString("view name", v.Name)
+		if err != nil {
+			return err
+		}
+		names = append(names, name)
+		C.tw_tensor_init(&ts[i])
+		ts[i].name, ts[i].dtype, ts[i].data, ts[i].ndim = name, C.int32_t(v.DType), v.data, C.int32_t(len(v.Shape))
+		if len(v.Shape) > 0 {
+			shape := C.malloc(C.size_t(8 * len(v.Shape)))
+			shapes = append(shapes, shape)
+			copy(unsafe.Slice((*int64)(shape), len(v.Shape)), v.Shape)
+			ts[i].shape = (*C.int64_t)(shape)
+		}
+		ps[i] = &ts[i]
+	}
+	return check(func() C.tw_status { return call(pointers, C.size_t(n)) })
+}

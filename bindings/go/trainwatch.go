@@ -1,9 +1,14 @@
 // Package trainwatch is the Go binding of trainwatch, TensorFlow 1's MonitoredSession and its hooks
 // as a C library.
 //
-// A session runs your step function; hooks get callbacks around it. Hooks are Go values
-// implementing Hook (embed BaseHook for no-op defaults) or built-in hooks of the library
-// (StopAtStepHook, NanTensorHook, CheckpointSaverHook). Failures are *Error values carrying the
+// A session (NewMonitoredTrainingSession, NewMonitoredSession, NewSingularMonitoredSession) runs your
+// step function; hooks get callbacks around it. Hooks are Go values implementing Hook (embed BaseHook
+// for no-op defaults) or built-in hooks of the library (StopAtStepHook, NanTensorHook,
+// CheckpointSaverHook, LoggingTensorHook, StepCounterHook, SummarySaverHook, FeedFnHook, FinalOpsHook,
+// GlobalStepWaiterHook, ProfilerHook). Saver, SummaryWriter and EventReader work on their own; a job
+// of many processes brings its engine as a Collective.
+//
+// cgo finds the library with `pkg-config trainwatch`: install libtrainwatch first (README.md). Failures are *Error values carrying the
 // library's Status; errors.Is(err, trainwatch.ErrNanLoss) and friends test for a status. An error a
 // hook or step returns comes back from Run wrapped (errors.Is/As reach it), and a panic in a hook or
 // step never crosses the library's C frames: it is recovered in the trampoline, fails the run, and
@@ -16,8 +21,8 @@
 package trainwatch
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../include
-#cgo LDFLAGS: -ltrainwatch
+#cgo pkg-config: trainwatch
+#cgo CFLAGS: -DTW_EXPERIMENTAL_API
 #include "glue.h"
 */
 import "C"
@@ -25,7 +30,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"unsafe"
 )
 
@@ -138,18 +142,6 @@ func StatusOf(err error) Status {
 func IsCleanEnd(err error) bool {
 	s := StatusOf(err)
 	return s == OutOfRange || s == StopIteration
-}
-
-// check makes C calls and turns a failing status into an *Error. The thread is locked so that the
-// thread-local message is read on the thread that failed.
-func check(f func() C.tw_status) error {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	st := f()
-	if st == C.TW_OK {
-		return nil
-	}
-	return &Error{Status: Status(st), Message: C.GoString(C.tw_last_error_message())}
 }
 
 func invalid(format string, args ...any) error {
