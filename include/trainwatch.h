@@ -16,6 +16,7 @@
 
 #include "trainwatch/checkpoint.h"
 #include "trainwatch/common.h"
+#include "trainwatch/device.h"
 #include "trainwatch/distributed.h"
 #include "trainwatch/hooks.h"
 #include "trainwatch/numerics.h"

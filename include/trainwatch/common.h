@@ -23,9 +23,10 @@
  *
  * Experimental API
  * ----------------
- * What will still move — the collective seam (trainwatch/distributed.h), the device seam to come, the
- * hook extension points (trainwatch/hooks.h) — is declared only when TW_EXPERIMENTAL_API is defined
- * before the first trainwatch header is included (as zstd's ZSTD_STATIC_LINKING_ONLY), and is outside
+ * What will still move — the collective seam (trainwatch/distributed.h), the device seam
+ * (trainwatch/device.h), the hook extension points (trainwatch/hooks.h) — is declared only when
+ * TW_EXPERIMENTAL_API is defined before the first trainwatch header is included (as zstd's
+ * ZSTD_STATIC_LINKING_ONLY), and is outside
  * the ABI promise: it may change or go in any release (docs/abi.md). Everything else follows the rules
  * below.
  *
@@ -226,7 +227,22 @@ TW_API const char *tw_dtype_name(tw_dtype dtype);
  * - ndim == 0 is a scalar (one element); shape may then be NULL. ndim is at most TW_MAX_RANK.
  * - strides are in elements, as in DLPack; NULL means row-major contiguous. Negative strides are
  *   allowed where a function says so.
- * - Memory lives on the host (CPU). */
+ * - device_type and device_id say where `data` lives (DLPack's device codes). 0 or TW_DEVICE_CPU is
+ *   host memory, which is what a view of the first version (TW_TENSOR_SIZE_V1, without these members)
+ *   always is. Any other type is memory the library never reads or writes itself: every access goes
+ *   through the tw_device table registered for that type (trainwatch/device.h), and a device view must
+ *   be contiguous (strides NULL or row-major). Functions that accept device views say so; the others
+ *   return TW_INVALID_ARGUMENT naming the view. */
+/* Where a view's memory lives: DLPack's DLDeviceType codes. Values are stable. */
+typedef enum tw_device_type {
+  TW_DEVICE_HOST = 0,      /* host memory: what a v1 view and a zero-initialised member mean */
+  TW_DEVICE_CPU = 1,       /* host memory too (DLPack's kDLCPU) */
+  TW_DEVICE_CUDA = 2,      /* CUDA device memory (kDLCUDA); device_id is the CUDA ordinal */
+  TW_DEVICE_CUDA_HOST = 3, /* CUDA pinned host memory (kDLCUDAHost): host memory to this library */
+  TW_DEVICE_EXT = 12,      /* any other device (kDLExtDev), served by the table registered for it */
+  TW_DEVICE_TYPE_MAX_ENUM_ = 0x7FFFFFFF
+} tw_device_type;
+
 /* The most dimensions a view may have (TensorFlow's and DLPack's practical limit is far below; PyTorch
  * and numpy allow 64). Views checked by the library also must not span more bytes than int64 holds:
  * element count × element size, and the farthest element's offset Σ |stride| × (extent − 1) × element
@@ -241,11 +257,15 @@ typedef struct tw_tensor {
   int32_t ndim;
   const int64_t *shape;   /* ndim entries, each >= 0 */
   const int64_t *strides; /* ndim entries in elements, or NULL for row-major */
+  /* Second version (TW_TENSOR_SIZE_V2): */
+  int32_t device_type; /* a tw_device_type; 0 (host) in a v1 view */
+  int32_t device_id;   /* which device of that type (CUDA's ordinal); 0 for host memory */
 } tw_tensor;
 
 #define TW_TENSOR_SIZE_V1 TW_STRUCT_SIZE_THROUGH(tw_tensor, strides)
+#define TW_TENSOR_SIZE_V2 TW_STRUCT_SIZE_THROUGH(tw_tensor, device_id)
 #define TW_TENSOR_INIT \
-  { (uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL }
+  { (uint32_t)sizeof(tw_tensor), TW_DTYPE_INVALID, NULL, NULL, 0, NULL, NULL, 0, 0 }
 
 /* Sets *t to TW_TENSOR_INIT (for code that cannot expand the macro): compiled into the caller, so
  * struct_size is the caller's sizeof. t must not be NULL. */

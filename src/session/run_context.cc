@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/versioned.h"
+#include "device/transfer.h"
 #include "session/session.h"
 
 namespace tw {
@@ -31,14 +32,14 @@ std::string PythonList(const std::vector<std::string> &names) {
 
 }  // namespace
 
-Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what) {
+Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what, Place place) {
   if (feed_count > 0 && feeds == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s is NULL but its count is %zu", what, feed_count);
   }
   for (size_t i = 0; i < feed_count; ++i) {
     const std::string where = std::string(what) + "[" + std::to_string(i) + "]";
     tw_tensor view;
-    TW_RETURN_IF_ERROR(ReadTensor(&feeds[i], where, &view));
+    TW_RETURN_IF_ERROR(ReadTensor(&feeds[i], where, &view, place));
     if (!HasName(feeds[i])) return Errorf(TW_INVALID_ARGUMENT, "%s has no name", where.c_str());
     for (size_t j = 0; j < i; ++j) {
       if (std::strcmp(feeds[i].name, feeds[j].name) == 0) {
@@ -88,7 +89,7 @@ Status tw_run_context::RequestFetch(const char *name) {
 Status tw_run_context::AddFeed(const tw_tensor *in) {
   if (phase != Phase::kBeforeRun) return Status(TW_FAILED_PRECONDITION, "feeds can only be added in before_run");
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "feed", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "feed", &view, tw::Place::kHostOrDevice));  // V5: passed on untouched
   const tw_tensor *feed = &view;
   if (!tw::HasName(*feed)) return Status(TW_INVALID_ARGUMENT, "feed has no name");
   for (const tw::TensorRef &existing : hook_feeds) {
@@ -148,8 +149,7 @@ Status tw_run_context::ResultAt(size_t index, tw_tensor *out) const {
   if (index >= hook.results.size()) {
     return Errorf(TW_OUT_OF_RANGE, "result index %zu is past the %zu results of this hook", index, hook.results.size());
   }
-  hook.results[index]->FillView(out);
-  return Status();
+  return hook.results[index]->WriteTo(out);
 }
 
 Status tw_run_context::GetResult(const char *name, tw_tensor *out) const {
@@ -158,8 +158,7 @@ Status tw_run_context::GetResult(const char *name, tw_tensor *out) const {
   if (phase != Phase::kAfterRun) return Status(TW_FAILED_PRECONDITION, "results are only available in after_run");
   for (const tw::TensorRef *result : hooks[hook_index].results) {
     if (result->name() == name) {
-      result->FillView(out);
-      return Status();
+      return result->WriteTo(out);
     }
   }
   const tw::Hook *hook = session->hook(hook_index);
@@ -171,8 +170,7 @@ Status tw_run_context::OriginalFeedAt(size_t index, tw_tensor *out) const {
   if (index >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the caller's %zu feeds", index, user_feed_count);
   }
-  tw::WriteVersioned(user_feeds[index], out);
-  return Status();
+  return tw::WriteView(user_feeds[index], out);
 }
 
 // ---- tw_step_context -------------------------------------------------------------------------------
@@ -204,14 +202,12 @@ Status tw_step_context::FeedAt(size_t index, tw_tensor *out) const {
   TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
   const size_t hook_feed_count = run != nullptr ? run->hook_feeds.size() : 0;
   if (index < hook_feed_count) {
-    run->hook_feeds[index].FillView(out);
-    return Status();
+    return run->hook_feeds[index].WriteTo(out);
   }
   if (index - hook_feed_count >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the %zu feeds of this run", index, FeedCount());
   }
-  tw::WriteVersioned(user_feeds[index - hook_feed_count], out);
-  return Status();
+  return tw::WriteView(user_feeds[index - hook_feed_count], out);
 }
 
 Status tw_step_context::FindFeed(const char *name, tw_tensor *out) const {
@@ -220,10 +216,7 @@ Status tw_step_context::FindFeed(const char *name, tw_tensor *out) const {
   tw_tensor view = TW_TENSOR_INIT;
   for (size_t i = 0; i < FeedCount(); ++i) {
     TW_RETURN_IF_ERROR(FeedAt(i, &view));
-    if (std::strcmp(view.name, name) == 0) {
-      tw::WriteVersioned(view, out);
-      return Status();
-    }
+    if (std::strcmp(view.name, name) == 0) return tw::WriteView(view, out);
   }
   return Errorf(TW_NOT_FOUND, "no feed named '%s' in this run", name);
 }
@@ -244,7 +237,7 @@ const tw::TensorRef *tw_step_context::FindOutput(const std::string &name) const 
 
 Status tw_step_context::Publish(const tw_tensor *in, bool copy) {
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "output", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "output", &view, tw::Place::kHostOrDevice));
   const tw_tensor *output = &view;
   if (!tw::HasName(*output)) return Status(TW_INVALID_ARGUMENT, "output has no name");
   const std::string name = output->name;
@@ -264,10 +257,18 @@ Status tw_step_context::Publish(const tw_tensor *in, bool copy) {
   if (copies.size() <= slot) copies.resize(slot + 1);
   std::vector<unsigned char> &store = copies[slot];
   store.resize(static_cast<size_t>(tw::ElementCount(*output)) * tw::DtypeSize(output->dtype));
-  tw::CopyToContiguous(*output, store.data());
+  if (tw::IsOnDevice(*output)) {  // V6: the kept copy of a device value is host memory
+    tw::device::HostCopy host;
+    TW_RETURN_IF_ERROR(tw::device::HostCopy::Make(*output, &host));
+    if (!store.empty()) std::memcpy(store.data(), host.view().data, store.size());
+  } else {
+    tw::CopyToContiguous(*output, store.data());
+  }
   tw_tensor packed = *output;
   packed.strides = nullptr;
   packed.data = store.data();
+  packed.device_type = TW_DEVICE_HOST;
+  packed.device_id = 0;
   ref.Assign(packed, output->name);
   return Status();
 }
