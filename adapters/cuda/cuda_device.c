@@ -371,12 +371,16 @@ static void event_release(void *user_data, tw_device_event *event) {
 
 static tw_status alloc_pinned(void *user_data, size_t size, void **out) {
   char what[64];
+  void *pointer = NULL;
   cudaError_t error;
   (void)user_data;
   if (size == 0 || out == NULL) return tw_set_error(TW_INVALID_ARGUMENT, "alloc_pinned of 0 bytes or out NULL");
   /* Portable: pinned for every device of the process, as a staging buffer may serve any of them. */
-  error = cudaHostAlloc(out, size, cudaHostAllocPortable);
-  if (error == cudaSuccess) return TW_OK;
+  error = cudaHostAlloc(&pointer, size, cudaHostAllocPortable);
+  if (error == cudaSuccess) {
+    *out = pointer;
+    return TW_OK;
+  }
   snprintf(what, sizeof what, "%zu bytes", size);
   return cuda_error(error, "cudaHostAlloc", what);
 }
