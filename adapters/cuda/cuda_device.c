@@ -196,11 +196,6 @@ static tw_status copy_to_device(void *user_data, int32_t device_id, const tw_dev
 /* count_nonfinite                                                                                  */
 /* ------------------------------------------------------------------------------------------------ */
 
-static int is_float(int32_t dtype) {
-  return dtype == TW_FLOAT16 || dtype == TW_BFLOAT16 || dtype == TW_FLOAT32 || dtype == TW_FLOAT64 ||
-         dtype == TW_FLOAT8_E4M3FN || dtype == TW_FLOAT8_E5M2;
-}
-
 /* A slot of at least `size` bytes whose last upload has completed, taken off the list (t->lock held). */
 static tw_status take_slot(device_state *d, size_t size, upload_slot **out) {
   tw_status status = TW_OK;
@@ -232,72 +227,37 @@ done:
 static tw_status count_nonfinite(void *user_data, int32_t device_id, const tw_tensor *tensors, size_t count,
                                  tw_device_scan *results) {
   cuda_table *t = (cuda_table *)user_data;
-  const size_t stride = count > 0 ? tensors[0].struct_size : sizeof(tw_tensor);
-  size_t i, entries = 0, table_bytes, size;
-  int64_t blocks = 0;
+  size_t entries, size, results_offset;
+  int64_t blocks;
   device_state *d = NULL;
   upload_slot *slot = NULL;
-  tw_cuda_scan_entry *entry;
-  tw_cuda_scan_result *initial;
   int previous;
   tw_status status;
   if (count == 0) return TW_OK;
-  if (stride < TW_TENSOR_SIZE_V1) return tw_set_error(TW_INVALID_ARGUMENT, "tensors[0].struct_size is too small");
-  for (i = 0; i < count; i++) {
-    const tw_tensor *view = (const tw_tensor *)((const char *)tensors + i * stride);
-    if (is_float(view->dtype) && tw_tensor_element_count(view) > 0) entries++;
-  }
-  if (count > INT32_MAX || entries > INT32_MAX) return tw_set_error(TW_INVALID_ARGUMENT, "too many tensors");
-  table_bytes = (entries * sizeof(tw_cuda_scan_entry) + 63) / 64 * 64;
-  size = table_bytes + count * sizeof(tw_cuda_scan_result);
-
+  status = tw_cuda_scan_plan(&entries, &size, &results_offset, tensors, count);
+  if (status != TW_OK) return status;
   status = enter_device(t, device_id, &previous);
   if (status != TW_OK) return status;
   pthread_mutex_lock(&t->lock);
   status = device_of(t, device_id, &d);
   if (status == TW_OK) status = take_slot(d, size, &slot);
+  if (status == TW_OK) status = side_after_program(d);
   if (status != TW_OK) goto done;
-
-  /* The table of float tensors (blocks in order) and every result's initial value, in one upload. */
-  entry = (tw_cuda_scan_entry *)slot->host;
-  initial = (tw_cuda_scan_result *)((char *)slot->host + table_bytes);
-  for (i = 0; i < count; i++) {
-    const tw_tensor *view = (const tw_tensor *)((const char *)tensors + i * stride);
-    const int64_t elements = tw_tensor_element_count(view);
-    initial[i].nan_count = initial[i].pos_inf_count = initial[i].neg_inf_count = 0;
-    initial[i].first_nonfinite_index = initial[i].first_nan_index = ~0ULL; /* -1 as int64 */
-    if (elements < 0) {
-      char what[256];
-      snprintf(what, sizeof what, "tensor '%s' is malformed (dtype, rank or shape)", view->name ? view->name : "");
-      status = tw_set_error(TW_INVALID_ARGUMENT, what);
-      goto done;
-    }
-    if (!is_float(view->dtype) || elements == 0) continue; /* integers and bools are finite */
-    entry->data = view->data;
-    entry->count = elements;
-    entry->first_block = blocks;
-    entry->dtype = view->dtype;
-    entry->result = (int32_t)i;
-    blocks += (int64_t)((elements * (int64_t)tw_dtype_size((tw_dtype)view->dtype) + TW_CUDA_CHUNK_BYTES - 1) /
-                        TW_CUDA_CHUNK_BYTES);
-    entry++;
-  }
-  status = side_after_program(d);
-  if (status != TW_OK) goto done;
+  /* The table of float views and every result's initial value go up in one copy; one launch; the
+   * results (40 bytes per view) come down into the caller's pinned buffer. */
+  blocks = tw_cuda_scan_fill(slot->host, results_offset, tensors, count);
   CUDA_TRY(cudaMemcpyAsync(slot->device, slot->host, size, cudaMemcpyHostToDevice, d->side), "the tensor table");
   CUDA_TRY(tw_cuda_launch_nonfinite((const tw_cuda_scan_entry *)slot->device, (int32_t)entries, blocks,
-                                    (tw_cuda_scan_result *)((char *)slot->device + table_bytes), d->side),
+                                    (tw_cuda_scan_result *)((char *)slot->device + results_offset), d->side),
            "the non-finite count kernel");
-  CUDA_TRY(cudaMemcpyAsync(results, (char *)slot->device + table_bytes, count * sizeof(tw_cuda_scan_result),
+  CUDA_TRY(cudaMemcpyAsync(results, (char *)slot->device + results_offset, count * sizeof(tw_cuda_scan_result),
                            cudaMemcpyDeviceToHost, d->side),
            "the results");
   status = program_after_side(d);
 done:
   if (slot != NULL) {
     /* The slot is free again once everything enqueued with it has run. */
-    if (d != NULL && cudaEventRecord(slot->done, d->side) != cudaSuccess) {
-      (void)cudaStreamSynchronize(d->side);
-    }
+    if (cudaEventRecord(slot->done, d->side) != cudaSuccess) (void)cudaStreamSynchronize(d->side);
     slot->next = d->slots;
     d->slots = slot;
   }
