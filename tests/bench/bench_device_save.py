@@ -2,7 +2,7 @@
 (docs/performance/device-save.md). GPU only: tools/gpu-check runs it.
 
 The state: a model's weights and Adam moments on the GPU (Gaussian, sigma 0.02; moments m and v = m^2),
-float32, `MiB` MiB in 64 tensors, written to /dev/shm (tmpfs: the device and the codec are measured, not
+float32, `MiB` MiB in 96 tensors, written to /dev/shm (tmpfs: the device and the codec are measured, not
 a disk) unless a directory is given.
 1. Async save stall: tw.MonitoredTrainingSession(variables=state) with a CheckpointSaverHook saving every
    3rd step: the median saving run's time minus the median plain run's (each run followed by a pause

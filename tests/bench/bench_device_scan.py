@@ -36,8 +36,9 @@ def synchronised(fn):
 
 
 def read_bandwidth(t, repeats):
-    """GB/s the device reads at: the better of torch's sum over t's bytes as float32 (read once) and a
-    device-to-device copy (read + write, so bytes / 2 read per second... counted as both)."""
+    """GB/s the device moves, the better of two measures over t's bytes: torch's sum of them as float32
+    (each byte read once) and a device-to-device copy (bytes read + bytes written, as a bandwidth is
+    measured). Also returns each of the two."""
     words = t.view(torch.float32)
     bytes_ = t.numel() * t.element_size()
     sum_s = median_seconds(synchronised(lambda: words.sum()), repeats)
