@@ -72,11 +72,12 @@ static tw_status status_of(cudaError_t error) {
   }
 }
 
-/* Stores "<call> (<what>): <CUDA's error string> (<its name>)" and returns the status for it. */
+/* Stores "<function> (<what>): <CUDA's error string> (<its name>)" and returns the status for it; `call`
+ * may be the whole call's text, of which the function's name is kept. */
 static tw_status cuda_error(cudaError_t error, const char *call, const char *what) {
   char message[512];
-  snprintf(message, sizeof message, "%s%s%s%s: %s (%s)", call, what ? " (" : "", what ? what : "", what ? ")" : "",
-           cudaGetErrorString(error), cudaGetErrorName(error));
+  snprintf(message, sizeof message, "%.*s%s%s%s: %s (%s)", (int)strcspn(call, "("), call, what ? " (" : "",
+           what ? what : "", what ? ")" : "", cudaGetErrorString(error), cudaGetErrorName(error));
   return tw_set_error(status_of(error), message);
 }
 
@@ -160,7 +161,7 @@ static tw_status enqueue_copies(void *user_data, int32_t device_id, const tw_dev
   cuda_table *t = (cuda_table *)user_data;
   device_state *d = NULL;
   int previous;
-  size_t i = 0;
+  size_t i;
   tw_status status = enter_device(t, device_id, &previous);
   if (status != TW_OK) return status;
   pthread_mutex_lock(&t->lock);
@@ -175,7 +176,7 @@ static tw_status enqueue_copies(void *user_data, int32_t device_id, const tw_dev
     }
   }
   /* Even after a failed enqueue: what was enqueued must still come before the program's later work. */
-  if (d != NULL && (status == TW_OK || i > 0)) {
+  if (d != NULL) {
     tw_status ordered = program_after_side(d);
     if (status == TW_OK) status = ordered;
   }
