@@ -45,13 +45,39 @@ Status CheckStrideSpan(const tw_tensor &t, const std::string &what) {
   return Status();
 }
 
+// Where the memory lives (tw_tensor's second version): a known-looking place, and a device view
+// contiguous, since a device's copies and counts take one flat range per tensor.
+Status CheckPlace(const tw_tensor &t, const std::string &what, Place place) {
+  if (t.device_type < 0) {
+    return Errorf(TW_INVALID_ARGUMENT, "%s has negative device_type %d", what.c_str(), t.device_type);
+  }
+  if (t.device_id < 0) return Errorf(TW_INVALID_ARGUMENT, "%s has negative device_id %d", what.c_str(), t.device_id);
+  if (IsOnDevice(t) && place == Place::kHost) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "%s is a view of device memory (device_type %d, device_id %d), which this function does not "
+                  "read: it takes host memory only (trainwatch/device.h lists the functions that take device views)",
+                  what.c_str(), t.device_type, t.device_id);
+  }
+  if (IsOnDevice(t) && !IsContiguous(t)) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "%s is a strided view of device memory (device_type %d): device views must be contiguous "
+                  "(strides NULL or row-major)",
+                  what.c_str(), t.device_type);
+  }
+  return Status();
+}
+
 }  // namespace
+
+bool IsOnDevice(const tw_tensor &t) {
+  return t.device_type != TW_DEVICE_HOST && t.device_type != TW_DEVICE_CPU && t.device_type != TW_DEVICE_CUDA_HOST;
+}
 
 size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
 const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
 bool IsFloatDtype(int32_t dtype) { return Info(dtype).is_float; }
 
-Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view) {
+Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view, Place place) {
   tw_tensor copy = TW_TENSOR_INIT;
   TW_RETURN_IF_ERROR(ReadVersioned(in, what, &copy));
   const tw_tensor *t = &copy;
@@ -83,6 +109,7 @@ Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view)
     return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
   }
   if (count > 0 && t->strides != nullptr) TW_RETURN_IF_ERROR(CheckStrideSpan(*t, what));
+  TW_RETURN_IF_ERROR(CheckPlace(*t, what, place));
   if (count > 0 && t->data == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
                   static_cast<long long>(count));
@@ -111,6 +138,8 @@ TensorRef::TensorRef(const tw_tensor &t, std::string name)
     : name_(std::move(name)),
       dtype_(t.dtype),
       data_(t.data),
+      device_type_(t.device_type),
+      device_id_(t.device_id),
       shape_(t.shape, t.shape + t.ndim),
       has_strides_(t.strides != nullptr) {
   if (has_strides_) strides_.assign(t.strides, t.strides + t.ndim);
@@ -120,6 +149,8 @@ void TensorRef::Assign(const tw_tensor &t, const char *name) {
   name_.assign(name);
   dtype_ = t.dtype;
   data_ = t.data;
+  device_type_ = t.device_type;
+  device_id_ = t.device_id;
   shape_.assign(t.shape, t.shape + t.ndim);
   has_strides_ = t.strides != nullptr;
   if (has_strides_) {
@@ -127,6 +158,12 @@ void TensorRef::Assign(const tw_tensor &t, const char *name) {
   } else {
     strides_.clear();
   }
+}
+
+bool TensorRef::on_device() const {
+  tw_tensor place = TW_TENSOR_INIT;
+  place.device_type = device_type_;
+  return IsOnDevice(place);
 }
 
 int64_t TensorRef::element_count() const {
@@ -143,6 +180,8 @@ void TensorRef::FillView(tw_tensor *out) const {
   view.ndim = static_cast<int32_t>(shape_.size());
   view.shape = shape_.empty() ? nullptr : shape_.data();
   view.strides = has_strides_ ? strides_.data() : nullptr;
+  view.device_type = device_type_;
+  view.device_id = device_id_;
   WriteVersioned(view, out);
 }
 

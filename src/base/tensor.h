@@ -18,9 +18,19 @@ bool IsFloatDtype(int32_t dtype);
 // Reads a caller's view into *view, a whole tw_tensor of this library (members past the caller's
 // struct_size are 0 / NULL; see base/versioned.h), and checks it for use: known dtype, ndim >= 0,
 // shape present with non-negative extents, element count without overflow, data non-NULL when there
-// are elements. `what` names the argument in the message ("feeds[2]", "variable 'w'"). Code after it
-// uses *view, never the caller's struct.
-Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view);
+// are elements, device_type and device_id non-negative, a device view contiguous. `what` names the argument in the
+// message ("feeds[2]", "variable 'w'"). Code after it uses *view, never the caller's struct.
+//
+// A view of device memory (IsOnDevice) is refused with TW_INVALID_ARGUMENT naming it unless `place` is
+// kHostOrDevice: only the functions that read device views through src/device accept them (the list is
+// in trainwatch/device.h), so no other path can read device memory by mistake.
+enum class Place { kHost, kHostOrDevice };
+Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view, Place place = Place::kHost);
+
+// True for a view of device memory (trainwatch/device.h), which this library never reads itself:
+// device_type other than 0, TW_DEVICE_CPU and TW_DEVICE_CUDA_HOST. ReadTensor accepts one only when
+// it is contiguous; every reader of its data goes through src/device.
+bool IsOnDevice(const tw_tensor &t);
 
 // Element count of a view ReadTensor accepted.
 int64_t ElementCount(const tw_tensor &t);
@@ -45,21 +55,30 @@ class TensorRef {
   int64_t element_count() const;
   size_t byte_size() const { return static_cast<size_t>(element_count()) * DtypeSize(dtype_); }
   void set_data(void *data) { data_ = data; }
+  int32_t device_type() const { return device_type_; }
+  int32_t device_id() const { return device_id_; }
+  bool on_device() const;
 
   // Fills *out (whose struct_size the caller set, at least TW_TENSOR_SIZE_V1) with this view, writing
-  // at most struct_size bytes.
+  // at most struct_size bytes: a caller of the first version does not see device_type / device_id, so
+  // callers that may hand out a device view check CanFill first.
   void FillView(tw_tensor *out) const;
+  // False when this is a device view and *out is of the first version, which cannot say so.
+  bool CanFill(const tw_tensor *out) const { return !on_device() || out->struct_size >= TW_TENSOR_SIZE_V2; }
 
  private:
   std::string name_;
   int32_t dtype_ = TW_DTYPE_INVALID;
   void *data_ = nullptr;
+  int32_t device_type_ = TW_DEVICE_HOST;
+  int32_t device_id_ = 0;
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
   bool has_strides_ = false;
 };
 
-// Copies the elements of a (possibly strided) view into `dst`, row-major and packed.
+// Copies the elements of a (possibly strided) host view into `dst`, row-major and packed. Never for a
+// device view (IsOnDevice): device memory is read through src/device only.
 void CopyToContiguous(const tw_tensor &t, void *dst);
 
 // A list whose elements are kept when it is cleared, so refilling it every run reuses their memory.
