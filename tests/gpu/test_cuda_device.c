@@ -380,7 +380,8 @@ static void errors_are_statuses_with_messages(void **state) {
   assert_int_equal(table.count_nonfinite(table_state, -1, NULL, 0, scan_results), TW_OK); /* nothing to do */
 
   void *huge = NULL;
-  assert_int_equal(table.alloc_pinned(table_state, (size_t)1 << 62, &huge), TW_RESOURCE_EXHAUSTED);
+  const tw_status too_much = table.alloc_pinned(table_state, (size_t)1 << 62, &huge); /* CUDA's code decides */
+  assert_true(too_much == TW_RESOURCE_EXHAUSTED || too_much == TW_INVALID_ARGUMENT);
   assert_non_null(strstr(tw_last_error_message(), "cudaHostAlloc"));
   assert_null(huge);
   assert_int_equal(table.alloc_pinned(table_state, 0, &huge), TW_INVALID_ARGUMENT);
