@@ -132,22 +132,44 @@ static double integer_value(tw_dtype dtype, uint64_t bits) {
   }
 }
 
-ref_stats ref_stats_of(const tw_tensor *t) {
-  ref_stats s = {0, 0, 0, 0, 0, -1, NAN, NAN, NAN, NAN};
+int64_t ref_offset(const tw_tensor *t, int64_t k) {
+  int64_t rest = k, offset = 0, step = 1;
+  for (int32_t d = t->ndim - 1; d >= 0; --d) {
+    const int64_t stride = t->strides != NULL ? t->strides[d] : step;
+    offset += (rest % t->shape[d]) * stride;
+    rest /= t->shape[d];
+    step *= t->shape[d];
+  }
+  return offset;
+}
+
+static int64_t element_count(const tw_tensor *t) {
   int64_t count = 1;
   for (int32_t d = 0; d < t->ndim; ++d) count *= t->shape[d];
+  return count;
+}
+
+int64_t ref_first_nan(const tw_tensor *t) {
+  const int64_t count = element_count(t);
+  if (!is_float((tw_dtype)t->dtype)) return -1;
+  for (int64_t k = 0; k < count; ++k)
+    if (ref_classify((tw_dtype)t->dtype, ref_get((tw_dtype)t->dtype, t->data, ref_offset(t, k))) == REF_NAN) return k;
+  return -1;
+}
+
+void ref_gather(const tw_tensor *t, void *dst) {
+  const int64_t count = element_count(t);
+  for (int64_t k = 0; k < count; ++k)
+    ref_put((tw_dtype)t->dtype, dst, k, ref_get((tw_dtype)t->dtype, t->data, ref_offset(t, k)));
+}
+
+ref_stats ref_stats_of(const tw_tensor *t) {
+  ref_stats s = {0, 0, 0, 0, 0, -1, NAN, NAN, NAN, NAN};
+  const int64_t count = element_count(t);
   s.element_count = count;
   long double sum = 0, sum_abs = 0;
   for (int64_t k = 0; k < count; ++k) {
-    /* row-major index k -> element offset through the strides */
-    int64_t rest = k, offset = 0, step = 1;
-    for (int32_t d = t->ndim - 1; d >= 0; --d) {
-      const int64_t stride = t->strides != NULL ? t->strides[d] : step;
-      offset += (rest % t->shape[d]) * stride;
-      rest /= t->shape[d];
-      step *= t->shape[d];
-    }
-    const uint64_t bits = ref_get((tw_dtype)t->dtype, t->data, offset);
+    const uint64_t bits = ref_get((tw_dtype)t->dtype, t->data, ref_offset(t, k));
     const ref_class c = is_float((tw_dtype)t->dtype) ? ref_classify((tw_dtype)t->dtype, bits) : REF_FINITE;
     if (c != REF_FINITE && s.first_nonfinite_index < 0) s.first_nonfinite_index = k;
     if (c == REF_NAN) ++s.nan_count;

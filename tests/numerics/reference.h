@@ -43,6 +43,12 @@ typedef struct ref_stats {
   double min, max, mean, mean_abs; /* NaN when finite_count is 0; mean_abs scales the mean's tolerance */
 } ref_stats;
 ref_stats ref_stats_of(const tw_tensor *t);
+/* The element offset (through the strides) of row-major index k of a view. */
+int64_t ref_offset(const tw_tensor *t, int64_t k);
+/* The row-major index of a view's first NaN, -1 if none (integer views: -1). */
+int64_t ref_first_nan(const tw_tensor *t);
+/* Copies a view's elements in row-major order into dst (contiguous, element_count elements). */
+void ref_gather(const tw_tensor *t, void *dst);
 
 /* A view over `data` with the given shape and strides (NULL = row-major); shape/strides must outlive it. */
 tw_tensor ref_view(tw_dtype dtype, void *data, int32_t ndim, const int64_t *shape, const int64_t *strides);

@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 lib, include_dir = sys.argv[1], pathlib.Path(sys.argv[2])
-ADAPTER_HEADERS = {"trainwatch/mpi.h"}
+ADAPTER_HEADERS = {"trainwatch/mpi.h", "trainwatch/cuda.h"}
 if sys.argv[3:]:
     headers = [include_dir / name for name in sys.argv[3:]]
 else:
