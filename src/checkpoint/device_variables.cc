@@ -41,15 +41,16 @@ Status DeviceVariables::Reserve() {
 }
 
 Status DeviceVariables::Unstage(const std::vector<size_t> &variables) {
-  std::vector<device::Copy> copies;
-  copies.reserve(variables.size());
-  for (size_t i : variables) {
-    const size_t s = static_cast<size_t>(slot_of_[i]);
-    const tw_tensor &view = views_[s];
-    copies.push_back(device::Copy{view.data, staging_.buffer(s), variables_[i].byte_size(), variables_[i].name(),
-                                  view.device_type, view.device_id});
+  if (variables.empty()) return Status();
+  // Staging::Unstage copies every device view it is given: the variables not restored are handed to
+  // it as host views, which it skips (their buffers may hold bytes of an earlier save).
+  std::vector<tw_tensor> views = views_;
+  std::vector<bool> chosen(slots_.size(), false);
+  for (size_t i : variables) chosen[static_cast<size_t>(slot_of_[i])] = true;
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    if (!chosen[s]) views[s].device_type = TW_DEVICE_HOST;
   }
-  return copies.empty() ? Status() : device::CopyToDevice(copies);
+  return staging_.Unstage(views);
 }
 
 long DeviceVariables::IndexOf(const std::string &name) const {

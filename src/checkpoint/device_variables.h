@@ -38,6 +38,8 @@ class DeviceVariables {
   // and shape. Valid after Stage or Reserve, until the next call that changes the buffers.
   const TensorRef &Staged(size_t variable) const { return staged_[static_cast<size_t>(slot_of_[variable])]; }
   // copy_to_device of the staged bytes of `variables` (indices, device variables only), waited for.
+  // Work that was enqueued but cannot be awaited (record failed) leaves the buffers abandoned, never
+  // freed nor reused (device::Staging): the next Stage or Reserve allocates new ones.
   Status Unstage(const std::vector<size_t> &variables);
   // The index of the device variable named `name`, or -1 (not one, or on the host).
   long IndexOf(const std::string &name) const;
