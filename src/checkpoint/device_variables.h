@@ -1,5 +1,5 @@
-// A saver's variables that live on a device (trainwatch/device.h): their host copies in pinned staging
-// buffers, reused from save to save and shared by saves and restores, so a saver holds one pinned copy
+// A saver's variables that live on a device (trainwatch/device.h; docs/tf-semantics.md V10, V12): their host copies in
+// pinned staging buffers, reused from save to save and shared by saves and restores, so a saver holds one pinned copy
 // of its device state at most. Saves copy the device variables into the buffers and write from there;
 // restores decode into the buffers on the host and copy them back to the device. The library never
 // touches device memory: every copy goes through the registered table, and is waited for before a

@@ -242,7 +242,7 @@ class CheckpointSaverHook final : public Hook {
   ExtensionPoint<tw_checkpoint_save_fn> save_fn_{"save"};
 
  private:
-  // *bad: the first variable (in registration order) holding NaN or Inf, else empty. Host variables
+  // V11: *bad is the first variable (in registration order) holding NaN or Inf, else empty. Host variables
   // are scanned here; every device variable is counted on its device in one multi-tensor call
   // (trainwatch/device.h), 40 bytes per tensor crossing to the host. A count that fails is an error,
   // never "all finite".

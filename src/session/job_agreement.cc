@@ -191,7 +191,7 @@ Status JobAgreement::ShareChiefState(const Status &outcome, const std::string &p
 // per variable. A rank whose variables do not match still takes part (into scratch memory), so that no
 // rank is left waiting, and reports the mismatch in its ballot.
 //
-// Device variables travel as host bytes through the saver's staging buffers (checkpoint/device_variables.h):
+// V13: device variables travel as host bytes through the saver's staging buffers (checkpoint/device_variables.h):
 // the chief copies them to the host first; the others receive into the buffers and copy them to the device
 // at the end. A device failure fails this rank's ballot, and the rank still takes part (from or into scratch).
 Status JobAgreement::BroadcastVariables(const std::string &what, Status *local) {

@@ -1,11 +1,12 @@
-/* Checkpoints of variables on a device (trainwatch/device.h; docs/checkpoint-format.md, "Device
- * variables") through the public API, on the fake device of tests/common/fake_device.h: its memory
- * cannot be read by the host (a library that touches it crashes), its copies complete late on a worker
- * thread (a library that reads a staging buffer before waiting reads poison), and each operation can be
- * made to fail. Every float dtype is a device variable, next to a host variable; saves must be
- * bit-exact, synchronous or asynchronous, a failing device operation must write nothing and say which
- * operation and tensor failed, a failing restore must leave the checkpoint intact and the next restore
- * must work, and the staging buffers must be reused from save to save. */
+/* Checkpoints of variables on a device (trainwatch/device.h; docs/tf-semantics.md V10–V12;
+ * docs/checkpoint-format.md, "Device variables") through the public API, on the fake device of
+ * tests/common/fake_device.h: its memory cannot be read by the host (a library that touches it
+ * crashes), its copies complete late on a worker thread (a library that reads a staging buffer before
+ * waiting reads poison), and each operation can be made to fail. Every float dtype is a device
+ * variable, next to a host variable; saves must be bit-exact, synchronous or asynchronous, a failing
+ * device operation must write nothing and say which operation and tensor failed, a failing restore
+ * must leave the checkpoint intact and the next restore must work, and the staging buffers must be
+ * reused from save to save. */
 #include "scratch_dir.h" /* first: it selects the POSIX feature level */
 
 #include <dirent.h>
@@ -448,7 +449,7 @@ static void async_session_saves_and_restores_device_variables(void **state) {
   check_session_saves_and_restores(1);
 }
 
-/* B24: a device variable holding NaN skips the save, found by one count over every device variable. */
+/* B24, V11: a device variable holding NaN skips the save, found by one count over every device variable. */
 static void nan_in_a_device_variable_skips_the_save(void **state) {
   (void)state;
   model m;
@@ -518,7 +519,7 @@ static void a_failing_copy_fails_an_async_save(void **state) {
   model_free(&m);
 }
 
-/* B48: a NaN loss rolls the device variables back to the newest checkpoint before that run. */
+/* B48, V12: a NaN loss rolls the device variables back to the newest checkpoint before that run. */
 static void check_rollback(int async) {
   model m;
   tw_session *s = NULL;

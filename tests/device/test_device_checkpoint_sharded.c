@@ -1,4 +1,5 @@
-/* Sharded checkpoints of device shards (docs/checkpoint-format.md, "Device variables"; D16, D17):
+/* Sharded checkpoints of device shards (docs/checkpoint-format.md, "Device variables"; D16, D17,
+ * V10–V13):
  * ranks as threads of one process (tests/distributed/thread_world.h), each holding its rows of global
  * tensors on the fake device (tests/common/fake_device.h) and a replicated device variable, saving with
  * tw_saver_create_from_options. Each rank stages its own shards; the checkpoint holds the global
@@ -339,7 +340,7 @@ static void D16_D17_sessions_save_and_restore_device_shards(void **state) {
   free_job(&j);
 }
 
-/* D13: the chief restores its device variables and broadcasts their bytes; the other ranks, without a
+/* D13, V13: the chief restores its device variables and broadcasts their bytes; the other ranks, without a
  * checkpoint directory, receive them into their staging buffers and copy them to their devices. */
 static void D13_restore_via_broadcast_fills_every_ranks_device_variables(void **state) {
   (void)state;
