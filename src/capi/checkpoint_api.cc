@@ -34,10 +34,12 @@ struct tw_checkpoint_variables {
 
 namespace {
 
-// A caller's view as a named, contiguous TensorRef; `what` names the argument in messages.
+// A caller's view as a named, contiguous TensorRef; `what` names the argument in messages. A device
+// view is accepted: savers and load_variable read and write it through the device layer only
+// (checkpoint/device_variables.h).
 Status ToTensorRef(const tw_tensor *in, const std::string &what, tw::TensorRef *out) {
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, what, &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, what, &view, tw::Place::kHostOrDevice));
   if (view.name == nullptr || view.name[0] == '\0') {
     return Status(TW_INVALID_ARGUMENT, what + " has no name");
   }
