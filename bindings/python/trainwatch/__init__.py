@@ -28,7 +28,7 @@ go to the ``logging`` logger "trainwatch".
 """
 import sys
 
-from . import _entry_points, distributed, native
+from . import _entry_points, devices, distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,
