@@ -47,11 +47,17 @@ Status CheckStrideSpan(const tw_tensor &t, const std::string &what) {
 
 // Where the memory lives (tw_tensor's second version): a known-looking place, and a device view
 // contiguous, since a device's copies and counts take one flat range per tensor.
-Status CheckPlace(const tw_tensor &t, const std::string &what) {
+Status CheckPlace(const tw_tensor &t, const std::string &what, Place place) {
   if (t.device_type < 0) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has negative device_type %d", what.c_str(), t.device_type);
   }
   if (t.device_id < 0) return Errorf(TW_INVALID_ARGUMENT, "%s has negative device_id %d", what.c_str(), t.device_id);
+  if (IsOnDevice(t) && place == Place::kHost) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "%s is a view of device memory (device_type %d, device_id %d), which this function does not "
+                  "read: it takes host memory only (trainwatch/device.h lists the functions that take device views)",
+                  what.c_str(), t.device_type, t.device_id);
+  }
   if (IsOnDevice(t) && !IsContiguous(t)) {
     return Errorf(TW_INVALID_ARGUMENT,
                   "%s is a strided view of device memory (device_type %d): device views must be contiguous "
@@ -71,7 +77,7 @@ size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
 const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
 bool IsFloatDtype(int32_t dtype) { return Info(dtype).is_float; }
 
-Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view) {
+Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view, Place place) {
   tw_tensor copy = TW_TENSOR_INIT;
   TW_RETURN_IF_ERROR(ReadVersioned(in, what, &copy));
   const tw_tensor *t = &copy;
@@ -103,7 +109,7 @@ Status ReadTensor(const tw_tensor *in, const std::string &what, tw_tensor *view)
     return Errorf(TW_INVALID_ARGUMENT, "%s is larger than the address space", what.c_str());
   }
   if (count > 0 && t->strides != nullptr) TW_RETURN_IF_ERROR(CheckStrideSpan(*t, what));
-  TW_RETURN_IF_ERROR(CheckPlace(*t, what));
+  TW_RETURN_IF_ERROR(CheckPlace(*t, what, place));
   if (count > 0 && t->data == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s has %lld elements but data is NULL", what.c_str(),
                   static_cast<long long>(count));

@@ -20,7 +20,12 @@ bool IsFloatDtype(int32_t dtype);
 // shape present with non-negative extents, element count without overflow, data non-NULL when there
 // are elements, device_type and device_id non-negative, a device view contiguous. `what` names the argument in the
 // message ("feeds[2]", "variable 'w'"). Code after it uses *view, never the caller's struct.
-Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view);
+//
+// A view of device memory (IsOnDevice) is refused with TW_INVALID_ARGUMENT naming it unless `place` is
+// kHostOrDevice: only the functions that read device views through src/device accept them (the list is
+// in trainwatch/device.h), so no other path can read device memory by mistake.
+enum class Place { kHost, kHostOrDevice };
+Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view, Place place = Place::kHost);
 
 // True for a view of device memory (trainwatch/device.h), which this library never reads itself:
 // device_type other than 0, TW_DEVICE_CPU and TW_DEVICE_CUDA_HOST. ReadTensor accepts one only when

@@ -2,6 +2,7 @@
 #include "base/tensor.h"
 #include "base/versioned.h"
 #include "capi/guard.h"
+#include "device/transfer.h"
 #include "numerics/check_numerics.h"
 #include "numerics/scan.h"
 #include "numerics/stats.h"
@@ -15,8 +16,9 @@ tw_status tw_scan(tw_scan_result *out, const tw_tensor *tensor) {
   return Guard([&] {
     TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
     tw_tensor view;
-    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view));
-    const tw::numerics::ScanResult scan = tw::numerics::Scan(view);
+    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view, tw::Place::kHostOrDevice));
+    tw::numerics::ScanResult scan;
+    TW_RETURN_IF_ERROR(tw::numerics::ScanAny(view, &scan));
     tw_scan_result result = TW_SCAN_RESULT_INIT;
     result.nan_count = scan.nan_count;
     result.pos_inf_count = scan.pos_inf_count;
@@ -31,7 +33,13 @@ tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor) {
   return Guard([&] {
     TW_CHECK_ARG(out, "out");
     tw_tensor view;
-    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view));
+    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view, tw::Place::kHostOrDevice));
+    if (tw::IsOnDevice(view)) {  // V2: counted on the device, all at once
+      tw::numerics::ScanResult scan;
+      TW_RETURN_IF_ERROR(tw::numerics::ScanAny(view, &scan));
+      *out = scan.all_finite() ? 0 : 1;
+      return tw::Status();
+    }
     *out = tw::numerics::HasNonFinite(view) ? 1 : 0;
     return tw::Status();
   });
@@ -41,7 +49,12 @@ tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor) {
   return Guard([&] {
     TW_RETURN_IF_ERROR(tw::CheckOutVersioned(out, "out"));
     tw_tensor view;
-    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view));
+    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view, tw::Place::kHostOrDevice));
+    tw::device::HostCopy copy;  // V4: statistics of a device view are computed on a host copy
+    if (tw::IsOnDevice(view)) {
+      TW_RETURN_IF_ERROR(tw::device::HostCopy::Make(view, &copy));
+      view = copy.view();
+    }
     const tw::numerics::TensorStats stats = tw::numerics::ComputeStats(view);
     tw_numerics_stats result = TW_NUMERICS_STATS_INIT;
     result.element_count = stats.element_count;
@@ -61,7 +74,7 @@ tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor) {
 tw_status tw_check_numerics(const tw_tensor *tensor, const char *message) {
   return Guard([&] {
     tw_tensor view;
-    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view));
+    TW_RETURN_IF_ERROR(tw::ReadTensor(tensor, "tensor", &view, tw::Place::kHostOrDevice));
     TW_CHECK_ARG(message, "message");
     return tw::numerics::CheckNumerics(view, message);
   });

@@ -9,6 +9,7 @@
 #include "base/versioned.h"
 #include "capi/guard.h"
 #include "capi/summary_writer_handle.h"
+#include "device/transfer.h"
 #include "summary/event_reader.h"
 #include "summary/event_writer.h"
 #include "summary/writer_cache.h"
@@ -132,7 +133,12 @@ tw_status tw_summary_writer_add_histogram(tw_summary_writer *writer, const char 
     TW_CHECK_ARG(writer, "writer");
     TW_RETURN_IF_ERROR(CheckTag(tag));
     tw_tensor view;
-    TW_RETURN_IF_ERROR(tw::ReadTensor(values, "values", &view));
+    TW_RETURN_IF_ERROR(tw::ReadTensor(values, "values", &view, tw::Place::kHostOrDevice));
+    tw::device::HostCopy host;  // V4: the histogram of a device view is built from a host copy
+    if (tw::IsOnDevice(view)) {
+      TW_RETURN_IF_ERROR(tw::device::HostCopy::Make(view, &host));
+      view = host.view();
+    }
     return writer->writer->AddHistogram(tag, step, view);
   });
 }

@@ -103,6 +103,8 @@ class ScratchLease {
     return Status();
   }
   void *data() const { return data_; }
+  // For work enqueued into it whose completion cannot be awaited: the buffer is never reused or freed.
+  void Abandon() { data_ = nullptr; }
 
  private:
   std::shared_ptr<const Table> table_;
@@ -112,7 +114,8 @@ class ScratchLease {
 
 enum class Direction { kToHost, kToDevice };
 
-Status Transfer(const std::vector<Copy> &all, Direction direction) {
+Status Transfer(const std::vector<Copy> &all, Direction direction, bool *unfinished) {
+  if (unfinished != nullptr) *unfinished = false;
   std::vector<size_t> nonempty;
   for (size_t i = 0; i < all.size(); ++i) {
     if (all[i].size > 0) nonempty.push_back(i);
@@ -143,7 +146,11 @@ Status Transfer(const std::vector<Copy> &all, Direction direction) {
     auto slot = direction == Direction::kToHost ? fns.copy_to_host : fns.copy_to_device;
     TW_RETURN_IF_ERROR(
         CallUserCallback(where, [&] { return slot(table->user_data(), head.id, copies.data(), copies.size()); }));
-    TW_RETURN_IF_ERROR(pending.Record(table, head.id, where));
+    const Status recorded = pending.Record(table, head.id, where);
+    if (!recorded.ok()) {  // enqueued, but nothing can tell when it is done
+      if (unfinished != nullptr) *unfinished = true;
+      return recorded;
+    }
   }
   return pending.WaitAll();
 }
@@ -199,8 +206,18 @@ Status PinnedBuffer::Allocate(std::shared_ptr<const Table> table, size_t size, P
   return Status();
 }
 
-Status CopyToHost(const std::vector<Copy> &copies) { return Transfer(copies, Direction::kToHost); }
-Status CopyToDevice(const std::vector<Copy> &copies) { return Transfer(copies, Direction::kToDevice); }
+Status CopyToHost(const std::vector<Copy> &copies, bool *unfinished) {
+  return Transfer(copies, Direction::kToHost, unfinished);
+}
+Status CopyToDevice(const std::vector<Copy> &copies, bool *unfinished) {
+  return Transfer(copies, Direction::kToDevice, unfinished);
+}
+
+void PinnedBuffer::Abandon() {
+  data_ = nullptr;
+  size_ = 0;
+  table_.reset();
+}
 
 Status CountNonfinite(const std::vector<tw_tensor> &views, std::vector<tw_device_scan> *out) {
   out->assign(views.size(), tw_device_scan{0, 0, 0, -1, -1});
@@ -226,7 +243,11 @@ Status CountNonfinite(const std::vector<tw_tensor> &views, std::vector<tw_device
       TW_RETURN_IF_ERROR(CallUserCallback(wheres[g], [&] {
         return table->fns().count_nonfinite(table->user_data(), head.device_id, tensors.data(), tensors.size(), scans);
       }));
-      TW_RETURN_IF_ERROR(pending.Record(table, head.device_id, wheres[g]));
+      const Status recorded = pending.Record(table, head.device_id, wheres[g]);
+      if (!recorded.ok()) {
+        results[g].Abandon();  // the count may still write into it
+        return recorded;
+      }
     }
     TW_RETURN_IF_ERROR(pending.WaitAll());
   }
@@ -256,7 +277,10 @@ struct HostCopy::State {
   tw_tensor view = TW_TENSOR_INIT;
 };
 
+HostCopy::HostCopy() = default;
 HostCopy::~HostCopy() = default;
+HostCopy::HostCopy(HostCopy &&) noexcept = default;
+HostCopy &HostCopy::operator=(HostCopy &&) noexcept = default;
 
 const tw_tensor &HostCopy::view() const {
   static const tw_tensor kEmpty = TW_TENSOR_INIT;
@@ -265,22 +289,31 @@ const tw_tensor &HostCopy::view() const {
 
 Status HostCopy::Make(const tw_tensor &device_view, HostCopy *out) {
   const char *name = device_view.name != nullptr ? device_view.name : "";
-  auto state = std::make_unique<State>();
+  // The buffer of *out is reused when it is from the same table and large enough: a hook that logs a
+  // device value every N steps allocates pinned memory once.
+  std::unique_ptr<State> state = out->state_ != nullptr ? std::move(out->state_) : std::make_unique<State>();
   const size_t bytes = static_cast<size_t>(ElementCount(device_view)) * DtypeSize(device_view.dtype);
   if (bytes > 0) {
     std::shared_ptr<const Table> table;
     TW_RETURN_IF_ERROR(Find(device_view.device_type, "tensor '" + std::string(name) + "'", &table));
-    TW_RETURN_IF_ERROR(PinnedBuffer::Allocate(std::move(table), bytes, &state->buffer, name));
-    TW_RETURN_IF_ERROR(CopyToHost(
-        {{state->buffer.data(), device_view.data, bytes, name, device_view.device_type, device_view.device_id}}));
+    if (state->buffer.table() != table.get() || state->buffer.size() < bytes) {
+      state->buffer = PinnedBuffer();
+      TW_RETURN_IF_ERROR(PinnedBuffer::Allocate(std::move(table), bytes, &state->buffer, name));
+    }
+    bool unfinished = false;
+    const Status copied = CopyToHost(
+        {{state->buffer.data(), device_view.data, bytes, name, device_view.device_type, device_view.device_id}},
+        &unfinished);
+    if (unfinished) state->buffer.Abandon();
+    TW_RETURN_IF_ERROR(copied);
   }
   tw_tensor host = device_view;
-  host.data = state->buffer.data();
+  host.data = bytes > 0 ? state->buffer.data() : nullptr;
   host.strides = nullptr;
   host.device_type = TW_DEVICE_HOST;
   host.device_id = 0;
-  state->ref = TensorRef(host, name);
-  state->view.struct_size = sizeof(tw_tensor);
+  state->ref.Assign(host, name);
+  state->view = TW_TENSOR_INIT;
   state->ref.FillView(&state->view);
   out->state_ = std::move(state);
   return Status();
@@ -325,7 +358,10 @@ std::vector<Copy> StagingCopies(const std::vector<tw_tensor> &views, const std::
 
 Status Staging::Stage(const std::vector<tw_tensor> &views) {
   TW_RETURN_IF_ERROR(Reserve(views));
-  return CopyToHost(StagingCopies(views, buffers_, Direction::kToHost));
+  bool unfinished = false;
+  const Status copied = CopyToHost(StagingCopies(views, buffers_, Direction::kToHost), &unfinished);
+  if (unfinished) AbandonAll();
+  return copied;
 }
 
 Status Staging::Unstage(const std::vector<tw_tensor> &views) {
@@ -333,7 +369,15 @@ Status Staging::Unstage(const std::vector<tw_tensor> &views) {
     return Errorf(TW_INTERNAL, "device staging holds %zu buffers, not the %zu views to unstage", buffers_.size(),
                   views.size());
   }
-  return CopyToDevice(StagingCopies(views, buffers_, Direction::kToDevice));
+  bool unfinished = false;
+  const Status copied = CopyToDevice(StagingCopies(views, buffers_, Direction::kToDevice), &unfinished);
+  if (unfinished) AbandonAll();
+  return copied;
+}
+
+void Staging::AbandonAll() {
+  for (PinnedBuffer &buffer : buffers_) buffer.Abandon();
+  buffers_.clear();
 }
 
 }  // namespace device

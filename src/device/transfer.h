@@ -39,6 +39,8 @@ class PinnedBuffer {
   void *data() const { return data_; }
   size_t size() const { return size_; }
   const Table *table() const { return table_.get(); }
+  // Leaks the memory: for a buffer the device may still write (CopyToHost's *unfinished).
+  void Abandon();
 
  private:
   void Free();
@@ -58,9 +60,11 @@ struct Copy {
 };
 
 // Enqueues every copy (one table call per (type, id) group), records one event per group, waits for
-// all of them. Copies of 0 bytes are skipped; a list without copies calls nothing.
-Status CopyToHost(const std::vector<Copy> &copies);
-Status CopyToDevice(const std::vector<Copy> &copies);
+// all of them. Copies of 0 bytes are skipped; a list without copies calls nothing. *unfinished (when
+// given) is set when a copy was enqueued but its event could not be recorded: nothing can tell when it
+// completes, so the caller must never free or reuse the host buffers of `copies` (PinnedBuffer::Abandon).
+Status CopyToHost(const std::vector<Copy> &copies, bool *unfinished = nullptr);
+Status CopyToDevice(const std::vector<Copy> &copies, bool *unfinished = nullptr);
 
 // Counts the non-finite elements of device views (contiguous, as ReadTensor guarantees) with one
 // count_nonfinite call per (type, id) group, results into *out in the order of `views`: 40 bytes per
@@ -74,10 +78,10 @@ Status CountNonfinite(const std::vector<tw_tensor> &views, std::vector<tw_device
 // 0) with the device view's name, dtype and shape, whose data is pinned memory owned by this object.
 class HostCopy {
  public:
-  HostCopy() = default;
+  HostCopy();
   ~HostCopy();
-  HostCopy(HostCopy &&) noexcept = default;
-  HostCopy &operator=(HostCopy &&) noexcept = default;
+  HostCopy(HostCopy &&) noexcept;
+  HostCopy &operator=(HostCopy &&) noexcept;
 
   static Status Make(const tw_tensor &device_view, HostCopy *out);
   const tw_tensor &view() const;
@@ -105,6 +109,7 @@ class Staging {
   void Clear() { buffers_.clear(); }
 
  private:
+  void AbandonAll();
   std::vector<PinnedBuffer> buffers_;
 };
 

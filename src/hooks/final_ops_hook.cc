@@ -1,5 +1,7 @@
 #include "hooks/final_ops_hook.h"
 
+#include "device/transfer.h"
+
 #include "base/log.h"
 #include "session/run_context.h"
 #include "session/session.h"
@@ -53,6 +55,15 @@ class FinalOpsHook final : public Hook {
     for (size_t i = 0; i < ctx->outputs.size(); ++i) {
       tw_tensor view = TW_TENSOR_INIT;
       ctx->outputs[i].FillView(&view);
+      device::HostCopy host;  // V4: a device value is kept as a host copy
+      if (IsOnDevice(view)) {
+        const Status copied = device::HostCopy::Make(view, &host);
+        if (!copied.ok()) {
+          SetThreadErrorMessage(copied.message());
+          return copied.code();
+        }
+        view = host.view();
+      }
       hook.values_.values[i].Assign(view, view.name);
     }
     hook.values_.ran = true;

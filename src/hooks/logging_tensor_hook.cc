@@ -6,6 +6,7 @@
 #include "base/log.h"
 #include "base/tensor_copy.h"
 #include "base/timer.h"
+#include "device/transfer.h"
 #include "hooks/extension_point.h"
 #include "hooks/tensor_text.h"
 #include "session/run_context.h"
@@ -20,6 +21,7 @@ class LoggingTensorHook final : public Hook {
   LoggingTensorHook(LoggingTensorConfig config, std::unique_ptr<Timer> timer)
       : Hook("LoggingTensorHook"), config_(std::move(config)), timer_(std::move(timer)) {
     views_.resize(config_.names.size());
+    host_copies_.resize(config_.names.size());
     for (const tw_tensor &view : views_) view_pointers_.push_back(&view);
     if (config_.at_end) last_values_.resize(config_.names.size());
   }
@@ -47,6 +49,10 @@ class LoggingTensorHook final : public Hook {
         tw_tensor &view = views_[i];
         view = TW_TENSOR_INIT;
         TW_RETURN_IF_ERROR(ctx.GetResult(config_.names[i].c_str(), &view));
+        if (IsOnDevice(view)) {  // V4: logged from a host copy
+          TW_RETURN_IF_ERROR(device::HostCopy::Make(view, &host_copies_[i]));
+          view = host_copies_[i].view();
+        }
         if (config_.at_end) last_values_[i].Assign(view, config_.names[i].c_str());
       }
       have_last_values_ = config_.at_end;
@@ -135,6 +141,7 @@ class LoggingTensorHook final : public Hook {
   std::vector<tw_tensor> views_;                  // this run's values, in print order
   std::vector<const tw_tensor *> view_pointers_;  // to views_: what the formatter and log function get
   std::vector<TensorCopy> last_values_;           // at_end: the last run's values
+  std::vector<device::HostCopy> host_copies_;     // of this run's device values (buffers reused)
   bool have_last_values_ = false;
 };
 
@@ -154,10 +161,15 @@ Status LogTensorsDefault(Hook *hook, const tw_tensor *const *values, size_t n_va
     return Errorf(TW_INVALID_ARGUMENT, "values is NULL but n_values is %zu", n_values);
   std::vector<tw_tensor> views(n_values);
   std::vector<const tw_tensor *> pointers(n_values);
+  std::vector<device::HostCopy> copies(n_values);
   for (size_t i = 0; i < n_values; ++i) {
     const std::string where = "values[" + std::to_string(i) + "]";
-    TW_RETURN_IF_ERROR(ReadTensor(values[i], where, &views[i]));
+    TW_RETURN_IF_ERROR(ReadTensor(values[i], where, &views[i], Place::kHostOrDevice));
     if (views[i].name == nullptr) return Errorf(TW_INVALID_ARGUMENT, "%s has no name (its tag)", where.c_str());
+    if (IsOnDevice(views[i])) {  // V4
+      TW_RETURN_IF_ERROR(device::HostCopy::Make(views[i], &copies[i]));
+      views[i] = copies[i].view();
+    }
     pointers[i] = &views[i];
   }
   return logging->LogTensors(pointers.data(), n_values);

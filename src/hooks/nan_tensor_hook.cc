@@ -28,10 +28,12 @@ class NanTensorHook final : public Hook {
   Status AfterRun(RunContext &ctx) override {
     if (!checking_) return Status();
     const int64_t step = ctx.session->run_global_step();
-    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
+    TW_RETURN_IF_ERROR(CountDeviceResults(ctx));
+    for (size_t i = 0, on_device = 0; i < ctx.ResultCount(); ++i) {
       tw_tensor value = TW_TENSOR_INIT;
       TW_RETURN_IF_ERROR(ctx.ResultAt(i, &value));
-      const numerics::ScanResult scan = numerics::Scan(value);
+      // Host values are scanned one by one as before; device values were counted above, together.
+      const numerics::ScanResult scan = IsOnDevice(value) ? device_scans_[on_device++] : numerics::Scan(value);
       const bool bad = scan.nan_count > 0 || (config_.detect_inf && scan.inf_count() > 0);
       if (bad) TW_RETURN_IF_ERROR(Act(ctx, value.name, step, scan));
     }
@@ -60,6 +62,19 @@ class NanTensorHook final : public Hook {
       }
     }
     return Status(TW_INTERNAL, "unknown NaN action");
+  }
+
+  // V3: every watched device value of this run in one multi-tensor count (one count_nonfinite call
+  // per device), 40 bytes per tensor crossing to the host; a run without device values calls nothing.
+  Status CountDeviceResults(const RunContext &ctx) {
+    device_views_.clear();
+    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
+      tw_tensor value = TW_TENSOR_INIT;
+      TW_RETURN_IF_ERROR(ctx.ResultAt(i, &value));
+      if (IsOnDevice(value)) device_views_.push_back(value);
+    }
+    if (device_views_.empty()) return Status();
+    return numerics::ScanAll(device_views_, &device_scans_);
   }
 
   static Status Fail(const std::string &where, const std::string &why_not_rolled_back) {
@@ -110,6 +125,8 @@ class NanTensorHook final : public Hook {
   }
 
   NanGuardConfig config_;
+  std::vector<tw_tensor> device_views_;  // this run's watched device values (reused)
+  std::vector<numerics::ScanResult> device_scans_;
   bool checking_ = false;
   int64_t rollbacks_ = 0;
 };

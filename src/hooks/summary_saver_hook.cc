@@ -4,6 +4,7 @@
 
 #include "base/saturating.h"
 #include "base/timer.h"
+#include "device/transfer.h"
 #include "hooks/event_writer_hook.h"
 #include "numerics/tensor_values.h"
 #include "session/run_context.h"
@@ -74,7 +75,13 @@ class SummarySaverHook final : public EventWriterHook {
       if (!tags.insert(view.name).second) continue;
       summary::SummaryValue value;
       value.tag = view.name;
-      if (ElementCount(view) == 1) {
+      const bool scalar = ElementCount(view) == 1;
+      device::HostCopy host;  // V4: a device value is summarised from a host copy, made only when used
+      if (IsOnDevice(view) && (scalar || WantsHistogram(view.name))) {
+        TW_RETURN_IF_ERROR(device::HostCopy::Make(view, &host));
+        view = host.view();
+      }
+      if (scalar) {
         value.kind = summary::SummaryValue::Kind::kSimpleValue;
         value.simple_value = static_cast<float>(numerics::ElementAsDouble(view.dtype, view.data));
       } else if (WantsHistogram(view.name)) {

@@ -7,8 +7,9 @@ namespace numerics {
 
 Status CheckNumerics(const tw_tensor &t, const std::string &message) {
   // One pass either way: the all-finite case costs what HasNonFinite would, and a bad tensor needs the
-  // counts to tell NaN from Inf.
-  const ScanResult scan = Scan(t);
+  // counts to tell NaN from Inf. A device view is counted on its device (V2).
+  ScanResult scan;
+  TW_RETURN_IF_ERROR(ScanAny(t, &scan));
   if (scan.all_finite()) return Status();
   const bool nan = scan.nan_count > 0;
   const bool inf = scan.inf_count() > 0;

@@ -11,7 +11,8 @@
 namespace tw {
 namespace numerics {
 
-// OK if every element of the view (which tw::ReadTensor accepted) is finite. Otherwise
+// OK if every element of the view (which tw::ReadTensor accepted; host or device memory) is finite.
+// A device view whose count fails gets that failure (device/transfer.h). Otherwise
 // TW_INVALID_ARGUMENT (TF raises InvalidArgumentError) with TF's exact text:
 //   "<message> : Tensor had NaN values" / "… Inf values" / "… Inf and NaN values".
 Status CheckNumerics(const tw_tensor &t, const std::string &message);

@@ -8,7 +8,9 @@
 #define TRAINWATCH_NUMERICS_SCAN_H
 
 #include <cstdint>
+#include <vector>
 
+#include "base/status.h"
 #include "trainwatch/common.h"
 
 namespace tw {
@@ -30,6 +32,15 @@ ScanResult Scan(const tw_tensor &t);
 
 // True as soon as one NaN or ±Inf is found; reads everything only when all elements are finite.
 bool HasNonFinite(const tw_tensor &t);
+
+// Scan of a view wherever it lives: host memory → Scan; a device view (V2) → one count_nonfinite of
+// the registered table (device/transfer.h), 40 bytes crossing to the host. Fails only for a device
+// view: no device registered for it, or an operation failed (the message names it and the tensor).
+Status ScanAny(const tw_tensor &t, ScanResult *out);
+
+// ScanAny of many views: the host ones scanned here, all device ones counted with one count_nonfinite
+// call per device (V3). out->at(i) belongs to views[i].
+Status ScanAll(const std::vector<tw_tensor> &views, std::vector<ScanResult> *out);
 
 }  // namespace numerics
 }  // namespace tw

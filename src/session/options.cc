@@ -363,7 +363,7 @@ Status tw_options::RecordError(const Status &failure) {
 
 Status tw_options::AddVariable(const tw_tensor *in) {
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view, tw::Place::kHostOrDevice));  // V5
   const tw_tensor *var = &view;
   if (var->name == nullptr || var->name[0] == '\0') {
     return Status(TW_INVALID_ARGUMENT, "variable has no name (tw_tensor.name is NULL or empty)");
@@ -384,7 +384,7 @@ Status tw_options::AddVariable(const tw_tensor *in) {
 
 Status tw_options::AddShard(const tw_tensor *in, const int64_t *global_shape, const int64_t *offset) {
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "variable", &view, tw::Place::kHostOrDevice));  // V5
   const tw_tensor *var = &view;
   if (global_shape == nullptr) return Status(TW_INVALID_ARGUMENT, "global_shape is NULL");
   if (offset == nullptr) return Status(TW_INVALID_ARGUMENT, "offset is NULL");

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "base/versioned.h"
+#include "device/transfer.h"
 #include "session/session.h"
 
 namespace tw {
@@ -31,14 +32,14 @@ std::string PythonList(const std::vector<std::string> &names) {
 
 }  // namespace
 
-Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what) {
+Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what, Place place) {
   if (feed_count > 0 && feeds == nullptr) {
     return Errorf(TW_INVALID_ARGUMENT, "%s is NULL but its count is %zu", what, feed_count);
   }
   for (size_t i = 0; i < feed_count; ++i) {
     const std::string where = std::string(what) + "[" + std::to_string(i) + "]";
     tw_tensor view;
-    TW_RETURN_IF_ERROR(ReadTensor(&feeds[i], where, &view));
+    TW_RETURN_IF_ERROR(ReadTensor(&feeds[i], where, &view, place));
     if (!HasName(feeds[i])) return Errorf(TW_INVALID_ARGUMENT, "%s has no name", where.c_str());
     for (size_t j = 0; j < i; ++j) {
       if (std::strcmp(feeds[i].name, feeds[j].name) == 0) {
@@ -88,7 +89,7 @@ Status tw_run_context::RequestFetch(const char *name) {
 Status tw_run_context::AddFeed(const tw_tensor *in) {
   if (phase != Phase::kBeforeRun) return Status(TW_FAILED_PRECONDITION, "feeds can only be added in before_run");
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "feed", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "feed", &view, tw::Place::kHostOrDevice));  // V5: passed on untouched
   const tw_tensor *feed = &view;
   if (!tw::HasName(*feed)) return Status(TW_INVALID_ARGUMENT, "feed has no name");
   for (const tw::TensorRef &existing : hook_feeds) {
@@ -244,7 +245,7 @@ const tw::TensorRef *tw_step_context::FindOutput(const std::string &name) const 
 
 Status tw_step_context::Publish(const tw_tensor *in, bool copy) {
   tw_tensor view;
-  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "output", &view));
+  TW_RETURN_IF_ERROR(tw::ReadTensor(in, "output", &view, tw::Place::kHostOrDevice));
   const tw_tensor *output = &view;
   if (!tw::HasName(*output)) return Status(TW_INVALID_ARGUMENT, "output has no name");
   const std::string name = output->name;
@@ -264,10 +265,18 @@ Status tw_step_context::Publish(const tw_tensor *in, bool copy) {
   if (copies.size() <= slot) copies.resize(slot + 1);
   std::vector<unsigned char> &store = copies[slot];
   store.resize(static_cast<size_t>(tw::ElementCount(*output)) * tw::DtypeSize(output->dtype));
-  tw::CopyToContiguous(*output, store.data());
+  if (tw::IsOnDevice(*output)) {  // V6: the kept copy of a device value is host memory
+    tw::device::HostCopy host;
+    TW_RETURN_IF_ERROR(tw::device::HostCopy::Make(*output, &host));
+    if (!store.empty()) std::memcpy(store.data(), host.view().data, store.size());
+  } else {
+    tw::CopyToContiguous(*output, store.data());
+  }
   tw_tensor packed = *output;
   packed.strides = nullptr;
   packed.data = store.data();
+  packed.device_type = TW_DEVICE_HOST;
+  packed.device_id = 0;
   ref.Assign(packed, output->name);
   return Status();
 }

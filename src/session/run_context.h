@@ -77,8 +77,10 @@ using StepContext = ::tw_step_context;
 bool IsPattern(const char *name);
 bool MatchesPattern(const std::string &pattern, const std::string &name);
 
-// Checks a list of feeds from the caller: well-formed views with unique, non-empty names.
-Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what);
+// Checks a list of feeds from the caller: well-formed views with unique, non-empty names. A run's feeds
+// may be device views (V5: passed to the step untouched); feeds the library copies (FinalOpsHook's)
+// may not.
+Status CheckFeeds(const tw_tensor *feeds, size_t feed_count, const char *what, Place place = Place::kHost);
 
 }  // namespace tw
 

@@ -309,7 +309,7 @@ Status tw_session::Run(const tw_tensor *feeds, size_t feed_count, tw_step_fn ste
   const Entry entry(*this);
   TW_RETURN_IF_ERROR(entry.Refused(with_hooks ? "tw_session_run" : "tw_session_run_without_hooks"));
   if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
-  TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, feed_count, "feeds"));
+  TW_RETURN_IF_ERROR(tw::CheckFeeds(feeds, feed_count, "feeds", tw::Place::kHostOrDevice));  // V5
 
   if (in_run_) {
     // From inside a hook or step: TF's step_context.session.run — no hooks, and no recovery of its

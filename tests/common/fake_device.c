@@ -69,6 +69,7 @@ typedef struct work {
 
 /* One registration: its queue and worker. */
 typedef struct fake {
+  struct fake *next_live; /* the registrations whose worker runs */
   int32_t type;
   pthread_t worker;
   pthread_cond_t wake, done;
@@ -89,6 +90,7 @@ typedef struct failure {
 } failure;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static fake *live;
 static allocation *allocations;
 static pinned *pinned_list;
 static int64_t pinned_bytes;
@@ -494,6 +496,9 @@ static void free_pinned(void *user_data, void *pointer) {
 static void destroy(void *user_data) {
   fake *f = (fake *)user_data;
   pthread_mutex_lock(&mu);
+  fake **link = &live;
+  while (*link != NULL && *link != f) link = &(*link)->next_live;
+  if (*link != NULL) *link = f->next_live;
   for (pinned *b = pinned_list; b != NULL; b = b->next) {
     if (b->owner == f) {
       (void)refuse("destroy while pinned buffer %p of %zu bytes is still allocated", (void *)b->pointer, b->size);
@@ -533,6 +538,10 @@ tw_status fake_device_register(int32_t device_type) {
   table.alloc_pinned = alloc_pinned;
   table.free_pinned = free_pinned;
   table.destroy = destroy;
+  pthread_mutex_lock(&mu);
+  f->next_live = live;
+  live = f;
+  pthread_mutex_unlock(&mu);
   const tw_status status = tw_set_device(&table, f);
   if (status != TW_OK) destroy(f);
   return status;
@@ -649,4 +658,24 @@ int64_t fake_device_misuse(char *buf, size_t size) {
   if (buf != NULL && size > 0) snprintf(buf, size, "%s", misuse_first);
   pthread_mutex_unlock(&mu);
   return count;
+}
+
+int64_t fake_device_reclaim_pinned(void) {
+  int64_t freed = 0;
+  pthread_mutex_lock(&mu);
+  for (fake *f = live; f != NULL; f = f->next_live) {
+    f->demanded = f->enqueued;
+    pthread_cond_broadcast(&f->wake);
+    while (f->completed < f->enqueued) pthread_cond_wait(&f->done, &mu);
+  }
+  while (pinned_list != NULL) {
+    pinned *b = pinned_list;
+    pinned_list = b->next;
+    freed += (int64_t)b->size;
+    free(b->pointer);
+    free(b);
+  }
+  pinned_bytes = 0;
+  pthread_mutex_unlock(&mu);
+  return freed;
 }

@@ -69,6 +69,10 @@ void fake_device_reset_counts(void);
 
 /* Pinned bytes allocated and not yet freed (the library's staging and scratch). */
 int64_t fake_device_pinned_in_use(void);
+/* Completes all queued work, then frees every pinned buffer still allocated; returns their bytes. For
+ * a test that made `record` fail: the library must then abandon (never free nor reuse) the buffers the
+ * enqueued work targets, which this reclaims, so that the next registration starts clean. */
+int64_t fake_device_reclaim_pinned(void);
 /* Breaches of the contract seen so far (a host pointer passed as device memory, a copy's host side not
  * from alloc_pinned, a pinned buffer freed while a queued copy still targets it, destroy while
  * buffers are in use, …): their count, and the first one's description in buf. Tests assert 0. */
