@@ -68,10 +68,14 @@ typedef struct tw_checkpoint_variables tw_checkpoint_variables; /* a checkpoint'
 /* Creates a saver over `n_variables` views (TF's var_list). Each view needs a non-empty, unique name,
  * a valid dtype and shape, and contiguous row-major data (strides NULL or row-major). The views are
  * copied but their data is borrowed: the buffers must stay valid until tw_saver_destroy; save reads
- * them, restore writes them in place. variables may be NULL when n_variables is 0 (saving then writes
- * nothing, as TF's empty saver).
- * Defaults (TF's, C3): max_to_keep 5, keep_checkpoint_every_n_hours 10000, no step padding.
- * Errors: TW_INVALID_ARGUMENT (out NULL; variables NULL with n_variables > 0; a malformed, strided,
+ * them, restore writes them in place.
+ * A view may live on a device (tw_tensor.device_type, trainwatch/device.h): the saver then keeps one
+ * pinned staging buffer per device variable (allocated by the device's table at the first save or
+ * restore, reused by every later one, freed by tw_saver_destroy). A save copies the device variables
+ * into them and writes from host memory; a restore decodes into them on the host and copies them to
+ * the device. The library never reads device memory itself. variables may be NULL when n_variables is 0 (saving then
+ * writes nothing, as TF's empty saver). Defaults (TF's, C3): max_to_keep 5, keep_checkpoint_every_n_hours 10000, no
+ * step padding. Errors: TW_INVALID_ARGUMENT (out NULL; variables NULL with n_variables > 0; a malformed, strided,
  * unnamed or duplicate-named view — the message names it), TW_RESOURCE_EXHAUSTED. */
 TW_NODISCARD TW_API tw_status tw_saver_create(tw_saver **out, const tw_tensor *variables, size_t n_variables);
 
@@ -125,6 +129,9 @@ TW_NODISCARD TW_API tw_status tw_saver_set_recycle_files(tw_saver *saver, int re
  * is writable but its lock file cannot be opened read-write, e.g. another user's: the saver refuses to
  * write unlocked), TW_INVALID_ARGUMENT (the lock file is a symbolic link, not a regular file, or has
  * more than one link; tf-semantics C16).
+ * Device variables are first copied into the saver's pinned staging buffers (copy_to_host, waited
+ * for); a device operation that fails writes nothing and fails the save with the device's status, the
+ * message naming the operation, the device and the tensor ("device fake:0, copy_to_host of 'w': …").
  * On any error the previous checkpoints and state file are untouched and the failed save is not
  * recorded: a checkpoint written whose state-file update then failed is removed again. */
 TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *saver, const char *prefix,
@@ -143,7 +150,14 @@ TW_NODISCARD TW_API tw_status tw_saver_save(const char **out_path, tw_saver *sav
  * float32[6,4]"; `path` is not a regular file, e.g. a FIFO), TW_NOT_FOUND (no such file; "Key
  * <name> not found in checkpoint <path>"), TW_DATA_LOSS (corrupt or truncated file: the message names
  * the file and the tensor), TW_RESOURCE_EXHAUSTED (out of memory, the file cannot be mapped, no
- * descriptor left), TW_IO. */
+ * descriptor left), TW_IO.
+ * Device variables: the checkpoint is read and proven on the host as above, decoded into the saver's
+ * pinned staging buffers, then copied to the device (copy_to_device, waited for before the call
+ * returns). A device operation that fails ends the call with the device's status naming the operation
+ * and the tensor: failing to allocate the staging buffers, every variable is untouched; failing a copy
+ * to the device (the last step), the host variables hold the checkpoint's values and each device
+ * variable either its old or its restored values — restore again before using them. The checkpoint is
+ * never touched, and the next restore starts afresh. */
 TW_NODISCARD TW_API tw_status tw_saver_restore(tw_saver *saver, const char *path);
 
 /* The same for the `n_names` variables named in `names` only (the others are not touched; n_names 0
@@ -228,7 +242,11 @@ TW_API void tw_checkpoint_variables_destroy(tw_checkpoint_variables *list);
  * Errors: TW_INVALID_ARGUMENT (NULL or malformed view, NULL name, strided view, dtype/shape mismatch,
  * `path` not a regular file), TW_NOT_FOUND (no such file; "Key <name> not found in checkpoint <path>"),
  * TW_DATA_LOSS (corrupt; or "<path> was truncated while being read"), TW_RESOURCE_EXHAUSTED (out of
- * memory; the buffer is then untouched), TW_IO. */
+ * memory; the buffer is then untouched), TW_IO.
+ * `destination` may be a device view (trainwatch/device.h): the tensor is decoded into pinned memory
+ * from the device's table (allocated for this call), then copied to the device, waited for. A device
+ * operation that fails is its status naming the operation and the tensor; only a failing copy to the
+ * device can leave the view partly written. */
 TW_NODISCARD TW_API tw_status tw_checkpoint_load_variable(const char *path, const tw_tensor *destination);
 
 /* Decodes every tensor of the checkpoint at `path` and checks every checksum, keeping nothing.

@@ -64,7 +64,10 @@ TW_NODISCARD TW_API tw_status tw_options_add_shard(tw_options *opts, const tw_te
  * its own box of the checkpoint's global tensor — from a sharded checkpoint written by any number of
  * ranks in any slicing, or from a single-process checkpoint of the whole tensor — all or nothing, and
  * none takes a vote, so after a damaged part ranks may fall back to different checkpoints — a session's
- * restore votes (D16) so that every rank falls back together.
+ * restore votes (D16) so that every rank falls back together. Variables and shards on a device are
+ * staged through the saver's pinned buffers as tw_saver_create's (each rank stages its own shards); a
+ * rank whose device copy fails still takes part in the save's collective calls, and every rank's save
+ * fails with that rank's status.
  * Errors: TW_INVALID_ARGUMENT (out or opts NULL), TW_RESOURCE_EXHAUSTED, a failed registration's status
  * (this rank's or, with a collective, the lowest failing rank's), the collective's failures
  * (TW_DEADLINE_EXCEEDED, TW_UNAVAILABLE, …). */

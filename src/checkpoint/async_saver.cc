@@ -4,11 +4,17 @@ namespace tw {
 namespace checkpoint {
 
 void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
-  Note(prefix, global_step);
-  saver_.Capture(&snapshot_);
-  done_.store(false, std::memory_order_relaxed);
   result_ = SaveResult();
   result_.global_step = global_step;
+  if (!saver_.Capture(&snapshot_).ok()) {
+    // A device variable could not be staged: nothing to write, and the result says why at once.
+    result_.status = saver_.WriteSnapshot(snapshot_, prefix, global_step, &result_.path);
+    done_.store(true, std::memory_order_release);
+    pending_ = true;
+    return;
+  }
+  Note(prefix, global_step);
+  done_.store(false, std::memory_order_relaxed);
   worker_ = std::thread([this, prefix, global_step] {
     // One core: the training step this write overlaps keeps the others.
     result_.status = saver_.WriteSnapshot(snapshot_, prefix, global_step, &result_.path, 1);
@@ -19,11 +25,11 @@ void AsyncSaver::Start(const std::string &prefix, int64_t global_step) {
 
 void AsyncSaver::Run(const std::string &prefix, int64_t global_step) {
   Wait();
-  Note(prefix, global_step);
   result_ = SaveResult();
   result_.global_step = global_step;
-  Snapshot live;  // the variables themselves: the caller waits for the write
-  live.Borrow(saver_.variables());
+  Snapshot live;  // the variables themselves (device ones staged): the caller waits for the write
+  // A failure stays in the snapshot, which WriteSnapshot refuses (a sharded one in its votes).
+  if (saver_.Borrow(&live).ok()) Note(prefix, global_step);
   // One core, as Start's write (and as a synchronous save always wrote).
   result_.status = saver_.WriteSnapshot(live, prefix, global_step, &result_.path, 1);
   done_.store(true, std::memory_order_release);

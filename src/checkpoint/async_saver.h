@@ -1,5 +1,6 @@
 // One checkpoint write in the background: the training thread pays only for Saver::Capture (a copy of
-// the variables into reused buffers); compression and the durable write run on a worker thread. At
+// the variables into reused buffers, for device variables the copies to the host into pinned staging
+// buffers); compression, checksums and the durable write run on a worker thread, from host memory. At
 // most one write is in flight. The result stays pending until the owner takes it, so that whoever
 // must use the Saver in between (a restore) can wait for the write without consuming its outcome.
 //
@@ -33,8 +34,9 @@ class AsyncSaver {
   AsyncSaver(const AsyncSaver &) = delete;
   AsyncSaver &operator=(const AsyncSaver &) = delete;
 
-  // Captures the variables now and starts writing them as <prefix>-<global_step>.
-  // Precondition: !pending() (take the previous result first).
+  // Captures the variables now (device variables copied into the saver's staging buffers, waited for)
+  // and starts writing them as <prefix>-<global_step>. A capture that fails starts nothing: its result
+  // is pending at once, with the device's status. Precondition: !pending() (take the previous result first).
   void Start(const std::string &prefix, int64_t global_step);
   // The same write on the calling thread, from the variables themselves (a synchronous save: a sharded
   // one calls the job's collective, which only the session's thread may), its result left pending as

@@ -1,5 +1,7 @@
 #include "checkpoint/open_checkpoint.h"
 
+#include "checkpoint/device_variables.h"
+
 namespace tw {
 namespace checkpoint {
 
@@ -29,6 +31,15 @@ Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors)
 }
 
 Status LoadVariable(const std::string &path, const TensorRef &destination) {
+  if (destination.on_device()) {
+    // Decoded on the host into pinned memory (proven first, as for a host destination), then copied to
+    // the device and waited for: the device view is written only once the bytes are proven.
+    const std::vector<TensorRef> one = {destination};
+    DeviceVariables staging(one);
+    TW_RETURN_IF_ERROR(staging.Reserve());
+    TW_RETURN_IF_ERROR(LoadVariable(path, staging.Staged(0)));
+    return staging.Unstage({0});
+  }
   OpenedCheckpoint opened;
   TW_RETURN_IF_ERROR(OpenCheckpoint(path, &opened));
   if (opened.sharded != nullptr) {  // the whole tensor, assembled from the parts holding its boxes

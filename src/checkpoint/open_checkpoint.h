@@ -32,7 +32,8 @@ Status ListVariables(const std::string &path, std::vector<TensorEntry> *tensors)
 // load_variable: reads the tensor named destination.name() from the checkpoint at `path` into
 // destination's buffer (a sharded checkpoint's from the parts holding it). Errors: those of
 // OpenCheckpoint, TW_NOT_FOUND (no such tensor), CheckRestorable's, TW_DATA_LOSS (the buffer is then
-// untouched).
+// untouched). A destination on a device is decoded into pinned host memory, then copied to the device
+// (waited for); the device's failures name the operation and the tensor.
 Status LoadVariable(const std::string &path, const TensorRef &destination);
 
 // Decodes every chunk of the checkpoint (of every part of a sharded one, each pinned by the index) and

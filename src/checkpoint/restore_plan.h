@@ -12,6 +12,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/progress.h"
@@ -56,6 +57,11 @@ class RestorePlan {
 
   const std::string &path() const { return path_; }
 
+  // The saver's device variables (indices) whose targets were their staging buffers: what the saver
+  // copies to the device once Fill has decoded into those buffers (device_variables.h).
+  const std::vector<size_t> &staged() const { return staged_; }
+  void set_staged(std::vector<size_t> staged) { staged_ = std::move(staged); }
+
  private:
   RestorePlan() = default;
   Status PlanShard(const TensorRef &variable, const ShardSpec &shard, int32_t dtype,
@@ -66,6 +72,7 @@ class RestorePlan {
   std::unique_ptr<ShardedReader> sharded_;  // or a sharded one
   RangeReads reads_;
   std::unique_ptr<Progress> progress_;  // of this restore, from its Open
+  std::vector<size_t> staged_;
 };
 
 }  // namespace checkpoint

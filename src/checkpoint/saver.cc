@@ -62,7 +62,7 @@ std::string CheckpointPath(const std::string &prefix, int64_t global_step, bool 
 }
 
 Saver::Saver(std::vector<TensorRef> variables, SaverOptions options)
-    : variables_(std::move(variables)), options_(std::move(options)) {
+    : variables_(std::move(variables)), device_(new DeviceVariables(variables_)), options_(std::move(options)) {
   last_preserved_timestamp_ = Now();  // C13: the clock starts when the saver is built, unless recovered
 }
 
@@ -170,23 +170,30 @@ Status Saver::CleanOnce(const std::string &dir) {
   return Status();
 }
 
-void Saver::Capture(Snapshot *snapshot) const { snapshot->Capture(variables_); }
+Status Saver::Capture(Snapshot *snapshot) { return snapshot->Capture(variables_, device_.get()); }
+
+Status Saver::Borrow(Snapshot *snapshot) { return snapshot->Borrow(variables_, device_.get()); }
 
 Status Saver::Save(const std::string &prefix, int64_t global_step, std::string *path) {
   Snapshot live;
-  live.Borrow(variables_);
+  (void)Borrow(&live);  // a failure stays in the snapshot, which WriteSnapshot refuses
   return WriteSnapshot(live, prefix, global_step, path);
 }
 
 Status Saver::WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path,
                             int threads) {
-  if (snapshot.tensors().empty()) {  // C4: an empty saver saves nothing
+  if (snapshot.status().ok() && snapshot.tensors().empty()) {  // C4: an empty saver saves nothing
     path->clear();
     return Status();
   }
   TW_RETURN_IF_ERROR(CheckSavesWholeTensors());
   const std::string checkpoint = CheckpointPath(prefix, global_step, options_.pad_step_number);
-  const Status checked = CheckSavePath(prefix, global_step, checkpoint);
+  // A snapshot whose device variables could not be staged is never written; in a sharded save this
+  // rank still takes part in the save's votes, failing them.
+  const Status checked =
+      snapshot.status().ok()
+          ? CheckSavePath(prefix, global_step, checkpoint)
+          : snapshot.status().WithPrefix(sharded() ? "" : "Saving checkpoint " + checkpoint + " failed: ");
   const std::string dir = DirectoryOf(checkpoint);
   // Sharded variables need every rank's part; replicated ones the chief writes alone (a job's other
   // ranks do not save them).
@@ -453,14 +460,31 @@ Status Saver::RestoreFrom(const std::string &path, const std::vector<std::string
 Status Saver::PlanRestore(const std::string &path, const std::vector<const TensorRef *> &selected,
                           const std::vector<std::string> &optional, std::vector<std::string> *missing,
                           RestoreFailure *failure, std::unique_ptr<RestorePlan> *plan) {
+  // Device variables are decoded into their staging buffers (FinishRestore copies them to the device):
+  // the buffers first, a failure of the device's that proves nothing about the file.
+  const Status reserved = device_->Reserve();
+  if (!reserved.ok()) {
+    *failure = RestoreFailure::kUnproven;
+    return reserved.WithPrefix("restoring checkpoint " + path + ": ");
+  }
   bool misfit = false;
+  std::vector<size_t> staged;
   const Status status = CatchingOutOfMemory(path, [&] {
     std::vector<RestoreTarget> targets;
     for (const TensorRef *v : selected) {
       const auto shard = options_.shards.find(v->name());
-      targets.push_back({v, shard != options_.shards.end() ? &shard->second : nullptr});  // with a collective or not
+      const size_t index = static_cast<size_t>(v - variables_.data());
+      const TensorRef *into = device_->on_device(index) ? &device_->Staged(index) : v;
+      targets.push_back({into, shard != options_.shards.end() ? &shard->second : nullptr});  // with a collective or not
     }
     TW_RETURN_IF_ERROR(RestorePlan::Open(path, targets, optional, missing, &misfit, plan));
+    for (const TensorRef *v : selected) {
+      const size_t index = static_cast<size_t>(v - variables_.data());
+      const bool absent =
+          missing != nullptr && std::find(missing->begin(), missing->end(), v->name()) != missing->end();
+      if (device_->on_device(index) && !absent) staged.push_back(index);
+    }
+    (*plan)->set_staged(std::move(staged));
     return (*plan)->Prove(Threads());
   });
   *failure = ClassifyRestoreFailure(status, misfit);
@@ -477,6 +501,8 @@ Status Saver::PrepareRestore(const std::string &path, const std::vector<std::str
 
 Status Saver::FinishRestore(const RestorePlan &plan) {
   TW_RETURN_IF_ERROR(CatchingOutOfMemory(plan.path(), [&] { return plan.Fill(); }));
+  const Status unstaged = device_->Unstage(plan.staged());
+  if (!unstaged.ok()) return unstaged.WithPrefix("restoring checkpoint " + plan.path() + ": ");
   last_restored_ = plan.path();
   return Status();
 }

@@ -29,6 +29,7 @@
 
 #include "base/status.h"
 #include "base/tensor.h"
+#include "checkpoint/device_variables.h"
 #include "checkpoint/file/writer.h"
 #include "checkpoint/io/dir_lock.h"
 #include "checkpoint/own_checkpoints.h"
@@ -80,16 +81,17 @@ Status EveryCheckpointDamaged(const std::string &dir, const std::vector<std::str
 
 class Saver {
  public:
-  // `variables`: contiguous host buffers with unique non-empty names, borrowed: they must outlive the
-  // saver. Errors: TW_INVALID_ARGUMENT (names, latest_filename with a '/', max_to_keep < 0,
-  // keep_checkpoint_every_n_hours <= 0).
+  // `variables`: contiguous buffers with unique non-empty names, borrowed: they must outlive the
+  // saver. A variable on a device (trainwatch/device.h) is saved from, and restored through, pinned
+  // staging buffers the saver keeps (device_variables.h). Errors: TW_INVALID_ARGUMENT (names, latest_filename with a
+  // '/', max_to_keep < 0, keep_checkpoint_every_n_hours <= 0).
   static Status Create(std::vector<TensorRef> variables, SaverOptions options, std::unique_ptr<Saver> *out);
 
   // Replaces the options (same checks as Create); the kept list and retention clock carry over.
   Status SetOptions(SaverOptions options);
   const SaverOptions &options() const { return options_; }
 
-  // Saves the variables as they are now: Capture without the copy, then WriteSnapshot. *path receives
+  // Saves the variables as they are now: Borrow, then WriteSnapshot. *path receives
   // the checkpoint's path, "" for a saver without variables (TF returns None and writes nothing).
   // The first save into a directory takes its lock (TW_FAILED_PRECONDITION when another holds it).
   Status Save(const std::string &prefix, int64_t global_step, std::string *path);
@@ -105,14 +107,24 @@ class Saver {
   // its whole global tensor: CheckSavesWholeTensors). Before writing, it removes the checkpoint an
   // earlier save that was cut short (killed) after writing it left unlisted in the state file
   // (SettleSavingNote), unless this saver restored from it.
-  void Capture(Snapshot *snapshot) const;
+  // Capture's failure (a device variable's copy to the host; the status names the operation and the
+  // tensor) is also kept in the snapshot, which WriteSnapshot then refuses, writing nothing (and, in a
+  // sharded save, failing every rank's save through its vote).
+  Status Capture(Snapshot *snapshot);
+  // The variables themselves, for a synchronous write: host variables borrowed, device variables
+  // staged (copied to the host and waited for) as Capture does.
+  Status Borrow(Snapshot *snapshot);
   // `threads` > 0 overrides options().write.threads (an asynchronous write uses one core, so that it
   // slows the training step it overlaps by at most that core).
   Status WriteSnapshot(const Snapshot &snapshot, const std::string &prefix, int64_t global_step, std::string *path,
                        int threads = 0);
 
   // Restores the named variables (all when `names` is empty) from the checkpoint at `path`, all or
-  // nothing: every name, dtype, shape and checksum is checked before the first byte is written. The
+  // nothing: every name, dtype, shape and checksum is checked before the first byte is written. A
+  // device variable is decoded into its staging buffer on the host, then copied to the device (waited
+  // for). A copy to the device that fails ends the restore with the device's status (never taken as
+  // damage of the file): the host variables then hold the checkpoint's values and each device variable
+  // its old or its new values, undefined which — restore again before using them. The
   // checkpoint may be sharded (its index and parts) or a single file: a variable the options declare a
   // shard reads only its box, whatever slicing wrote it — with or without a collective, which a restore
   // never calls; any other reads its whole tensor (restore_plan.h).
@@ -186,6 +198,8 @@ class Saver {
   std::vector<std::string> last_checkpoints() const;
   size_t last_checkpoint_count() const { return kept_.size(); }
   const std::vector<TensorRef> &variables() const { return variables_; }
+  // The staging of the device variables (also what a restore via broadcast sends from and receives into).
+  DeviceVariables &device_variables() { return *device_; }
 
  private:
   struct Kept {
@@ -250,6 +264,7 @@ class Saver {
   void DeleteDoomed(const std::string &dir);
 
   std::vector<TensorRef> variables_;
+  std::unique_ptr<DeviceVariables> device_;  // over variables_, never reallocated
   SaverOptions options_;
   std::vector<Kept> kept_;
   double last_preserved_timestamp_;

@@ -8,11 +8,25 @@
 namespace tw {
 namespace checkpoint {
 
-void Snapshot::Capture(const std::vector<TensorRef> &variables) {
+Status Snapshot::Stage(const std::vector<TensorRef> &variables, DeviceVariables *device) {
   tensors_ = variables;
+  status_ = device->Stage();
+  if (!status_.ok()) {
+    tensors_.clear();
+    return status_;
+  }
+  for (size_t i = 0; i < variables.size(); ++i) {
+    if (device->on_device(i)) tensors_[i] = device->Staged(i);
+  }
+  return status_;
+}
+
+Status Snapshot::Capture(const std::vector<TensorRef> &variables, DeviceVariables *device) {
+  TW_RETURN_IF_ERROR(Stage(variables, device));
   buffers_.resize(variables.size());
   buffer_sizes_.resize(variables.size(), 0);
   for (size_t i = 0; i < variables.size(); ++i) {
+    if (device->on_device(i)) continue;  // staged: its buffer is the pinned one
     const size_t size = variables[i].byte_size();
     if (buffer_sizes_[i] != size) {
       buffers_[i].reset(size > 0 ? new uint8_t[size] : nullptr);
@@ -29,6 +43,7 @@ void Snapshot::Capture(const std::vector<TensorRef> &variables) {
   };
   std::vector<Slice> slices;
   for (size_t i = 0; i < variables.size(); ++i) {
+    if (device->on_device(i)) continue;
     const uint8_t *from = static_cast<const uint8_t *>(variables[i].data());
     for (size_t at = 0; at < buffer_sizes_[i]; at += kSlice) {
       slices.push_back(Slice{from + at, buffers_[i].get() + at, std::min(kSlice, buffer_sizes_[i] - at)});
@@ -38,9 +53,12 @@ void Snapshot::Capture(const std::vector<TensorRef> &variables) {
     std::memcpy(slices[s].to, slices[s].from, slices[s].size);
     return Status();
   });
+  return Status();
 }
 
-void Snapshot::Borrow(const std::vector<TensorRef> &variables) { tensors_ = variables; }
+Status Snapshot::Borrow(const std::vector<TensorRef> &variables, DeviceVariables *device) {
+  return Stage(variables, device);
+}
 
 uint64_t Snapshot::byte_size() const {
   uint64_t total = 0;

@@ -8,6 +8,7 @@
 #include "base/versioned.h"
 #include "checkpoint/async_saver.h"
 #include "checkpoint/saver.h"
+#include "device/transfer.h"
 #include "hooks/every_n.h"
 #include "hooks/extension_point.h"
 #include "numerics/scan.h"
@@ -165,11 +166,18 @@ class CheckpointSaverHook final : public Hook {
     TW_RETURN_IF_ERROR(FinishPendingSave(session, stop));  // one save in flight, announced in order
     Log(TW_LOG_INFO, "Calling checkpoint listeners before saving checkpoint %lld...", static_cast<long long>(step));
     for (CheckpointListener *listener : config_.listeners) TW_RETURN_IF_ERROR(listener->BeforeSave(session, step));
-    const std::string bad = FirstNonFiniteVariable(session);
+    std::string bad;
+    const Status scanned = FirstNonFiniteVariable(session, &bad);
     int32_t bad_rank = bad.empty() ? -1 : 0;
     if (every_rank_) {  // D17: every rank's part or none, so every rank skips together
+      // A rank whose device could not count takes part as one that found NaN (never as all finite),
+      // then fails with the device's status.
       TW_RETURN_IF_ERROR(session.agreement().LowestRankWith(
-          !bad.empty(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
+          !bad.empty() || !scanned.ok(), "agreeing whether to save checkpoint " + std::to_string(step), &bad_rank));
+    }
+    if (!scanned.ok()) {
+      return scanned.WithPrefix("checking the variables for NaN before saving checkpoint " + std::to_string(step) +
+                                ": ");
     }
     if (!bad.empty()) {
       Log(TW_LOG_WARNING, "Not saving checkpoint for step %lld: variable '%s' holds NaN or Inf values.",
@@ -234,14 +242,35 @@ class CheckpointSaverHook final : public Hook {
   ExtensionPoint<tw_checkpoint_save_fn> save_fn_{"save"};
 
  private:
-  static std::string FirstNonFiniteVariable(const Session &session) {
-    for (const TensorRef &variable : session.variables()) {
-      if (!IsFloatDtype(variable.dtype())) continue;
+  // *bad: the first variable (in registration order) holding NaN or Inf, else empty. Host variables
+  // are scanned here; every device variable is counted on its device in one multi-tensor call
+  // (trainwatch/device.h), 40 bytes per tensor crossing to the host. A count that fails is an error,
+  // never "all finite".
+  static Status FirstNonFiniteVariable(const Session &session, std::string *bad) {
+    const std::vector<TensorRef> &variables = session.variables();
+    size_t first = variables.size();  // of the first variable found bad
+    std::vector<tw_tensor> on_device;
+    std::vector<size_t> device_index;
+    for (size_t i = 0; i < variables.size(); ++i) {
+      if (!IsFloatDtype(variables[i].dtype())) continue;
       tw_tensor view = TW_TENSOR_INIT;
-      variable.FillView(&view);
-      if (numerics::HasNonFinite(view)) return variable.name();
+      variables[i].FillView(&view);
+      if (variables[i].on_device()) {
+        on_device.push_back(view);
+        device_index.push_back(i);
+      } else if (first == variables.size() && numerics::HasNonFinite(view)) {
+        first = i;
+      }
     }
-    return std::string();
+    if (!on_device.empty()) {
+      std::vector<tw_device_scan> counts;
+      TW_RETURN_IF_ERROR(device::CountNonfinite(on_device, &counts));
+      for (size_t k = 0; k < counts.size() && device_index[k] < first; ++k) {
+        if (counts[k].nan_count + counts[k].pos_inf_count + counts[k].neg_inf_count > 0) first = device_index[k];
+      }
+    }
+    bad->assign(first < variables.size() ? variables[first].name() : std::string());
+    return Status();
   }
 
   CheckpointSaverConfig config_;

@@ -190,7 +190,18 @@ Status JobAgreement::ShareChiefState(const Status &outcome, const std::string &p
 // D13: TW_OPT_RESTORE_VIA_BROADCAST — the chief's list of variables (name and size), then one broadcast
 // per variable. A rank whose variables do not match still takes part (into scratch memory), so that no
 // rank is left waiting, and reports the mismatch in its ballot.
+//
+// Device variables travel as host bytes through the saver's staging buffers (checkpoint/device_variables.h):
+// the chief copies them to the host first; the others receive into the buffers and copy them to the device
+// at the end. A device failure fails this rank's ballot, and the rank still takes part (from or into scratch).
 Status JobAgreement::BroadcastVariables(const std::string &what, Status *local) {
+  tw::checkpoint::DeviceVariables &device = session_.IdleSaver().device_variables();
+  const bool staged = !device.empty() && local->ok();
+  if (staged) {
+    const Status ready = session_.is_chief() ? device.Stage() : device.Reserve();
+    if (!ready.ok()) *local = ready.WithPrefix("TW_OPT_RESTORE_VIA_BROADCAST: ");
+  }
+  std::vector<size_t> to_unstage;
   std::string layout;
   if (session_.is_chief()) {
     for (const tw::TensorRef &variable : session_.variables()) {
@@ -213,8 +224,14 @@ Status JobAgreement::BroadcastVariables(const std::string &what, Status *local) 
     if (bytes == 0) continue;
     const tw::TensorRef *variable = session_.FindVariable(name);
     void *into = nullptr;
-    if (variable != nullptr && variable->byte_size() == bytes) {
-      into = variable->data();
+    const long on_device = variable != nullptr ? device.IndexOf(name) : -1;
+    if (variable != nullptr && variable->byte_size() == bytes && (on_device < 0 || (staged && local->ok()))) {
+      into = on_device < 0 ? variable->data() : device.Staged(static_cast<size_t>(on_device)).data();
+      if (on_device >= 0) to_unstage.push_back(static_cast<size_t>(on_device));
+      ++received;
+    } else if (variable != nullptr && variable->byte_size() == bytes) {  // on a device that failed above
+      scratch.resize(bytes);
+      into = scratch.data();
       ++received;
     } else {
       scratch.resize(bytes);
@@ -232,6 +249,10 @@ Status JobAgreement::BroadcastVariables(const std::string &what, Status *local) 
     }
     TW_RETURN_IF_ERROR(
         collective_->Broadcast(into, bytes, chief_rank_, timeout_secs_, what + ", variable '" + name + "'"));
+  }
+  if (!session_.is_chief() && local->ok()) {
+    const Status unstaged = device.Unstage(to_unstage);
+    if (!unstaged.ok()) *local = unstaged.WithPrefix("TW_OPT_RESTORE_VIA_BROADCAST: ");
   }
   size_t nonempty = 0;
   for (const tw::TensorRef &variable : session_.variables()) nonempty += variable.byte_size() > 0 ? 1 : 0;

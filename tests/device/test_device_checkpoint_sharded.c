@@ -1,0 +1,226 @@
+/* Sharded checkpoints of device shards (docs/checkpoint-format.md, "Device variables"; D16, D17):
+ * ranks as threads of one process (tests/distributed/thread_world.h), each holding its rows of global
+ * tensors on the fake device (tests/common/fake_device.h) and a replicated device variable, saving with
+ * tw_saver_create_from_options. Each rank stages its own shards; the checkpoint holds the global
+ * tensors bit-exact; every rank restores its rows; a rank whose device copy fails fails every rank's
+ * save, nothing is committed, and no rank is left waiting. Only the public C API is used. */
+#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "fake_device.h"
+#include "thread_world.h"
+
+enum { kRanks = 2, kRows = 8, kCols = 5, kVars = 3, kMaxBytes = kRows * kCols * 4 };
+static const tw_dtype kDtypes[kVars] = {TW_BFLOAT16, TW_FLOAT32, TW_FLOAT16};
+static const char *const kNames[kVars] = {"g_bf16", "g_f32", "r_f16"};
+static const int kSharded[kVars] = {1, 1, 0}; /* r_f16: replicated, whole on every rank */
+static const int64_t kGlobal[2] = {kRows, kCols};
+
+static scratch_dir g_scratch;
+
+static int setup(void **state) {
+  (void)state;
+  if (scratch_dir_create(&g_scratch) != 0) return -1;
+  fake_device_clear_failures();
+  return fake_device_register(TW_DEVICE_CUDA) == TW_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  char misuse[512] = "";
+  const int64_t breaches = fake_device_misuse(misuse, sizeof misuse);
+  fake_device_clear_failures();
+  scratch_dir_destroy(&g_scratch);
+  if (fake_device_unregister(TW_DEVICE_CUDA) != TW_OK) return -1;
+  if (breaches != 0) fprintf(stderr, "# fake device misuse: %s\n", misuse);
+  return breaches == 0 ? 0 : -1;
+}
+
+/* Byte i of variable v's global tensor at generation g (finite values: the top exponent bit cleared). */
+static uint8_t gen(int v, uint64_t i, int64_t g) {
+  uint64_t x = (uint64_t)v * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull + (uint64_t)g * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  x *= 0xD6E8FEB86855D34Dull;
+  x ^= x >> 29;
+  const size_t size = tw_dtype_size(kDtypes[v]);
+  return (uint8_t)(i % size == size - 1 ? x & ~0x40u : x);
+}
+
+static int64_t rows_of(int v) { return kSharded[v] ? kRows / kRanks : kRows; }
+static size_t bytes_of(int v) { return (size_t)rows_of(v) * kCols * tw_dtype_size(kDtypes[v]); }
+static uint64_t first_byte(int v, int rank) { return kSharded[v] ? (uint64_t)rank * bytes_of(v) : 0; }
+
+typedef struct job {
+  thread_world *world;
+  void *dev[kRanks][kVars];
+  int64_t save_step;       /* the generation saved */
+  const char *fail;        /* a device operation that fails once during the save, or NULL */
+  tw_status saved[kRanks]; /* tw_saver_save's status on each rank */
+  char message[kRanks][512];
+  tw_status restored[kRanks];
+} job;
+
+static void rank_fill(job *j, int rank, int64_t g) {
+  uint8_t bytes[kMaxBytes];
+  for (int v = 0; v < kVars; ++v) {
+    for (size_t i = 0; i < bytes_of(v); ++i) bytes[i] = gen(v, first_byte(v, rank) + i, g);
+    assert_int_equal(fake_device_write(j->dev[rank][v], bytes, bytes_of(v)), 0);
+  }
+}
+
+static int rank_holds(job *j, int rank, int64_t g) {
+  uint8_t bytes[kMaxBytes];
+  for (int v = 0; v < kVars; ++v) {
+    if (fake_device_read(bytes, j->dev[rank][v], bytes_of(v)) != 0) return 0;
+    for (size_t i = 0; i < bytes_of(v); ++i) {
+      if (bytes[i] != gen(v, first_byte(v, rank) + i, g)) return 0;
+    }
+  }
+  return 1;
+}
+
+static void rank_body(int rank, void *arg) {
+  job *j = arg;
+  tw_options *opts = NULL;
+  tw_saver *saver = NULL;
+  char prefix[512];
+  const char *path = NULL;
+  snprintf(prefix, sizeof prefix, "%s/model.ckpt", g_scratch.path);
+  tw_status s = thread_world_options(&opts, j->world, rank, 30.0);
+  for (int v = 0; v < kVars && s == TW_OK; ++v) {
+    int64_t shape[2] = {rows_of(v), kCols};
+    int64_t offset[2] = {kSharded[v] ? rank * rows_of(v) : 0, 0};
+    tw_tensor t = TW_TENSOR_INIT;
+    t.name = kNames[v];
+    t.dtype = kDtypes[v];
+    t.data = j->dev[rank][v];
+    t.ndim = 2;
+    t.shape = shape;
+    t.device_type = TW_DEVICE_CUDA;
+    s = kSharded[v] ? tw_options_add_shard(opts, &t, kGlobal, offset) : tw_options_add_variable(opts, &t);
+  }
+  if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
+  tw_options_destroy(opts);
+  if (s != TW_OK) {
+    j->saved[rank] = s;
+    snprintf(j->message[rank], sizeof j->message[rank], "%s", tw_last_error_message());
+    return;
+  }
+  rank_fill(j, rank, j->save_step);
+  if (rank == kRanks - 1 && j->fail != NULL) fake_device_fail(j->fail, 1, TW_INTERNAL);
+  j->saved[rank] = tw_saver_save(&path, saver, prefix, j->save_step);
+  snprintf(j->message[rank], sizeof j->message[rank], "%s", j->saved[rank] == TW_OK ? "" : tw_last_error_message());
+  if (j->saved[rank] == TW_OK) {
+    char saved[512];
+    snprintf(saved, sizeof saved, "%s", path);
+    rank_fill(j, rank, j->save_step + 100);
+    j->restored[rank] = tw_saver_restore(saver, saved);
+  }
+  tw_saver_destroy(saver);
+}
+
+static void run_job(job *j) {
+  j->world = thread_world_create(kRanks);
+  assert_non_null(j->world);
+  for (int r = 0; r < kRanks; ++r) {
+    for (int v = 0; v < kVars; ++v) {
+      j->dev[r][v] = fake_device_alloc(bytes_of(v));
+      assert_non_null(j->dev[r][v]);
+    }
+  }
+  assert_int_equal(thread_world_run(j->world, rank_body, j), 0);
+  thread_world_destroy(j->world);
+}
+
+static void free_job(job *j) {
+  for (int r = 0; r < kRanks; ++r) {
+    for (int v = 0; v < kVars; ++v) fake_device_free(j->dev[r][v]);
+  }
+}
+
+/* Every rank stages its own rows; the checkpoint holds the global tensors bit-exact (read back on the
+ * host, whole); every rank restores its rows into the device. */
+static void device_shards_save_and_restore_bit_exact(void **state) {
+  (void)state;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.save_step = 7;
+  run_job(&j);
+  for (int r = 0; r < kRanks; ++r) {
+    if (j.saved[r] != TW_OK) fail_msg("rank %d: save failed: %s", r, j.message[r]);
+    assert_int_equal(j.restored[r], TW_OK);
+    assert_true(rank_holds(&j, r, 7));
+  }
+  char path[512];
+  snprintf(path, sizeof path, "%s/model.ckpt-7", g_scratch.path);
+  assert_int_equal(tw_checkpoint_verify(path), TW_OK);
+  for (int v = 0; v < kVars; ++v) {
+    uint8_t whole[kMaxBytes];
+    tw_tensor t = TW_TENSOR_INIT;
+    t.name = kNames[v];
+    t.dtype = kDtypes[v];
+    t.data = whole;
+    t.ndim = 2;
+    t.shape = kGlobal;
+    assert_int_equal(tw_checkpoint_load_variable(path, &t), TW_OK);
+    const size_t size = (size_t)kRows * kCols * tw_dtype_size(kDtypes[v]);
+    for (size_t i = 0; i < size; ++i) {
+      if (whole[i] != gen(v, i, 7)) fail_msg("%s: byte %zu differs from the saved one", kNames[v], i);
+    }
+  }
+  free_job(&j);
+}
+
+/* D17: one rank's device copy fails; every rank's save fails (no rank waits for it), the failing
+ * rank's message names the operation, and nothing is committed. */
+static void check_failing_rank(const char *operation) {
+  job j;
+  memset(&j, 0, sizeof j);
+  j.save_step = 3;
+  j.fail = operation;
+  tw_set_log_level(TW_LOG_ERROR + 1);
+  run_job(&j);
+  tw_set_log_level(TW_LOG_INFO);
+  int named = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    assert_int_not_equal(j.saved[r], TW_OK);
+    named += strstr(j.message[r], operation) != NULL;
+  }
+  assert_true(named > 0);
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/model.ckpt-3", g_scratch.path);
+  assert_int_not_equal(stat(path, &st), 0);
+  snprintf(path, sizeof path, "%s/checkpoint", g_scratch.path);
+  assert_int_not_equal(stat(path, &st), 0);
+  free_job(&j);
+}
+
+static void D17_a_failing_copy_to_host_fails_every_ranks_save(void **state) {
+  (void)state;
+  check_failing_rank("copy_to_host");
+}
+
+static void D17_a_failing_pinned_allocation_fails_every_ranks_save(void **state) {
+  (void)state;
+  check_failing_rank("alloc_pinned");
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(device_shards_save_and_restore_bit_exact, setup, teardown),
+      cmocka_unit_test_setup_teardown(D17_a_failing_copy_to_host_fails_every_ranks_save, setup, teardown),
+      cmocka_unit_test_setup_teardown(D17_a_failing_pinned_allocation_fails_every_ranks_save, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
