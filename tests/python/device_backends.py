@@ -82,8 +82,7 @@ class TorchCpuBackend:
         self.device = RecordingTorchDevice()
 
     def tensor(self, value, dtype=None):
-        array = np.ascontiguousarray(value if dtype is None else np.asarray(value, dtype))
-        return HostTorchAsCuda(self.torch.from_numpy(array.copy()))
+        return HostTorchAsCuda(self.torch.from_numpy(np.array(value, dtype=dtype, order="C")))
 
     @staticmethod
     def numpy(tensor):

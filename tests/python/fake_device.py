@@ -81,7 +81,7 @@ class Device:
 
     def tensor(self, value, dtype=None):
         """A FakeTensor holding a copy of ``value`` (a numpy array)."""
-        array = np.ascontiguousarray(value if dtype is None else np.asarray(value, dtype))
+        array = np.array(value, dtype=dtype, order="C")  # 0-d stays 0-d (ascontiguousarray makes it 1-d)
         tensor = FakeTensor(self, self.alloc(array.nbytes), array.dtype, array.shape)
         tensor.assign(array)
         return tensor

@@ -1,0 +1,232 @@
+"""Training on device tensors from Python, without a GPU (V section of docs/tf-semantics.md;
+trainwatch/device.h): MonitoredTrainingSession with device variables and a device loss, NanTensorHook
+detecting on the device (fail, stop, rollback), asynchronous checkpoints saved and restored bit for
+bit, Savers and Shards of device tensors, values read by name as copies on the device, and every
+failing device operation raised as an exception naming the operation and the tensor.
+
+Each test runs on two devices (device_backends.py): the fake device, whose memory the host cannot
+read (a library that touches a device pointer crashes the test) and whose copies complete late (a
+library that reads a staging buffer before waiting reads poison and fails the bit-exact checks), and
+TorchDevice on torch's CPU (its torch code for real)."""
+import logging
+
+import numpy as np
+import pytest
+
+import trainwatch as tw
+
+import device_backends
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture(params=["fake", "torch-cpu"])
+def backend(request, monkeypatch):
+    monkeypatch.setattr(tw.devices, "_default_tried", True)
+    made = device_backends.make(request.param)
+    tw.devices.use(made.device)
+    yield made
+    tw.devices.use(None)
+
+
+class Model:
+    """w (float32) and b (float64) on the device; each step adds 1 to both and publishes the loss,
+    a device scalar, NaN at step `nan_at` (the weights then ruined too when `ruin` is set)."""
+
+    def __init__(self, backend, nan_at=None, ruin=False):
+        self.backend = backend
+        self.w = backend.tensor(np.arange(12, dtype=np.float32).reshape(4, 3) / 7)
+        self.b = backend.tensor(np.array([0.25, -1.5], np.float64))
+        self.nan_at, self.ruin = nan_at, ruin
+        self.loss = backend.tensor(np.float32(0))
+
+    def variables(self):
+        return {"w": self.w, "b": self.b}
+
+    def host(self):
+        return {"w": self.backend.numpy(self.w), "b": self.backend.numpy(self.b)}
+
+    def step(self, ctx):
+        w = self.backend.numpy(self.w) + 1
+        self.backend.assign(self.b, self.backend.numpy(self.b) + 1)
+        loss = np.float32(w.sum())
+        if ctx.global_step == self.nan_at:
+            self.nan_at = None
+            loss = np.float32("nan")
+            if self.ruin:
+                w[:] = np.nan
+        self.backend.assign(self.w, w)
+        self.backend.assign(self.loss, loss)
+        return {"loss": self.loss}
+
+
+def session(model, checkpoint_dir, hooks=(), last_step=6, **kwargs):
+    arguments = dict(checkpoint_dir=checkpoint_dir and str(checkpoint_dir), variables=model.variables(), save_checkpoint_steps=2,
+                     save_summaries_steps=None, log_step_count_steps=None,
+                     hooks=[*hooks, tw.StopAtStepHook(last_step=last_step)])
+    return tw.MonitoredTrainingSession(**dict(arguments, **kwargs))
+
+
+def train(model, checkpoint_dir, hooks=(), **kwargs):
+    with session(model, checkpoint_dir, hooks, **kwargs) as sess:
+        while not sess.should_stop():
+            sess.run(model.step)
+
+
+def test_training_checkpoints_device_variables_bit_exact_and_resumes_from_them(backend, tmp_path):
+    model = Model(backend)
+    train(model, tmp_path, hooks=[tw.NanTensorHook("loss")])
+    saved = model.host()
+    path = tw.latest_checkpoint(str(tmp_path))
+    assert path.endswith("-6")
+    for name, value in saved.items():
+        loaded = tw.load_variable(path, name)
+        assert loaded.dtype == value.dtype and loaded.tobytes() == value.tobytes(), name
+    assert "copy_to_host" in backend.operations() and "count_nonfinite" in backend.operations()
+
+    resumed = Model(backend)
+    backend.assign(resumed.w, np.zeros((4, 3), np.float32))
+    with session(resumed, tmp_path, last_step=6) as sess:  # restores step 6
+        assert sess.run("global_step") == 6
+    for name, value in resumed.host().items():
+        assert value.tobytes() == saved[name].tobytes(), name
+    assert "copy_to_device" in backend.operations()
+
+
+def test_a_device_value_read_by_name_is_a_copy_on_the_device(backend, tmp_path):
+    model = Model(backend)
+    seen = {}
+
+    class Fetch(tw.SessionRunHook):
+        def before_run(self, run_context):
+            return tw.SessionRunArgs("loss")
+
+        def after_run(self, run_context, run_values):
+            seen["loss"] = run_values.results
+
+    with session(model, tmp_path, hooks=[Fetch()], last_step=2) as sess:
+        sess.run(model.step)
+        w = sess.run("w")
+    assert type(w) is not np.ndarray and backend.numpy(w).tobytes() == model.host()["w"].tobytes()
+    assert backend.numpy(seen["loss"]) == np.float32(model.host()["w"].sum())
+
+
+@pytest.mark.parametrize("action", ["fail", "stop"])
+def test_a_nan_loss_on_the_device_is_found_there(backend, tmp_path, action):
+    model = Model(backend, nan_at=3)
+    hook = tw.NanTensorHook("loss", fail_on_nan_loss=action == "fail")
+    with session(model, tmp_path, hooks=[hook], last_step=10) as sess:
+        if action == "fail":
+            with pytest.raises(tw.NanLossDuringTrainingError):
+                while not sess.should_stop():
+                    sess.run(model.step)
+        else:
+            while not sess.should_stop():
+                sess.run(model.step)
+            assert sess.run("global_step") == 4  # stopped after the run of step 3
+    assert "count_nonfinite" in backend.operations()
+
+
+def test_a_nan_rolls_back_to_the_last_good_device_checkpoint(backend, tmp_path):
+    model = Model(backend, nan_at=6, ruin=True)  # the run from step 6 ends at 7: between saves (B48)
+    train(model, tmp_path, hooks=[tw.NanTensorHook("loss", action="rollback")], last_step=8)
+    clean = Model(backend)
+    train(clean, tmp_path / "clean", last_step=8)
+    final = model.host()
+    assert np.isfinite(final["w"]).all()
+    # rolled back to step 6 and trained on to 8: where the model without a NaN ends
+    for name, value in clean.host().items():
+        assert final[name].tobytes() == value.tobytes(), name
+    assert "copy_to_device" in backend.operations()
+
+
+def test_a_saver_saves_and_restores_device_tensors_bit_exact(backend, tmp_path):
+    w = backend.tensor(np.linspace(-3, 3, 10, dtype=np.float32))
+    h = backend.tensor(np.arange(6, dtype=np.float16).reshape(2, 3))
+    saver = tw.Saver({"w": w, "h": h})
+    path = saver.save(str(tmp_path / "model.ckpt"), global_step=3)
+    before = {"w": backend.numpy(w), "h": backend.numpy(h)}
+    assert tw.load_variable(path, "w").tobytes() == before["w"].tobytes()
+    backend.assign(w, np.zeros(10, np.float32))
+    backend.assign(h, np.full((2, 3), 9, np.float16))
+    saver.restore(path)
+    assert backend.numpy(w).tobytes() == before["w"].tobytes()
+    assert backend.numpy(h).tobytes() == before["h"].tobytes()
+
+
+def test_a_device_shard_that_is_the_whole_tensor_saves(backend, tmp_path):
+    whole = np.arange(8, dtype=np.float32).reshape(4, 2)
+    shard = tw.Shard(backend.tensor(whole), (4, 2), 0)
+    path = tw.Saver({"w": shard}).save(str(tmp_path / "model.ckpt"), global_step=1)
+    assert tw.load_variable(path, "w").tobytes() == whole.tobytes()
+
+
+def test_numerics_count_on_the_device(backend):
+    t = backend.tensor(np.array([1, np.nan, np.inf, -np.inf, np.nan], np.float32))
+    result = tw.scan(t)
+    assert (result.nan_count, result.pos_inf_count, result.neg_inf_count) == (2, 1, 1)
+    with pytest.raises(tw.InvalidArgumentError, match="NaN"):
+        tw.check_numerics(t, "bad values")
+
+
+def test_logging_tensor_hook_logs_device_values(backend, tmp_path, caplog):
+    model = Model(backend)
+    with caplog.at_level(logging.INFO, logger="trainwatch"):
+        train(model, tmp_path, hooks=[tw.LoggingTensorHook(["loss"], every_n_iter=1)], last_step=2)
+    assert f"loss = {np.float32(model.host()['w'].sum())!s}" in caplog.text
+
+
+# ------------------------------------------------------------------------------------------------ errors
+
+
+@pytest.mark.parametrize("operation", ["copy_to_host", "alloc_pinned", "record"])
+def test_a_failing_save_names_the_operation_and_tensor_and_writes_nothing(backend, tmp_path, operation):
+    w = backend.tensor(np.ones(4, np.float32))
+    saver = tw.Saver({"w": w})
+    backend.fail(operation, "no bytes today")
+    with pytest.raises(tw.OpError, match=f"{operation}.*no bytes today") as raised:
+        saver.save(str(tmp_path / "model.ckpt"), global_step=1)
+    assert "'w'" in str(raised.value) or operation == "alloc_pinned"
+    assert not list(tmp_path.glob("model.ckpt*"))
+
+
+def test_a_copy_that_fails_late_fails_the_save(backend, tmp_path):
+    w = backend.tensor(np.ones(4, np.float32))
+    saver = tw.Saver({"w": w})
+    backend.fail_later("copy_to_host", "the copy faulted")
+    with pytest.raises(tw.OpError, match="the copy faulted"):
+        saver.save(str(tmp_path / "model.ckpt"), global_step=1)
+    assert not list(tmp_path.glob("model.ckpt*"))
+
+
+def test_a_failing_restore_copy_names_it(backend, tmp_path):
+    w = backend.tensor(np.ones(4, np.float32))
+    saver = tw.Saver({"w": w})
+    path = saver.save(str(tmp_path / "model.ckpt"), global_step=1)
+    backend.fail("copy_to_device", "device lost")
+    with pytest.raises(tw.OpError, match="copy_to_device.*'w'.*device lost|copy_to_device.*device lost"):
+        saver.restore(path)
+
+
+def test_a_failing_count_fails_the_nan_check_naming_the_loss(backend, tmp_path):
+    model = Model(backend)
+    backend.fail("count_nonfinite", "kernel failed")
+    with session(model, None, hooks=[tw.NanTensorHook("loss")]) as sess:
+        with pytest.raises(tw.CallbackFailedError, match="count_nonfinite of 'loss'.*kernel failed"):
+            sess.run(model.step)
+
+
+def test_a_failing_count_before_a_save_names_the_variables(backend, tmp_path):
+    model = Model(backend)
+    backend.fail("count_nonfinite", "kernel failed")
+    with pytest.raises(tw.CallbackFailedError, match="NaN before saving.*count_nonfinite of 'w', 'b'.*kernel failed"):
+        session(model, tmp_path)
+    assert not list(tmp_path.glob("model.ckpt*"))
+
+
+def test_a_device_unregistered_after_registration_is_an_error_naming_the_tensor(backend, tmp_path):
+    w = backend.tensor(np.ones(4, np.float32))
+    saver = tw.Saver({"w": w})
+    tw.devices.use(None)
+    with pytest.raises(tw.FailedPreconditionError, match="'w'"):
+        saver.save(str(tmp_path / "model.ckpt"), global_step=1)
