@@ -52,7 +52,8 @@ tw_status upcall(const char *operation, Body &&body) noexcept {
   } catch (const PythonError &e) {
     // Never a status that reads as a clean end of input or of the loop.
     const bool own_status = e.code() != TW_OUT_OF_RANGE && e.code() != TW_STOP_ITERATION;
-    status = tw_set_error(own_status ? e.code() : TW_CALLBACK_FAILED, (std::string(operation) + ": " + e.what()).c_str());
+    status =
+        tw_set_error(own_status ? e.code() : TW_CALLBACK_FAILED, (std::string(operation) + ": " + e.what()).c_str());
   } catch (const std::exception &e) {
     status = tw_set_error(TW_CALLBACK_FAILED, (std::string(operation) + ": " + e.what()).c_str());
   } catch (...) {

@@ -125,8 +125,8 @@ inline bool is_host_device(int32_t device_type) {
 }
 // "cuda:0" for messages (DLPack's names for the common codes, "device type N" otherwise).
 inline std::string device_label(int32_t device_type, int32_t device_id) {
-  const char *name = device_type == TW_DEVICE_CUDA ? "cuda"
-                     : device_type == 10           ? "rocm"
+  const char *name = device_type == TW_DEVICE_CUDA  ? "cuda"
+                     : device_type == 10            ? "rocm"
                      : device_type == TW_DEVICE_EXT ? "ext"
                                                     : nullptr;
   return (name != nullptr ? std::string(name) : "device type " + std::to_string(device_type)) + ":" +
@@ -350,8 +350,8 @@ class HeldTensor {
     if (format == nullptr) throw_python_error();
     const int dtype = dtype_of_typestr(format);
     if (dtype == TW_DTYPE_INVALID) {
-      throw_python(PyExc_TypeError, what + " has an element type trainwatch does not know (typestr '" +
-                                        std::string(format) + "')");
+      throw_python(PyExc_TypeError,
+                   what + " has an element type trainwatch does not know (typestr '" + std::string(format) + "')");
     }
     std::vector<int64_t> shape = int64s(shape_object, what, "shape");
     std::vector<int64_t> strides;
