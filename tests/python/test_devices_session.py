@@ -230,3 +230,17 @@ def test_a_device_unregistered_after_registration_is_an_error_naming_the_tensor(
     tw.devices.use(None)
     with pytest.raises(tw.FailedPreconditionError, match="'w'"):
         saver.save(str(tmp_path / "model.ckpt"), global_step=1)
+
+
+def test_a_subclassed_nan_hook_sees_the_device_loss_through_a_host_copy(backend, tmp_path):
+    model = Model(backend, nan_at=2)
+    seen = []
+
+    class Watching(tw.NanTensorHook):  # reading TF's private state runs the hook's TF code in Python (H33)
+        def after_run(self, run_context, run_values):
+            seen.append((type(run_values.results).__name__, self._loss_tensor))
+            super().after_run(run_context, run_values)
+
+    with pytest.raises(tw.NanLossDuringTrainingError):
+        train(model, tmp_path, hooks=[Watching("loss")])
+    assert seen and all(kind != "ndarray" and name == "loss" for kind, name in seen)  # device copies

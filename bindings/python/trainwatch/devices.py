@@ -384,6 +384,23 @@ def copy_of(tensor):
     return copy_tensor(tensor.device_id(), tensor.address(), tensor.dtype(), tuple(tensor.shape()))
 
 
+def to_host(value):
+    """A numpy array of ``value``'s data: a device copy (a torch tensor on any device, a cupy array, what a
+    device's copy_tensor made with a ``numpy()`` method) is copied to the host; anything else goes through
+    ``np.asarray``."""
+    import numpy as np
+    if hasattr(value, "detach") and hasattr(value, "cpu"):  # torch
+        value = value.detach().cpu()
+        if str(value.dtype) == "torch.bfloat16":
+            return value.float().numpy()
+        return value.numpy()
+    if hasattr(value, "__cuda_array_interface__"):
+        for method in ("get", "numpy", "copy_to_host"):  # cupy, test devices, numba
+            if callable(getattr(value, method, None)):
+                return np.asarray(getattr(value, method)())
+    return np.asarray(value)
+
+
 def _register_default():
     """Registers the default device once, if none is: libtrainwatch_cuda when it loads and finds a GPU,
     else TorchDevice when torch has CUDA. Called at import when torch is imported, and at the first
