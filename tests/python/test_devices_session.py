@@ -244,3 +244,34 @@ def test_a_subclassed_nan_hook_sees_the_device_loss_through_a_host_copy(backend,
     with pytest.raises(tw.NanLossDuringTrainingError):
         train(model, tmp_path, hooks=[Watching("loss")])
     assert seen and all(kind != "ndarray" and name == "loss" for kind, name in seen)  # device copies
+
+
+def test_a_job_saves_and_restores_device_shards_bit_exact_D16(backend, tmp_path):
+    from test_distributed_api import ThreadWorld, run_ranks
+    whole = (np.arange(24, dtype=np.float32).reshape(6, 4) / 3).astype(np.float32)
+    rows = {0: slice(0, 4), 1: slice(4, 6)}  # uneven boxes
+
+    def job(make_rows, last_step):
+        shards = {rank: backend.tensor(make_rows(rank)) for rank in rows}
+
+        def body(collective):
+            shard = tw.Shard(shards[collective.rank], whole.shape, rows[collective.rank].start)
+            with tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables={"w": shard},
+                                             hooks=[tw.StopAtStepHook(last_step=last_step)], collective=collective,
+                                             save_checkpoint_steps=1, save_summaries_steps=None,
+                                             log_step_count_steps=None) as sess:
+                while not sess.should_stop():
+                    sess.run(lambda ctx: None)
+                return sess.run("global_step")
+        results = run_ranks(ThreadWorld(2), body)
+        for result in results.values():
+            if isinstance(result, BaseException):
+                raise result
+        return {rank: backend.numpy(shard) for rank, shard in shards.items()}
+
+    job(lambda rank: whole[rows[rank]], last_step=2)
+    path = tw.latest_checkpoint(str(tmp_path))
+    assert tw.load_variable(path, "w").tobytes() == whole.tobytes()
+    restored = job(lambda rank: np.zeros_like(whole[rows[rank]]), last_step=2)  # restores step 2
+    for rank, value in restored.items():
+        assert value.tobytes() == whole[rows[rank]].tobytes(), rank
