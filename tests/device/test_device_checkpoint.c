@@ -187,6 +187,35 @@ static void saver_save_and_restore_are_bit_exact_for_every_float_dtype(void **st
   model_free(&m);
 }
 
+/* Restoring some variables copies only those to the device: the others keep their values (the
+ * staging buffers of the others still hold the saved bytes, which must not reach them). */
+static void restore_variables_copies_only_the_named_ones(void **state) {
+  (void)state;
+  model m;
+  char prefix[512], saved[512];
+  const char *path = NULL;
+  const char *names[] = {"w_f16", "bias"};
+  uint8_t bytes[kCount * 8];
+  model_init(&m);
+  prefix_in_scratch(prefix, sizeof prefix);
+  tw_saver *saver = saver_of(&m);
+  model_fill(&m, 1);
+  assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_OK);
+  snprintf(saved, sizeof saved, "%s", path);
+  model_fill(&m, 2);
+  assert_int_equal(tw_saver_restore_variables(saver, saved, names, 2), TW_OK);
+  for (int v = 0; v < kVars; ++v) {
+    const int64_t g = strcmp(kNames[v], "w_f16") == 0 ? 1 : 2;
+    assert_int_equal(fake_device_read(bytes, m.dev[v], var_bytes(v)), 0);
+    for (size_t i = 0; i < var_bytes(v); ++i) {
+      if (bytes[i] != gen(v, i, g)) fail_msg("%s: byte %zu is not of generation %lld", kNames[v], i, (long long)g);
+    }
+  }
+  assert_true(m.bias[0] == 1.0f);
+  tw_saver_destroy(saver);
+  model_free(&m);
+}
+
 /* load_variable into a device view: decoded on the host, copied to the device. */
 static void load_variable_into_a_device_view(void **state) {
   (void)state;
@@ -512,6 +541,7 @@ static void B48_rollback_restores_device_variables_async(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(saver_save_and_restore_are_bit_exact_for_every_float_dtype, setup, teardown),
+      cmocka_unit_test_setup_teardown(restore_variables_copies_only_the_named_ones, setup, teardown),
       cmocka_unit_test_setup_teardown(load_variable_into_a_device_view, setup, teardown),
       cmocka_unit_test_setup_teardown(staging_buffers_are_reused_from_save_to_save, setup, teardown),
       cmocka_unit_test_setup_teardown(a_failing_device_operation_fails_the_save_and_writes_nothing, setup, teardown),

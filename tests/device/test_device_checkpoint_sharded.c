@@ -56,37 +56,72 @@ static uint8_t gen(int v, uint64_t i, int64_t g) {
   return (uint8_t)(i % size == size - 1 ? x & ~0x40u : x);
 }
 
-static int64_t rows_of(int v) { return kSharded[v] ? kRows / kRanks : kRows; }
-static size_t bytes_of(int v) { return (size_t)rows_of(v) * kCols * tw_dtype_size(kDtypes[v]); }
-static uint64_t first_byte(int v, int rank) { return kSharded[v] ? (uint64_t)rank * bytes_of(v) : 0; }
-
 typedef struct job {
   thread_world *world;
+  int replicated; /* every variable whole on every rank (no shard): a job where only the chief saves */
   void *dev[kRanks][kVars];
+  /* Standalone savers: */
   int64_t save_step;       /* the generation saved */
   const char *fail;        /* a device operation that fails once during the save, or NULL */
   tw_status saved[kRanks]; /* tw_saver_save's status on each rank */
   char message[kRanks][512];
   tw_status restored[kRanks];
+  /* Sessions: */
+  int runs;
+  int64_t initial;    /* the generation each rank holds before creating its session */
+  int no_dir[kRanks]; /* a rank without TW_OPT_CHECKPOINT_DIR */
+  int via_broadcast;  /* TW_OPT_RESTORE_VIA_BROADCAST */
+  int scribble_rank;  /* writes a NaN into g_f32 when its variables become generation scribble_gen */
+  int64_t scribble_gen;
+  tw_status created[kRanks];
+  int64_t step_at_creation[kRanks];
+  int held_at_creation[kRanks]; /* held generation step_at_creation, bit-exact */
+  tw_status closed[kRanks];
 } job;
+
+static int sharded(const job *j, int v) { return kSharded[v] && !j->replicated; }
+static int64_t rows_of(const job *j, int v) { return sharded(j, v) ? kRows / kRanks : kRows; }
+static size_t bytes_of(const job *j, int v) { return (size_t)rows_of(j, v) * kCols * tw_dtype_size(kDtypes[v]); }
+static uint64_t first_byte(const job *j, int v, int rank) {
+  return sharded(j, v) ? (uint64_t)rank * bytes_of(j, v) : 0;
+}
 
 static void rank_fill(job *j, int rank, int64_t g) {
   uint8_t bytes[kMaxBytes];
   for (int v = 0; v < kVars; ++v) {
-    for (size_t i = 0; i < bytes_of(v); ++i) bytes[i] = gen(v, first_byte(v, rank) + i, g);
-    assert_int_equal(fake_device_write(j->dev[rank][v], bytes, bytes_of(v)), 0);
+    for (size_t i = 0; i < bytes_of(j, v); ++i) bytes[i] = gen(v, first_byte(j, v, rank) + i, g);
+    assert_int_equal(fake_device_write(j->dev[rank][v], bytes, bytes_of(j, v)), 0);
   }
 }
 
 static int rank_holds(job *j, int rank, int64_t g) {
   uint8_t bytes[kMaxBytes];
   for (int v = 0; v < kVars; ++v) {
-    if (fake_device_read(bytes, j->dev[rank][v], bytes_of(v)) != 0) return 0;
-    for (size_t i = 0; i < bytes_of(v); ++i) {
-      if (bytes[i] != gen(v, first_byte(v, rank) + i, g)) return 0;
+    if (fake_device_read(bytes, j->dev[rank][v], bytes_of(j, v)) != 0) return 0;
+    for (size_t i = 0; i < bytes_of(j, v); ++i) {
+      if (bytes[i] != gen(v, first_byte(j, v, rank) + i, g)) return 0;
     }
   }
   return 1;
+}
+
+/* Rank `rank`'s device variables on `opts`: its rows of the sharded ones (tw_options_add_shard), the
+ * others whole. */
+static tw_status add_variables(job *j, int rank, tw_options *opts) {
+  tw_status s = TW_OK;
+  for (int v = 0; v < kVars && s == TW_OK; ++v) {
+    int64_t shape[2] = {rows_of(j, v), kCols};
+    int64_t offset[2] = {sharded(j, v) ? rank * rows_of(j, v) : 0, 0};
+    tw_tensor t = TW_TENSOR_INIT;
+    t.name = kNames[v];
+    t.dtype = kDtypes[v];
+    t.data = j->dev[rank][v];
+    t.ndim = 2;
+    t.shape = shape;
+    t.device_type = TW_DEVICE_CUDA;
+    s = sharded(j, v) ? tw_options_add_shard(opts, &t, kGlobal, offset) : tw_options_add_variable(opts, &t);
+  }
+  return s;
 }
 
 static void rank_body(int rank, void *arg) {
@@ -97,18 +132,7 @@ static void rank_body(int rank, void *arg) {
   const char *path = NULL;
   snprintf(prefix, sizeof prefix, "%s/model.ckpt", g_scratch.path);
   tw_status s = thread_world_options(&opts, j->world, rank, 30.0);
-  for (int v = 0; v < kVars && s == TW_OK; ++v) {
-    int64_t shape[2] = {rows_of(v), kCols};
-    int64_t offset[2] = {kSharded[v] ? rank * rows_of(v) : 0, 0};
-    tw_tensor t = TW_TENSOR_INIT;
-    t.name = kNames[v];
-    t.dtype = kDtypes[v];
-    t.data = j->dev[rank][v];
-    t.ndim = 2;
-    t.shape = shape;
-    t.device_type = TW_DEVICE_CUDA;
-    s = kSharded[v] ? tw_options_add_shard(opts, &t, kGlobal, offset) : tw_options_add_variable(opts, &t);
-  }
+  if (s == TW_OK) s = add_variables(j, rank, opts);
   if (s == TW_OK) s = tw_saver_create_from_options(&saver, opts);
   tw_options_destroy(opts);
   if (s != TW_OK) {
@@ -129,15 +153,19 @@ static void rank_body(int rank, void *arg) {
   tw_saver_destroy(saver);
 }
 
-static void run_job(job *j) {
-  j->world = thread_world_create(kRanks);
-  assert_non_null(j->world);
+static void alloc_job(job *j) {
   for (int r = 0; r < kRanks; ++r) {
     for (int v = 0; v < kVars; ++v) {
-      j->dev[r][v] = fake_device_alloc(bytes_of(v));
+      j->dev[r][v] = fake_device_alloc(bytes_of(j, v));
       assert_non_null(j->dev[r][v]);
     }
   }
+}
+
+static void run_job(job *j) {
+  j->world = thread_world_create(kRanks);
+  assert_non_null(j->world);
+  alloc_job(j);
   assert_int_equal(thread_world_run(j->world, rank_body, j), 0);
   thread_world_destroy(j->world);
 }
@@ -216,11 +244,132 @@ static void D17_a_failing_pinned_allocation_fails_every_ranks_save(void **state)
   check_failing_rank("alloc_pinned");
 }
 
+/* ---- sessions of a job: every rank's CheckpointSaverHook, the restore vote, restore via broadcast -- */
+
+typedef struct rank_run {
+  job *j;
+  int rank;
+} rank_run;
+
+/* The variables of step s are generation s on every rank (its rows of them). */
+static tw_status train_step(void *user_data, tw_step_context *ctx) {
+  rank_run *r = user_data;
+  const int64_t next = tw_step_context_global_step(ctx) + 1;
+  rank_fill(r->j, r->rank, next);
+  if (r->rank == r->j->scribble_rank && next == r->j->scribble_gen) {
+    const float nan = __builtin_nanf("");
+    assert_int_equal(fake_device_write(r->j->dev[r->rank][1], &nan, sizeof nan), 0);
+  }
+  return TW_OK;
+}
+
+static void session_rank(int rank, void *arg) {
+  job *j = arg;
+  rank_run run = {j, rank};
+  tw_options *opts = NULL;
+  tw_session *session = NULL;
+  tw_status s = thread_world_options(&opts, j->world, rank, 30.0);
+  if (s == TW_OK) s = add_variables(j, rank, opts);
+  if (s == TW_OK && !j->no_dir[rank]) s = tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, g_scratch.path);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_CHECKPOINT_EVERY_N_STEPS, 1);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, 100);
+  if (s == TW_OK) s = tw_options_set_none(opts, TW_OPT_SUMMARY_EVERY_N_STEPS);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 0);
+  if (s == TW_OK) s = tw_options_set_int64(opts, TW_OPT_RESTORE_VIA_BROADCAST, j->via_broadcast);
+  rank_fill(j, rank, j->initial);
+  if (s == TW_OK) s = tw_monitored_training_session_create(&session, opts, NULL, 0, NULL, 0);
+  tw_options_destroy(opts);
+  j->created[rank] = s;
+  if (s != TW_OK) {
+    snprintf(j->message[rank], sizeof j->message[rank], "%s", tw_last_error_message());
+    return;
+  }
+  j->step_at_creation[rank] = tw_session_global_step(session);
+  j->held_at_creation[rank] = rank_holds(j, rank, j->step_at_creation[rank]);
+  for (int i = 0; i < j->runs && s == TW_OK; ++i) s = tw_session_run(session, NULL, 0, train_step, &run);
+  if (s == TW_OK) s = tw_session_close(session);
+  j->closed[rank] = s;
+  if (s != TW_OK) snprintf(j->message[rank], sizeof j->message[rank], "%s", tw_last_error_message());
+  if (tw_session_destroy(session) != TW_OK && j->closed[rank] == TW_OK) j->closed[rank] = TW_INTERNAL;
+}
+
+static void run_sessions(job *j) {
+  j->world = thread_world_create(kRanks);
+  assert_non_null(j->world);
+  tw_set_log_level(TW_LOG_WARNING);
+  assert_int_equal(thread_world_run(j->world, session_rank, j), 0);
+  tw_set_log_level(TW_LOG_INFO);
+  thread_world_destroy(j->world);
+  for (int r = 0; r < kRanks; ++r) {
+    if (j->created[r] != TW_OK) fail_msg("rank %d: creation failed: %s", r, j->message[r]);
+    if (j->closed[r] != TW_OK) fail_msg("rank %d: training failed: %s", r, j->message[r]);
+  }
+}
+
+static int exists(const char *name) {
+  char path[512];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", g_scratch.path, name);
+  return stat(path, &st) == 0;
+}
+
+/* D17 and D16 with device shards: every rank's hook saves its rows (each rank staging its own); a NaN
+ * in one rank's device shard skips the save on every rank (one count per rank over its device
+ * variables, then the job's allreduce); a new job restores through the vote, every rank its rows,
+ * bit-exact. */
+static void D16_D17_sessions_save_and_restore_device_shards(void **state) {
+  (void)state;
+  job j;
+  memset(&j, 0, sizeof j);
+  alloc_job(&j);
+  j.runs = 3;
+  j.scribble_rank = 1;
+  j.scribble_gen = 2;
+  run_sessions(&j);
+  assert_true(exists("model.ckpt-0") && exists("model.ckpt-1") && exists("model.ckpt-3"));
+  assert_false(exists("model.ckpt-2")); /* rank 1's shard held a NaN: no rank saved */
+  j.initial = 1000;                     /* what the restore must overwrite */
+  j.runs = 0;
+  j.scribble_rank = -1;
+  run_sessions(&j);
+  for (int r = 0; r < kRanks; ++r) {
+    assert_int_equal(j.step_at_creation[r], 3);
+    assert_true(j.held_at_creation[r]);
+  }
+  free_job(&j);
+}
+
+/* D13: the chief restores its device variables and broadcasts their bytes; the other ranks, without a
+ * checkpoint directory, receive them into their staging buffers and copy them to their devices. */
+static void D13_restore_via_broadcast_fills_every_ranks_device_variables(void **state) {
+  (void)state;
+  job j;
+  memset(&j, 0, sizeof j);
+  j.replicated = 1;
+  j.scribble_rank = -1;
+  alloc_job(&j);
+  j.runs = 3;
+  run_sessions(&j); /* the chief saves model.ckpt-0 … -3 */
+  assert_true(exists("model.ckpt-3"));
+  j.initial = 1000;
+  j.runs = 0;
+  j.via_broadcast = 1;
+  for (int r = 1; r < kRanks; ++r) j.no_dir[r] = 1;
+  run_sessions(&j);
+  for (int r = 0; r < kRanks; ++r) {
+    assert_int_equal(j.step_at_creation[r], 3);
+    assert_true(j.held_at_creation[r]);
+  }
+  free_job(&j);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(device_shards_save_and_restore_bit_exact, setup, teardown),
       cmocka_unit_test_setup_teardown(D17_a_failing_copy_to_host_fails_every_ranks_save, setup, teardown),
       cmocka_unit_test_setup_teardown(D17_a_failing_pinned_allocation_fails_every_ranks_save, setup, teardown),
+      cmocka_unit_test_setup_teardown(D16_D17_sessions_save_and_restore_device_shards, setup, teardown),
+      cmocka_unit_test_setup_teardown(D13_restore_via_broadcast_fills_every_ranks_device_variables, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
