@@ -22,6 +22,7 @@ read host copies the library makes through the device.
 A device tensor must be contiguous. The device's work is ordered on the stream it serves (torch's
 current stream): a tensor produced on another stream must be synchronised with it first.
 """
+import atexit
 import bisect
 import contextlib
 import ctypes
@@ -422,6 +423,17 @@ def _register_default():
         return
     if torch.cuda.is_available():
         use(TorchDevice())
+
+
+@atexit.register
+def _unregister_all():
+    """Lets the library release the Python devices while the interpreter can still run their methods
+    (each table's free_pinned and destroy run once no session or saver holds it)."""
+    for device_type in list(_current):
+        try:
+            use(None, device_type)
+        except Exception:  # noqa: BLE001 — exiting: nothing to report to
+            pass
 
 
 if "torch" in sys.modules:
