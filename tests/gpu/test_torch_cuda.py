@@ -84,7 +84,9 @@ def test_named_parameters_train_checkpoint_and_resume_bit_exact(device, tmp_path
     with torch.no_grad():
         for parameter in fresh.parameters():
             parameter.zero_()
-    train(fresh, tmp_path)  # restores step 6 and stops
+    with tw.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), variables=dict(fresh.named_parameters()),
+                                     save_summaries_steps=None, log_step_count_steps=None) as sess:
+        assert sess.run("global_step") == 6  # restored, not run
     for (name, a), (_, b) in zip(net.named_parameters(), fresh.named_parameters()):
         assert bits(a) == bits(b), name
 
