@@ -35,7 +35,7 @@ POISON = 0xA5
 class Device:
     """The fake device: a PROT_NONE address range, bytes in Python, one late worker thread."""
 
-    def __init__(self, size=1 << 30, device_type=tw.devices.CUDA, delay_secs=0.002):
+    def __init__(self, size=64 << 20, device_type=tw.devices.CUDA, delay_secs=0.002):
         self.device_type = device_type
         self.name = "pyfake"
         self.delay_secs = delay_secs
