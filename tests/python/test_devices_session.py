@@ -281,3 +281,17 @@ def test_a_job_saves_and_restores_device_shards_bit_exact_D16(backend, tmp_path)
     restored = job(lambda rank: np.zeros_like(whole[rows[rank]]), last_step=2)  # restores step 2
     for rank, value in restored.items():
         assert value.tobytes() == whole[rows[rank]].tobytes(), rank
+
+
+def test_device_feeds_reach_the_step_as_the_objects_fed(backend, tmp_path):
+    model = Model(backend)
+    x, hooked = backend.tensor(np.ones(3, np.float32)), backend.tensor(np.zeros(2, np.float64))
+    seen = {}
+
+    def step(ctx):
+        seen.update(ctx.feeds)
+        return model.step(ctx)
+
+    with session(model, None, hooks=[tw.FeedFnHook(lambda: {"h": hooked}), tw.NanTensorHook("loss")]) as sess:
+        sess.run(step, feed_dict={"x": x})
+    assert seen["x"] is x and seen["h"] is hooked
