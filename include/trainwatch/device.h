@@ -106,9 +106,10 @@ typedef struct tw_device_event tw_device_event;
  *      one view, record, wait: 40 bytes cross to the host.
  *   2. NanTensorHook, after each run it checks (tw_session_run): one count_nonfinite over every device
  *      tensor it watches, record, wait.
- *   3. tw_tensor_stats, LoggingTensorHook, SummarySaverHook, FinalOpsHook, tw_step_context_publish_copy
- *      (the kept copy is host memory), and a summary of a variable: copy_to_host of the values they
- *      read into pinned scratch memory, record, wait.
+ *   3. tw_tensor_stats, LoggingTensorHook (and tw_logging_tensor_hook_log_tensors), SummarySaverHook
+ *      (a value it writes, a variable's too), tw_summary_writer_add_histogram, FinalOpsHook,
+ *      tw_step_context_publish_copy (the kept copy is host memory): copy_to_host of the values they
+ *      read into pinned memory, record, wait. The pinned buffers are reused from call to call.
  *   4. Every save (tw_saver_save, CheckpointSaverHook, a session's final or preemption save, a sharded
  *      save: each rank stages its own shards): for CheckpointSaverHook first one count_nonfinite over
  *      every device variable (its rule that no checkpoint holds NaN, trainwatch/hooks.h), then
@@ -121,6 +122,14 @@ typedef struct tw_device_event tw_device_event;
  *   6. alloc_pinned when staging first needs memory or a variable grew; free_pinned when the session or
  *      saver is destroyed (or the size changed); destroy as above.
  * Nothing else calls it: a run whose hooks read no device tensor makes no call at all.
+ *
+ * Which functions take device views: those above; tw_options_add_variable and tw_options_add_shard,
+ * tw_session_run's feeds, tw_run_context_add_feed and tw_step_context_publish, which keep the view as
+ * it is (zero copy) and call no slot for it; tw_tensor_element_count, which reads no data. Session
+ * getters (tw_session_get_output / get_variable, tw_step_context_feed_at / get_feed) return device
+ * views unchanged. Every other function refuses a device view with TW_INVALID_ARGUMENT naming it
+ * (FinalOpsHook's feeds, say, which it copies when it is created). docs/tf-semantics.md, section V,
+ * states these rules one by one (V1–V9).
  */
 typedef struct tw_device {
   uint32_t struct_size;

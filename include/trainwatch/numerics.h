@@ -57,12 +57,17 @@ static inline void tw_scan_result_init(tw_scan_result *result) {
  * of a float view once (an integer or bool view is not read: all counts 0, index -1).
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of
  * tw_scan_result; tensor is NULL, has a struct_size too small, an invalid dtype, a negative ndim or
- * extent, a NULL shape with ndim > 0, too many elements, or NULL data with elements. */
+ * extent, a NULL shape with ndim > 0, too many elements, or NULL data with elements; a strided device
+ * view. A device view (trainwatch/device.h) is counted on its device; it may also fail with
+ * TW_FAILED_PRECONDITION (no device registered for its type) or the status of a failing device
+ * operation, the message naming the operation and the tensor. */
 TW_NODISCARD TW_API tw_status tw_scan(tw_scan_result *out, const tw_tensor *tensor);
 
 /* *out = 1 if `tensor` holds a NaN or ±Inf, else 0. Stops at the first block of a few KiB that holds
  * one, so a bad tensor is usually not read to the end; an all-finite one costs what tw_scan costs.
- * Errors: TW_INVALID_ARGUMENT — out is NULL; tensor invalid as for tw_scan. */
+ * A device view is counted whole on its device.
+ * Errors: TW_INVALID_ARGUMENT — out is NULL; tensor invalid as for tw_scan; the device errors of
+ * tw_scan. */
 TW_NODISCARD TW_API tw_status tw_has_nonfinite(int *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -98,7 +103,8 @@ static inline void tw_numerics_stats_init(tw_numerics_stats *stats) {
 
 /* Fills *out with the statistics of `tensor`: counts as tw_scan, plus finite min, max and mean.
  * Errors: TW_INVALID_ARGUMENT — out is NULL or its struct_size is smaller than the first version of
- * tw_numerics_stats; tensor invalid as for tw_scan. */
+ * tw_numerics_stats; tensor invalid as for tw_scan. A device view is copied to pinned host memory
+ * first (the device errors of tw_scan apply). */
 TW_NODISCARD TW_API tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_tensor *tensor);
 
 /* ---------------------------------------------------------------------------------------------- */
@@ -113,7 +119,8 @@ TW_NODISCARD TW_API tw_status tw_tensor_stats(tw_numerics_stats *out, const tw_t
  *   "<message> : Tensor had Inf and NaN values"
  * `message` is copied into the error text; "" is allowed.
  * Errors: TW_INVALID_ARGUMENT — the tensor holds NaN or Inf (messages above); message is NULL; tensor
- * invalid as for tw_scan (the message then names the argument, as for every other function). */
+ * invalid as for tw_scan (the message then names the argument, as for every other function); the
+ * device errors of tw_scan for a device view, which is counted on its device. */
 TW_NODISCARD TW_API tw_status tw_check_numerics(const tw_tensor *tensor, const char *message);
 
 /* ---------------------------------------------------------------------------------------------- */

@@ -706,8 +706,11 @@ TW_NODISCARD TW_API tw_status tw_step_context_requested_at(const char **out, con
 
 /* Publishes an output of this run under out->name for hooks to fetch. publish borrows the data, which
  * must stay valid until tw_session_run returns; publish_copy copies it into session-owned memory that
- * lives until the next run. Re-publishing a name replaces it. Errors: TW_INVALID_ARGUMENT (malformed
- * view, empty name, "global_step" or a variable's name), TW_RESOURCE_EXHAUSTED (copy). */
+ * lives until the next run. A device view (trainwatch/device.h) is borrowed by publish as it is; publish_copy
+ * keeps a host copy of it, so the output is then host memory. Re-publishing a name replaces it.
+ * Errors: TW_INVALID_ARGUMENT (malformed view, empty name, "global_step" or a variable's name, a strided
+ * device view), TW_RESOURCE_EXHAUSTED (copy); publish_copy of a device view also TW_FAILED_PRECONDITION
+ * (no device registered for it) or a failing device operation's status. */
 TW_NODISCARD TW_API tw_status tw_step_context_publish(tw_step_context *ctx, const tw_tensor *output);
 TW_NODISCARD TW_API tw_status tw_step_context_publish_copy(tw_step_context *ctx, const tw_tensor *output);
 

@@ -210,4 +210,26 @@ void CopyToContiguous(const tw_tensor &t, void *dst) {
 
 Status CheckOutTensor(const tw_tensor *out, const char *what) { return CheckOutVersioned(out, what); }
 
+Status CheckOutPlace(const tw_tensor *out, int32_t device_type, const char *name) {
+  tw_tensor place = TW_TENSOR_INIT;
+  place.device_type = device_type;
+  if (!IsOnDevice(place) || out->struct_size >= TW_TENSOR_SIZE_V2) return Status();
+  return Errorf(TW_FAILED_PRECONDITION,
+                "'%s' is a view of device memory (device_type %d), which the caller's tw_tensor of the first "
+                "version (struct_size %u) cannot say: rebuild the program with this library's headers",
+                name != nullptr ? name : "", device_type, out->struct_size);
+}
+
+Status WriteView(const tw_tensor &view, tw_tensor *out) {
+  TW_RETURN_IF_ERROR(CheckOutPlace(out, view.device_type, view.name));
+  WriteVersioned(view, out);
+  return Status();
+}
+
+Status TensorRef::WriteTo(tw_tensor *out) const {
+  TW_RETURN_IF_ERROR(CheckOutPlace(out, device_type_, name_.c_str()));
+  FillView(out);
+  return Status();
+}
+
 }  // namespace tw

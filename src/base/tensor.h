@@ -61,10 +61,11 @@ class TensorRef {
 
   // Fills *out (whose struct_size the caller set, at least TW_TENSOR_SIZE_V1) with this view, writing
   // at most struct_size bytes: a caller of the first version does not see device_type / device_id, so
-  // callers that may hand out a device view check CanFill first.
+  // what hands a view out to the caller uses WriteTo.
   void FillView(tw_tensor *out) const;
-  // False when this is a device view and *out is of the first version, which cannot say so.
-  bool CanFill(const tw_tensor *out) const { return !on_device() || out->struct_size >= TW_TENSOR_SIZE_V2; }
+  // FillView for a view handed to the caller: fails when this is a device view and *out is of the
+  // first version (CheckOutPlace).
+  Status WriteTo(tw_tensor *out) const;
 
  private:
   std::string name_;
@@ -104,6 +105,12 @@ class ReusableList {
 
 // Checks that `out` is a writable view slot: non-NULL with struct_size of at least TW_TENSOR_SIZE_V1.
 Status CheckOutTensor(const tw_tensor *out, const char *what);
+
+// A device view (device_type) cannot be handed to a caller whose *out is of the first version, which
+// has no member to say where the memory lives (V6): TW_FAILED_PRECONDITION naming the view.
+Status CheckOutPlace(const tw_tensor *out, int32_t device_type, const char *name);
+// CheckOutPlace, then WriteVersioned(view, out).
+Status WriteView(const tw_tensor &view, tw_tensor *out);
 
 }  // namespace tw
 

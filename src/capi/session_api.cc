@@ -179,8 +179,7 @@ tw_status tw_session_get_variable(tw_tensor *out, const tw_session *session, con
     TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
     const tw::TensorRef *variable = session->FindVariable(name);
     if (variable == nullptr) return tw::Errorf(TW_NOT_FOUND, "no variable named '%s' is registered", name);
-    variable->FillView(out);
-    return Status();
+    return variable->WriteTo(out);
   });
 }
 
@@ -196,8 +195,7 @@ tw_status tw_session_variable_at(tw_tensor *out, const tw_session *session, size
       return tw::Errorf(TW_OUT_OF_RANGE, "variable index %zu is past the %zu registered variables", index,
                         session->variables().size());
     }
-    session->variables()[index].FillView(out);
-    return Status();
+    return session->variables()[index].WriteTo(out);
   });
 }
 

@@ -149,8 +149,7 @@ Status tw_run_context::ResultAt(size_t index, tw_tensor *out) const {
   if (index >= hook.results.size()) {
     return Errorf(TW_OUT_OF_RANGE, "result index %zu is past the %zu results of this hook", index, hook.results.size());
   }
-  hook.results[index]->FillView(out);
-  return Status();
+  return hook.results[index]->WriteTo(out);
 }
 
 Status tw_run_context::GetResult(const char *name, tw_tensor *out) const {
@@ -159,8 +158,7 @@ Status tw_run_context::GetResult(const char *name, tw_tensor *out) const {
   if (phase != Phase::kAfterRun) return Status(TW_FAILED_PRECONDITION, "results are only available in after_run");
   for (const tw::TensorRef *result : hooks[hook_index].results) {
     if (result->name() == name) {
-      result->FillView(out);
-      return Status();
+      return result->WriteTo(out);
     }
   }
   const tw::Hook *hook = session->hook(hook_index);
@@ -172,8 +170,7 @@ Status tw_run_context::OriginalFeedAt(size_t index, tw_tensor *out) const {
   if (index >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the caller's %zu feeds", index, user_feed_count);
   }
-  tw::WriteVersioned(user_feeds[index], out);
-  return Status();
+  return tw::WriteView(user_feeds[index], out);
 }
 
 // ---- tw_step_context -------------------------------------------------------------------------------
@@ -205,14 +202,12 @@ Status tw_step_context::FeedAt(size_t index, tw_tensor *out) const {
   TW_RETURN_IF_ERROR(tw::CheckOutTensor(out, "out"));
   const size_t hook_feed_count = run != nullptr ? run->hook_feeds.size() : 0;
   if (index < hook_feed_count) {
-    run->hook_feeds[index].FillView(out);
-    return Status();
+    return run->hook_feeds[index].WriteTo(out);
   }
   if (index - hook_feed_count >= user_feed_count) {
     return Errorf(TW_OUT_OF_RANGE, "feed index %zu is past the %zu feeds of this run", index, FeedCount());
   }
-  tw::WriteVersioned(user_feeds[index - hook_feed_count], out);
-  return Status();
+  return tw::WriteView(user_feeds[index - hook_feed_count], out);
 }
 
 Status tw_step_context::FindFeed(const char *name, tw_tensor *out) const {
@@ -221,10 +216,7 @@ Status tw_step_context::FindFeed(const char *name, tw_tensor *out) const {
   tw_tensor view = TW_TENSOR_INIT;
   for (size_t i = 0; i < FeedCount(); ++i) {
     TW_RETURN_IF_ERROR(FeedAt(i, &view));
-    if (std::strcmp(view.name, name) == 0) {
-      tw::WriteVersioned(view, out);
-      return Status();
-    }
+    if (std::strcmp(view.name, name) == 0) return tw::WriteView(view, out);
   }
   return Errorf(TW_NOT_FOUND, "no feed named '%s' in this run", name);
 }

@@ -553,6 +553,5 @@ Status tw_session::GetOutput(const char *name, tw_tensor *out) const {
   }
   const tw::TensorRef *output = step_context_.FindOutput(name);
   if (output == nullptr) return Errorf(TW_NOT_FOUND, "the step published no output named '%s' in this run", name);
-  output->FillView(out);
-  return Status();
+  return output->WriteTo(out);
 }

@@ -15,6 +15,28 @@ import pathlib
 import re
 import sys
 
+
+
+def first_version_only(text, name):
+    """The struct as its first version declared it: the members after the one TW_<STRUCT>_SIZE_V1 ends
+    with, and their values in TW_<STRUCT>_INIT, removed (a v1 program's sizeof is the v1 size)."""
+    upper = name[3:].upper()
+    last = re.search(r"#define TW_%s_SIZE_V1 TW_STRUCT_SIZE_THROUGH\(%s, (\w+)\)" % (upper, name), text)
+    body = re.search(r"typedef struct %s \{\n((?:.*\n)*?)\} %s;" % (name, name), text)
+    if last is None or body is None:
+        return text
+    lines = body.group(1).splitlines(keepends=True)
+    code = [re.sub(r"/\*.*?\*/", "", line) for line in lines]
+    end = next(i for i, line in enumerate(code) if re.search(r"\b%s\b.*;" % last.group(1), line)) + 1
+    later = sum(line.count(";") for line in code[end:])
+    if later == 0:
+        return text
+    text = text[:body.start(1)] + "".join(lines[:end]) + text[body.end(1):]
+    init = re.search(r"(#define TW_%s_INIT[ \\\n]*\{)([^}]*)\}" % upper, text)
+    values = init.group(2).split(",")
+    return text[:init.start(2)] + ",".join(values[:-later]) + text[init.end(2):]
+
+
 mode, source, stamp = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 output = stamp.with_suffix("")
 if mode not in ("grown", "v1"):
@@ -33,6 +55,7 @@ for header in sorted(source.rglob("*.h")):
                 text, m = re.subn(r"(#define TW_%s_INIT[ \\\n]*\{[^}]*)\}" % name[3:].upper(), r"\1, 0}", text)
                 n = n if m == 1 else 0
         else:
+            text = first_version_only(text, name)
             size_v1 = "TW_%s_SIZE_V1" % name[3:].upper()
             text, n = re.subn(r"\(uint32_t\)sizeof\(%s\)" % name, size_v1, text)
             n = 1 if lent else n

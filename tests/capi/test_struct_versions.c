@@ -382,7 +382,8 @@ static void a_struct_size_no_version_can_have_is_refused_unread(void **state) {
   table->struct_size = 1u << 30;
   assert_int_equal(tw_hook_create(&hook, "h", table, NULL), TW_INVALID_ARGUMENT);
   assert_null(hook);
-#ifndef TW_TEST_GROWN /* where this sizeof is the library's */
+  /* Where this sizeof is the library's: not in the grown variant, nor in v1, whose tw_tensor is smaller. */
+#if !defined(TW_TEST_GROWN) && !defined(TW_TEST_V1)
   /* The bound: 1024 zero bytes past the library's tw_tensor are a newer header's defaults; 1025 are not. */
   memcpy(grown, &view, sizeof(view));
   ((tw_tensor *)grown)->struct_size = (uint32_t)(sizeof(tw_tensor) + 1024);

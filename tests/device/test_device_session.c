@@ -375,6 +375,12 @@ static void V6_outputs_variables_and_published_copies(void **state) {
   assert_int_equal(v.loss.device_type, TW_DEVICE_HOST);
   assert_true(v.loss_value == 0.25f);
   assert_int_equal(fake_device_counts("copy_to_host").bytes, 4);
+  /* a tw_tensor of the first version cannot say "device memory": refused, not handed out as host */
+  tw_tensor v1 = TW_TENSOR_INIT;
+  v1.struct_size = TW_TENSOR_SIZE_V1;
+  assert_int_equal(tw_session_get_variable(&v1, s, "w"), TW_FAILED_PRECONDITION);
+  assert_message_has("'w' is a view of device memory");
+  assert_null(v1.data);
   close_mts(s);
 }
 

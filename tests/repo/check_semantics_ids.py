@@ -8,12 +8,12 @@ import re
 import sys
 
 root = pathlib.Path(sys.argv[1])
-ID = re.compile(r"\b([HWSTBCD][0-9]+)\b")
+ID = re.compile(r"\b([HWSTBCDV][0-9]+)\b")
 # Names that look like IDs but are C language standards.
 NOT_IDS = {"C89", "C90", "C99", "C17", "C18", "C23"}
 SCANNED = ("include", "src", "tests", "bindings", "docs")
 
-defined = set(re.findall(r"^- \*\*([HWSTBCD][0-9]+)\*\* — \S", (root / "docs/tf-semantics.md").read_text(), re.M))
+defined = set(re.findall(r"^- \*\*([HWSTBCDV][0-9]+)\*\* — \S", (root / "docs/tf-semantics.md").read_text(), re.M))
 undefined = {}  # ID -> first "path:line" citing it
 files = 0
 for top in SCANNED:
