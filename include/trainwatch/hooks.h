@@ -81,7 +81,8 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * SessionLog CHECKPOINT event goes to the event file of checkpoint_dir. It saves through the session's
  * saver (variables + global_step, retention TW_OPT_MAX_TO_KEEP / TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS
  * of the session's options).
- * With TW_OPT_ASYNC_CHECKPOINT (default) the run stalls only while the variables are copied;
+ * With TW_OPT_ASYNC_CHECKPOINT (default) the run stalls only while the variables are copied (device
+ * variables into the saver's pinned staging buffers, trainwatch/device.h; a failed copy fails the save);
  * compression and the durable write happen in the background, one save in flight, and a failed
  * background write fails the next run. A hook with listeners waits for the write in the run that saves
  * and calls after_save there, so a listener's stop request ends training after that run, as in TF
@@ -89,7 +90,8 @@ TW_API void tw_checkpoint_listener_destroy(tw_checkpoint_listener *listener);
  * after_save (with its stop request) then runs at a later run or at end, once the write has finished.
  * In a session of a job with sharded variables (trainwatch/distributed.h) the hook runs on every rank
  * and saves synchronously on the session's thread, whatever `opts` says (D17). A save is skipped, with a warning, while
- * a float variable holds NaN or Inf, so that every checkpoint is a good one to roll back to. Listeners are retained.
+ * a float variable holds NaN or Inf, so that every checkpoint is a good one to roll back to (device variables are
+ * counted on their device, all in one call; a count that fails fails the save). Listeners are retained.
  * Errors: TW_INVALID_ARGUMENT (out or checkpoint_dir NULL/empty; listeners NULL with a count or a NULL entry; neither
  * or both of secs and steps: "Either every_secs or every_steps should be provided." / "Can not provide both every_secs
  * and every_steps."; neither but a TW_OPT_CHECKPOINT_EVERY_N_* key set, a message naming the keys to use),

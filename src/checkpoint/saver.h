@@ -14,7 +14,9 @@
 // lock deletes them.
 //
 // Thread rules: one thread at a time, except that Capture may run while WriteSnapshot of an earlier
-// snapshot runs on another thread (the asynchronous saver's pattern).
+// snapshot runs on another thread (the asynchronous saver's pattern) — for a saver without device
+// variables: their staging buffers are the saver's, one set, so a saver with device variables stages
+// (Capture, Borrow, a restore) only once the write reading them has finished, as AsyncSaver does.
 #ifndef TRAINWATCH_CHECKPOINT_SAVER_H
 #define TRAINWATCH_CHECKPOINT_SAVER_H
 
