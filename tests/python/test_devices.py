@@ -1,4 +1,4 @@
-"""Device tensors from Python (V section of docs/tf-semantics.md; trainwatch/device.h): objects with
+"""Device tensors from Python (V1, V5, V7; trainwatch/device.h): objects with
 __cuda_array_interface__ and CUDA torch tensors become zero-copy device views, a device tensor with no
 device registered is a clear error naming it and what to install, device views must be contiguous,
 and trainwatch.devices' TorchDevice computes what the table promises (counts, first bad indices,
@@ -40,7 +40,7 @@ def view_of(value, kind="value", writable=False):
 # ------------------------------------------------------------------------------------ views and errors
 
 
-def test_a_device_tensor_without_a_device_names_it_and_what_to_install(fake, tmp_path):
+def test_a_device_tensor_without_a_device_names_it_and_what_to_install_V7(fake, tmp_path):
     w = fake.tensor(np.zeros((2, 3), np.float32))
     expected = "variable 'w' is on cuda:0 but no device is registered: install torch with CUDA or libtrainwatch_cuda"
     with pytest.raises(tw.FailedPreconditionError, match=expected):
@@ -64,7 +64,7 @@ def test_the_first_device_tensor_registers_the_default_device_once(fake, monkeyp
     assert tw.devices.current() is None or torch.cuda.is_available()
 
 
-def test_device_views_are_zero_copy_with_type_and_ordinal(fake):
+def test_device_views_are_zero_copy_with_type_and_ordinal_V5(fake):
     tw.devices.use(fake)
     assert tw.devices.current() is fake
     t = fake.tensor(np.arange(6, dtype=np.float64).reshape(2, 3))
@@ -94,7 +94,7 @@ def test_array_interface_typestrs(fake, typestr, dtype):
     assert view_of(t)[1].dtype() == dtype
 
 
-def test_bad_device_tensors_are_refused_naming_them(fake):
+def test_bad_device_tensors_are_refused_naming_them_V1(fake):
     tw.devices.use(fake)
     base = fake.alloc(64)
     strided = fake_device.FakeTensor(fake, base, np.float32, (2, 2), strides=(4, 8))

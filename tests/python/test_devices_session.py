@@ -1,4 +1,4 @@
-"""Training on device tensors from Python, without a GPU (V section of docs/tf-semantics.md;
+"""Training on device tensors from Python, without a GPU (V2–V8;
 trainwatch/device.h): MonitoredTrainingSession with device variables and a device loss, NanTensorHook
 detecting on the device (fail, stop, rollback), asynchronous checkpoints saved and restored bit for
 bit, Savers and Shards of device tensors, values read by name as copies on the device, and every
@@ -93,7 +93,7 @@ def test_training_checkpoints_device_variables_bit_exact_and_resumes_from_them(b
     assert "copy_to_device" in backend.operations()
 
 
-def test_a_device_value_read_by_name_is_a_copy_on_the_device(backend, tmp_path):
+def test_a_device_value_read_by_name_is_a_copy_on_the_device_V6(backend, tmp_path):
     model = Model(backend)
     seen = {}
 
@@ -112,7 +112,7 @@ def test_a_device_value_read_by_name_is_a_copy_on_the_device(backend, tmp_path):
 
 
 @pytest.mark.parametrize("action", ["fail", "stop"])
-def test_a_nan_loss_on_the_device_is_found_there(backend, tmp_path, action):
+def test_a_nan_loss_on_the_device_is_found_there_V3(backend, tmp_path, action):
     model = Model(backend, nan_at=3)
     hook = tw.NanTensorHook("loss", fail_on_nan_loss=action == "fail")
     with session(model, tmp_path, hooks=[hook], last_step=10) as sess:
@@ -161,7 +161,7 @@ def test_a_device_shard_that_is_the_whole_tensor_saves(backend, tmp_path):
     assert tw.load_variable(path, "w").tobytes() == whole.tobytes()
 
 
-def test_numerics_count_on_the_device(backend):
+def test_numerics_count_on_the_device_V2(backend):
     t = backend.tensor(np.array([1, np.nan, np.inf, -np.inf, np.nan], np.float32))
     result = tw.scan(t)
     assert (result.nan_count, result.pos_inf_count, result.neg_inf_count) == (2, 1, 1)
@@ -169,7 +169,7 @@ def test_numerics_count_on_the_device(backend):
         tw.check_numerics(t, "bad values")
 
 
-def test_logging_tensor_hook_logs_device_values(backend, tmp_path, caplog):
+def test_logging_tensor_hook_logs_device_values_V4(backend, tmp_path, caplog):
     model = Model(backend)
     with caplog.at_level(logging.INFO, logger="trainwatch"):
         train(model, tmp_path, hooks=[tw.LoggingTensorHook(["loss"], every_n_iter=1)], last_step=2)
@@ -180,7 +180,7 @@ def test_logging_tensor_hook_logs_device_values(backend, tmp_path, caplog):
 
 
 @pytest.mark.parametrize("operation", ["copy_to_host", "alloc_pinned", "record"])
-def test_a_failing_save_names_the_operation_and_tensor_and_writes_nothing(backend, tmp_path, operation):
+def test_a_failing_save_names_the_operation_and_tensor_and_writes_nothing_V8(backend, tmp_path, operation):
     model = Model(backend)
     backend.fail(operation, "no bytes today")
     with pytest.raises(tw.OpError, match=f"{operation}.*no bytes today") as raised:
@@ -189,7 +189,7 @@ def test_a_failing_save_names_the_operation_and_tensor_and_writes_nothing(backen
     assert not list(tmp_path.glob("model.ckpt*"))
 
 
-def test_a_copy_that_fails_late_fails_the_save(backend, tmp_path):
+def test_a_copy_that_fails_late_fails_the_save_V8(backend, tmp_path):
     model = Model(backend)
     backend.fail_later("copy_to_host", "the copy faulted")
     with pytest.raises(tw.OpError, match="the copy faulted"):
@@ -205,7 +205,7 @@ def test_a_failing_restore_copy_names_it(backend, tmp_path):
     assert "'w'" in str(raised.value) or "'b'" in str(raised.value)
 
 
-def test_a_device_unregistered_after_registration_is_an_error_naming_the_tensor(backend, tmp_path):
+def test_a_device_unregistered_after_registration_is_an_error_naming_the_tensor_V7(backend, tmp_path):
     model = Model(backend)
     with session(model, None, hooks=[tw.NanTensorHook("loss")]) as sess:
         tw.devices.use(None)
@@ -222,7 +222,7 @@ def test_a_saver_whose_copy_fails_names_it_and_writes_nothing(backend, tmp_path)
     assert not list(tmp_path.glob("model.ckpt*"))
 
 
-def test_a_failing_count_fails_the_nan_check_naming_the_loss(backend, tmp_path):
+def test_a_failing_count_fails_the_nan_check_naming_the_loss_V8(backend, tmp_path):
     model = Model(backend)
     backend.fail("count_nonfinite", "kernel failed")
     with session(model, None, hooks=[tw.NanTensorHook("loss")]) as sess:
