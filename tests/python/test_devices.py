@@ -249,3 +249,9 @@ def test_a_cpu_torch_tensor_posing_as_cuda_is_a_device_view():
     assert view.on_device() and view.address() == t.tensor.data_ptr()
     copy = tw.tensors.to_value(view)
     assert isinstance(copy, torch.Tensor) and copy.tolist() == [1, 1, 1]
+
+
+def test_an_explicit_plugin_path_that_is_missing_raises(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRAINWATCH_CUDA_LIBRARY", str(tmp_path / "missing.so"))
+    with pytest.raises(OSError):
+        tw.devices.load_cuda_plugin()

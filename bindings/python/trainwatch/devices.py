@@ -293,11 +293,8 @@ class CudaPlugin:
 
 
 def _plugin_candidates():
-    """Where libtrainwatch_cuda may be: $TRAINWATCH_CUDA_LIBRARY, beside the libtrainwatch this process
-    loaded (an install's libdir; a build tree's adapters/cuda), then the loader's search path."""
-    explicit = os.environ.get("TRAINWATCH_CUDA_LIBRARY")
-    if explicit:
-        return [explicit]
+    """Where libtrainwatch_cuda may be when no path is given: beside the libtrainwatch this process loaded
+    (an install's libdir; a build tree's adapters/cuda), then the loader's search path."""
     candidates = []
     try:
         with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
@@ -328,13 +325,14 @@ def load_cuda_plugin(path=None, stream=0):
     Raises:
       OSError: ``path`` (or $TRAINWATCH_CUDA_LIBRARY) names a library that does not load.
     """
-    for candidate in [path] if path is not None else _plugin_candidates():
-        if path is None and os.sep in candidate and not os.path.exists(candidate):
+    explicit = path if path is not None else os.environ.get("TRAINWATCH_CUDA_LIBRARY")
+    for candidate in [explicit] if explicit else _plugin_candidates():
+        if not explicit and os.sep in candidate and not os.path.exists(candidate):
             continue
         try:
             return CudaPlugin(ctypes.CDLL(candidate), candidate, stream)
         except OSError:
-            if path is not None or os.environ.get("TRAINWATCH_CUDA_LIBRARY"):
+            if explicit:
                 raise
     return None
 
