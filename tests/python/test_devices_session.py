@@ -295,3 +295,24 @@ def test_device_feeds_reach_the_step_as_the_objects_fed(backend, tmp_path):
     with session(model, None, hooks=[tw.FeedFnHook(lambda: {"h": hooked}), tw.NanTensorHook("loss")]) as sess:
         sess.run(step, feed_dict={"x": x})
     assert seen["x"] is x and seen["h"] is hooked
+
+
+def test_sessions_on_two_threads_share_one_python_device(backend, tmp_path):
+    import threading
+    models = [Model(backend), Model(backend)]
+    errors = []
+
+    def run(i):
+        try:
+            train(models[i], tmp_path / str(i), hooks=[tw.NanTensorHook("loss")], last_step=8)
+        except BaseException as error:  # judged below
+            errors.append(error)
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors and not any(thread.is_alive() for thread in threads)
+    for i, model in enumerate(models):
+        path = tw.latest_checkpoint(str(tmp_path / str(i)))
+        assert tw.load_variable(path, "w").tobytes() == model.host()["w"].tobytes()
