@@ -60,10 +60,12 @@ TW_NODISCARD TW_API tw_status tw_summary_writer_add_scalar(tw_summary_writer *wr
 
 /* Adds the histogram of every element of `values` (borrowed for the call; any dtype and shape,
  * strides honoured; f16, bf16 and fp8 are widened exactly) with TF's default bucket edges, as TF's
- * histogram summary op computes it. values->name is ignored.
+ * histogram summary op computes it. values->name is ignored. A device view (trainwatch/device.h) is
+ * copied to pinned host memory first.
  * Errors: as tw_summary_writer_add_scalar, plus TW_INVALID_ARGUMENT for a malformed view (the message
  * names "values") and, like TF, for a NaN or infinite element ("Nan in summary histogram for: <tag>");
- * nothing is written then. */
+ * for a device view TW_FAILED_PRECONDITION (no device registered) or a failing device operation's
+ * status; nothing is written then. */
 TW_NODISCARD TW_API tw_status tw_summary_writer_add_histogram(tw_summary_writer *writer, const char *tag, int64_t step,
                                                               const tw_tensor *values);
 

@@ -306,6 +306,33 @@ static void V4_summary_saver_hook_summarises_device_values(void **state) {
   scratch_dir_destroy(&dir);
 }
 
+/* V4: tw_summary_writer_add_histogram of a device view writes the histogram of its values. */
+static void V4_summary_writer_histogram_of_a_device_view(void **state) {
+  (void)state;
+  scratch_dir dir;
+  char path[512];
+  read_value v[8];
+  tw_summary_writer *writer = NULL;
+  assert_int_equal(scratch_dir_create(&dir), 0);
+  assert_int_equal(tw_summary_writer_open(&writer, dir.path), TW_OK);
+  assert_int_equal(tw_summary_writer_add_histogram(writer, "w", 3, &g_model.w.view), TW_OK);
+  assert_int_equal(tw_summary_writer_flush(writer), TW_OK);
+  tw_summary_writer_destroy(writer);
+  assert_int_equal(fake_device_counts("copy_to_host").bytes, 16);
+  assert_true(find_event_file(dir.path, 0, path, sizeof(path)));
+  const int n = read_events(path, v, 8);
+  int found = 0;
+  for (int i = 0; i < n; ++i) {
+    if (v[i].kind == TW_EVENT_SUMMARY && strcmp(v[i].tag, "w") == 0) {
+      assert_true(v[i].histogram_num == 4.0);
+      assert_int_equal(v[i].step, 3);
+      found++;
+    }
+  }
+  assert_int_equal(found, 1);
+  scratch_dir_destroy(&dir);
+}
+
 static tw_status final_step(void *u, tw_step_context *ctx) {
   model *m = u;
   return tw_step_context_publish(ctx, &m->w.view);
@@ -457,6 +484,7 @@ int main(void) {
       MODEL_TEST(V9_host_only_run_makes_no_device_call),
       MODEL_TEST(V4_logging_tensor_hook_logs_device_values),
       MODEL_TEST(V4_summary_saver_hook_summarises_device_values),
+      MODEL_TEST(V4_summary_writer_histogram_of_a_device_view),
       MODEL_TEST(V4_final_ops_hook_keeps_host_copies),
       MODEL_TEST(V6_outputs_variables_and_published_copies),
       MODEL_TEST(V5_device_feeds_pass_through),

@@ -35,7 +35,7 @@ for cc in "${compilers[@]}"; do
   # The experimental tier is opt-in: a program using it compiles only with the macro, defined before
   # any trainwatch header (a later include of another header still brings it in).
   n=$((n + 1))
-  printf '#include <trainwatch/common.h>\n#define TW_EXPERIMENTAL_API\n#include <trainwatch.h>\nint main(void) {\n  tw_collective c = TW_COLLECTIVE_INIT;\n  tw_checkpoint_save_fn f = 0;\n  tw_status (*set)(tw_options *, const tw_collective *, void *) = tw_options_set_collective;\n  return c.world_size + (f != 0) + (set == 0) - 1;\n}\n' > "$tmp/t"
+  printf '#include <trainwatch/common.h>\n#define TW_EXPERIMENTAL_API\n#include <trainwatch.h>\nint main(void) {\n  tw_collective c = TW_COLLECTIVE_INIT;\n  tw_checkpoint_save_fn f = 0;\n  tw_status (*set)(tw_options *, const tw_collective *, void *) = tw_options_set_collective;\n  tw_device d = TW_DEVICE_INIT;\n  tw_status (*dev)(const tw_device *, void *) = tw_set_device;\n  return c.world_size + (f != 0) + (set == 0) + d.device_type + (dev == 0) - 1;\n}\n' > "$tmp/t"
   if ! $cc $flags "$tmp/t" 2> "$tmp/err"; then
     echo "not ok $n - the experimental API is declared once TW_EXPERIMENTAL_API is defined, with $cc"; sed 's/^/# /' "$tmp/err"
   elif sed -i '2d' "$tmp/t" && $cc $flags "$tmp/t" 2> "$tmp/err"; then
