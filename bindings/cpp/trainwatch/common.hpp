@@ -176,8 +176,9 @@ inline void set_progress_sink(double every_n_secs, ProgressSink *sink) {
 // Tensors
 // ------------------------------------------------------------------------------------------------
 
-// A borrowed view of host memory (tw_tensor) that owns its name, shape and strides. Copying a Tensor
-// copies the description, never the data.
+// A borrowed view of memory (tw_tensor) that owns its name, shape and strides. Copying a Tensor copies
+// the description, never the data. The memory is the host's unless on_device(): then `data` is a device
+// pointer (device_type, device_id as in tw_tensor) that only the registered tw_device may touch.
 class Tensor {
  public:
   Tensor() = default;
@@ -189,7 +190,9 @@ class Tensor {
     std::vector<int64_t> shape, strides;
     if (t.ndim > 0 && t.shape != nullptr) shape.assign(t.shape, t.shape + t.ndim);
     if (t.ndim > 0 && t.strides != nullptr) strides.assign(t.strides, t.strides + t.ndim);
-    return Tensor(t.name != nullptr ? t.name : "", t.data, t.dtype, std::move(shape), std::move(strides));
+    Tensor copy(t.name != nullptr ? t.name : "", t.data, t.dtype, std::move(shape), std::move(strides));
+    if (t.struct_size >= TW_TENSOR_SIZE_V2) copy.set_device(t.device_type, t.device_id);
+    return copy;
   }
 
   // The C view; its pointers stay valid while this Tensor lives unchanged.
@@ -202,6 +205,8 @@ class Tensor {
     t.ndim = static_cast<int32_t>(shape_.size());
     t.shape = shape_.empty() ? nullptr : shape_.data();
     t.strides = strides_.empty() ? nullptr : strides_.data();
+    t.device_type = device_type_;
+    t.device_id = device_id_;
     return t;
   }
 
@@ -214,6 +219,17 @@ class Tensor {
     Tensor view = *this;
     view.dtype_ = dtype;
     return view;
+  }
+
+  // Where the memory lives (a tw_device_type and the device's ordinal); host memory by default.
+  void set_device(int32_t device_type, int32_t device_id) noexcept {
+    device_type_ = device_type;
+    device_id_ = device_id;
+  }
+  int32_t device_type() const noexcept { return device_type_; }
+  int32_t device_id() const noexcept { return device_id_; }
+  bool on_device() const noexcept {
+    return device_type_ != TW_DEVICE_HOST && device_type_ != TW_DEVICE_CPU && device_type_ != TW_DEVICE_CUDA_HOST;
   }
 
   const std::string &name() const noexcept { return name_; }
@@ -236,6 +252,8 @@ class Tensor {
   int dtype_ = TW_DTYPE_INVALID;
   std::vector<int64_t> shape_;
   std::vector<int64_t> strides_;
+  int32_t device_type_ = TW_DEVICE_HOST;
+  int32_t device_id_ = 0;
 };
 
 namespace detail {

@@ -16,9 +16,10 @@ the graph into a step function::
         while not sess.should_stop():
             sess.run(train_step, feed_dict=next_batch())
 
-Arrays cross into the library zero copy (numpy, CPU torch tensors, anything with the buffer protocol or
-__dlpack__); results come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d
-values. Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
+Arrays cross into the library zero copy (numpy, torch tensors, anything with the buffer protocol or
+__dlpack__; CUDA tensors and ``__cuda_array_interface__`` objects through ``trainwatch.devices``); results
+come back as tf.Session.run returns them: numpy arrays, numpy scalars for 0-d values (a copy on the
+device for a device tensor). Subclassing a built-in hook works as in TF (overrides calling super()), and ``session.run(name)``
 reads a variable, an output of the run in progress or "global_step" (``tw.train.get_global_step()``
 returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the names TF exports there,
 ``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and reads
@@ -28,7 +29,7 @@ go to the ``logging`` logger "trainwatch".
 """
 import sys
 
-from . import _entry_points, distributed, native
+from . import _entry_points, devices, distributed, native
 from ._log import route_library_logs
 from .basic_session_run_hooks import (CheckpointSaverHook, CheckpointSaverListener, FeedFnHook, FinalOpsHook,
                                       GlobalStepWaiterHook, LoggingTensorHook, NanTensorHook, ProfilerHook,

@@ -22,9 +22,15 @@ def remember_fed(name, address, value):
 
 
 def fed_object(tensor):
-    """The object fed as ``tensor`` by a FeedFnHook, or a numpy view of its memory."""
+    """The object fed as ``tensor`` by a FeedFnHook, or a numpy view of its memory (a copy on its
+    device for a device tensor)."""
     address, value = getattr(_fed, "objects", {}).get(tensor.name(), (None, None))
-    return value if address == tensor.address() else native.as_numpy(tensor, None)
+    if address == tensor.address():
+        return value
+    if tensor.on_device():
+        from .devices import copy_of
+        return copy_of(tensor)
+    return native.as_numpy(tensor, None)
 
 
 class RunState:

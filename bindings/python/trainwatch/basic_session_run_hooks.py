@@ -19,6 +19,7 @@ from . import _paths, native
 from ._raw_session import owner_of
 from ._step import StepRunner, remember_fed
 from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
+from .devices import to_host
 from ._hook_adapter import CALLBACKS, WrapperAdapter
 from .errors import NanLossDuringTrainingError, NotFoundError
 from .session_run_hook import SessionRunArgs, SessionRunHook
@@ -612,7 +613,7 @@ class NanTensorHook(NativeHook):
         return SessionRunArgs(self._loss_tensor)
 
     def _tf_after_run(self, run_context, run_values):
-        if np.isnan(run_values.results):  # B32–B34
+        if np.isnan(to_host(run_values.results)):  # B32–B34; a device loss comes as a device copy
             if self._fail_on_nan_loss:
                 _logger.error("Model diverged with loss = NaN.")
                 raise NanLossDuringTrainingError("NaN loss during training.")

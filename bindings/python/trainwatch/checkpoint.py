@@ -1,6 +1,6 @@
 """tf.train.Saver and the checkpoint functions: latest_checkpoint, list_variables, load_variable.
 
-Checkpoints save and restore caller-owned arrays in place (numpy arrays, CPU torch tensors): restore
+Checkpoints save and restore caller-owned arrays in place (numpy arrays, torch tensors, CUDA ones included): restore
 writes into the very buffers that were registered. File I/O runs with the GIL released.
 """
 import os

@@ -244,7 +244,8 @@ class _MonitoredSession:
 
         Returns:
           What the step function returned, or the values in the structure of ``fetches`` (numpy
-          arrays; numpy scalars for 0-d values).
+          arrays; numpy scalars for 0-d values; for a tensor on a GPU, a copy on the same device, a
+          torch tensor).
 
         Raises:
           OutOfRangeError: the input is exhausted (a ``with`` block ends cleanly on it).

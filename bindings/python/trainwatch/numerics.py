@@ -35,7 +35,8 @@ def scan(tensor):
     """Counts the NaN, +Inf and -Inf elements of an array.
 
     Args:
-      tensor: an array of any float dtype (numpy, CPU torch tensor, …), strided or not.
+      tensor: an array of any float dtype (numpy, torch tensor, …), strided or not; a
+        CUDA tensor is counted on its device (contiguous).
 
     Returns:
       A ``ScanResult``: the three counts and the row-major index of the first bad element (-1

@@ -1,7 +1,7 @@
 """Variables that hold one slice of a tensor sharded across the ranks of a job (FSDP, ZeRO, tensor
 parallelism): ``variables={"w": tw.Shard(rows, global_shape=(8, 4), offset=2)}``.
 
-A Shard wraps the rank's own array (numpy, CPU torch tensor — bfloat16 included — registered zero copy
+A Shard wraps the rank's own array (numpy, torch tensor — bfloat16 and CUDA included — registered zero copy
 as any variable) with the global tensor's shape and where the slice starts in it. Every rank registers
 its slice under the same name with the same dtype and global shape; with a collective, checkpoints then
 hold each rank's slices in its own part file, committed once by the chief (docs/checkpoint-format.md,
@@ -26,7 +26,7 @@ class Shard:
         """Wraps this rank's slice.
 
         Args:
-          tensor: the rank's own contiguous array (numpy, CPU torch tensor).
+          tensor: the rank's own contiguous array (numpy, torch tensor, CUDA included).
           global_shape: the whole tensor's shape, one int per dimension.
           offset: where the slice starts: an int (the first dimension's, the others 0: a slice of
             rows) or one int per dimension.

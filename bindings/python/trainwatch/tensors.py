@@ -2,8 +2,9 @@
 dtypes.
 
 Arrays cross into the library without copying: numpy arrays and anything else with the buffer protocol,
-CPU torch tensors through ``__dlpack__`` (bfloat16 and bool included), and Python numbers as 0-d values. The
-native ``TensorSet`` keeps each object alive for as long as the library borrows its memory.
+torch tensors through ``__dlpack__`` (bfloat16 and bool included), device arrays through
+``__cuda_array_interface__`` (``trainwatch.devices``), and Python numbers as 0-d values. The native
+``TensorSet`` keeps each object alive for as long as the library borrows its memory.
 
 numpy has no bfloat16 or float8: values of those dtypes come back as their bits (``uint16`` /
 ``uint8``). ``bfloat16_to_float32`` widens bfloat16 bits exactly; with torch,
@@ -24,7 +25,11 @@ NUMPY_DTYPES = {
 
 def to_value(tensor):
     """A library tensor as tf.Session.run returns a value: a numpy copy, and a numpy scalar
-    (``np.float32(3.0)``, ``np.int64(2)``) for a 0-d tensor."""
+    (``np.float32(3.0)``, ``np.int64(2)``) for a 0-d tensor. A device tensor's value is a copy on its
+    device (a torch tensor, 0-d included), made by the device registered for it."""
+    if tensor.on_device():
+        from . import devices
+        return devices.copy_of(tensor)
     array = native.to_numpy(tensor)
     return array[()] if array.ndim == 0 else array
 

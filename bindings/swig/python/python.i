@@ -6,6 +6,7 @@
 #include "python/python_error.hpp"
 #include "python/python_tensors.hpp"
 #include "python/python_collective.hpp"
+#include "python/python_device.hpp"
 %}
 %init %{
   import_array1(nullptr);
@@ -173,4 +174,8 @@ PyObject *to_numpy(const trainwatch::Tensor &t);
 PyObject *as_numpy(const trainwatch::Tensor &t, PyObject *base);
 void set_error_factory(PyObject *factory);
 void set_collective(trainwatch::Options &options, PyObject *collective, int rank, int world_size);
+void set_device(PyObject *device, int device_type, const std::string &name);
+void set_device_table(uintptr_t table, uintptr_t user_data);
+void unset_device(int device_type);
+bool device_registered(int32_t device_type);
 }}

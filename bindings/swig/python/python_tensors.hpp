@@ -1,8 +1,11 @@
 // Zero-copy tensor views of Python objects, and numpy arrays of library tensors.
 //
 // Anything with the buffer protocol (numpy arrays and scalars, memoryview, array.array) or __dlpack__
-// (CPU torch tensors, bfloat16 and bool included: torch has no buffer protocol) becomes a trainwatch::Tensor
+// (torch tensors, bfloat16 and bool included: torch has no buffer protocol) becomes a trainwatch::Tensor
 // over the object's own memory; Python ints, floats and bools become 0-d int64/float64/bool tensors.
+// Device memory (a CUDA torch tensor, or any object with __cuda_array_interface__: cupy, numba) becomes
+// a device view — the device pointer with its device type and ordinal, still zero copy — provided a
+// tw_device serves that type (python_device.hpp registers them); the library never reads it itself.
 // A HeldTensor keeps the object (and its exported buffer or DLPack capsule) alive until it is
 // destroyed, which is what lets the library borrow the memory for a run or a session.
 //
@@ -34,7 +37,7 @@ namespace dlpack {
 // The DLPack ABI (dlpack.h v0.x, what torch 1.13 and numpy export), declared here because Debian
 // ships no dlpack.h. The layout is frozen by the standard.
 struct Device {
-  int32_t device_type;  // 1 = CPU, 3 = CUDA host (pinned) memory
+  int32_t device_type;  // 1 = CPU, 2 = CUDA, 3 = CUDA host (pinned) memory: tw_device_type's codes
   int32_t device_id;
 };
 struct DataType {
@@ -107,6 +110,39 @@ inline int dtype_of_format(const char *format, Py_ssize_t itemsize) {
 
 inline std::string type_name(PyObject *object) { return Py_TYPE(object)->tp_name; }
 
+// The device types a tw_device was registered for through this module (set_device, set_device_table):
+// what lets a device tensor in. Read and written with the GIL.
+inline std::vector<int32_t> &registered_device_types() {
+  static std::vector<int32_t> types;
+  return types;
+}
+inline bool device_registered(int32_t device_type) {
+  const std::vector<int32_t> &types = registered_device_types();
+  return std::find(types.begin(), types.end(), device_type) != types.end();
+}
+inline bool is_host_device(int32_t device_type) {
+  return device_type == TW_DEVICE_HOST || device_type == TW_DEVICE_CPU || device_type == TW_DEVICE_CUDA_HOST;
+}
+// "cuda:0" for messages (DLPack's names for the common codes, "device type N" otherwise).
+inline std::string device_label(int32_t device_type, int32_t device_id) {
+  const char *name = device_type == TW_DEVICE_CUDA  ? "cuda"
+                     : device_type == 10            ? "rocm"
+                     : device_type == TW_DEVICE_EXT ? "ext"
+                                                    : nullptr;
+  return (name != nullptr ? std::string(name) : "device type " + std::to_string(device_type)) + ":" +
+         std::to_string(device_id);
+}
+
+// Lets the package register its default device (trainwatch.devices: the CUDA plugin or torch) the first
+// time a device tensor arrives with none registered; an import that fails leaves the error to the caller.
+inline void register_default_device() {
+  PyObject *module = PyImport_ImportModule("trainwatch.devices");
+  PyObject *result = module != nullptr ? PyObject_CallMethod(module, "_register_default", nullptr) : nullptr;
+  Py_XDECREF(result);
+  Py_XDECREF(module);
+  if (result == nullptr) throw_python_error();
+}
+
 // A buffer exported by an object (PEP 3118), released with the GIL when this dies — also when the
 // HeldTensor owning it fails half-way through its constructor.
 struct ExportedBuffer {
@@ -134,14 +170,17 @@ class HeldTensor {
       from_buffer(name, object, writable, what);
     } else if (PyObject_HasAttrString(object, "__dlpack__")) {
       from_dlpack(name, object, what);
+    } else if (PyObject_HasAttrString(object, "__cuda_array_interface__")) {
+      from_cuda_array_interface(name, object, writable, what);
     } else if (!writable && (PyFloat_Check(object) || PyLong_Check(object))) {
       from_number(name, object);
     } else {
       throw_python(PyExc_TypeError, what +
-                                        " must be a numpy array, a CPU torch tensor or an object with the buffer "
-                                        "protocol or __dlpack__" +
+                                        " must be a numpy array, a torch tensor or an object with the buffer "
+                                        "protocol, __dlpack__ or __cuda_array_interface__" +
                                         (writable ? "" : ", or a Python number") + "; got " + type_name(object));
     }
+    if (tensor_.on_device()) check_device_view(what);
     if (writable) {
       if (capsule_.get() != nullptr) find_memory_methods();
       registered_ = memory_now();
@@ -260,9 +299,9 @@ class HeldTensor {
     auto *managed = static_cast<dlpack::ManagedTensor *>(PyCapsule_GetPointer(capsule, "dltensor"));
     if (managed == nullptr) throw_python_error();
     const dlpack::Tensor &t = managed->dl_tensor;
-    if (t.device.device_type != 1 && t.device.device_type != 3) {
-      throw_python(PyExc_ValueError, what + " is not in host memory (DLPack device type " +
-                                         std::to_string(t.device.device_type) + "); move it to the CPU first");
+    if (t.device.device_type <= 0) {
+      throw_python(PyExc_ValueError,
+                   what + " has an unknown DLPack device type " + std::to_string(t.device.device_type));
     }
     const int dtype = torch_bool ? TW_BOOL : dlpack::to_dtype(t.dtype);
     if (dtype == TW_DTYPE_INVALID) {
@@ -275,6 +314,137 @@ class HeldTensor {
       strides.assign(t.strides, t.strides + t.ndim);
     }
     tensor_ = Tensor(name, static_cast<char *>(t.data) + t.byte_offset, dtype, std::move(shape), std::move(strides));
+    if (!is_host_device(t.device.device_type)) tensor_.set_device(t.device.device_type, t.device.device_id);
+  }
+
+  // Numba's CUDA Array Interface (version 2 and 3): a dict with the device pointer, shape, typestr and
+  // byte strides. It says nothing of the ordinal: the object's device.id (cupy) or device.index (torch)
+  // gives it, else device 0. Its "stream" is not waited for: the device's table orders its work on the
+  // stream it serves (torch's current stream), so a producer on another stream synchronises first.
+  void from_cuda_array_interface(const std::string &name, PyObject *object, bool writable, const std::string &what) {
+    PyObject *interface = PyObject_GetAttrString(object, "__cuda_array_interface__");
+    if (interface == nullptr) throw_python_error();
+    GilRef held(interface);
+    if (!PyDict_Check(interface)) {
+      throw_python(PyExc_TypeError, what + "'s __cuda_array_interface__ is not a dict");
+    }
+    const auto item = [&](const char *key) { return PyDict_GetItemString(interface, key); };  // borrowed
+    PyObject *mask = item("mask");
+    if (mask != nullptr && mask != Py_None) {
+      throw_python(PyExc_ValueError, what + " has a mask (__cuda_array_interface__); trainwatch takes plain arrays");
+    }
+    PyObject *data = item("data");
+    PyObject *typestr = item("typestr");
+    PyObject *shape_object = item("shape");
+    if (data == nullptr || !PyTuple_Check(data) || PyTuple_Size(data) != 2 || typestr == nullptr ||
+        !PyUnicode_Check(typestr) || shape_object == nullptr || !PyTuple_Check(shape_object)) {
+      throw_python(PyExc_ValueError,
+                   what + "'s __cuda_array_interface__ lacks data (pointer, read-only), typestr or shape");
+    }
+    void *pointer = PyLong_AsVoidPtr(PyTuple_GetItem(data, 0));
+    if (PyErr_Occurred() != nullptr) throw_python_error();
+    if (writable && PyObject_IsTrue(PyTuple_GetItem(data, 1)) == 1) {
+      throw_python(PyExc_ValueError, what + " is read-only; trainwatch writes into it in place");
+    }
+    const char *format = PyUnicode_AsUTF8(typestr);
+    if (format == nullptr) throw_python_error();
+    const int dtype = dtype_of_typestr(format);
+    if (dtype == TW_DTYPE_INVALID) {
+      throw_python(PyExc_TypeError,
+                   what + " has an element type trainwatch does not know (typestr '" + std::string(format) + "')");
+    }
+    std::vector<int64_t> shape = int64s(shape_object, what, "shape");
+    std::vector<int64_t> strides;
+    PyObject *strides_object = item("strides");
+    if (strides_object != nullptr && strides_object != Py_None) {
+      if (!PyTuple_Check(strides_object) || PyTuple_Size(strides_object) != static_cast<Py_ssize_t>(shape.size())) {
+        throw_python(PyExc_ValueError, what + "'s strides do not match its shape");
+      }
+      const int64_t itemsize = static_cast<int64_t>(tw_dtype_size(static_cast<tw_dtype>(dtype)));
+      for (int64_t bytes : int64s(strides_object, what, "strides")) {
+        if (bytes % itemsize != 0) {
+          throw_python(PyExc_ValueError, what + " has a stride that is not a multiple of its element size");
+        }
+        strides.push_back(bytes / itemsize);
+      }
+      if (is_row_major(shape, strides)) strides.clear();
+    }
+    tensor_ = Tensor(name, pointer, dtype, std::move(shape), std::move(strides));
+    tensor_.set_device(TW_DEVICE_CUDA, ordinal_of(object));
+  }
+
+  // A typestr of the array interface ("<f4", "|b1", …) as a tw_dtype: little-endian or byte-sized only.
+  static int dtype_of_typestr(const char *typestr) {
+    const std::string text(typestr);
+    if (text.size() < 3 || (text[0] != '<' && text[0] != '|' && text[0] != '=')) return TW_DTYPE_INVALID;
+    const std::string kind = text.substr(1);
+    if (kind == "b1") return TW_BOOL;
+    if (kind == "f2") return TW_FLOAT16;
+    if (kind == "f4") return TW_FLOAT32;
+    if (kind == "f8") return TW_FLOAT64;
+    if (kind == "i1") return TW_INT8;
+    if (kind == "i2") return TW_INT16;
+    if (kind == "i4") return TW_INT32;
+    if (kind == "i8") return TW_INT64;
+    if (kind == "u1") return TW_UINT8;
+    if (kind == "u2") return TW_UINT16;
+    if (kind == "u4") return TW_UINT32;
+    if (kind == "u8") return TW_UINT64;
+    return TW_DTYPE_INVALID;
+  }
+
+  static std::vector<int64_t> int64s(PyObject *tuple, const std::string &what, const char *field) {
+    std::vector<int64_t> values;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(tuple); ++i) {
+      values.push_back(PyLong_AsLongLong(PyTuple_GetItem(tuple, i)));
+      if (PyErr_Occurred() != nullptr) {
+        PyErr_Clear();
+        throw_python(PyExc_ValueError, what + "'s " + field + " must hold ints");
+      }
+    }
+    return values;
+  }
+
+  // The CUDA ordinal of an array: device.id (cupy), device.index (torch), else 0.
+  static int32_t ordinal_of(PyObject *object) {
+    PyObject *device = PyObject_GetAttrString(object, "device");
+    if (device == nullptr) {
+      PyErr_Clear();
+      return 0;
+    }
+    GilRef held(device);
+    for (const char *attribute : {"id", "index"}) {
+      PyObject *value = PyObject_GetAttrString(device, attribute);
+      if (value == nullptr) {
+        PyErr_Clear();
+        continue;
+      }
+      const long ordinal = PyLong_Check(value) ? PyLong_AsLong(value) : 0;
+      Py_DECREF(value);
+      PyErr_Clear();
+      return static_cast<int32_t>(ordinal);
+    }
+    return 0;
+  }
+
+  // A device view must be contiguous (the table copies whole byte ranges) and served by a registered
+  // device; the package's default device registers on first need.
+  void check_device_view(const std::string &what) {
+    const std::string where = device_label(tensor_.device_type(), tensor_.device_id());
+    if (!tensor_.strides().empty()) {
+      throw_python(PyExc_ValueError, what + " is a non-contiguous tensor on " + where +
+                                         "; trainwatch moves device tensors as whole byte ranges, so pass a "
+                                         "contiguous one (.contiguous() makes a copy)");
+    }
+    if (tensor_.device_id() < 0) {
+      throw_python(PyExc_ValueError, what + " has a negative device ordinal (" + where + ")");
+    }
+    if (!device_registered(tensor_.device_type())) register_default_device();
+    if (!device_registered(tensor_.device_type())) {
+      throw Error(TW_FAILED_PRECONDITION, what + " is on " + where +
+                                              " but no device is registered: install torch with CUDA or "
+                                              "libtrainwatch_cuda (or register one with trainwatch.devices.use)");
+    }
   }
 
   // torch (1.13) exports no bool tensor over DLPack; its bytes (one per element, 0 or 1) go as a
@@ -436,8 +606,13 @@ inline int numpy_type(int dtype) {
   }
 }
 
-// A numpy array over the tensor's memory, kept alive by `base` (None: the caller guarantees it).
+// A numpy array over the tensor's memory, kept alive by `base` (None: the caller guarantees it). A device
+// view has no host memory to show: ValueError (the package copies those through their device).
 inline PyObject *as_numpy(const Tensor &t, PyObject *base) {
+  if (t.on_device()) {
+    throw_python(PyExc_ValueError, "tensor '" + t.name() + "' is on " + device_label(t.device_type(), t.device_id()) +
+                                       ": it has no host memory for numpy to view");
+  }
   const int type = numpy_type(t.dtype());
   if (type < 0) throw_python(PyExc_TypeError, "tensor '" + t.name() + "' has no numpy dtype");
   std::vector<npy_intp> dims(t.shape().begin(), t.shape().end());
