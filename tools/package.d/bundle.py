@@ -8,11 +8,12 @@ usage: bundle.py LIBDIR FILE... [--keep SONAME]... [--licenses DIR] [--order FIL
 - A FILE outside LIBDIR is copied into it first, under its SONAME (the name the files that need it
   ask for); one inside LIBDIR (c.sh's libtrainwatch) is bundled where it is.
 - Each library needed (recursively) beyond SYSTEM and the --keep ones (those that must be the
-  system's, as an MPI library must be the one its mpirun runs) is copied into LIBDIR under a name of its own, libhwy-<hash>.so.1 (its SONAME too); the
-  files that need it name the copy. One naming for every artifact: a JVM, a Mono or a Python process
-  may well have loaded another build of the same library (the system's libzstd.so.1, a different
-  Highway) before ours, and the dynamic linker answers a request for a SONAME it has loaded with that
-  library; a name of our own keeps the two apart wherever the artifact is used.
+  system's, as an MPI library must be the one its mpirun runs) is copied into LIBDIR under a name
+  of its own, libhwy-<hash>.so.1 (its SONAME too); the files that need it name the copy. One naming
+  for every artifact: a JVM, a Mono or a Python process may well have loaded another build of the
+  same library (the system's libzstd.so.1, a different Highway) before ours, and the dynamic linker
+  answers a request for a SONAME it has loaded with that library; a name of our own keeps the two
+  apart wherever the artifact is used.
 - Each file is stripped of its debug information and local symbols (an artifact may be packed from a
   debug build; the dynamic symbol table stays), before its headers are patched: strip can damage a
   file patchelf has grown.
