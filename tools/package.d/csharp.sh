@@ -23,7 +23,8 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib/netstandard2.0" "$stage/runtimes/linux-x64/native"
 cp "$build/bindings/csharp/TrainWatch.dll" bindings/csharp/package/TrainWatch.dll.config "$stage/lib/netstandard2.0/"
 /usr/bin/python3 tools/package.d/bundle.py "$stage/runtimes/linux-x64/native" \
-  "$build/bindings/csharp/libtrainwatch_csharp.so" "$build/src/libtrainwatch.so" --licenses "$stage/licenses" > /dev/null
+  "$build/bindings/csharp/libtrainwatch_csharp.so" "$build/src/libtrainwatch.so" \
+  --licenses "$stage/licenses" > /dev/null
 cp LICENSE "$stage/LICENSE.txt"
 sed "s/@VERSION@/$version/" bindings/csharp/package/TrainWatch.nuspec.in > "$stage/TrainWatch.nuspec"
 # The package's parts as Open Packaging Conventions list them: one default content type per extension.
