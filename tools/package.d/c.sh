@@ -22,10 +22,8 @@ lib=$(dirname "$(find "$stage/$name" -name 'libtrainwatch.so.*.*.*')")
 doc=$stage/$name/share/doc/trainwatch
 mkdir -p "$doc"
 cp "$TW_PACKAGE_ROOT/LICENSE" "$doc/LICENSE"
-/usr/bin/python3 "$TW_PACKAGE_ROOT/tools/package.d/bundle.py" "$lib" "$lib"/libtrainwatch.so.*.*.* |
-  while read -r kind package path; do
-    if [ "$kind" = license ]; then cp "$path" "$doc/$package.copyright"; else echo "c: $kind $package $path"; fi
-  done
+/usr/bin/python3 "$TW_PACKAGE_ROOT/tools/package.d/bundle.py" "$lib" "$lib"/libtrainwatch.so.*.*.* \
+  --licenses "$doc" | sed 's/^/c: /'
 # No file may point into the build tree (RPATH/RUNPATH of an ELF file).
 if grep -rlF "$TW_PACKAGE_ROOT" "$stage"; then echo "c: the files above name the build tree" >&2; exit 1; fi
 tar -C "$stage" --owner=0 --group=0 --sort=name -czf "$TW_PACKAGE_DIST/$name-linux-x86_64.tar.gz" "$name"

@@ -3,8 +3,8 @@
 # lib/netstandard2.0/TrainWatch.dll (assembly version = the library's) with TrainWatch.dll.config (Mono's
 # dllmap to the glue in runtimes/linux-x64/native under the assembly's folder), and in
 # runtimes/linux-x64/native/ the glue libtrainwatch_csharp.so with libtrainwatch and the libraries it
-# needs beyond glibc and libstdc++ ($ORIGIN run paths: they find each other wherever the folder is),
-# with the bundled libraries' licenses in licenses/.
+# needs beyond glibc and libstdc++ (bundle.py; $ORIGIN run paths: they find each other wherever the
+# folder is), with the bundled libraries' licenses in licenses/.
 #
 # usage: tools/package.d/csharp.sh [BUILD_DIR [DIST_DIR]]   (defaults: build, dist; BUILD_DIR
 #        configured with -Dcsharp=enabled). Prints the package's path.
@@ -22,8 +22,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/lib/netstandard2.0" "$stage/runtimes/linux-x64/native"
 cp "$build/bindings/csharp/TrainWatch.dll" bindings/csharp/package/TrainWatch.dll.config "$stage/lib/netstandard2.0/"
-/usr/bin/python3 tools/package.d/bundle_natives.py --licenses "$stage/licenses" "$stage/runtimes/linux-x64/native" \
-  "$build/bindings/csharp/libtrainwatch_csharp.so" > /dev/null
+/usr/bin/python3 tools/package.d/bundle.py "$stage/runtimes/linux-x64/native" \
+  "$build/bindings/csharp/libtrainwatch_csharp.so" "$build/src/libtrainwatch.so" \
+  --licenses "$stage/licenses" > /dev/null
 cp LICENSE "$stage/LICENSE.txt"
 sed "s/@VERSION@/$version/" bindings/csharp/package/TrainWatch.nuspec.in > "$stage/TrainWatch.nuspec"
 # The package's parts as Open Packaging Conventions list them: one default content type per extension.

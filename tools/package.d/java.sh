@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Builds the Java artifact, DIST/trainwatch-<version>.jar (Maven coordinates org.trainwatch:trainwatch):
 # the classes of BUILD's trainwatch.jar; the JNI library with libtrainwatch and the libraries it needs
-# beyond glibc and libstdc++ in META-INF/native/linux-x86_64/ ($ORIGIN run paths, and libraries.txt
-# giving the order NativeLibraries.java loads them in after extracting them); the bundled libraries'
-# licenses in META-INF/licenses/; pom.xml and pom.properties in META-INF/maven/org.trainwatch/trainwatch/.
+# beyond glibc and libstdc++ in META-INF/native/linux-x86_64/ (bundle.py: $ORIGIN run paths, and
+# libraries.txt giving the order NativeLibraries.java loads them in after extracting them); the bundled
+# libraries' licenses in META-INF/licenses/; pom.xml and pom.properties in
+# META-INF/maven/org.trainwatch/trainwatch/.
 #
 # usage: tools/package.d/java.sh [BUILD_DIR [DIST_DIR]]   (defaults: build, dist; BUILD_DIR configured
 #        with -Djava=enabled). Prints the jar's path.
@@ -21,8 +22,9 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 native=$stage/META-INF/native/linux-x86_64
 mkdir -p "$native"
-/usr/bin/python3 tools/package.d/bundle_natives.py --licenses "$stage/META-INF/licenses" "$native" \
-  "$build/bindings/java/libtrainwatch_jni.so" > "$native/libraries.txt"
+/usr/bin/python3 tools/package.d/bundle.py "$native" "$build/bindings/java/libtrainwatch_jni.so" \
+  "$build/src/libtrainwatch.so" --licenses "$stage/META-INF/licenses" --order "$native/libraries.txt" \
+  > /dev/null
 cp LICENSE "$stage/META-INF/LICENSE"
 (cd "$stage" && unzip -q "$build/bindings/java/trainwatch.jar" -x META-INF/MANIFEST.MF)
 

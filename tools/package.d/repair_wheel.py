@@ -5,7 +5,7 @@ usage: repair_wheel.py WHEEL OUTDIR [--forbid TEXT]...
 
 - Every shared library the wheel's ELF files need beyond glibc, libstdc++ and libgcc (the libraries
   every Linux has: the manylinux policy's list) is copied in under trainwatch/_libs/ (bundle.py);
-  libtrainwatch moves there as well.
+  libtrainwatch moves there as well. Every ELF file is stripped.
 - Each ELF file's run path becomes $ORIGIN-relative to trainwatch/_libs; meson-python's, which names
   the build tree, goes.
 - The platform tag becomes manylinux_2_X_x86_64, X the newest GLIBC_ symbol version any file needs.
@@ -22,7 +22,7 @@ import sys
 import tempfile
 import zipfile
 
-from bundle import bundle, is_elf, run
+from bundle import bundle, is_elf, run, write_licenses
 
 LIBS = "trainwatch/_libs"
 
@@ -64,8 +64,7 @@ def main():
         license_dir = dist_info / "licenses"
         license_dir.mkdir(exist_ok=True)
         shutil.copy(pathlib.Path(__file__).resolve().parents[2] / "LICENSE", license_dir / "LICENSE")
-        for package, path in licenses.items():
-            shutil.copy(path, license_dir / f"{package}.copyright")
+        write_licenses(licenses, license_dir)
 
         wheel_file = dist_info / "WHEEL"
         tags = re.sub(r"^(Tag: [^-\n]+-[^-\n]+)-linux_x86_64$", r"\1-" + platform, wheel_file.read_text(), flags=re.M)
