@@ -127,6 +127,9 @@ pub struct tw_tensor {
     pub ndim: i32,
     pub shape: *const i64,
     pub strides: *const i64,
+    /// Second version: where `data` lives (`tw_device_type`; 0 is host memory) and which device.
+    pub device_type: i32,
+    pub device_id: i32,
 }
 
 impl tw_tensor {
@@ -140,6 +143,8 @@ impl tw_tensor {
             ndim: 0,
             shape: std::ptr::null(),
             strides: std::ptr::null(),
+            device_type: 0,
+            device_id: 0,
         }
     }
 }

@@ -504,4 +504,4 @@ impl<'a> StepContext<'a> {
     }
 }
 
-const _: () = assert!(mem::size_of::<sys::tw_tensor>() == 48);
+const _: () = assert!(mem::size_of::<sys::tw_tensor>() == 56); // TW_TENSOR_SIZE_V2

@@ -257,6 +257,15 @@ impl<'a> TensorRef<'a> {
         if !self.is_contiguous() {
             return Err(Error::invalid(format!("'{}' is strided", self.name())));
         }
+        // Device memory (tw_tensor's device_type other than host: 0, CPU 1, CUDA pinned host 3) is
+        // never read from the host.
+        if !matches!(self.raw.device_type, 0 | 1 | 3) {
+            return Err(Error::invalid(format!(
+                "'{}' lives in device memory (device type {}), which the host cannot read",
+                self.name(),
+                self.raw.device_type
+            )));
+        }
         if self.len() > 0 && (self.raw.data.is_null() || self.raw.data as usize % mem::align_of::<T>() != 0) {
             return Err(Error::invalid(format!("'{}' is not aligned for {}", self.name(), T::DTYPE.name())));
         }
