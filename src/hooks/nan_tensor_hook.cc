@@ -28,14 +28,22 @@ class NanTensorHook final : public Hook {
   Status AfterRun(RunContext &ctx) override {
     if (!checking_) return Status();
     const int64_t step = ctx.session->run_global_step();
-    TW_RETURN_IF_ERROR(CountDeviceResults(ctx));
-    for (size_t i = 0, on_device = 0; i < ctx.ResultCount(); ++i) {
+    // One pass reads the results and scans the host values; device values wait for one count of all.
+    values_.clear();
+    scans_.clear();
+    device_views_.clear();
+    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
       tw_tensor value = TW_TENSOR_INIT;
       TW_RETURN_IF_ERROR(ctx.ResultAt(i, &value));
-      // Host values are scanned one by one as before; device values were counted above, together.
-      const numerics::ScanResult scan = IsOnDevice(value) ? device_scans_[on_device++] : numerics::Scan(value);
+      values_.push_back(value);
+      if (IsOnDevice(value)) device_views_.push_back(value);
+      scans_.push_back(IsOnDevice(value) ? numerics::ScanResult() : numerics::Scan(value));
+    }
+    TW_RETURN_IF_ERROR(CountDeviceValues());
+    for (size_t i = 0; i < values_.size(); ++i) {
+      const numerics::ScanResult &scan = scans_[i];
       const bool bad = scan.nan_count > 0 || (config_.detect_inf && scan.inf_count() > 0);
-      if (bad) TW_RETURN_IF_ERROR(Act(ctx, value.name, step, scan));
+      if (bad) TW_RETURN_IF_ERROR(Act(ctx, values_[i].name, step, scan));
     }
     return Status();
   }
@@ -66,15 +74,13 @@ class NanTensorHook final : public Hook {
 
   // V3: every watched device value of this run in one multi-tensor count (one count_nonfinite call
   // per device), 40 bytes per tensor crossing to the host; a run without device values calls nothing.
-  Status CountDeviceResults(const RunContext &ctx) {
-    device_views_.clear();
-    for (size_t i = 0; i < ctx.ResultCount(); ++i) {
-      tw_tensor value = TW_TENSOR_INIT;
-      TW_RETURN_IF_ERROR(ctx.ResultAt(i, &value));
-      if (IsOnDevice(value)) device_views_.push_back(value);
-    }
+  Status CountDeviceValues() {
     if (device_views_.empty()) return Status();
-    return numerics::ScanAll(device_views_, &device_scans_);
+    TW_RETURN_IF_ERROR(numerics::ScanAll(device_views_, &device_scans_));
+    for (size_t i = 0, on_device = 0; i < values_.size(); ++i) {
+      if (IsOnDevice(values_[i])) scans_[i] = device_scans_[on_device++];
+    }
+    return Status();
   }
 
   static Status Fail(const std::string &where, const std::string &why_not_rolled_back) {
@@ -125,6 +131,8 @@ class NanTensorHook final : public Hook {
   }
 
   NanGuardConfig config_;
+  std::vector<tw_tensor> values_;  // this run's watched values (reused)
+  std::vector<numerics::ScanResult> scans_;
   std::vector<tw_tensor> device_views_;  // this run's watched device values (reused)
   std::vector<numerics::ScanResult> device_scans_;
   bool checking_ = false;
