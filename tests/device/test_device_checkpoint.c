@@ -73,14 +73,18 @@ static void model_fill(model *m, int64_t g) {
   for (int i = 0; i < 3; ++i) m->bias[i] = (float)g + 0.25f * (float)i;
 }
 
+/* Asserts that device variable v holds generation g, bit for bit. */
+static void variable_expect(const model *m, int v, int64_t g) {
+  uint8_t bytes[kCount * 8];
+  assert_int_equal(fake_device_read(bytes, m->dev[v], var_bytes(v)), 0);
+  for (size_t i = 0; i < var_bytes(v); ++i) {
+    if (bytes[i] != gen(v, i, g)) fail_msg("%s: byte %zu is not of generation %lld", kNames[v], i, (long long)g);
+  }
+}
+
 /* Asserts that every variable holds generation g, bit for bit. */
 static void model_expect(const model *m, int64_t g) {
-  uint8_t bytes[kCount * 8], want[kCount * 8];
-  for (int v = 0; v < kVars; ++v) {
-    assert_int_equal(fake_device_read(bytes, m->dev[v], var_bytes(v)), 0);
-    for (size_t i = 0; i < var_bytes(v); ++i) want[i] = gen(v, i, g);
-    if (memcmp(bytes, want, var_bytes(v)) != 0) fail_msg("%s does not hold generation %lld", kNames[v], (long long)g);
-  }
+  for (int v = 0; v < kVars; ++v) variable_expect(m, v, g);
   for (int i = 0; i < 3; ++i) assert_true(m->bias[i] == (float)g + 0.25f * (float)i);
 }
 
@@ -205,18 +209,11 @@ static void restore_variables_copies_only_the_named_ones(void **state) {
   model m;
   char prefix[512], saved[512];
   const char *names[] = {"w_f16", "bias"};
-  uint8_t bytes[kCount * 8];
   tw_saver *saver = model_and_saver(&m, prefix, 1);
   save_step(saver, prefix, 1, saved);
   model_fill(&m, 2);
   assert_int_equal(tw_saver_restore_variables(saver, saved, names, 2), TW_OK);
-  for (int v = 0; v < kVars; ++v) {
-    const int64_t g = strcmp(kNames[v], "w_f16") == 0 ? 1 : 2;
-    assert_int_equal(fake_device_read(bytes, m.dev[v], var_bytes(v)), 0);
-    for (size_t i = 0; i < var_bytes(v); ++i) {
-      if (bytes[i] != gen(v, i, g)) fail_msg("%s: byte %zu is not of generation %lld", kNames[v], i, (long long)g);
-    }
-  }
+  for (int v = 0; v < kVars; ++v) variable_expect(&m, v, strcmp(kNames[v], "w_f16") == 0 ? 1 : 2);
   assert_true(m.bias[0] == 1.0f);
   tw_saver_destroy(saver);
   model_free(&m);
