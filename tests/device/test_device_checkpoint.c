@@ -183,84 +183,90 @@ static void expect_buffers_abandoned_only_by_record(const char *operation) {
   }
 }
 
+/* A model whose generation g is saved as step g by its own saver: how the standalone saver tests start. */
+typedef struct saved_model {
+  model m;
+  tw_saver *saver;
+  char prefix[512]; /* the checkpoints' prefix */
+  char saved[512];  /* the path of the newest checkpoint */
+} saved_model;
+
+static void saved_model_create(saved_model *s, int64_t g) {
+  s->saver = model_and_saver(&s->m, s->prefix, g);
+  save_step(s->saver, s->prefix, g, s->saved);
+}
+
+static void saved_model_destroy(saved_model *s) {
+  tw_saver_destroy(s->saver);
+  model_free(&s->m);
+}
+
 /* ---- the standalone saver: synchronous saves and restores -------------------------------------- */
 
 /* The checkpoint holds the device bytes (read back on the host by load_variable), and a restore
  * copies them back bit-exact, for every float dtype. */
 static void saver_save_and_restore_are_bit_exact_for_every_float_dtype(void **state) {
   (void)state;
-  model m;
-  char prefix[512], saved[512];
-  tw_saver *saver = model_and_saver(&m, prefix, 1);
-  save_step(saver, prefix, 1, saved);
-  assert_int_equal(tw_checkpoint_verify(saved), TW_OK);
-  for (int v = 0; v < kVars; ++v) expect_checkpoint_holds(saved, &m, v, 1); /* the file holds the device bytes */
-  model_fill(&m, 2);
-  assert_int_equal(tw_saver_restore(saver, saved), TW_OK);
-  model_expect(&m, 1);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  saved_model s;
+  saved_model_create(&s, 1);
+  assert_int_equal(tw_checkpoint_verify(s.saved), TW_OK);
+  for (int v = 0; v < kVars; ++v) expect_checkpoint_holds(s.saved, &s.m, v, 1); /* the file holds the device bytes */
+  model_fill(&s.m, 2);
+  assert_int_equal(tw_saver_restore(s.saver, s.saved), TW_OK);
+  model_expect(&s.m, 1);
+  saved_model_destroy(&s);
 }
 
 /* Restoring some variables copies only those to the device: the others keep their values (the
  * staging buffers of the others still hold the saved bytes, which must not reach them). */
 static void restore_variables_copies_only_the_named_ones(void **state) {
   (void)state;
-  model m;
-  char prefix[512], saved[512];
+  saved_model s;
   const char *names[] = {"w_f16", "bias"};
-  tw_saver *saver = model_and_saver(&m, prefix, 1);
-  save_step(saver, prefix, 1, saved);
-  model_fill(&m, 2);
-  assert_int_equal(tw_saver_restore_variables(saver, saved, names, 2), TW_OK);
-  for (int v = 0; v < kVars; ++v) variable_expect(&m, v, strcmp(kNames[v], "w_f16") == 0 ? 1 : 2);
-  assert_true(m.bias[0] == 1.0f);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  saved_model_create(&s, 1);
+  model_fill(&s.m, 2);
+  assert_int_equal(tw_saver_restore_variables(s.saver, s.saved, names, 2), TW_OK);
+  for (int v = 0; v < kVars; ++v) variable_expect(&s.m, v, strcmp(kNames[v], "w_f16") == 0 ? 1 : 2);
+  assert_true(s.m.bias[0] == 1.0f);
+  saved_model_destroy(&s);
 }
 
 /* load_variable into a device view: decoded on the host, copied to the device. */
 static void load_variable_into_a_device_view(void **state) {
   (void)state;
-  model m;
-  char prefix[512], saved[512];
-  tw_saver *saver = model_and_saver(&m, prefix, 3);
-  save_step(saver, prefix, 3, saved);
-  model_fill(&m, 4);
+  saved_model s;
+  saved_model_create(&s, 3);
+  model_fill(&s.m, 4);
   for (int v = 0; v < kVars; ++v) {
-    tw_tensor t = device_view(&m, v);
-    assert_int_equal(tw_checkpoint_load_variable(saved, &t), TW_OK);
+    tw_tensor t = device_view(&s.m, v);
+    assert_int_equal(tw_checkpoint_load_variable(s.saved, &t), TW_OK);
   }
-  m.bias[0] = 3.0f, m.bias[1] = 3.25f, m.bias[2] = 3.5f;
-  model_expect(&m, 3);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  s.m.bias[0] = 3.0f, s.m.bias[1] = 3.25f, s.m.bias[2] = 3.5f;
+  model_expect(&s.m, 3);
+  saved_model_destroy(&s);
 }
 
 /* One pinned copy of the state at most, reused: the first save allocates the staging buffers, later
  * saves and restores allocate none. */
 static void staging_buffers_are_reused_from_save_to_save(void **state) {
   (void)state;
-  model m;
-  char prefix[512], latest[512];
-  tw_saver *saver = model_and_saver(&m, prefix, 1);
-  save_step(saver, prefix, 1, latest);
+  saved_model s;
+  saved_model_create(&s, 1);
   const int64_t allocations = fake_device_counts("alloc_pinned").calls;
   const int64_t pinned = fake_device_pinned_in_use();
   assert_true(allocations > 0);
   assert_true(pinned >= (int64_t)total_bytes());
   for (int64_t step = 2; step <= 5; ++step) {
-    model_fill(&m, step);
-    save_step(saver, prefix, step, latest);
+    model_fill(&s.m, step);
+    save_step(s.saver, s.prefix, step, s.saved);
   }
-  model_fill(&m, 9);
-  assert_int_equal(tw_saver_restore(saver, latest), TW_OK);
-  model_expect(&m, 5);
+  model_fill(&s.m, 9);
+  assert_int_equal(tw_saver_restore(s.saver, s.saved), TW_OK);
+  model_expect(&s.m, 5);
   assert_int_equal(fake_device_counts("alloc_pinned").calls, allocations);
   assert_int_equal(fake_device_pinned_in_use(), pinned);
-  tw_saver_destroy(saver);
+  saved_model_destroy(&s);
   assert_int_equal(fake_device_pinned_in_use(), 0); /* the saver's buffers go with it */
-  model_free(&m);
 }
 
 /* Each device operation of a save, failing: nothing is written, and the message names the operation
