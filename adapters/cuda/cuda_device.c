@@ -134,22 +134,24 @@ done:
   return status;
 }
 
-/* Orders the side stream after everything the program enqueued so far. */
-static tw_status side_after_program(device_state *d) {
+/* Orders the later work of stream `later` after everything enqueued on `earlier` so far, through the
+ * event `point` (recorded on `earlier`; `where` names it in an error). */
+static tw_status order_after(cudaStream_t later, cudaStream_t earlier, cudaEvent_t point, const char *where) {
   tw_status status = TW_OK;
-  CUDA_TRY(cudaEventRecord(d->program_point, d->program), "after the program's stream");
-  CUDA_TRY(cudaStreamWaitEvent(d->side, d->program_point, 0), NULL);
+  CUDA_TRY(cudaEventRecord(point, earlier), where);
+  CUDA_TRY(cudaStreamWaitEvent(later, point, 0), NULL);
 done:
   return status;
 }
 
+/* Orders the side stream after everything the program enqueued so far. */
+static tw_status side_after_program(device_state *d) {
+  return order_after(d->side, d->program, d->program_point, "after the program's stream");
+}
+
 /* Orders the program's later work after everything enqueued on the side stream so far. */
 static tw_status program_after_side(device_state *d) {
-  tw_status status = TW_OK;
-  CUDA_TRY(cudaEventRecord(d->side_point, d->side), "on the side stream");
-  CUDA_TRY(cudaStreamWaitEvent(d->program, d->side_point, 0), NULL);
-done:
-  return status;
+  return order_after(d->program, d->side, d->side_point, "on the side stream");
 }
 
 /* ------------------------------------------------------------------------------------------------ */

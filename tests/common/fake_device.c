@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "fake_device.h"
 
+#include "reference.h" /* count_nonfinite classifies with the numerics tests' scalar model */
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -171,73 +173,16 @@ static pinned *pinned_of(const void *pointer, size_t size) {
 
 /* ---- the worker ---- */
 
-static int64_t dtype_size(int32_t dtype) {
-  switch (dtype) {
-    case TW_BOOL:
-    case TW_INT8:
-    case TW_UINT8:
-    case TW_FLOAT8_E4M3FN:
-    case TW_FLOAT8_E5M2: return 1;
-    case TW_INT16:
-    case TW_UINT16:
-    case TW_FLOAT16:
-    case TW_BFLOAT16: return 2;
-    case TW_INT32:
-    case TW_UINT32:
-    case TW_FLOAT32: return 4;
-    case TW_INT64:
-    case TW_UINT64:
-    case TW_FLOAT64: return 8;
-    default: return 0;
-  }
-}
-
-/* 0 finite, 1 NaN, 2 +Inf, 3 -Inf. */
-static int classify(int32_t dtype, const unsigned char *p) {
-  uint64_t bits = 0, exp_mask, mant_mask, sign;
-  switch (dtype) {
-    case TW_FLOAT16: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      bits = v, exp_mask = 0x7C00, mant_mask = 0x03FF, sign = 0x8000;
-      break;
-    }
-    case TW_BFLOAT16: {
-      uint16_t v;
-      memcpy(&v, p, 2);
-      bits = v, exp_mask = 0x7F80, mant_mask = 0x007F, sign = 0x8000;
-      break;
-    }
-    case TW_FLOAT32: {
-      uint32_t v;
-      memcpy(&v, p, 4);
-      bits = v, exp_mask = 0x7F800000u, mant_mask = 0x007FFFFFu, sign = 0x80000000u;
-      break;
-    }
-    case TW_FLOAT64:
-      memcpy(&bits, p, 8);
-      exp_mask = 0x7FF0000000000000ull, mant_mask = 0x000FFFFFFFFFFFFFull, sign = 0x8000000000000000ull;
-      break;
-    case TW_FLOAT8_E4M3FN: return (p[0] & 0x7F) == 0x7F ? 1 : 0; /* no infinities */
-    case TW_FLOAT8_E5M2: bits = p[0], exp_mask = 0x7C, mant_mask = 0x03, sign = 0x80; break;
-    default: return 0; /* integers and bool are finite */
-  }
-  if ((bits & exp_mask) != exp_mask) return 0;
-  if (bits & mant_mask) return 1;
-  return (bits & sign) ? 3 : 2;
-}
-
 static void count_one(const counted *t, tw_device_scan *r) {
   tw_device_scan s = {0, 0, 0, -1, -1};
-  const int64_t item = dtype_size(t->dtype);
   for (int64_t i = 0; i < t->count; ++i) {
-    const int c = classify(t->dtype, t->shadow + i * item);
-    if (c == 0) continue;
+    const ref_class c = ref_classify((tw_dtype)t->dtype, ref_get((tw_dtype)t->dtype, t->shadow, i));
+    if (c == REF_FINITE) continue;
     if (s.first_nonfinite_index < 0) s.first_nonfinite_index = i;
-    if (c == 1) {
+    if (c == REF_NAN) {
       s.nan_count++;
       if (s.first_nan_index < 0) s.first_nan_index = i;
-    } else if (c == 2) {
+    } else if (c == REF_POS_INF) {
       s.pos_inf_count++;
     } else {
       s.neg_inf_count++;
@@ -365,7 +310,7 @@ static tw_status count_nonfinite(void *user_data, int32_t device_id, const tw_te
     const tw_tensor *t = &tensors[i];
     int64_t n = 1;
     for (int32_t d = 0; d < t->ndim; ++d) n *= t->shape[d];
-    const size_t bytes = (size_t)(n * dtype_size(t->dtype));
+    const size_t bytes = (size_t)n * ref_size((tw_dtype)t->dtype);
     list[i].dtype = t->dtype;
     list[i].count = n;
     list[i].shadow = bytes > 0 ? shadow_of(t->data, bytes) : NULL;

@@ -7,7 +7,7 @@
  * device operation must write nothing and say which operation and tensor failed, a failing restore
  * must leave the checkpoint intact and the next restore must work, and the staging buffers must be
  * reused from save to save. */
-#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+#include "device_checkpoint_fixture.h" /* first: it selects the POSIX feature level */
 
 #include <dirent.h>
 #include <setjmp.h>
@@ -30,36 +30,8 @@ static const char *const kNames[kVars] = {"w_f8e4m3", "w_f8e5m2", "w_f16", "w_bf
 static const int64_t kShape[1] = {kCount};
 static const int64_t kBiasShape[1] = {3};
 
-static scratch_dir g_scratch;
-
-static int setup(void **state) {
-  (void)state;
-  if (scratch_dir_create(&g_scratch) != 0) return -1;
-  fake_device_clear_failures();
-  return fake_device_register(TW_DEVICE_CUDA) == TW_OK ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char misuse[512] = "";
-  fake_device_clear_failures();
-  scratch_dir_destroy(&g_scratch);
-  if (fake_device_unregister(TW_DEVICE_CUDA) != TW_OK) return -1;
-  const int64_t breaches = fake_device_misuse(misuse, sizeof misuse); /* destroy's checks included */
-  if (breaches != 0) fprintf(stderr, "# fake device misuse: %s\n", misuse);
-  return breaches == 0 ? 0 : -1;
-}
-
-/* Byte i of variable v at "generation" g: pseudo-random, every bit pattern but the top exponent bit,
- * cleared so that every value is finite (CheckpointSaverHook saves no NaN). */
-static uint8_t gen(int v, uint64_t i, int64_t g) {
-  uint64_t x = (uint64_t)v * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull + (uint64_t)g * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  x *= 0xD6E8FEB86855D34Dull;
-  x ^= x >> 29;
-  const size_t size = tw_dtype_size(kDtypes[v]);
-  return (uint8_t)(i % size == size - 1 ? x & ~0x40u : x);
-}
+/* Byte i of variable v at generation g: finite values (generation_byte). */
+static uint8_t gen(int v, uint64_t i, int64_t g) { return generation_byte(kDtypes[v], v, i, g); }
 
 static size_t var_bytes(int v) { return (size_t)kCount * tw_dtype_size(kDtypes[v]); }
 
@@ -101,14 +73,18 @@ static void model_fill(model *m, int64_t g) {
   for (int i = 0; i < 3; ++i) m->bias[i] = (float)g + 0.25f * (float)i;
 }
 
+/* Asserts that device variable v holds generation g, bit for bit. */
+static void variable_expect(const model *m, int v, int64_t g) {
+  uint8_t bytes[kCount * 8];
+  assert_int_equal(fake_device_read(bytes, m->dev[v], var_bytes(v)), 0);
+  for (size_t i = 0; i < var_bytes(v); ++i) {
+    if (bytes[i] != gen(v, i, g)) fail_msg("%s: byte %zu is not of generation %lld", kNames[v], i, (long long)g);
+  }
+}
+
 /* Asserts that every variable holds generation g, bit for bit. */
 static void model_expect(const model *m, int64_t g) {
-  uint8_t bytes[kCount * 8], want[kCount * 8];
-  for (int v = 0; v < kVars; ++v) {
-    assert_int_equal(fake_device_read(bytes, m->dev[v], var_bytes(v)), 0);
-    for (size_t i = 0; i < var_bytes(v); ++i) want[i] = gen(v, i, g);
-    if (memcmp(bytes, want, var_bytes(v)) != 0) fail_msg("%s does not hold generation %lld", kNames[v], (long long)g);
-  }
+  for (int v = 0; v < kVars; ++v) variable_expect(m, v, g);
   for (int i = 0; i < 3; ++i) assert_true(m->bias[i] == (float)g + 0.25f * (float)i);
 }
 
@@ -162,119 +138,135 @@ static int visible_files(void) {
 
 static void prefix_in_scratch(char *out, size_t size) { snprintf(out, size, "%s/model.ckpt", g_scratch.path); }
 
+/* A model holding generation g, a saver of its variables, and the checkpoints' prefix in prefix[512]. */
+static tw_saver *model_and_saver(model *m, char *prefix, int64_t g) {
+  model_init(m);
+  prefix_in_scratch(prefix, 512);
+  tw_saver *saver = saver_of(m);
+  model_fill(m, g);
+  return saver;
+}
+
+/* Saves `step`, and copies the checkpoint's path (the saver's to reuse) into saved[512]. */
+static void save_step(tw_saver *saver, const char *prefix, int64_t step, char *saved) {
+  const char *path = NULL;
+  assert_int_equal(tw_saver_save(&path, saver, prefix, step), TW_OK);
+  snprintf(saved, 512, "%s", path);
+}
+
+/* Asserts that checkpoint `path` holds variable v at generation g, read back on the host. */
+static void expect_checkpoint_holds(const char *path, const model *m, int v, int64_t g) {
+  uint8_t host[kCount * 8];
+  tw_tensor t = device_view(m, v);
+  t.data = host;
+  t.device_type = TW_DEVICE_HOST;
+  assert_int_equal(tw_checkpoint_load_variable(path, &t), TW_OK);
+  for (size_t i = 0; i < var_bytes(v); ++i) assert_int_equal(host[i], gen(v, i, g));
+}
+
+/* The failed call's message names the failing device operation and a variable. */
+static void expect_message_names(const char *operation) {
+  const char *message = tw_last_error_message();
+  if (strstr(message, operation) == NULL || strstr(message, "'w_") == NULL) {
+    fail_msg("%s: the message names no operation or tensor: %s", operation, message);
+  }
+}
+
+/* A failed record leaves the copies enqueued but unawaitable: their buffers are abandoned, never freed
+ * or reused (the fake reclaims them); any other failure leaves nothing behind. */
+static void expect_buffers_abandoned_only_by_record(const char *operation) {
+  const int64_t abandoned = fake_device_reclaim_pinned();
+  if (strcmp(operation, "record") == 0) {
+    assert_true(abandoned >= (int64_t)total_bytes());
+  } else {
+    assert_int_equal(abandoned, 0);
+  }
+}
+
+/* A model whose generation g is saved as step g by its own saver: how the standalone saver tests start. */
+typedef struct saved_model {
+  model m;
+  tw_saver *saver;
+  char prefix[512]; /* the checkpoints' prefix */
+  char saved[512];  /* the path of the newest checkpoint */
+} saved_model;
+
+static void saved_model_create(saved_model *s, int64_t g) {
+  s->saver = model_and_saver(&s->m, s->prefix, g);
+  save_step(s->saver, s->prefix, g, s->saved);
+}
+
+static void saved_model_destroy(saved_model *s) {
+  tw_saver_destroy(s->saver);
+  model_free(&s->m);
+}
+
 /* ---- the standalone saver: synchronous saves and restores -------------------------------------- */
 
 /* The checkpoint holds the device bytes (read back on the host by load_variable), and a restore
  * copies them back bit-exact, for every float dtype. */
 static void saver_save_and_restore_are_bit_exact_for_every_float_dtype(void **state) {
   (void)state;
-  model m;
-  char prefix[512];
-  const char *path = NULL;
-  model_init(&m);
-  prefix_in_scratch(prefix, sizeof prefix);
-  tw_saver *saver = saver_of(&m);
-  model_fill(&m, 1);
-  assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_OK);
-  char saved[512];
-  snprintf(saved, sizeof saved, "%s", path);
-  assert_int_equal(tw_checkpoint_verify(saved), TW_OK);
-  for (int v = 0; v < kVars; ++v) { /* the file holds the device bytes */
-    uint8_t host[kCount * 8];
-    tw_tensor t = device_view(&m, v);
-    t.data = host;
-    t.device_type = TW_DEVICE_HOST;
-    assert_int_equal(tw_checkpoint_load_variable(saved, &t), TW_OK);
-    for (size_t i = 0; i < var_bytes(v); ++i) assert_int_equal(host[i], gen(v, i, 1));
-  }
-  model_fill(&m, 2);
-  assert_int_equal(tw_saver_restore(saver, saved), TW_OK);
-  model_expect(&m, 1);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  saved_model s;
+  saved_model_create(&s, 1);
+  assert_int_equal(tw_checkpoint_verify(s.saved), TW_OK);
+  for (int v = 0; v < kVars; ++v) expect_checkpoint_holds(s.saved, &s.m, v, 1); /* the file holds the device bytes */
+  model_fill(&s.m, 2);
+  assert_int_equal(tw_saver_restore(s.saver, s.saved), TW_OK);
+  model_expect(&s.m, 1);
+  saved_model_destroy(&s);
 }
 
 /* Restoring some variables copies only those to the device: the others keep their values (the
  * staging buffers of the others still hold the saved bytes, which must not reach them). */
 static void restore_variables_copies_only_the_named_ones(void **state) {
   (void)state;
-  model m;
-  char prefix[512], saved[512];
-  const char *path = NULL;
+  saved_model s;
   const char *names[] = {"w_f16", "bias"};
-  uint8_t bytes[kCount * 8];
-  model_init(&m);
-  prefix_in_scratch(prefix, sizeof prefix);
-  tw_saver *saver = saver_of(&m);
-  model_fill(&m, 1);
-  assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_OK);
-  snprintf(saved, sizeof saved, "%s", path);
-  model_fill(&m, 2);
-  assert_int_equal(tw_saver_restore_variables(saver, saved, names, 2), TW_OK);
-  for (int v = 0; v < kVars; ++v) {
-    const int64_t g = strcmp(kNames[v], "w_f16") == 0 ? 1 : 2;
-    assert_int_equal(fake_device_read(bytes, m.dev[v], var_bytes(v)), 0);
-    for (size_t i = 0; i < var_bytes(v); ++i) {
-      if (bytes[i] != gen(v, i, g)) fail_msg("%s: byte %zu is not of generation %lld", kNames[v], i, (long long)g);
-    }
-  }
-  assert_true(m.bias[0] == 1.0f);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  saved_model_create(&s, 1);
+  model_fill(&s.m, 2);
+  assert_int_equal(tw_saver_restore_variables(s.saver, s.saved, names, 2), TW_OK);
+  for (int v = 0; v < kVars; ++v) variable_expect(&s.m, v, strcmp(kNames[v], "w_f16") == 0 ? 1 : 2);
+  assert_true(s.m.bias[0] == 1.0f);
+  saved_model_destroy(&s);
 }
 
 /* load_variable into a device view: decoded on the host, copied to the device. */
 static void load_variable_into_a_device_view(void **state) {
   (void)state;
-  model m;
-  char prefix[512];
-  const char *path = NULL;
-  model_init(&m);
-  prefix_in_scratch(prefix, sizeof prefix);
-  tw_saver *saver = saver_of(&m);
-  model_fill(&m, 3);
-  assert_int_equal(tw_saver_save(&path, saver, prefix, 3), TW_OK);
-  model_fill(&m, 4);
+  saved_model s;
+  saved_model_create(&s, 3);
+  model_fill(&s.m, 4);
   for (int v = 0; v < kVars; ++v) {
-    tw_tensor t = device_view(&m, v);
-    assert_int_equal(tw_checkpoint_load_variable(path, &t), TW_OK);
+    tw_tensor t = device_view(&s.m, v);
+    assert_int_equal(tw_checkpoint_load_variable(s.saved, &t), TW_OK);
   }
-  m.bias[0] = 3.0f, m.bias[1] = 3.25f, m.bias[2] = 3.5f;
-  model_expect(&m, 3);
-  tw_saver_destroy(saver);
-  model_free(&m);
+  s.m.bias[0] = 3.0f, s.m.bias[1] = 3.25f, s.m.bias[2] = 3.5f;
+  model_expect(&s.m, 3);
+  saved_model_destroy(&s);
 }
 
 /* One pinned copy of the state at most, reused: the first save allocates the staging buffers, later
  * saves and restores allocate none. */
 static void staging_buffers_are_reused_from_save_to_save(void **state) {
   (void)state;
-  model m;
-  char prefix[512];
-  const char *path = NULL;
-  model_init(&m);
-  prefix_in_scratch(prefix, sizeof prefix);
-  tw_saver *saver = saver_of(&m);
-  model_fill(&m, 1);
-  assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_OK);
+  saved_model s;
+  saved_model_create(&s, 1);
   const int64_t allocations = fake_device_counts("alloc_pinned").calls;
   const int64_t pinned = fake_device_pinned_in_use();
   assert_true(allocations > 0);
   assert_true(pinned >= (int64_t)total_bytes());
   for (int64_t step = 2; step <= 5; ++step) {
-    model_fill(&m, step);
-    assert_int_equal(tw_saver_save(&path, saver, prefix, step), TW_OK);
+    model_fill(&s.m, step);
+    save_step(s.saver, s.prefix, step, s.saved);
   }
-  char latest[512];
-  snprintf(latest, sizeof latest, "%s", path);
-  model_fill(&m, 9);
-  assert_int_equal(tw_saver_restore(saver, latest), TW_OK);
-  model_expect(&m, 5);
+  model_fill(&s.m, 9);
+  assert_int_equal(tw_saver_restore(s.saver, s.saved), TW_OK);
+  model_expect(&s.m, 5);
   assert_int_equal(fake_device_counts("alloc_pinned").calls, allocations);
   assert_int_equal(fake_device_pinned_in_use(), pinned);
-  tw_saver_destroy(saver);
+  saved_model_destroy(&s);
   assert_int_equal(fake_device_pinned_in_use(), 0); /* the saver's buffers go with it */
-  model_free(&m);
 }
 
 /* Each device operation of a save, failing: nothing is written, and the message names the operation
@@ -286,16 +278,10 @@ static void a_failing_device_operation_fails_the_save_and_writes_nothing(void **
     model m;
     char prefix[512];
     const char *path = NULL;
-    model_init(&m);
-    prefix_in_scratch(prefix, sizeof prefix);
-    tw_saver *saver = saver_of(&m); /* a new saver: its first save allocates */
-    model_fill(&m, 1);
+    tw_saver *saver = model_and_saver(&m, prefix, 1); /* a new saver: its first save allocates */
     fake_device_fail(kOperations[k], 1, TW_INTERNAL);
     assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_INTERNAL);
-    const char *message = tw_last_error_message();
-    if (strstr(message, kOperations[k]) == NULL || strstr(message, "'w_") == NULL) {
-      fail_msg("%s: the message names no operation or tensor: %s", kOperations[k], message);
-    }
+    expect_message_names(kOperations[k]);
     assert_int_equal(visible_files(), 0); /* no checkpoint, no state file */
     fake_device_clear_failures();
     assert_int_equal(tw_saver_save(&path, saver, prefix, 1), TW_OK);
@@ -304,14 +290,7 @@ static void a_failing_device_operation_fails_the_save_and_writes_nothing(void **
     assert_int_equal(tw_saver_restore(saver, path), TW_OK);
     model_expect(&m, 1);
     tw_saver_destroy(saver);
-    /* A failed record leaves the copies enqueued but unawaitable: their buffers are abandoned, never
-     * freed or reused (the fake reclaims them); any other failure leaves nothing behind. */
-    const int64_t abandoned = fake_device_reclaim_pinned();
-    if (strcmp(kOperations[k], "record") == 0) {
-      assert_true(abandoned >= (int64_t)total_bytes());
-    } else {
-      assert_int_equal(abandoned, 0);
-    }
+    expect_buffers_abandoned_only_by_record(kOperations[k]);
     model_free(&m);
     scratch_dir_destroy(&g_scratch);
     assert_int_equal(scratch_dir_create(&g_scratch), 0);
@@ -327,36 +306,21 @@ static void a_failing_device_operation_fails_the_restore_and_the_next_works(void
   for (size_t k = 0; k < sizeof kOperations / sizeof kOperations[0]; ++k) {
     model m;
     char prefix[512], saved[512];
-    const char *path = NULL;
-    model_init(&m);
-    prefix_in_scratch(prefix, sizeof prefix);
-    tw_saver *writer = saver_of(&m);
-    model_fill(&m, 1);
-    assert_int_equal(tw_saver_save(&path, writer, prefix, 1), TW_OK);
-    snprintf(saved, sizeof saved, "%s", path);
+    tw_saver *writer = model_and_saver(&m, prefix, 1);
+    save_step(writer, prefix, 1, saved);
     tw_saver_destroy(writer);
     tw_saver *saver = saver_of(&m); /* a new saver: its first restore allocates */
     model_fill(&m, 2);
     fake_device_fail(kOperations[k], 1, TW_INTERNAL);
     assert_int_equal(tw_saver_restore(saver, saved), TW_INTERNAL);
-    const char *message = tw_last_error_message();
-    if (strstr(message, kOperations[k]) == NULL || strstr(message, "'w_") == NULL) {
-      fail_msg("%s: the message names no operation or tensor: %s", kOperations[k], message);
-    }
+    expect_message_names(kOperations[k]);
     if (strcmp(kOperations[k], "alloc_pinned") == 0) model_expect(&m, 2); /* nothing was written */
     fake_device_clear_failures();
     assert_int_equal(tw_checkpoint_verify(saved), TW_OK);
     assert_int_equal(tw_saver_restore(saver, saved), TW_OK);
     model_expect(&m, 1);
     tw_saver_destroy(saver);
-    /* A failed record leaves the copies enqueued but unawaitable: their buffers are abandoned, never
-     * freed or reused (the fake reclaims them); any other failure leaves nothing behind. */
-    const int64_t abandoned = fake_device_reclaim_pinned();
-    if (strcmp(kOperations[k], "record") == 0) {
-      assert_true(abandoned >= (int64_t)total_bytes());
-    } else {
-      assert_int_equal(abandoned, 0);
-    }
+    expect_buffers_abandoned_only_by_record(kOperations[k]);
     model_free(&m);
   }
 }
@@ -395,6 +359,20 @@ static tw_options *session_options(model *m, int async) {
   return opts;
 }
 
+/* A model at generation 0, and session options for it. */
+static tw_options *model_and_options(model *m, int async) {
+  model_init(m);
+  model_fill(m, 0);
+  return session_options(m, async);
+}
+
+/* Destroys the session, the options and the model. */
+static void session_end(tw_session *s, tw_options *opts, model *m) {
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  tw_options_destroy(opts);
+  model_free(m);
+}
+
 /* MonitoredTrainingSession with its CheckpointSaverHook (T6), and `hooks`. */
 static tw_status open_session(tw_session **out, const tw_options *opts, tw_hook *const *hooks, size_t n_hooks) {
   return tw_monitored_training_session_create(out, opts, hooks, n_hooks, NULL, 0);
@@ -409,9 +387,7 @@ static void run_n(tw_session *s, model *m, int n) {
 static void check_session_saves_and_restores(int async) {
   model m;
   tw_session *s = NULL;
-  model_init(&m);
-  model_fill(&m, 0);
-  tw_options *opts = session_options(&m, async);
+  tw_options *opts = model_and_options(&m, async);
   assert_int_equal(open_session(&s, opts, NULL, 0), TW_OK);
   run_n(s, &m, 1);
   const int64_t allocations = fake_device_counts("alloc_pinned").calls;
@@ -422,21 +398,14 @@ static void check_session_saves_and_restores(int async) {
   assert_int_equal(fake_device_counts("alloc_pinned").calls, allocations);
   for (int64_t step = 0; step <= 4; ++step) { /* each checkpoint holds its step's values */
     char path[512];
-    uint8_t host[kCount * 8];
     snprintf(path, sizeof path, "%s/model.ckpt-%lld", g_scratch.path, (long long)step);
-    tw_tensor t = device_view(&m, 3);
-    t.data = host;
-    t.device_type = TW_DEVICE_HOST;
-    assert_int_equal(tw_checkpoint_load_variable(path, &t), TW_OK);
-    for (size_t i = 0; i < var_bytes(3); ++i) assert_int_equal(host[i], gen(3, i, step));
+    expect_checkpoint_holds(path, &m, 3, step);
   }
   model_fill(&m, 77);
   assert_int_equal(open_session(&s, opts, NULL, 0), TW_OK);
   assert_int_equal(tw_session_global_step(s), 4);
   model_expect(&m, 4);
-  assert_int_equal(tw_session_destroy(s), TW_OK);
-  tw_options_destroy(opts);
-  model_free(&m);
+  session_end(s, opts, &m);
 }
 
 static void sync_session_saves_and_restores_device_variables(void **state) {
@@ -454,10 +423,8 @@ static void nan_in_a_device_variable_skips_the_save(void **state) {
   (void)state;
   model m;
   tw_session *s = NULL;
-  model_init(&m);
-  model_fill(&m, 0);
+  tw_options *opts = model_and_options(&m, 0);
   m.scribble_on_step = 2; /* the variables of step 3 hold a NaN */
-  tw_options *opts = session_options(&m, 0);
   assert_int_equal(open_session(&s, opts, NULL, 0), TW_OK);
   const int64_t counts = fake_device_counts("count_nonfinite").calls;
   tw_set_log_level(TW_LOG_ERROR);
@@ -478,9 +445,7 @@ static void a_failing_count_fails_the_save(void **state) {
   (void)state;
   model m;
   tw_session *s = NULL;
-  model_init(&m);
-  model_fill(&m, 0);
-  tw_options *opts = session_options(&m, 0);
+  tw_options *opts = model_and_options(&m, 0);
   assert_int_equal(open_session(&s, opts, NULL, 0), TW_OK);
   fake_device_fail("count_nonfinite", 1, TW_INTERNAL);
   tw_set_log_level(TW_LOG_ERROR + 1);
@@ -489,9 +454,7 @@ static void a_failing_count_fails_the_save(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "count_nonfinite"));
   assert_false(exists("model.ckpt-1"));
   fake_device_clear_failures();
-  assert_int_equal(tw_session_destroy(s), TW_OK);
-  tw_options_destroy(opts);
-  model_free(&m);
+  session_end(s, opts, &m);
 }
 
 /* An asynchronous save whose copy to the host fails: the session's run fails naming it, nothing is
@@ -500,9 +463,7 @@ static void a_failing_copy_fails_an_async_save(void **state) {
   (void)state;
   model m;
   tw_session *s = NULL;
-  model_init(&m);
-  model_fill(&m, 0);
-  tw_options *opts = session_options(&m, 1);
+  tw_options *opts = model_and_options(&m, 1);
   assert_int_equal(open_session(&s, opts, NULL, 0), TW_OK);
   run_n(s, &m, 1);
   fake_device_fail("copy_to_host", 1, TW_INTERNAL);
@@ -514,9 +475,7 @@ static void a_failing_copy_fails_an_async_save(void **state) {
   assert_non_null(strstr(tw_last_error_message(), "copy_to_host of 'w_"));
   assert_false(exists("model.ckpt-2"));
   fake_device_clear_failures();
-  assert_int_equal(tw_session_destroy(s), TW_OK);
-  tw_options_destroy(opts);
-  model_free(&m);
+  session_end(s, opts, &m);
 }
 
 /* B48, V12: a NaN loss rolls the device variables back to the newest checkpoint before that run. */
@@ -525,11 +484,9 @@ static void check_rollback(int async) {
   tw_session *s = NULL;
   tw_hook *guard = NULL;
   const char *watch[] = {"loss"};
-  model_init(&m);
-  model_fill(&m, 0);
+  tw_options *opts = model_and_options(&m, async);
   m.nan_loss_on_step = 3;
   m.scribble_on_step = 3; /* the diverged run leaves a NaN on the device too */
-  tw_options *opts = session_options(&m, async);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_NAN_ACTION, TW_NAN_ACTION_ROLLBACK), TW_OK);
   assert_int_equal(tw_nan_tensor_hook_create_with_options(&guard, watch, 1, opts, NULL, NULL, NULL), TW_OK);
   assert_int_equal(open_session(&s, opts, &guard, 1), TW_OK);
@@ -544,9 +501,7 @@ static void check_rollback(int async) {
   run_n(s, &m, 2);
   assert_int_equal(tw_session_global_step(s), 5);
   assert_int_equal(tw_session_close(s), TW_OK);
-  assert_int_equal(tw_session_destroy(s), TW_OK);
-  tw_options_destroy(opts);
-  model_free(&m);
+  session_end(s, opts, &m);
 }
 
 static void B48_rollback_restores_device_variables_sync(void **state) {
@@ -561,19 +516,19 @@ static void B48_rollback_restores_device_variables_async(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(saver_save_and_restore_are_bit_exact_for_every_float_dtype, setup, teardown),
-      cmocka_unit_test_setup_teardown(restore_variables_copies_only_the_named_ones, setup, teardown),
-      cmocka_unit_test_setup_teardown(load_variable_into_a_device_view, setup, teardown),
-      cmocka_unit_test_setup_teardown(staging_buffers_are_reused_from_save_to_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_failing_device_operation_fails_the_save_and_writes_nothing, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_failing_device_operation_fails_the_restore_and_the_next_works, setup, teardown),
-      cmocka_unit_test_setup_teardown(sync_session_saves_and_restores_device_variables, setup, teardown),
-      cmocka_unit_test_setup_teardown(async_session_saves_and_restores_device_variables, setup, teardown),
-      cmocka_unit_test_setup_teardown(nan_in_a_device_variable_skips_the_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_failing_count_fails_the_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(a_failing_copy_fails_an_async_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(B48_rollback_restores_device_variables_sync, setup, teardown),
-      cmocka_unit_test_setup_teardown(B48_rollback_restores_device_variables_async, setup, teardown),
+      CHECKPOINT_TEST(saver_save_and_restore_are_bit_exact_for_every_float_dtype),
+      CHECKPOINT_TEST(restore_variables_copies_only_the_named_ones),
+      CHECKPOINT_TEST(load_variable_into_a_device_view),
+      CHECKPOINT_TEST(staging_buffers_are_reused_from_save_to_save),
+      CHECKPOINT_TEST(a_failing_device_operation_fails_the_save_and_writes_nothing),
+      CHECKPOINT_TEST(a_failing_device_operation_fails_the_restore_and_the_next_works),
+      CHECKPOINT_TEST(sync_session_saves_and_restores_device_variables),
+      CHECKPOINT_TEST(async_session_saves_and_restores_device_variables),
+      CHECKPOINT_TEST(nan_in_a_device_variable_skips_the_save),
+      CHECKPOINT_TEST(a_failing_count_fails_the_save),
+      CHECKPOINT_TEST(a_failing_copy_fails_an_async_save),
+      CHECKPOINT_TEST(B48_rollback_restores_device_variables_sync),
+      CHECKPOINT_TEST(B48_rollback_restores_device_variables_async),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

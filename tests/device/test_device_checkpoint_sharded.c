@@ -5,7 +5,7 @@
  * tw_saver_create_from_options. Each rank stages its own shards; the checkpoint holds the global
  * tensors bit-exact; every rank restores its rows; a rank whose device copy fails fails every rank's
  * save, nothing is committed, and no rank is left waiting. Only the public C API is used. */
-#include "scratch_dir.h" /* first: it selects the POSIX feature level */
+#include "device_checkpoint_fixture.h" /* first: it selects the POSIX feature level */
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,35 +27,8 @@ static const char *const kNames[kVars] = {"g_bf16", "g_f32", "r_f16"};
 static const int kSharded[kVars] = {1, 1, 0}; /* r_f16: replicated, whole on every rank */
 static const int64_t kGlobal[2] = {kRows, kCols};
 
-static scratch_dir g_scratch;
-
-static int setup(void **state) {
-  (void)state;
-  if (scratch_dir_create(&g_scratch) != 0) return -1;
-  fake_device_clear_failures();
-  return fake_device_register(TW_DEVICE_CUDA) == TW_OK ? 0 : -1;
-}
-
-static int teardown(void **state) {
-  (void)state;
-  char misuse[512] = "";
-  fake_device_clear_failures();
-  scratch_dir_destroy(&g_scratch);
-  if (fake_device_unregister(TW_DEVICE_CUDA) != TW_OK) return -1;
-  const int64_t breaches = fake_device_misuse(misuse, sizeof misuse); /* destroy's checks included */
-  if (breaches != 0) fprintf(stderr, "# fake device misuse: %s\n", misuse);
-  return breaches == 0 ? 0 : -1;
-}
-
 /* Byte i of variable v's global tensor at generation g (finite values: the top exponent bit cleared). */
-static uint8_t gen(int v, uint64_t i, int64_t g) {
-  uint64_t x = (uint64_t)v * 0x9E3779B97F4A7C15ull + i * 0xBF58476D1CE4E5B9ull + (uint64_t)g * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  x *= 0xD6E8FEB86855D34Dull;
-  x ^= x >> 29;
-  const size_t size = tw_dtype_size(kDtypes[v]);
-  return (uint8_t)(i % size == size - 1 ? x & ~0x40u : x);
-}
+static uint8_t gen(int v, uint64_t i, int64_t g) { return generation_byte(kDtypes[v], v, i, g); }
 
 typedef struct job {
   thread_world *world;
@@ -366,11 +339,11 @@ static void D13_restore_via_broadcast_fills_every_ranks_device_variables(void **
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(device_shards_save_and_restore_bit_exact, setup, teardown),
-      cmocka_unit_test_setup_teardown(D17_a_failing_copy_to_host_fails_every_ranks_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(D17_a_failing_pinned_allocation_fails_every_ranks_save, setup, teardown),
-      cmocka_unit_test_setup_teardown(D16_D17_sessions_save_and_restore_device_shards, setup, teardown),
-      cmocka_unit_test_setup_teardown(D13_restore_via_broadcast_fills_every_ranks_device_variables, setup, teardown),
+      CHECKPOINT_TEST(device_shards_save_and_restore_bit_exact),
+      CHECKPOINT_TEST(D17_a_failing_copy_to_host_fails_every_ranks_save),
+      CHECKPOINT_TEST(D17_a_failing_pinned_allocation_fails_every_ranks_save),
+      CHECKPOINT_TEST(D16_D17_sessions_save_and_restore_device_shards),
+      CHECKPOINT_TEST(D13_restore_via_broadcast_fills_every_ranks_device_variables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

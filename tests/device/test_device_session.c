@@ -45,6 +45,18 @@ static void model_free(model *m) {
 
 static void set_loss(model *m, float value) { assert_int_equal(fake_device_write(m->loss.data, &value, 4), 0); }
 
+/* A view of four host floats. */
+static tw_tensor host_float4(const char *name, float *data) {
+  static const int64_t shape[1] = {4};
+  tw_tensor t = TW_TENSOR_INIT;
+  t.name = name;
+  t.dtype = TW_FLOAT32;
+  t.ndim = 1;
+  t.shape = shape;
+  t.data = data;
+  return t;
+}
+
 static tw_status step(void *u, tw_step_context *ctx) {
   model *m = u;
   tw_status st;
@@ -55,13 +67,7 @@ static tw_status step(void *u, tw_step_context *ctx) {
     if ((st = tw_step_context_publish(ctx, &m->grads[i].view)) != TW_OK) return st;
   }
   if (m->host_grad_published) {
-    static const int64_t shape[1] = {4};
-    tw_tensor t = TW_TENSOR_INIT;
-    t.name = "grad/host";
-    t.dtype = TW_FLOAT32;
-    t.ndim = 1;
-    t.shape = shape;
-    t.data = m->host_grad;
+    tw_tensor t = host_float4("grad/host", m->host_grad);
     if ((st = tw_step_context_publish(ctx, &t)) != TW_OK) return st;
   }
   return TW_OK;
@@ -229,13 +235,7 @@ static void V9_host_only_run_makes_no_device_call(void **state) {
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_SUMMARY_EVERY_N_STEPS, 1), TW_OK);
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_STEP_COUNT_EVERY_N_STEPS, 1), TW_OK);
   float w[4] = {1, 2, 3, 4};
-  static const int64_t shape[1] = {4};
-  tw_tensor host_w = TW_TENSOR_INIT;
-  host_w.name = "v";
-  host_w.dtype = TW_FLOAT32;
-  host_w.ndim = 1;
-  host_w.shape = shape;
-  host_w.data = w;
+  tw_tensor host_w = host_float4("v", w);
   assert_int_equal(tw_options_add_variable(opts, &host_w), TW_OK);
   tw_hook *hooks[2] = {nan_hook((const char *const[]){"loss"}, 1, TW_NAN_ACTION_FAIL, NULL, NULL),
                        logging_hook((const char *const[]){"loss", "w", "v"}, 3)};

@@ -97,17 +97,6 @@ inline void call_method(PyObject *target, PyObject *name, PyObject *a, PyObject 
   Py_DECREF(result);
 }
 
-// Owns one new reference for the duration of a call.
-struct Owned {
-  PyObject *object;
-  explicit Owned(PyObject *o) : object(o) {
-    if (o == nullptr) throw_python_error();
-  }
-  ~Owned() { Py_DECREF(object); }
-  Owned(const Owned &) = delete;
-  Owned &operator=(const Owned &) = delete;
-};
-
 inline tw_status allreduce_int64(void *user_data, int64_t *values, size_t count, tw_reduce_op op, double timeout_secs) {
   auto *bridge = static_cast<Bridge *>(user_data);
   return upcall([&] {

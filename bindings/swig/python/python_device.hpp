@@ -78,17 +78,6 @@ void upcall_void(Body &&body) noexcept {
   PyGILState_Release(gil);
 }
 
-// Owns one new reference for the duration of a call.
-struct Owned {
-  PyObject *object;
-  explicit Owned(PyObject *o) : object(o) {
-    if (o == nullptr) throw_python_error();
-  }
-  ~Owned() { Py_DECREF(object); }
-  Owned(const Owned &) = delete;
-  Owned &operator=(const Owned &) = delete;
-};
-
 inline PyObject *address(const void *pointer) { return PyLong_FromVoidPtr(const_cast<void *>(pointer)); }
 
 // [(dst, src, size, name)]

@@ -173,6 +173,18 @@ inline void raise_status(const Error &error) {
   throw PythonError::fetch();
 }
 
+// Owns one new reference (a CPython call's result) until the scope ends; a null result, the call's
+// failure, is thrown as the PythonError it set.
+struct Owned {
+  PyObject *object;
+  explicit Owned(PyObject *o) : object(o) {
+    if (o == nullptr) throw_python_error();
+  }
+  ~Owned() { Py_DECREF(object); }
+  Owned(const Owned &) = delete;
+  Owned &operator=(const Owned &) = delete;
+};
+
 }  // namespace python
 }  // namespace trainwatch
 
