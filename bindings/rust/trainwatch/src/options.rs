@@ -5,7 +5,7 @@ use std::os::raw::{c_int, c_void};
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-use crate::callback::{destroy_boxed, into_user, reclaim, user_of};
+use crate::callback::{hand_over, user_of};
 use crate::error::{c_string, check, guard, Code, Error, Result};
 use crate::session::SessionRef;
 use crate::sys;
@@ -334,17 +334,7 @@ impl<'v> Options<'v> {
         F: FnMut(&SessionRef<'_>) -> Result<()> + Send + 'static,
     {
         let boxed: InitFn = Box::new(init);
-        let user = into_user(boxed);
-        // SAFETY: on success the options own `user`.
-        let status = unsafe {
-            sys::tw_options_set_init_fn(self.raw.as_ptr(), Some(init_trampoline), user, Some(destroy_boxed::<InitFn>))
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<InitFn>(user) };
-        }
-        check(status)?;
-        Ok(self)
+        self.set_callback(boxed, init_trampoline as sys::tw_init_fn, sys::tw_options_set_init_fn)
     }
 
     /// TF's `Scaffold(ready_op=…)`: a worker waits until `ready` returns true.
@@ -353,21 +343,27 @@ impl<'v> Options<'v> {
         F: FnMut(&SessionRef<'_>) -> Result<bool> + Send + 'static,
     {
         let boxed: ReadyFn = Box::new(ready);
-        let user = into_user(boxed);
-        // SAFETY: on success the options own `user`.
-        let status = unsafe {
-            sys::tw_options_set_ready_fn(
-                self.raw.as_ptr(),
-                Some(ready_trampoline),
-                user,
-                Some(destroy_boxed::<ReadyFn>),
-            )
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<ReadyFn>(user) };
-        }
-        check(status)?;
+        self.set_callback(boxed, ready_trampoline as sys::tw_ready_fn, sys::tw_options_set_ready_fn)
+    }
+
+    /// Gives the options `value` behind the C callback `trampoline` through `set` (a
+    /// `tw_options_set_*_fn`); the options own it once `set` succeeds.
+    fn set_callback<T, F>(
+        &mut self,
+        value: T,
+        trampoline: F,
+        set: unsafe extern "C" fn(
+            *mut sys::tw_options,
+            Option<F>,
+            *mut c_void,
+            Option<sys::tw_destroy_fn>,
+        ) -> sys::tw_status,
+    ) -> Result<&mut Self> {
+        let raw = self.raw.as_ptr();
+        // SAFETY: a live options object; `hand_over` frees `value` if `set` fails.
+        check(hand_over(Some(value), trampoline, |callback, user, destroy| unsafe {
+            set(raw, callback, user, destroy)
+        }))?;
         Ok(self)
     }
 

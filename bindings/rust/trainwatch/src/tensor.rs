@@ -103,6 +103,35 @@ pub(crate) fn element_count(shape: &[i64]) -> Result<usize> {
     })
 }
 
+/// The accessors of the two tensors that own their name, dtype and shape (`View`, `Tensor`).
+macro_rules! name_dtype_shape {
+    () => {
+        pub fn name(&self) -> &str {
+            self.name.to_str().unwrap_or("")
+        }
+
+        pub fn dtype(&self) -> DType {
+            self.dtype
+        }
+
+        pub fn shape(&self) -> &[i64] {
+            &self.shape
+        }
+    };
+}
+
+/// The C view of a row-major tensor; valid while `name`, `data` and `shape` are.
+fn c_view(name: &CStr, dtype: DType, data: *mut c_void, shape: &[i64]) -> sys::tw_tensor {
+    sys::tw_tensor {
+        dtype: dtype.raw(),
+        name: name.as_ptr(),
+        data,
+        ndim: shape.len() as i32,
+        shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
+        ..sys::tw_tensor::init()
+    }
+}
+
 /// A named, borrowed, row-major view of memory the caller owns: a feed, an output to publish, or a
 /// tensor to scan. The library never keeps it past the call it is given to.
 #[derive(Debug)]
@@ -159,28 +188,11 @@ impl<'a> View<'a> {
         })
     }
 
-    pub fn name(&self) -> &str {
-        self.name.to_str().unwrap_or("")
-    }
-
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    pub fn shape(&self) -> &[i64] {
-        &self.shape
-    }
+    name_dtype_shape!();
 
     /// The C view; valid while `self` is.
     pub(crate) fn raw(&self) -> sys::tw_tensor {
-        sys::tw_tensor {
-            dtype: self.dtype.raw(),
-            name: self.name.as_ptr(),
-            data: self.data as *mut c_void,
-            ndim: self.shape.len() as i32,
-            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        }
+        c_view(&self.name, self.dtype, self.data as *mut c_void, &self.shape)
     }
 }
 
@@ -369,17 +381,7 @@ impl Tensor {
         Tensor::from_bytes(name, dtype, &vec![0u8; bytes], shape)
     }
 
-    pub fn name(&self) -> &str {
-        self.name.to_str().unwrap_or("")
-    }
-
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    pub fn shape(&self) -> &[i64] {
-        &self.shape
-    }
+    name_dtype_shape!();
 
     pub fn bytes(&self) -> &[u8] {
         // SAFETY: words holds len initialised bytes.
@@ -409,14 +411,7 @@ impl Tensor {
 
     /// The C view; valid while `self` is (and not moved).
     pub(crate) fn raw(&self) -> sys::tw_tensor {
-        sys::tw_tensor {
-            dtype: self.dtype.raw(),
-            name: self.name.as_ptr(),
-            data: self.words.as_ptr() as *mut c_void,
-            ndim: self.shape.len() as i32,
-            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        }
+        c_view(&self.name, self.dtype, self.words.as_ptr() as *mut c_void, &self.shape)
     }
 }
 
