@@ -120,8 +120,16 @@ macro_rules! name_dtype_shape {
     };
 }
 
+/// Fails unless `shape` holds `len` elements; the message names the `what` called `name`.
+pub(crate) fn check_holds(what: &str, name: &str, shape: &[i64], len: usize) -> Result<()> {
+    if element_count(shape)? != len {
+        return Err(Error::invalid(format!("{} '{}': shape {:?} does not hold {} elements", what, name, shape, len)));
+    }
+    Ok(())
+}
+
 /// The C view of a row-major tensor; valid while `name`, `data` and `shape` are.
-fn c_view(name: &CStr, dtype: DType, data: *mut c_void, shape: &[i64]) -> sys::tw_tensor {
+pub(crate) fn c_view(name: &CStr, dtype: DType, data: *mut c_void, shape: &[i64]) -> sys::tw_tensor {
     sys::tw_tensor {
         dtype: dtype.raw(),
         name: name.as_ptr(),
@@ -146,14 +154,7 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// A view of `data` with `shape` (its element count must equal `data.len()`; `&[]` is a scalar).
     pub fn new<T: Element>(name: &str, data: &'a [T], shape: &[i64]) -> Result<View<'a>> {
-        if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!(
-                "view '{}': shape {:?} does not hold {} elements",
-                name,
-                shape,
-                data.len()
-            )));
-        }
+        check_holds("view", name, shape, data.len())?;
         Ok(View {
             name: c_string("name", name)?,
             dtype: T::DTYPE,
