@@ -1,6 +1,6 @@
 # Sourced by tests/consumer/*/run.sh: what every consumer test starts with — a scratch folder outside
 # the repository ($work, removed at exit) — and case_, the one way they report a case.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # status: read by the sourcing script
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0  # the script's exit status: 1 once a case failed

@@ -1,6 +1,6 @@
 # Sourced by java.sh and csharp.sh: what a binding's package step starts with. Named .bash, not .sh,
 # because tools/package runs every tools/package.d/*.sh as a step.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034  # build, dist, version, stage: read by the sourcing step
 
 # binding_package_setup OPTION TARGET… -- BUILD_DIR DIST_DIR: sets $build and $dist (absolute; defaults
 # build and dist), $version (the header's), builds the TARGETs (paths under BUILD_DIR, the first the
