@@ -33,7 +33,11 @@ func newTrainer(t *testing.T) *trainer {
 	return &trainer{w: w, x: x}
 }
 
-func (tr *trainer) step(ctx *tw.StepContext) error {
+func (tr *trainer) step(ctx *tw.StepContext) error { return addFeedToW(ctx, func(float32) {}) }
+
+// addFeedToW is the step of the tests' model (trainer, and parity's model): w += x, the feed, and
+// publishes loss = sum(w). seen hears x as soon as it is read.
+func addFeedToW(ctx *tw.StepContext, seen func(x float32)) error {
 	feed, err := ctx.Feed("x")
 	if err != nil {
 		return err
@@ -42,6 +46,7 @@ func (tr *trainer) step(ctx *tw.StepContext) error {
 	if err != nil {
 		return err
 	}
+	seen(x)
 	view, err := ctx.Variable("w")
 	if err != nil {
 		return err
@@ -68,6 +73,27 @@ func (tr *trainer) train(t *testing.T, s *tw.Session) int {
 	return runs
 }
 
+// options makes options holding w, closed when the test ends.
+func (tr *trainer) options(t *testing.T) *tw.Options {
+	t.Helper()
+	opts, err := tw.NewOptions()
+	must(t, err)
+	t.Cleanup(opts.Close)
+	must(t, opts.AddVariable(tr.w))
+	return opts
+}
+
+// built takes what a hook constructor returns, failing the test on its error; the hook is closed
+// when the test ends: stop := built(t)(tw.StopAtStepHook(3, tw.Unset)).
+func built(t *testing.T) func(*tw.BuiltinHook, error) *tw.BuiltinHook {
+	return func(hook *tw.BuiltinHook, err error) *tw.BuiltinHook {
+		t.Helper()
+		must(t, err)
+		t.Cleanup(hook.Close)
+		return hook
+	}
+}
+
 func quiet(t *testing.T) {
 	tw.SetLogLevel(tw.LogError)
 	t.Cleanup(func() { tw.SetLogLevel(tw.LogInfo) })
@@ -80,9 +106,7 @@ func TestMonitoredTrainingSessionDefaultsAndResume(t *testing.T) {
 	quiet(t)
 	dir := t.TempDir()
 	tr := newTrainer(t)
-	stop, err := tw.StopAtStepHook(tw.Unset, 4)
-	must(t, err)
-	defer stop.Close()
+	stop := built(t)(tw.StopAtStepHook(tw.Unset, 4))
 	chief := &recorder{}
 	s, err := tw.NewMonitoredTrainingSession(tw.Variables(tr.w), tw.CheckpointDir(dir), tw.SaveCheckpointSteps(2),
 		tw.SaveSummariesSteps(1), tw.LogStepCountSteps(1), tw.ChiefOnlyHooks(chief), tw.Hooks(stop))
@@ -112,9 +136,7 @@ func TestMonitoredTrainingSessionDefaultsAndResume(t *testing.T) {
 	}
 
 	again := newTrainer(t)
-	stop2, err := tw.StopAtStepHook(2, tw.Unset)
-	must(t, err)
-	defer stop2.Close()
+	stop2 := built(t)(tw.StopAtStepHook(2, tw.Unset))
 	s2, err := tw.NewMonitoredTrainingSession(tw.Variables(again.w), tw.CheckpointDir(dir), tw.SaveSummariesSteps(0),
 		tw.LogStepCountSteps(0), tw.Hooks(stop2))
 	must(t, err)
@@ -180,15 +202,10 @@ func TestCheckpointListenerStopsTraining(t *testing.T) {
 	quiet(t)
 	dir := t.TempDir()
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	must(t, opts.SetInt64(tw.OptEveryNSteps, 2))
 	l := &listener{stopAt: 4}
-	saver, err := tw.CheckpointSaverHook(dir, opts, l)
-	must(t, err)
-	defer saver.Close()
+	saver := built(t)(tw.CheckpointSaverHook(dir, opts, l))
 	s, err := tw.NewMonitoredSession(opts, saver)
 	must(t, err)
 	if runs := tr.train(t, s); runs != 4 {
@@ -209,14 +226,9 @@ func (panickingListener) BeforeSave(*tw.SessionRef, int64) error { panic("listen
 func TestListenerPanicIsReraised(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	must(t, opts.SetInt64(tw.OptEveryNSteps, 1))
-	saver, err := tw.CheckpointSaverHook(t.TempDir(), opts, panickingListener{})
-	must(t, err)
-	defer saver.Close()
+	saver := built(t)(tw.CheckpointSaverHook(t.TempDir(), opts, panickingListener{}))
 	defer func() {
 		if r := recover(); r != "listener exploded" {
 			t.Errorf("recovered %v, want the listener's panic", r)
@@ -240,25 +252,18 @@ func TestLoggingTensorHookFormatterAndOverride(t *testing.T) {
 	})
 	defer tw.SetLogSink(nil)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
-	hook, err := tw.LoggingTensorHook([]string{"loss", "global_step"}, tw.EveryNSteps(1), tw.Tags("l", "g"),
+	opts := tr.options(t)
+	hook := built(t)(tw.LoggingTensorHook([]string{"loss", "global_step"}, tw.EveryNSteps(1), tw.Tags("l", "g"),
 		tw.Formatter(func(values []tw.View) (string, error) {
 			loss, err := tw.Scalar[float32](values[1]) // sorted by tag: g, l
 			return "formatted " + values[0].Name + values[1].Name + " " + itoa(int64(loss)), err
-		}))
-	must(t, err)
-	defer hook.Close()
+		})))
 	var overridden int
 	must(t, hook.OverrideLogTensors(func(super func([]tw.View) error, values []tw.View) error {
 		overridden++
 		return super(values)
 	}))
-	stop, err := tw.StopAtStepHook(2, tw.Unset)
-	must(t, err)
-	defer stop.Close()
+	stop := built(t)(tw.StopAtStepHook(2, tw.Unset))
 	s, err := tw.NewMonitoredSession(opts, hook, stop)
 	must(t, err)
 	tr.train(t, s)
@@ -284,13 +289,8 @@ func TestStepCounterAndSummarySaver(t *testing.T) {
 	writer, err := tw.OpenSummaryWriter(dir)
 	must(t, err)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
-	counter, err := tw.StepCounterHook(tw.EveryNSteps(1), tw.WithSummaryWriter(writer))
-	must(t, err)
-	defer counter.Close()
+	opts := tr.options(t)
+	counter := built(t)(tw.StepCounterHook(tw.EveryNSteps(1), tw.WithSummaryWriter(writer)))
 	var records []int64
 	must(t, counter.OverrideRecord(func(super func() error, steps int64, secs float64, step int64) error {
 		records = append(records, steps, step)
@@ -299,12 +299,8 @@ func TestStepCounterAndSummarySaver(t *testing.T) {
 		}
 		return super()
 	}))
-	summaries, err := tw.SummarySaverHook([]string{"loss"}, tw.EveryNSteps(1), tw.WithSummaryWriter(writer))
-	must(t, err)
-	defer summaries.Close()
-	stop, err := tw.StopAtStepHook(3, tw.Unset)
-	must(t, err)
-	defer stop.Close()
+	summaries := built(t)(tw.SummarySaverHook([]string{"loss"}, tw.EveryNSteps(1), tw.WithSummaryWriter(writer)))
+	stop := built(t)(tw.StopAtStepHook(3, tw.Unset))
 	s, err := tw.NewMonitoredSession(opts, counter, summaries, stop)
 	must(t, err)
 	tr.train(t, s)
@@ -342,24 +338,19 @@ func TestStepCounterAndSummarySaver(t *testing.T) {
 func TestFeedFnAndFinalOps(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	x, err := tw.ScalarTensor("x", float32(0))
 	must(t, err)
 	calls := 0
-	feeder, err := tw.FeedFnHook(func() ([]*tw.Tensor, error) {
+	feeder := built(t)(tw.FeedFnHook(func() ([]*tw.Tensor, error) {
 		calls++
 		xs, _ := tw.Values[float32](x)
 		xs[0] = float32(calls)
 		return []*tw.Tensor{x}, nil
-	})
-	must(t, err)
-	defer feeder.Close()
+	}))
 	scale, err := tw.ScalarTensor("scale", float32(10))
 	must(t, err)
-	final, err := tw.FinalOpsHook(func(ctx *tw.StepContext) error {
+	final := built(t)(tw.FinalOpsHook(func(ctx *tw.StepContext) error {
 		feed, err := ctx.Feed("scale")
 		if err != nil {
 			return err
@@ -371,18 +362,14 @@ func TestFeedFnAndFinalOps(t *testing.T) {
 		}
 		w, _ := tw.Values[float32](view)
 		return ctx.Publish("scaled", w[0]*k)
-	}, scale)
-	must(t, err)
-	defer final.Close()
+	}, scale))
 	if _, err := final.FinalValues(); !errors.Is(err, tw.ErrFailedPrecondition) {
 		t.Errorf("final values before the final step: %v", err)
 	}
 	if _, err := feeder.FinalValues(); !errors.Is(err, tw.ErrInvalidArgument) {
 		t.Errorf("final values of a FeedFnHook: %v", err)
 	}
-	stop, err := tw.StopAtStepHook(3, tw.Unset)
-	must(t, err)
-	defer stop.Close()
+	stop := built(t)(tw.StopAtStepHook(3, tw.Unset))
 	s, err := tw.NewMonitoredSession(opts, feeder, final, stop)
 	must(t, err)
 	for !s.ShouldStop() {
@@ -404,15 +391,10 @@ func TestFeedFnAndFinalOps(t *testing.T) {
 func TestGlobalStepWaiterReadsTheSharedStep(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	reads := int64(0)
-	waiter, err := tw.GlobalStepWaiterHook(3, tw.WithOption(tw.OptWaitPollSecs, 0.001),
-		tw.ReadGlobalStep(func(*tw.SessionRef) (int64, error) { reads++; return reads, nil }))
-	must(t, err)
-	defer waiter.Close()
+	waiter := built(t)(tw.GlobalStepWaiterHook(3, tw.WithOption(tw.OptWaitPollSecs, 0.001),
+		tw.ReadGlobalStep(func(*tw.SessionRef) (int64, error) { reads++; return reads, nil })))
 	s, err := tw.NewSingularMonitoredSession(opts, waiter)
 	must(t, err)
 	must(t, s.Run(tr.step, tr.x))
@@ -428,16 +410,9 @@ func TestProfilerHookWritesTimelines(t *testing.T) {
 	quiet(t)
 	dir := t.TempDir()
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
-	profiler, err := tw.ProfilerHook(tw.EveryNSteps(2), tw.OutputDir(dir))
-	must(t, err)
-	defer profiler.Close()
-	stop, err := tw.StopAtStepHook(4, tw.Unset)
-	must(t, err)
-	defer stop.Close()
+	opts := tr.options(t)
+	profiler := built(t)(tw.ProfilerHook(tw.EveryNSteps(2), tw.OutputDir(dir)))
+	stop := built(t)(tw.StopAtStepHook(4, tw.Unset))
 	s, err := tw.NewMonitoredSession(opts, profiler, stop)
 	must(t, err)
 	tr.train(t, s)
@@ -453,17 +428,12 @@ func TestProfilerHookWritesTimelines(t *testing.T) {
 func TestNanGuardCallback(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	var events []tw.NanEvent
-	guard, err := tw.NanTensorHookWith([]string{"lo*"}, tw.OnNaN(func(s *tw.SessionRef, e tw.NanEvent) error {
+	guard := built(t)(tw.NanTensorHookWith([]string{"lo*"}, tw.OnNaN(func(s *tw.SessionRef, e tw.NanEvent) error {
 		events = append(events, e)
 		return s.RequestStop()
-	}))
-	must(t, err)
-	defer guard.Close()
+	})))
 	s, err := tw.NewMonitoredSession(opts, guard)
 	must(t, err)
 	must(t, s.Run(tr.step, tr.x))
@@ -565,10 +535,7 @@ func (l *loopback) Barrier(timeout float64) error                          { ret
 func TestCollectiveSeam(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	engine := &loopback{calls: map[string]int{}}
 	must(t, opts.SetCollective(engine))
 	s, err := tw.NewMonitoredSession(opts)
@@ -637,10 +604,7 @@ func TestShardsWithoutCollective(t *testing.T) {
 func TestInitFuncAndOptionInfo(t *testing.T) {
 	quiet(t)
 	tr := newTrainer(t)
-	opts, err := tw.NewOptions()
-	must(t, err)
-	defer opts.Close()
-	must(t, opts.AddVariable(tr.w))
+	opts := tr.options(t)
 	must(t, opts.SetInitFunc(func(s *tw.SessionRef) error {
 		view, err := s.Variable("w")
 		if err != nil {

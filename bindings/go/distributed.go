@@ -100,8 +100,7 @@ func (o *Options) AddShard(t *Tensor, globalShape, offset []int64) error {
 	if err := o.set(func() C.tw_status { return C.tw_options_add_shard(o.c, raw, global, start) }); err != nil {
 		return err
 	}
-	t.c.users++
-	o.variables = append(o.variables, t)
+	o.variables.add(t)
 	runtime.KeepAlive(t)
 	return nil
 }

@@ -104,6 +104,11 @@ tw_status twgo_checkpoint_listener_create(tw_checkpoint_listener **out, const ch
 
 /* ---- built-in hooks with Go callbacks ---- */
 
+/* create(ARGS…, fn, user_data, destroy) with the Go value behind handle and its C callback fn, or with
+ * no callback when handle is 0 (nothing to release then). */
+#define WITH_GO_FN(create, handle, fn, ...) \
+  ((handle) == 0 ? create(__VA_ARGS__, NULL, NULL, NULL) : create(__VA_ARGS__, fn, (void *)(handle), release))
+
 static tw_status nan_fn(void *user, tw_session *session, const tw_nan_event *event) {
   return twgoNanCall((uintptr_t)user, session, (char *)event->tensor_name, event->global_step, event->nan_count,
                      event->pos_inf_count, event->neg_inf_count, event->first_nonfinite_index);
@@ -111,8 +116,7 @@ static tw_status nan_fn(void *user, tw_session *session, const tw_nan_event *eve
 
 tw_status twgo_nan_tensor_hook_create(tw_hook **out, const char *const *watch, size_t n_watch, const tw_options *opts,
                                       uintptr_t handle) {
-  if (handle == 0) return tw_nan_tensor_hook_create_with_options(out, watch, n_watch, opts, NULL, NULL, NULL);
-  return tw_nan_tensor_hook_create_with_options(out, watch, n_watch, opts, nan_fn, (void *)handle, release);
+  return WITH_GO_FN(tw_nan_tensor_hook_create_with_options, handle, nan_fn, out, watch, n_watch, opts);
 }
 
 static tw_status formatter(void *user, const tw_tensor *const *values, size_t n_values, char *buffer,
@@ -122,8 +126,7 @@ static tw_status formatter(void *user, const tw_tensor *const *values, size_t n_
 
 tw_status twgo_logging_tensor_hook_create(tw_hook **out, const char *const *names, const char *const *tags,
                                           size_t n_names, const tw_options *opts, uintptr_t handle) {
-  if (handle == 0) return tw_logging_tensor_hook_create(out, names, tags, n_names, opts, NULL, NULL, NULL);
-  return tw_logging_tensor_hook_create(out, names, tags, n_names, opts, formatter, (void *)handle, release);
+  return WITH_GO_FN(tw_logging_tensor_hook_create, handle, formatter, out, names, tags, n_names, opts);
 }
 
 static tw_status feed_fn(void *user, const tw_tensor **feeds, size_t *n_feeds) {
@@ -147,8 +150,7 @@ static tw_status global_step_fn(void *user, tw_session *session, int64_t *global
 
 tw_status twgo_global_step_waiter_hook_create(tw_hook **out, int64_t wait_until_step, const tw_options *opts,
                                               uintptr_t handle) {
-  if (handle == 0) return tw_global_step_waiter_hook_create(out, wait_until_step, opts, NULL, NULL, NULL);
-  return tw_global_step_waiter_hook_create(out, wait_until_step, opts, global_step_fn, (void *)handle, release);
+  return WITH_GO_FN(tw_global_step_waiter_hook_create, handle, global_step_fn, out, wait_until_step, opts);
 }
 
 /* ---- hook extension points (TF's overridable _save, _log_tensors, _log_and_record) ---- */
@@ -181,12 +183,10 @@ static tw_status ready_fn(void *user, tw_session *session, int *ready) {
 }
 
 tw_status twgo_options_set_init_fn(tw_options *opts, uintptr_t handle) {
-  if (handle == 0) return tw_options_set_init_fn(opts, NULL, NULL, NULL);
-  return tw_options_set_init_fn(opts, init_fn, (void *)handle, release);
+  return WITH_GO_FN(tw_options_set_init_fn, handle, init_fn, opts);
 }
 tw_status twgo_options_set_ready_fn(tw_options *opts, uintptr_t handle) {
-  if (handle == 0) return tw_options_set_ready_fn(opts, NULL, NULL, NULL);
-  return tw_options_set_ready_fn(opts, ready_fn, (void *)handle, release);
+  return WITH_GO_FN(tw_options_set_ready_fn, handle, ready_fn, opts);
 }
 
 static tw_status allreduce(void *user, int64_t *values, size_t count, tw_reduce_op op, double timeout_secs) {

@@ -219,7 +219,7 @@ func withSession(cs *C.tw_session, fn func(*SessionRef) error) error {
 // save and restore in place. Close frees them; sessions made from them are not affected.
 type Options struct {
 	c         *C.tw_options
-	variables []*Tensor
+	variables heldTensors
 }
 
 // NewOptions has every default (TF's).
@@ -246,10 +246,7 @@ func (o *Options) Close() {
 	}
 	C.tw_options_destroy(o.c)
 	o.c = nil
-	for _, v := range o.variables {
-		v.c.users--
-	}
-	o.variables = nil
+	o.variables.release()
 	runtime.SetFinalizer(o, nil)
 }
 
@@ -324,7 +321,6 @@ func (o *Options) AddVariable(t *Tensor) error {
 	if err := o.set(func() C.tw_status { return C.tw_options_add_variable(o.c, &raw) }); err != nil {
 		return err
 	}
-	t.c.users++
-	o.variables = append(o.variables, t)
+	o.variables.add(t)
 	return nil
 }

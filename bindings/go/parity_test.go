@@ -110,29 +110,7 @@ func newModel(t *testing.T, tr *trace) *model {
 }
 
 func (m *model) step(ctx *tw.StepContext) error {
-	feed, err := ctx.Feed("x")
-	if err != nil {
-		return err
-	}
-	x, err := tw.Scalar[float32](feed)
-	if err != nil {
-		return err
-	}
-	m.trace.add("step global_step=%d x=%s", ctx.GlobalStep(), number(x))
-	view, err := ctx.Variable("w")
-	if err != nil {
-		return err
-	}
-	w, err := tw.Values[float32](view)
-	if err != nil {
-		return err
-	}
-	var loss float32
-	for i := range w {
-		w[i] += x
-		loss += w[i]
-	}
-	return ctx.Publish("loss", loss)
+	return addFeedToW(ctx, func(x float32) { m.trace.add("step global_step=%d x=%s", ctx.GlobalStep(), number(x)) })
 }
 
 func (m *model) run(s *tw.Session, x float32) error {

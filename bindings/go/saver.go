@@ -15,7 +15,7 @@ import (
 // saver lives). Close frees it and releases its directory locks.
 type Saver struct {
 	c         *C.tw_saver
-	variables []*Tensor
+	variables heldTensors
 }
 
 // SaverOption configures a Saver (TF's Saver arguments).
@@ -66,7 +66,7 @@ func NewSaver(variables []*Tensor, options ...SaverOption) (*Saver, error) {
 	if err := check(func() C.tw_status { return C.tw_saver_create(&s.c, ptr, C.size_t(len(variables))) }); err != nil {
 		return nil, err
 	}
-	return s.adopt(append([]*Tensor(nil), variables...), options)
+	return s.adopt(variables, options)
 }
 
 // NewSaverFromOptions is the saver a session created from opts would hold (its variables and
@@ -79,14 +79,11 @@ func NewSaverFromOptions(opts *Options, options ...SaverOption) (*Saver, error) 
 	if err := check(func() C.tw_status { return C.tw_saver_create_from_options(&s.c, opts.c) }); err != nil {
 		return nil, err
 	}
-	return s.adopt(append([]*Tensor(nil), opts.variables...), options)
+	return s.adopt(opts.variables, options)
 }
 
 func (s *Saver) adopt(variables []*Tensor, options []SaverOption) (*Saver, error) {
-	s.variables = variables
-	for _, v := range variables {
-		v.c.users++
-	}
+	s.variables.add(variables...)
 	runtime.SetFinalizer(s, (*Saver).Close)
 	for _, option := range options {
 		if err := option(s); err != nil {
@@ -104,10 +101,7 @@ func (s *Saver) Close() {
 	}
 	C.tw_saver_destroy(s.c)
 	s.c = nil
-	for _, v := range s.variables {
-		v.c.users--
-	}
-	s.variables = nil
+	s.variables.release()
 	runtime.SetFinalizer(s, nil)
 }
 

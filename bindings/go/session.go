@@ -19,7 +19,7 @@ type StepFunc func(ctx *StepContext) error
 // Session is a MonitoredSession (recovering from preemption) or SingularMonitoredSession.
 type Session struct {
 	SessionRef
-	variables []*Tensor
+	variables heldTensors
 }
 
 // NewMonitoredSession is TF's MonitoredSession: Begin on every hook, restore (chief, from
@@ -120,10 +120,7 @@ func createSession(opts *Options, hooks, chiefOnly []Hook, create sessionCreator
 		return nil, err
 	}
 	if opts != nil {
-		s.variables = append(s.variables, opts.variables...)
-		for _, v := range s.variables {
-			v.c.users++
-		}
+		s.variables.add(opts.variables...)
 	}
 	runtime.SetFinalizer(s, (*Session).destroy)
 	return s, nil
@@ -217,10 +214,7 @@ func (s *Session) destroy() {
 		return
 	}
 	s.c = nil
-	for _, v := range s.variables {
-		v.c.users--
-	}
-	s.variables = nil
+	s.variables.release()
 	runtime.SetFinalizer(s, nil)
 }
 

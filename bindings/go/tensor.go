@@ -187,6 +187,26 @@ type tensorMemory struct {
 	users int // Options and Sessions registering it
 }
 
+// heldTensors are the tensors an Options, Saver or Session registers: each counts among its
+// tensor's users, and a tensor is not freed while it has any.
+type heldTensors []*Tensor
+
+// add holds ts, copied into h's own slice (never the caller's).
+func (h *heldTensors) add(ts ...*Tensor) {
+	for _, t := range ts {
+		t.c.users++
+	}
+	*h = append(*h, ts...)
+}
+
+// release lets every held tensor go.
+func (h *heldTensors) release() {
+	for _, t := range *h {
+		t.c.users--
+	}
+	*h = nil
+}
+
 func (m *tensorMemory) free() {
 	C.free(m.data)
 	C.free(unsafe.Pointer(m.name))

@@ -10,16 +10,8 @@
 #        configured with -Dcsharp=enabled). Prints the package's path.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=$(realpath "${1:-build}")
-mkdir -p "${2:-dist}"
-dist=$(realpath "${2:-dist}")
-version=$(sed -n 's/^#define TW_VERSION_STRING "\(.*\)"$/\1/p' include/trainwatch/common.h)
-ninja -C "$build" -t query bindings/csharp/TrainWatch.dll > /dev/null 2>&1 ||
-  { echo "$0: $build has no bindings/csharp/TrainWatch.dll: configure it with -Dcsharp=enabled" >&2; exit 1; }
-ninja -C "$build" bindings/csharp/TrainWatch.dll bindings/csharp/libtrainwatch_csharp.so > /dev/null
-
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+source tools/package.d/binding.bash
+binding_package_setup csharp bindings/csharp/TrainWatch.dll bindings/csharp/libtrainwatch_csharp.so -- "$@"
 mkdir -p "$stage/lib/netstandard2.0" "$stage/runtimes/linux-x64/native"
 cp "$build/bindings/csharp/TrainWatch.dll" bindings/csharp/package/TrainWatch.dll.config "$stage/lib/netstandard2.0/"
 /usr/bin/python3 tools/package.d/bundle.py "$stage/runtimes/linux-x64/native" \

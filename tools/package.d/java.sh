@@ -10,16 +10,8 @@
 #        with -Djava=enabled). Prints the jar's path.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=$(realpath "${1:-build}")
-mkdir -p "${2:-dist}"
-dist=$(realpath "${2:-dist}")
-version=$(sed -n 's/^#define TW_VERSION_STRING "\(.*\)"$/\1/p' include/trainwatch/common.h)
-ninja -C "$build" -t query bindings/java/trainwatch.jar > /dev/null 2>&1 ||
-  { echo "$0: $build has no bindings/java/trainwatch.jar: configure it with -Djava=enabled" >&2; exit 1; }
-ninja -C "$build" bindings/java/trainwatch.jar bindings/java/libtrainwatch_jni.so > /dev/null
-
-stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+source tools/package.d/binding.bash
+binding_package_setup java bindings/java/trainwatch.jar bindings/java/libtrainwatch_jni.so -- "$@"
 native=$stage/META-INF/native/linux-x86_64
 mkdir -p "$native"
 /usr/bin/python3 tools/package.d/bundle.py "$native" "$build/bindings/java/libtrainwatch_jni.so" \

@@ -8,23 +8,11 @@
 set -uo pipefail
 nupkg=$(realpath "$1")
 source=$(realpath "$(dirname "$0")/TrainLoop.cs")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../cases.sh"  # $work, case_, $status
 unset LD_LIBRARY_PATH MONO_PATH MONO_CONFIG
 cd "$work"
 mkdir package app
 unzip -q "$nupkg" -d package
-status=0
-
-case_() {  # case_ NAME COMMAND…: PASS when the command succeeds
-  local name=$1 out; shift
-  if out=$("$@" 2>&1); then
-    echo "PASS $name"
-  else
-    status=1
-    echo "FAIL $name: $(printf '%s' "$out" | tail -5 | tr '\n' ' ')"
-  fi
-}
 
 version=$(sed -n 's|.*<version>\(.*\)</version>.*|\1|p' package/TrainWatch.nuspec 2>/dev/null)
 metadata() {

@@ -7,23 +7,11 @@
 set -uo pipefail
 jar=$(realpath "$1")
 source=$(realpath "$(dirname "$0")/TrainLoop.java")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../cases.sh"  # $work, case_, $status
 unset LD_LIBRARY_PATH JAVA_TOOL_OPTIONS
 cd "$work"
 mkdir lib classes
 cp "$jar" lib/trainwatch.jar
-status=0
-
-case_() {  # case_ NAME COMMAND…: PASS when the command succeeds
-  local name=$1 out; shift
-  if out=$("$@" 2>&1); then
-    echo "PASS $name"
-  else
-    status=1
-    echo "FAIL $name: $(printf '%s' "$out" | tail -5 | tr '\n' ' ')"
-  fi
-}
 
 metadata() {
   local version

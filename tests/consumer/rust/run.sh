@@ -12,20 +12,8 @@ build=$(realpath "$1")
 crates=("$(realpath "$2")" "$(realpath "$3")")
 project=$(realpath "$(dirname "$0")")
 cargo=${CARGO:-/usr/bin/cargo}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/../cases.sh"  # $work, case_, $status
 unset LD_LIBRARY_PATH TRAINWATCH_LIB_DIR PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR RUSTFLAGS CARGO_TARGET_DIR
-status=0
-
-case_() {  # case_ NAME COMMAND…: PASS when the command succeeds
-  local name=$1 out; shift
-  if out=$("$@" 2>&1); then
-    echo "PASS $name"
-  else
-    status=1
-    echo "FAIL $name: $(printf '%s' "$out" | tail -5 | tr '\n' ' ')"
-  fi
-}
 
 # The crates as cargo's directory source wants them: unpacked, with the .crate's checksum.
 vendor() {

@@ -76,46 +76,29 @@ pub const TW_PROGRESS_RESTORE: i32 = 2;
 pub type tw_option = i32;
 pub type tw_log_level = i32;
 
-#[repr(C)]
-pub struct tw_options {
-    _private: [u8; 0],
+/// Declares the C API's opaque types: known only by pointer, never made or read on the Rust side.
+macro_rules! opaque {
+    ($($name:ident),+ $(,)?) => {
+        $(
+            #[repr(C)]
+            pub struct $name {
+                _private: [u8; 0],
+            }
+        )+
+    };
 }
-#[repr(C)]
-pub struct tw_session {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_hook {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_run_context {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_step_context {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_checkpoint_listener {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_saver {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_checkpoint_variables {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_summary_writer {
-    _private: [u8; 0],
-}
-#[repr(C)]
-pub struct tw_event_reader {
-    _private: [u8; 0],
-}
+opaque!(
+    tw_options,
+    tw_session,
+    tw_hook,
+    tw_run_context,
+    tw_step_context,
+    tw_checkpoint_listener,
+    tw_saver,
+    tw_checkpoint_variables,
+    tw_summary_writer,
+    tw_event_reader,
+);
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

@@ -5,7 +5,7 @@ use std::os::raw::{c_char, c_void};
 use std::path::{Path, PathBuf};
 use std::ptr;
 
-use crate::callback::{destroy_boxed, into_user, reclaim, user_of};
+use crate::callback::{hand_over, user_of};
 use crate::error::{c_string, check, guard, Error, Result};
 use crate::hook::Hook;
 use crate::listener::CheckpointListener;
@@ -26,6 +26,25 @@ fn c_strings(what: &str, names: &[String]) -> Result<(Vec<CString>, Vec<*const c
     let owned = names.iter().map(|n| c_string(what, n)).collect::<Result<Vec<_>>>()?;
     let pointers = owned.iter().map(|n| n.as_ptr()).collect();
     Ok((owned, pointers))
+}
+
+/// A builder's setter: `fn NAME(mut self, value: TYPE) -> Self` that stores `Some(value)` in the
+/// field; `path` takes `impl AsRef<Path>` and stores a `PathBuf`.
+macro_rules! setter {
+    ($(#[$doc:meta])* $name:ident: path => $($field:ident).+) => {
+        $(#[$doc])*
+        pub fn $name(mut self, dir: impl AsRef<Path>) -> Self {
+            self.$($field).+ = Some(dir.as_ref().to_path_buf());
+            self
+        }
+    };
+    ($(#[$doc:meta])* $name:ident: $ty:ty => $($field:ident).+) => {
+        $(#[$doc])*
+        pub fn $name(mut self, value: $ty) -> Self {
+            self.$($field).+ = Some(value);
+            self
+        }
+    };
 }
 
 /// A periodic hook's timer: TF's `every_n_steps` / `every_n_secs` (`save_steps` / `save_secs`).
@@ -79,29 +98,21 @@ impl CheckpointSaverHook {
             listeners: Vec::new(),
         }
     }
-    pub fn save_steps(mut self, steps: i64) -> Self {
-        self.period.steps = Some(steps);
-        self
-    }
-    pub fn save_secs(mut self, secs: f64) -> Self {
-        self.period.secs = Some(secs);
-        self
-    }
+    setter!(save_steps: i64 => period.steps);
+    setter!(save_secs: f64 => period.secs);
     /// Default "model.ckpt".
     pub fn checkpoint_basename(mut self, basename: &str) -> Self {
         self.basename = Some(basename.to_string());
         self
     }
-    /// Default true: copy, then compress and write in the background.
-    pub fn async_checkpoint(mut self, on: bool) -> Self {
-        self.async_save = Some(on);
-        self
-    }
-    /// The saver's max_to_keep (default 5).
-    pub fn max_to_keep(mut self, n: i64) -> Self {
-        self.max_to_keep = Some(n);
-        self
-    }
+    setter!(
+        /// Default true: copy, then compress and write in the background.
+        async_checkpoint: bool => async_save
+    );
+    setter!(
+        /// The saver's max_to_keep (default 5).
+        max_to_keep: i64 => max_to_keep
+    );
     /// Adds a listener (TF's `listeners`), called in the order added.
     pub fn listener(mut self, listener: CheckpointListener) -> Self {
         self.listeners.push(listener);
@@ -221,26 +232,22 @@ impl NanTensorHook {
         self.action = action;
         self
     }
-    /// Also treat ±Inf as a divergence (default true; TF's hook sees only NaN).
-    pub fn detect_inf(mut self, on: bool) -> Self {
-        self.detect_inf = Some(on);
-        self
-    }
-    /// Check only runs starting at a multiple of `n` (default 1).
-    pub fn every_n_steps(mut self, n: i64) -> Self {
-        self.every_n_steps = Some(n);
-        self
-    }
-    /// `NanAction::Rollback`: how many rollbacks before failing (default 3).
-    pub fn max_rollbacks(mut self, n: i64) -> Self {
-        self.max_rollbacks = Some(n);
-        self
-    }
-    /// `NanAction::Rollback`: the directory to roll back from.
-    pub fn checkpoint_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.checkpoint_dir = Some(dir.as_ref().to_path_buf());
-        self
-    }
+    setter!(
+        /// Also treat ±Inf as a divergence (default true; TF's hook sees only NaN).
+        detect_inf: bool => detect_inf
+    );
+    setter!(
+        /// Check only runs starting at a multiple of `n` (default 1).
+        every_n_steps: i64 => every_n_steps
+    );
+    setter!(
+        /// `NanAction::Rollback`: how many rollbacks before failing (default 3).
+        max_rollbacks: i64 => max_rollbacks
+    );
+    setter!(
+        /// `NanAction::Rollback`: the directory to roll back from.
+        checkpoint_dir: path => checkpoint_dir
+    );
     /// Calls `f` for every bad value instead of acting: `Ok` goes on (it may request a stop through
     /// the session), `Err` fails the run.
     pub fn on_nan<F>(mut self, f: F) -> Self
@@ -273,13 +280,8 @@ impl NanTensorHook {
         }
         let (_names, pointers) = c_strings("watched name", &self.watch)?;
         let mut raw = ptr::null_mut();
-        let (callback, user): (Option<sys::tw_nan_fn>, *mut c_void) = match self.on_nan {
-            Some(f) => (Some(nan_trampoline), into_user::<NanFn>(f)),
-            None => (None, ptr::null_mut()),
-        };
-        let destroy = if user.is_null() { None } else { Some(destroy_boxed::<NanFn> as sys::tw_destroy_fn) };
         // SAFETY: valid pointers; names and options are copied; on success the hook owns `user`.
-        let status = unsafe {
+        let status = hand_over(self.on_nan, nan_trampoline as sys::tw_nan_fn, |callback, user, destroy| unsafe {
             sys::tw_nan_tensor_hook_create_with_options(
                 &mut raw,
                 pointers.as_ptr(),
@@ -289,11 +291,7 @@ impl NanTensorHook {
                 user,
                 destroy,
             )
-        };
-        if status != sys::TW_OK && !user.is_null() {
-            // SAFETY: not taken.
-            unsafe { reclaim::<NanFn>(user) };
-        }
+        });
         finish(status, raw)
     }
 }
@@ -354,23 +352,13 @@ impl LoggingTensorHook {
         hook.tags = Some(pairs.iter().map(|(t, _)| t.as_ref().to_string()).collect());
         hook
     }
-    pub fn every_n_iter(mut self, n: i64) -> Self {
-        self.period.steps = Some(n);
-        self
-    }
-    pub fn every_n_secs(mut self, secs: f64) -> Self {
-        self.period.secs = Some(secs);
-        self
-    }
-    pub fn at_end(mut self, on: bool) -> Self {
-        self.at_end = Some(on);
-        self
-    }
-    /// Values of more elements are summarised (default 32).
-    pub fn max_elements(mut self, n: i64) -> Self {
-        self.max_elements = Some(n);
-        self
-    }
+    setter!(every_n_iter: i64 => period.steps);
+    setter!(every_n_secs: f64 => period.secs);
+    setter!(at_end: bool => at_end);
+    setter!(
+        /// Values of more elements are summarised (default 32).
+        max_elements: i64 => max_elements
+    );
     /// Writes the line itself from the values (tags as names, in print order).
     pub fn formatter<F>(mut self, f: F) -> Self
     where
@@ -394,14 +382,10 @@ impl LoggingTensorHook {
             None => None,
         };
         let tag_ptr = tags.as_ref().map_or(ptr::null(), |(_, p)| p.as_ptr());
-        let (callback, user): (Option<sys::tw_log_formatter_fn>, *mut c_void) = match self.formatter {
-            Some(f) => (Some(format_trampoline), into_user::<Formatter>(f)),
-            None => (None, ptr::null_mut()),
-        };
-        let destroy = if user.is_null() { None } else { Some(destroy_boxed::<Formatter> as sys::tw_destroy_fn) };
         let mut raw = ptr::null_mut();
+        let trampoline = format_trampoline as sys::tw_log_formatter_fn;
         // SAFETY: valid pointers; names, tags and options are copied; on success the hook owns `user`.
-        let status = unsafe {
+        let status = hand_over(self.formatter, trampoline, |callback, user, destroy| unsafe {
             sys::tw_logging_tensor_hook_create(
                 &mut raw,
                 names.as_ptr(),
@@ -412,11 +396,7 @@ impl LoggingTensorHook {
                 user,
                 destroy,
             )
-        };
-        if status != sys::TW_OK && !user.is_null() {
-            // SAFETY: not taken.
-            unsafe { reclaim::<Formatter>(user) };
-        }
+        });
         finish(status, raw)
     }
 }
@@ -438,23 +418,13 @@ impl<'w> StepCounterHook<'w> {
     pub fn new() -> StepCounterHook<'w> {
         StepCounterHook::default()
     }
-    pub fn every_n_steps(mut self, n: i64) -> Self {
-        self.period.steps = Some(n);
-        self
-    }
-    /// Counts by time instead of the default 100 steps.
-    pub fn every_n_secs(mut self, secs: f64) -> Self {
-        self.period.secs = Some(secs);
-        self
-    }
-    pub fn output_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.output_dir = Some(dir.as_ref().to_path_buf());
-        self
-    }
-    pub fn summary_writer(mut self, writer: &'w SummaryWriter) -> Self {
-        self.writer = Some(writer);
-        self
-    }
+    setter!(every_n_steps: i64 => period.steps);
+    setter!(
+        /// Counts by time instead of the default 100 steps.
+        every_n_secs: f64 => period.secs
+    );
+    setter!(output_dir: path => output_dir);
+    setter!(summary_writer: &'w SummaryWriter => writer);
     pub fn build(self) -> Result<Hook> {
         let mut opts = Options::new()?;
         if self.period.secs.is_some() && self.period.steps.is_none() {
@@ -494,27 +464,14 @@ impl<'w> SummarySaverHook<'w> {
         self.summarize.push(name.to_string());
         self
     }
-    pub fn save_steps(mut self, n: i64) -> Self {
-        self.period.steps = Some(n);
-        self
-    }
-    pub fn save_secs(mut self, secs: f64) -> Self {
-        self.period.secs = Some(secs);
-        self
-    }
-    pub fn output_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.output_dir = Some(dir.as_ref().to_path_buf());
-        self
-    }
-    pub fn summary_writer(mut self, writer: &'w SummaryWriter) -> Self {
-        self.writer = Some(writer);
-        self
-    }
-    /// Write values of more than one element as histograms (default true, for the names asked for).
-    pub fn histograms(mut self, on: bool) -> Self {
-        self.histograms = Some(on);
-        self
-    }
+    setter!(save_steps: i64 => period.steps);
+    setter!(save_secs: f64 => period.secs);
+    setter!(output_dir: path => output_dir);
+    setter!(summary_writer: &'w SummaryWriter => writer);
+    setter!(
+        /// Write values of more than one element as histograms (default true, for the names asked for).
+        histograms: bool => histograms
+    );
     /// Comma-separated names or patterns of the values to write as histograms.
     pub fn histogram_names(mut self, names: &str) -> Self {
         self.histogram_names = Some(names.to_string());
@@ -555,18 +512,9 @@ impl ProfilerHook {
     pub fn new() -> ProfilerHook {
         ProfilerHook::default()
     }
-    pub fn save_steps(mut self, n: i64) -> Self {
-        self.period.steps = Some(n);
-        self
-    }
-    pub fn save_secs(mut self, secs: f64) -> Self {
-        self.period.secs = Some(secs);
-        self
-    }
-    pub fn output_dir(mut self, dir: impl AsRef<Path>) -> Self {
-        self.output_dir = Some(dir.as_ref().to_path_buf());
-        self
-    }
+    setter!(save_steps: i64 => period.steps);
+    setter!(save_secs: f64 => period.secs);
+    setter!(output_dir: path => output_dir);
     pub fn build(self) -> Result<Hook> {
         let mut opts = Options::new()?;
         self.period.apply(&mut opts)?;
@@ -637,16 +585,14 @@ impl GlobalStepWaiterHook {
     pub fn new(wait_until_step: i64) -> GlobalStepWaiterHook {
         GlobalStepWaiterHook { wait_until_step, poll_secs: None, max_secs: None, reader: None }
     }
-    /// Between reads (default 0.5 s).
-    pub fn poll_secs(mut self, secs: f64) -> Self {
-        self.poll_secs = Some(secs);
-        self
-    }
-    /// Fail the run with `Code::DeadlineExceeded` after waiting this long (default: forever, as TF).
-    pub fn max_secs(mut self, secs: f64) -> Self {
-        self.max_secs = Some(secs);
-        self
-    }
+    setter!(
+        /// Between reads (default 0.5 s).
+        poll_secs: f64 => poll_secs
+    );
+    setter!(
+        /// Fail the run with `Code::DeadlineExceeded` after waiting this long (default: forever, as TF).
+        max_secs: f64 => max_secs
+    );
     /// Reads the shared global step (another process advances it).
     pub fn step_reader<F>(mut self, f: F) -> Self
     where
@@ -663,14 +609,10 @@ impl GlobalStepWaiterHook {
         if let Some(secs) = self.max_secs {
             opts.set_f64(Opt::WaitMaxSecs, secs)?;
         }
-        let (callback, user): (Option<sys::tw_global_step_fn>, *mut c_void) = match self.reader {
-            Some(f) => (Some(global_step_trampoline), into_user::<StepReader>(f)),
-            None => (None, ptr::null_mut()),
-        };
-        let destroy = if user.is_null() { None } else { Some(destroy_boxed::<StepReader> as sys::tw_destroy_fn) };
         let mut raw = ptr::null_mut();
+        let trampoline = global_step_trampoline as sys::tw_global_step_fn;
         // SAFETY: valid pointers; on success the hook owns `user`.
-        let status = unsafe {
+        let status = hand_over(self.reader, trampoline, |callback, user, destroy| unsafe {
             sys::tw_global_step_waiter_hook_create(
                 &mut raw,
                 self.wait_until_step,
@@ -679,11 +621,7 @@ impl GlobalStepWaiterHook {
                 user,
                 destroy,
             )
-        };
-        if status != sys::TW_OK && !user.is_null() {
-            // SAFETY: not taken.
-            unsafe { reclaim::<StepReader>(user) };
-        }
+        });
         finish(status, raw)
     }
 }
@@ -694,16 +632,12 @@ impl Hook {
     where
         F: FnMut() -> Result<Vec<Tensor>> + Send + 'static,
     {
-        let user = into_user(FeedState { feed: Box::new(feed), tensors: Vec::new(), views: Vec::new() });
+        let state = FeedState { feed: Box::new(feed), tensors: Vec::new(), views: Vec::new() };
         let mut raw = ptr::null_mut();
         // SAFETY: on success the hook owns `user`.
-        let status = unsafe {
-            sys::tw_feed_fn_hook_create(&mut raw, Some(feed_trampoline), user, Some(destroy_boxed::<FeedState>))
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<FeedState>(user) };
-        }
+        let status = hand_over(Some(state), feed_trampoline as sys::tw_feed_fn, |callback, user, destroy| unsafe {
+            sys::tw_feed_fn_hook_create(&mut raw, callback, user, destroy)
+        });
         finish(status, raw)
     }
 
@@ -715,23 +649,12 @@ impl Hook {
     {
         let raw_feeds: Vec<sys::tw_tensor> = feeds.iter().map(View::raw).collect();
         let boxed: FinalStep = Box::new(final_step);
-        let user = into_user(boxed);
         let mut raw = ptr::null_mut();
         // SAFETY: feeds are copied; on success the hook owns `user`.
-        let status = unsafe {
-            sys::tw_final_ops_hook_create(
-                &mut raw,
-                raw_feeds.as_ptr(),
-                raw_feeds.len(),
-                Some(final_step_trampoline),
-                user,
-                Some(destroy_boxed::<FinalStep>),
-            )
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<FinalStep>(user) };
-        }
+        let status =
+            hand_over(Some(boxed), final_step_trampoline as sys::tw_step_fn, |callback, user, destroy| unsafe {
+                sys::tw_final_ops_hook_create(&mut raw, raw_feeds.as_ptr(), raw_feeds.len(), callback, user, destroy)
+            });
         finish(status, raw)
     }
 

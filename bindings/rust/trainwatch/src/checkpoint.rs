@@ -10,7 +10,7 @@ use crate::builtin::c_path;
 use crate::error::{c_string, check, guard, Code, Error, Result};
 use crate::options::Options;
 use crate::sys;
-use crate::tensor::{element_count, DType, Element, Tensor};
+use crate::tensor::{c_view, check_holds, DType, Element, Tensor};
 
 /// A variable a `Saver` saves from and restores into: a name, and the caller's buffer, borrowed
 /// mutably for `'v` (zero copy).
@@ -25,14 +25,7 @@ pub struct Variable<'v> {
 
 impl<'v> Variable<'v> {
     pub fn new<T: Element>(name: &str, data: &'v mut [T], shape: &[i64]) -> Result<Variable<'v>> {
-        if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!(
-                "variable '{}': shape {:?} does not hold {} elements",
-                name,
-                shape,
-                data.len()
-            )));
-        }
+        check_holds("variable", name, shape, data.len())?;
         Ok(Variable {
             name: c_string("variable name", name)?,
             dtype: T::DTYPE,
@@ -43,14 +36,7 @@ impl<'v> Variable<'v> {
     }
 
     fn raw(&self) -> sys::tw_tensor {
-        sys::tw_tensor {
-            dtype: self.dtype.raw(),
-            name: self.name.as_ptr(),
-            data: self.data,
-            ndim: self.shape.len() as i32,
-            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        }
+        c_view(&self.name, self.dtype, self.data, &self.shape)
     }
 }
 

@@ -5,11 +5,11 @@ use std::os::raw::{c_int, c_void};
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
-use crate::callback::{destroy_boxed, into_user, reclaim, user_of};
+use crate::callback::{hand_over, user_of};
 use crate::error::{c_string, check, guard, Code, Error, Result};
 use crate::session::SessionRef;
 use crate::sys;
-use crate::tensor::{element_count, Element};
+use crate::tensor::{c_view, check_holds, Element};
 
 /// Option keys (`tw_option`). Each has one type; the setter of another type fails with
 /// `InvalidArgument`. The comments give the type and TF's default.
@@ -238,23 +238,9 @@ impl<'v> Options<'v> {
     /// fetch it, checkpoints save it and restore writes into it, zero copy. While sessions run, reach
     /// it through `SessionRef::variable` or `StepContext::variable_mut`.
     pub fn variable<T: Element>(&mut self, name: &str, data: &'v mut [T], shape: &[i64]) -> Result<&mut Self> {
-        if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!(
-                "variable '{}': shape {:?} does not hold {} elements",
-                name,
-                shape,
-                data.len()
-            )));
-        }
+        check_holds("variable", name, shape, data.len())?;
         let c_name = c_string("variable name", name)?;
-        let view = sys::tw_tensor {
-            dtype: T::DTYPE.raw(),
-            name: c_name.as_ptr(),
-            data: data.as_mut_ptr() as *mut c_void,
-            ndim: shape.len() as i32,
-            shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        };
+        let view = c_view(&c_name, T::DTYPE, data.as_mut_ptr() as *mut c_void, shape);
         // SAFETY: the view is copied; the data is borrowed for 'v, which every session made from
         // these options carries.
         check(unsafe { sys::tw_options_add_variable(self.raw.as_ptr(), &view) })?;
@@ -272,14 +258,7 @@ impl<'v> Options<'v> {
         global_shape: &[i64],
         offset: &[i64],
     ) -> Result<&mut Self> {
-        if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!(
-                "shard '{}': shape {:?} does not hold {} elements",
-                name,
-                shape,
-                data.len()
-            )));
-        }
+        check_holds("shard", name, shape, data.len())?;
         if global_shape.len() != shape.len() || offset.len() != shape.len() {
             return Err(Error::invalid(format!(
                 "shard '{}': shape {:?}, global_shape {:?} and offset {:?} differ in rank",
@@ -287,14 +266,7 @@ impl<'v> Options<'v> {
             )));
         }
         let c_name = c_string("variable name", name)?;
-        let view = sys::tw_tensor {
-            dtype: T::DTYPE.raw(),
-            name: c_name.as_ptr(),
-            data: data.as_mut_ptr() as *mut c_void,
-            ndim: shape.len() as i32,
-            shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        };
+        let view = c_view(&c_name, T::DTYPE, data.as_mut_ptr() as *mut c_void, shape);
         // SAFETY: the view and arrays are copied; the data is borrowed for 'v.
         check(unsafe { sys::tw_options_add_shard(self.raw.as_ptr(), &view, global_shape.as_ptr(), offset.as_ptr()) })?;
         Ok(self)
@@ -334,17 +306,7 @@ impl<'v> Options<'v> {
         F: FnMut(&SessionRef<'_>) -> Result<()> + Send + 'static,
     {
         let boxed: InitFn = Box::new(init);
-        let user = into_user(boxed);
-        // SAFETY: on success the options own `user`.
-        let status = unsafe {
-            sys::tw_options_set_init_fn(self.raw.as_ptr(), Some(init_trampoline), user, Some(destroy_boxed::<InitFn>))
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<InitFn>(user) };
-        }
-        check(status)?;
-        Ok(self)
+        self.set_callback(boxed, init_trampoline as sys::tw_init_fn, sys::tw_options_set_init_fn)
     }
 
     /// TF's `Scaffold(ready_op=…)`: a worker waits until `ready` returns true.
@@ -353,21 +315,27 @@ impl<'v> Options<'v> {
         F: FnMut(&SessionRef<'_>) -> Result<bool> + Send + 'static,
     {
         let boxed: ReadyFn = Box::new(ready);
-        let user = into_user(boxed);
-        // SAFETY: on success the options own `user`.
-        let status = unsafe {
-            sys::tw_options_set_ready_fn(
-                self.raw.as_ptr(),
-                Some(ready_trampoline),
-                user,
-                Some(destroy_boxed::<ReadyFn>),
-            )
-        };
-        if status != sys::TW_OK {
-            // SAFETY: not taken.
-            unsafe { reclaim::<ReadyFn>(user) };
-        }
-        check(status)?;
+        self.set_callback(boxed, ready_trampoline as sys::tw_ready_fn, sys::tw_options_set_ready_fn)
+    }
+
+    /// Gives the options `value` behind the C callback `trampoline` through `set` (a
+    /// `tw_options_set_*_fn`); the options own it once `set` succeeds.
+    fn set_callback<T, F>(
+        &mut self,
+        value: T,
+        trampoline: F,
+        set: unsafe extern "C" fn(
+            *mut sys::tw_options,
+            Option<F>,
+            *mut c_void,
+            Option<sys::tw_destroy_fn>,
+        ) -> sys::tw_status,
+    ) -> Result<&mut Self> {
+        let raw = self.raw.as_ptr();
+        // SAFETY: a live options object; `hand_over` frees `value` if `set` fails.
+        check(hand_over(Some(value), trampoline, |callback, user, destroy| unsafe {
+            set(raw, callback, user, destroy)
+        }))?;
         Ok(self)
     }
 

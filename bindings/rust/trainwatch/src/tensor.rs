@@ -103,6 +103,43 @@ pub(crate) fn element_count(shape: &[i64]) -> Result<usize> {
     })
 }
 
+/// The accessors of the two tensors that own their name, dtype and shape (`View`, `Tensor`).
+macro_rules! name_dtype_shape {
+    () => {
+        pub fn name(&self) -> &str {
+            self.name.to_str().unwrap_or("")
+        }
+
+        pub fn dtype(&self) -> DType {
+            self.dtype
+        }
+
+        pub fn shape(&self) -> &[i64] {
+            &self.shape
+        }
+    };
+}
+
+/// Fails unless `shape` holds `len` elements; the message names the `what` called `name`.
+pub(crate) fn check_holds(what: &str, name: &str, shape: &[i64], len: usize) -> Result<()> {
+    if element_count(shape)? != len {
+        return Err(Error::invalid(format!("{} '{}': shape {:?} does not hold {} elements", what, name, shape, len)));
+    }
+    Ok(())
+}
+
+/// The C view of a row-major tensor; valid while `name`, `data` and `shape` are.
+pub(crate) fn c_view(name: &CStr, dtype: DType, data: *mut c_void, shape: &[i64]) -> sys::tw_tensor {
+    sys::tw_tensor {
+        dtype: dtype.raw(),
+        name: name.as_ptr(),
+        data,
+        ndim: shape.len() as i32,
+        shape: if shape.is_empty() { ptr::null() } else { shape.as_ptr() },
+        ..sys::tw_tensor::init()
+    }
+}
+
 /// A named, borrowed, row-major view of memory the caller owns: a feed, an output to publish, or a
 /// tensor to scan. The library never keeps it past the call it is given to.
 #[derive(Debug)]
@@ -117,14 +154,7 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// A view of `data` with `shape` (its element count must equal `data.len()`; `&[]` is a scalar).
     pub fn new<T: Element>(name: &str, data: &'a [T], shape: &[i64]) -> Result<View<'a>> {
-        if element_count(shape)? != data.len() {
-            return Err(Error::invalid(format!(
-                "view '{}': shape {:?} does not hold {} elements",
-                name,
-                shape,
-                data.len()
-            )));
-        }
+        check_holds("view", name, shape, data.len())?;
         Ok(View {
             name: c_string("name", name)?,
             dtype: T::DTYPE,
@@ -159,28 +189,11 @@ impl<'a> View<'a> {
         })
     }
 
-    pub fn name(&self) -> &str {
-        self.name.to_str().unwrap_or("")
-    }
-
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    pub fn shape(&self) -> &[i64] {
-        &self.shape
-    }
+    name_dtype_shape!();
 
     /// The C view; valid while `self` is.
     pub(crate) fn raw(&self) -> sys::tw_tensor {
-        sys::tw_tensor {
-            dtype: self.dtype.raw(),
-            name: self.name.as_ptr(),
-            data: self.data as *mut c_void,
-            ndim: self.shape.len() as i32,
-            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        }
+        c_view(&self.name, self.dtype, self.data as *mut c_void, &self.shape)
     }
 }
 
@@ -369,17 +382,7 @@ impl Tensor {
         Tensor::from_bytes(name, dtype, &vec![0u8; bytes], shape)
     }
 
-    pub fn name(&self) -> &str {
-        self.name.to_str().unwrap_or("")
-    }
-
-    pub fn dtype(&self) -> DType {
-        self.dtype
-    }
-
-    pub fn shape(&self) -> &[i64] {
-        &self.shape
-    }
+    name_dtype_shape!();
 
     pub fn bytes(&self) -> &[u8] {
         // SAFETY: words holds len initialised bytes.
@@ -409,14 +412,7 @@ impl Tensor {
 
     /// The C view; valid while `self` is (and not moved).
     pub(crate) fn raw(&self) -> sys::tw_tensor {
-        sys::tw_tensor {
-            dtype: self.dtype.raw(),
-            name: self.name.as_ptr(),
-            data: self.words.as_ptr() as *mut c_void,
-            ndim: self.shape.len() as i32,
-            shape: if self.shape.is_empty() { ptr::null() } else { self.shape.as_ptr() },
-            ..sys::tw_tensor::init()
-        }
+        c_view(&self.name, self.dtype, self.words.as_ptr() as *mut c_void, &self.shape)
     }
 }
 

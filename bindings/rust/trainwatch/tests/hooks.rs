@@ -13,6 +13,25 @@ use trainwatch::{
     StopAtStepHook, SummarySaverHook, SummaryValue, SummaryWriter, Tensor, View,
 };
 
+/// Options with the variable "w" that `step` trains.
+fn options_with_w(w: &mut [f32]) -> Options<'_> {
+    let shape = [w.len() as i64];
+    let mut opts = Options::new().unwrap();
+    opts.variable("w", w, &shape).unwrap();
+    opts
+}
+
+/// `runs` runs of `step` (x = 1) under a monitored session with `hooks`, then its close.
+fn train(hooks: &[&Hook], runs: usize) {
+    let mut w = [0f32; 1];
+    let opts = options_with_w(&mut w);
+    let mut session = Session::monitored(Some(&opts), hooks).unwrap();
+    for _ in 0..runs {
+        step(&mut session, 1.0).unwrap();
+    }
+    session.close().unwrap();
+}
+
 #[derive(Clone, Default)]
 struct Saves(Arc<Mutex<Vec<String>>>);
 
@@ -46,8 +65,7 @@ fn checkpoint_saver_hook_calls_listeners_and_a_listener_stops_training() {
         .build()
         .unwrap();
     let mut w = [0f32; 4];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[4]).unwrap();
+    let opts = options_with_w(&mut w);
     let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
     let mut runs = 0;
     while !session.should_stop() && runs < 10 {
@@ -83,8 +101,7 @@ fn nan_tensor_hook_callback_sees_each_bad_value_and_stop_action_stops() {
         .build()
         .unwrap();
     let mut w = [0f32; 4];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[4]).unwrap();
+    let opts = options_with_w(&mut w);
     let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
     step(&mut session, 1.0).unwrap();
     step(&mut session, f32::INFINITY).unwrap(); // Inf counts by default: the callback decides, run OK
@@ -125,14 +142,7 @@ fn logging_tensor_hook_formats_through_the_formatter_and_the_log_fn() {
         Ok(())
     })
     .unwrap();
-    let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
-    let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
-    for _ in 0..5 {
-        step(&mut session, 1.0).unwrap();
-    }
-    session.close().unwrap();
+    train(&[&hook], 5);
     trainwatch::set_log_sink(None::<fn(trainwatch::LogLevel, &str)>);
     // B8, B9: every_n_iter=2 counts from the last line the built-in logged. Run 1 logs through super();
     // run 3 does not call it, which leaves the timer at run 1, so run 4 triggers too.
@@ -152,14 +162,7 @@ fn step_counter_hook_records_the_rate_through_its_record_fn() {
         Ok(())
     })
     .unwrap();
-    let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
-    let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
-    for _ in 0..5 {
-        step(&mut session, 1.0).unwrap();
-    }
-    session.close().unwrap();
+    train(&[&hook], 5);
     // B28: the first trigger starts the clock; then one record per 2 steps.
     assert_eq!(*calls.lock().unwrap(), [(2, 3), (2, 5)]);
 }
@@ -169,14 +172,7 @@ fn summary_saver_hook_writes_scalars_that_the_event_reader_reads_back() {
     let dir = Scratch::new("summaries");
     let writer = SummaryWriter::open(&dir.0).unwrap();
     let hook = SummarySaverHook::new().summarize("loss").save_steps(2).summary_writer(&writer).build().unwrap();
-    let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
-    let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
-    for _ in 0..4 {
-        step(&mut session, 1.0).unwrap();
-    }
-    session.close().unwrap();
+    train(&[&hook], 4);
     writer.add_scalar("manual", 7, 0.5).unwrap();
     writer.flush().unwrap();
     let scalars: Vec<(i64, String, f32)> = trainwatch::EventReader::open(writer.path())
@@ -201,14 +197,7 @@ fn summary_saver_hook_writes_scalars_that_the_event_reader_reads_back() {
 fn profiler_hook_writes_a_timeline() {
     let dir = Scratch::new("profiler");
     let hook = ProfilerHook::new().save_steps(2).output_dir(&dir.0).build().unwrap();
-    let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
-    let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
-    for _ in 0..3 {
-        step(&mut session, 1.0).unwrap();
-    }
-    session.close().unwrap();
+    train(&[&hook], 3);
     let timeline = fs::read_to_string(dir.0.join("timeline-2.json")).expect("B45: a trace of the run reaching step 2");
     assert!(timeline.contains("\"step\""), "{}", timeline);
 }
@@ -231,8 +220,7 @@ fn feed_fn_hook_feeds_every_run_and_final_ops_hook_keeps_its_values() {
     .unwrap();
     let mut w = [0f32; 1];
     {
-        let mut opts = Options::new().unwrap();
-        opts.variable("w", &mut w, &[1]).unwrap();
+        let opts = options_with_w(&mut w);
         let mut session = Session::monitored(Some(&opts), &[&feeder, &final_ops]).unwrap();
         assert_eq!(final_ops.final_ops_value("scaled").unwrap_err().code(), Code::FailedPrecondition);
         for _ in 0..3 {
@@ -261,8 +249,7 @@ fn global_step_waiter_hook_waits_for_the_shared_step() {
         .build()
         .unwrap();
     let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
+    let opts = options_with_w(&mut w);
     let mut session = Session::monitored(Some(&opts), &[&hook]).unwrap();
     step(&mut session, 1.0).unwrap();
     assert_eq!(reads.load(Ordering::SeqCst), 4, "B42: read until the step reached 3");
@@ -277,8 +264,7 @@ fn global_step_waiter_hook_waits_for_the_shared_step() {
 #[test]
 fn stop_at_step_hook_takes_tf_argument_names() {
     let mut w = [0f32; 1];
-    let mut opts = Options::new().unwrap();
-    opts.variable("w", &mut w, &[1]).unwrap();
+    let opts = options_with_w(&mut w);
     let stop = StopAtStepHook::num_steps(3).unwrap();
     let mut session = Session::singular(Some(&opts), &[&stop]).unwrap();
     let mut runs = 0;
