@@ -80,7 +80,10 @@ typedef struct tw_device_event tw_device_event;
  *                  should make it one launch. The views' data are device pointers; name, dtype, ndim and
  *                  shape are host memory valid during the call only.
  * record:          makes an event after everything enqueued so far on device_id (*out; released by
- *                  `release`).
+ *                  `release`). It should fail only when the device is unusable: after a failed
+ *                  record nothing says when the work already enqueued completes, so the library
+ *                  never frees the pinned buffers that work may still write (they stay allocated
+ *                  until the process ends) rather than hand their memory to anything else.
  * wait:            blocks the calling thread until the event has completed.
  * query:           *out_done = 1 if the event has completed, else 0; never blocks.
  * release:         frees an event (completed or not).
