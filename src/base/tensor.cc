@@ -69,9 +69,11 @@ Status CheckPlace(const tw_tensor &t, const std::string &what, Place place) {
 
 }  // namespace
 
-bool IsOnDevice(const tw_tensor &t) {
-  return t.device_type != TW_DEVICE_HOST && t.device_type != TW_DEVICE_CPU && t.device_type != TW_DEVICE_CUDA_HOST;
+bool IsDeviceType(int32_t device_type) {
+  return device_type != TW_DEVICE_HOST && device_type != TW_DEVICE_CPU && device_type != TW_DEVICE_CUDA_HOST;
 }
+
+bool IsOnDevice(const tw_tensor &t) { return IsDeviceType(t.device_type); }
 
 size_t DtypeSize(int32_t dtype) { return Info(dtype).size; }
 const char *DtypeName(int32_t dtype) { return Info(dtype).name; }
@@ -160,11 +162,7 @@ void TensorRef::Assign(const tw_tensor &t, const char *name) {
   }
 }
 
-bool TensorRef::on_device() const {
-  tw_tensor place = TW_TENSOR_INIT;
-  place.device_type = device_type_;
-  return IsOnDevice(place);
-}
+bool TensorRef::on_device() const { return IsDeviceType(device_type_); }
 
 int64_t TensorRef::element_count() const {
   int64_t count = 1;
@@ -211,9 +209,7 @@ void CopyToContiguous(const tw_tensor &t, void *dst) {
 Status CheckOutTensor(const tw_tensor *out, const char *what) { return CheckOutVersioned(out, what); }
 
 Status CheckOutPlace(const tw_tensor *out, int32_t device_type, const char *name) {
-  tw_tensor place = TW_TENSOR_INIT;
-  place.device_type = device_type;
-  if (!IsOnDevice(place) || out->struct_size >= TW_TENSOR_SIZE_V2) return Status();
+  if (!IsDeviceType(device_type) || out->struct_size >= TW_TENSOR_SIZE_V2) return Status();
   return Errorf(TW_FAILED_PRECONDITION,
                 "'%s' is a view of device memory (device_type %d), which the caller's tw_tensor of the first "
                 "version (struct_size %u) cannot say: rebuild the program with this library's headers",

@@ -29,8 +29,10 @@ Status ReadTensor(const tw_tensor *t, const std::string &what, tw_tensor *view, 
 
 // True for a view of device memory (trainwatch/device.h), which this library never reads itself:
 // device_type other than 0, TW_DEVICE_CPU and TW_DEVICE_CUDA_HOST. ReadTensor accepts one only when
-// it is contiguous; every reader of its data goes through src/device.
+// it is contiguous; every reader of its data goes through src/device. IsDeviceType is the same rule
+// for a tw_tensor.device_type alone (a table's type, a kept view's).
 bool IsOnDevice(const tw_tensor &t);
+bool IsDeviceType(int32_t device_type);
 
 // Element count of a view ReadTensor accepted.
 int64_t ElementCount(const tw_tensor &t);

@@ -60,13 +60,6 @@ Status Unregister(int32_t device_type);
 // to install.
 Status Find(int32_t type, const std::string &what, std::shared_ptr<const Table> *out);
 
-// True for a view whose memory the library must not read itself: device_type other than host memory
-// (0, TW_DEVICE_CPU, TW_DEVICE_CUDA_HOST).
-inline bool IsDeviceType(int32_t type) {
-  return type != TW_DEVICE_HOST && type != TW_DEVICE_CPU && type != TW_DEVICE_CUDA_HOST;
-}
-inline bool IsDeviceView(const tw_tensor &t) { return IsOnDevice(t); }
-
 // "cuda", "ext", or "device type 7": how messages name a device type.
 std::string TypeName(int32_t type);
 

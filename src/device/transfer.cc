@@ -323,7 +323,7 @@ Status Staging::Reserve(const std::vector<tw_tensor> &views) {
   buffers_.resize(views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     const tw_tensor &v = views[i];
-    const size_t bytes = IsDeviceView(v) ? static_cast<size_t>(ElementCount(v)) * DtypeSize(v.dtype) : 0;
+    const size_t bytes = IsOnDevice(v) ? static_cast<size_t>(ElementCount(v)) * DtypeSize(v.dtype) : 0;
     if (bytes == 0) {
       buffers_[i] = PinnedBuffer();
       continue;
@@ -344,7 +344,7 @@ std::vector<Copy> StagingCopies(const std::vector<tw_tensor> &views, const std::
   std::vector<Copy> copies;
   for (size_t i = 0; i < views.size() && i < buffers.size(); ++i) {
     const tw_tensor &v = views[i];
-    if (!IsDeviceView(v) || buffers[i].data() == nullptr) continue;
+    if (!IsOnDevice(v) || buffers[i].data() == nullptr) continue;
     const std::string_view name = v.name != nullptr ? v.name : "";
     if (direction == Direction::kToHost) {
       copies.push_back({buffers[i].data(), v.data, buffers[i].size(), name, v.device_type, v.device_id});
