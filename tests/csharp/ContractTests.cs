@@ -41,6 +41,7 @@ static class ContractTests {
     dtypes.Remove("DTYPEINVALID");
     SameMembers(typeof(DType), dtypes);
     SameMembers(typeof(EventKind), HeaderEnum("tw_event_kind", "TW_EVENT_"));
+    SameMembers(typeof(ProgressKind), HeaderEnum("tw_progress_kind", "TW_PROGRESS_"));
     var logStatuses = HeaderEnum("tw_session_log_status", "TW_SESSION_LOG_");
     logStatuses["UNSPECIFIED"] = logStatuses["STATUSUNSPECIFIED"];
     logStatuses.Remove("STATUSUNSPECIFIED");
