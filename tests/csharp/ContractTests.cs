@@ -31,7 +31,7 @@ static class ContractTests {
   }
 
   [Test]
-  public static void OptionDTypeNanActionLogLevelAndEventEnumsMatchTheHeader() {
+  public static void OptionDTypeNanActionLogLevelEventAndProgressEnumsMatchTheHeader() {
     SameMembers(typeof(Option), HeaderEnum("tw_option", "TW_OPT_"));
     SameMembers(typeof(OptionState), HeaderEnum("tw_option_state", "TW_OPTION_"));
     SameMembers(typeof(NanAction), HeaderEnum("tw_nan_action", "TW_NAN_ACTION_"));
