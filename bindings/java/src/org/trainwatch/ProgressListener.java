@@ -14,7 +14,13 @@ public interface ProgressListener {
       @Override
       public void report(int kind, String path, long bytesDone, long bytesTotal, double elapsedSecs,
                          boolean finished) {
-        listener.onProgress(new ProgressReport(kind, path, bytesDone, bytesTotal, elapsedSecs, finished));
+        try {
+          listener.onProgress(new ProgressReport(kind, path, bytesDone, bytesTotal, elapsedSecs, finished));
+        } catch (Throwable dropped) {
+          // Dropped here rather than by the facade: on a library thread attached for this call only,
+          // the global reference a Throwable crossing into C++ takes could not be released once the
+          // thread is detached again.
+        }
       }
     };
   }
