@@ -329,10 +329,27 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
    *  TrainWatchException.InvalidArgument for a negative, NaN or infinite everyNSecs (nothing changes). */
   public static void setProgressListener(ProgressListener listener, double everyNSecs) {
     synchronized (progressSinks) {
-      ProgressSink sink = listener == null ? null : ProgressListener.sink(listener);
+      ProgressSink sink = listener == null ? null : progressSink(listener);
       setProgressSink(everyNSecs, sink);
       if (sink != null) progressSinks.add(sink);
     }
+  }
+
+  /** The ProgressSink (a SWIG director) that calls {@code listener}. */
+  private static ProgressSink progressSink(ProgressListener listener) {
+    return new ProgressSink() {
+      @Override
+      public void report(int kind, String path, long bytesDone, long bytesTotal, double elapsedSecs,
+                         boolean finished) {
+        try {
+          listener.onProgress(new ProgressReport(kind, path, bytesDone, bytesTotal, elapsedSecs, finished));
+        } catch (Throwable dropped) {
+          // Dropped here rather than by the facade: on a library thread attached for this call only,
+          // the global reference a Throwable crossing into C++ takes could not be released once the
+          // thread is detached again.
+        }
+      }
+    };
   }
 
   /** {@link #setProgressListener(ProgressListener, double)} every 2 seconds, the library's default. */
