@@ -5,11 +5,12 @@
 //
 // Directors let the target language subclass the facade's callback classes (Hook, WrappedHook,
 // CheckpointSaverListener, StepFunction, InitFunction, ReadyFunction, NanFunction, LogSink,
-// LogFormatter, FeedFunction, GlobalStepFunction). The facade's trampolines already catch whatever a
-// director throws and rethrow it from the C call that ran it, so each language only has to turn its
-// own exception into a C++ one (director:except) and back (%exception). On LP64 systems pass
-// -DSWIGWORDSIZE64 so that int64_t is `long` as in C++ (the Python and Java builds do; java_names.i
-// then maps C long to Java long).
+// ProgressSink, LogFormatter, FeedFunction, GlobalStepFunction); each language's package wraps the log
+// and progress sinks in its own idiom (a Python function, a Java ProgressListener, a C# delegate). The
+// facade's trampolines already catch whatever a director throws and rethrow it from the C call that ran
+// it (the sinks' drop it), so each language only has to turn its own exception into a C++ one
+// (director:except) and back (%exception). On LP64 systems pass -DSWIGWORDSIZE64 so that int64_t is
+// `long` as in C++ (the Python and Java builds do; java_names.i then maps C long to Java long).
 %module(directors="1") native  // Java and C# pass -module to choose their own name
 
 %{
@@ -40,6 +41,7 @@
 %include "trainwatch/session.h"
 %include "trainwatch/hooks.h"
 %include "trainwatch/summary.h"
+%include "trainwatch/checkpoint.h"  // tw_progress_kind
 %constant int64_t UNSET = TW_UNSET;
 
 // ------------------------------------------------------------------------------------------------
@@ -96,13 +98,6 @@
     SWIG_exception(SWIG_RuntimeError, e.what());
   }
 }
-#endif
-
-// Progress callbacks are Python's only for now (its package keeps the sink reachable); Java and C#
-// report progress through their log sink.
-#if !defined(SWIGPYTHON)
-%ignore trainwatch::ProgressSink;
-%ignore trainwatch::set_progress_sink;
 #endif
 
 // The facade's parts, each after the ones it builds on (SWIG does not follow their #includes).

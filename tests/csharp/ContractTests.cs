@@ -31,7 +31,7 @@ static class ContractTests {
   }
 
   [Test]
-  public static void OptionDTypeNanActionLogLevelAndEventEnumsMatchTheHeader() {
+  public static void OptionDTypeNanActionLogLevelEventAndProgressEnumsMatchTheHeader() {
     SameMembers(typeof(Option), HeaderEnum("tw_option", "TW_OPT_"));
     SameMembers(typeof(OptionState), HeaderEnum("tw_option_state", "TW_OPTION_"));
     SameMembers(typeof(NanAction), HeaderEnum("tw_nan_action", "TW_NAN_ACTION_"));
@@ -41,6 +41,7 @@ static class ContractTests {
     dtypes.Remove("DTYPEINVALID");
     SameMembers(typeof(DType), dtypes);
     SameMembers(typeof(EventKind), HeaderEnum("tw_event_kind", "TW_EVENT_"));
+    SameMembers(typeof(ProgressKind), HeaderEnum("tw_progress_kind", "TW_PROGRESS_"));
     var logStatuses = HeaderEnum("tw_session_log_status", "TW_SESSION_LOG_");
     logStatuses["UNSPECIFIED"] = logStatuses["STATUSUNSPECIFIED"];
     logStatuses.Remove("STATUSUNSPECIFIED");

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.IO;
@@ -9,6 +10,41 @@ namespace TrainWatch {
 /// `checkpoint`, it is a checkpoint's path or a directory, meaning the newest checkpoint in it.
 /// </summary>
 public static class Checkpoints {
+  static readonly object progressLock = new object();
+  // Every progress sink set, referenced so that native code may call them: an operation keeps the sink
+  // set when it began, so one replaced while a (background) save runs is still called.
+  static readonly List<ProgressBridge> progressSinks = new List<ProgressBridge>();
+
+  /// <summary>
+  /// Sends the progress of this process's saves and restores (Saver, CheckpointSaverHook and session
+  /// restores, background saves included) to `sink`: an operation is reported on once it has run
+  /// `everyNSecs`, then every `everyNSecs`, and once when it succeeds (0: after every chunk). A null
+  /// sink goes back to the default, Info lines of the library's log ("Saving checkpoint &lt;path&gt;:
+  /// 512.0 of 1073.7 MB (48%), 250.3 MB/s, 2.2 s left"). The sink runs on the thread doing the work (a
+  /// background save's, a compressing one), possibly on several at once: it must be thread-safe and
+  /// return quickly; what it throws is dropped. InvalidArgumentException for a negative, NaN or infinite
+  /// everyNSecs (nothing changes).
+  /// </summary>
+  public static void SetProgressSink(Action<ProgressReport> sink, double everyNSecs = 2.0) {
+    lock (progressLock) {
+      ProgressBridge bridge = sink == null ? null : new ProgressBridge(sink);
+      Native.native.set_progress_sink(everyNSecs, bridge == null ? null : bridge.Sink());
+      if (bridge != null) progressSinks.Add(bridge);
+    }
+  }
+
+  sealed class ProgressBridge : Native.ManagedProgressSink {
+    readonly Action<ProgressReport> sink;
+
+    internal ProgressBridge(Action<ProgressReport> sink) { this.sink = sink; }
+
+    public override void ManagedReport(int kind, string path, long bytesDone, long bytesTotal, double elapsedSecs,
+                                       bool finished) {
+      CallbackGuard.InvokeDropping(
+          () => sink(new ProgressReport((ProgressKind)kind, path, bytesDone, bytesTotal, elapsedSecs, finished)));
+    }
+  }
+
   // "4.0 GiB", "12 bytes", as the Python package and trainwatch-ckpt write sizes.
   static string FormatBytes(double bytes) {
     string[] units = { "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };

@@ -77,6 +77,9 @@ KINDS = [
     Kind("ManagedGlobalStepFunction", "GlobalStepFunction", ["GlobalStepFunction *function"],
          [Result("int64_t global_step(SessionRef &session)", "void set_global_step(int64_t step)")]),
     Kind("ManagedLogSink", "LogSink", ["LogSink *sink"], [NoFail("void write(int level, const std::string &message)")]),
+    Kind("ManagedProgressSink", "ProgressSink", ["ProgressSink *sink"], [NoFail(
+        "void report(int kind, const std::string &path, int64_t bytes_done, int64_t bytes_total, double elapsed_secs, "
+        "bool finished)")]),
 ]
 
 # ------------------------------------------------------------------------------------------------

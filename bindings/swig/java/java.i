@@ -314,8 +314,53 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
 
 %pragma(java) modulecode=%{
   private static LogSink logSink;  // the sink the library calls, kept reachable
+
+  // Every progress sink ever set: an operation keeps the sink set when it began, so one replaced while
+  // a (background) save runs is still called.
+  private static final java.util.List<ProgressSink> progressSinks = new java.util.ArrayList<>();
+
+  /** Sends the progress of this process's saves and restores (Saver, CheckpointSaverHook and session
+   *  restores, background saves included) to {@code listener}: an operation is reported on once it has
+   *  run {@code everyNSecs}, then every {@code everyNSecs}, and once when it succeeds (0: after every
+   *  chunk). {@code listener == null} goes back to the default, INFO lines of the library's log
+   *  ("Saving checkpoint &lt;path&gt;: 512.0 of 1073.7 MB (48%), 250.3 MB/s, 2.2 s left"). The listener
+   *  runs on the thread doing the work (a background save's, a compressing one), possibly on several
+   *  at once: it must be thread-safe and return quickly; what it throws is dropped. Throws
+   *  TrainWatchException.InvalidArgument for a negative, NaN or infinite everyNSecs (nothing changes). */
+  public static void setProgressListener(ProgressListener listener, double everyNSecs) {
+    synchronized (progressSinks) {
+      ProgressSink sink = listener == null ? null : progressSink(listener);
+      setProgressSink(everyNSecs, sink);
+      if (sink != null) progressSinks.add(sink);
+    }
+  }
+
+  /** The ProgressSink (a SWIG director) that calls {@code listener}. */
+  private static ProgressSink progressSink(ProgressListener listener) {
+    return new ProgressSink() {
+      @Override
+      public void report(int kind, String path, long bytesDone, long bytesTotal, double elapsedSecs,
+                         boolean finished) {
+        try {
+          listener.onProgress(new ProgressReport(kind, path, bytesDone, bytesTotal, elapsedSecs, finished));
+        } catch (Throwable dropped) {
+          // Dropped here rather than by the facade: on a library thread attached for this call only,
+          // the global reference a Throwable crossing into C++ takes could not be released once the
+          // thread is detached again.
+        }
+      }
+    };
+  }
+
+  /** {@link #setProgressListener(ProgressListener, double)} every 2 seconds, the library's default. */
+  public static void setProgressListener(ProgressListener listener) {
+    setProgressListener(listener, 2.0);
+  }
 %}
 %typemap(javain, post="    logSink = $javainput;") trainwatch::LogSink *sink "LogSink.getCPtr($javainput)"
+// ProgressListener and ProgressReport are the API; ProgressSink is their plumbing.
+%javamethodmodifiers trainwatch::set_progress_sink "private";
+%typemap(javaclassmodifiers) trainwatch::ProgressSink "abstract class";
 
 %define %tw_java_constructors_by_hand(CLASS)
 %javamethodmodifiers trainwatch::CLASS::CLASS "protected";

@@ -29,6 +29,7 @@
 %tw_java_enum(tw_session_log_status, SessionLogStatus, TW_)  // items share one scope: STOP, NONE, OTHER clash
 %tw_java_enum(tw_summary_value_kind, SummaryValueKind, TW_)
 %tw_java_enum(tw_event_kind, EventKind, TW_)
+%tw_java_enum(tw_progress_kind, ProgressKind, TW_PROGRESS_)
 %rename("%(upper)s", %$isenumitem, notregexmatch$name="^TW_") "";  // Session.Kind.MONITORED, …
 
 %rename("%(lowercamelcase)s", %$isfunction, %$not %$isconstructor, %$not %$isdestructor) "";

@@ -12,7 +12,8 @@ import org.junit.runner.notification.RunListener;
 public final class Runner {
   private static final Class<?>[] TESTS = {
     CheckpointTest.class, ExampleTest.class, ExceptionTest.class, HookTest.class, NumericsTest.class, ParityTest.class,
-    SeedProgramTest.class, SessionRunNamesTest.class, SessionTest.class, SubclassedHookTest.class, TensorTest.class,
+    ProgressTest.class, SeedProgramTest.class, SessionRunNamesTest.class, SessionTest.class, SubclassedHookTest.class,
+    TensorTest.class,
   };
 
   public static void main(String[] args) {
