@@ -99,11 +99,12 @@ class RunResults:
         return {t.name(): to_value(t) for t in self._ctx.results() if fnmatchcase(t.name(), pattern)}
 
 
+# B10: what end() reads of the outputs.
 class SessionValues:
     """Values read from a session without running a step (native SessionRef): a published output of the
     run in progress, a registered variable, or global_step (its current value). In hooks' end(),
     ``last_run`` (name → value) holds what hooks fetched in the last run: TF evaluated an output once
-    more there, a step cannot run again, so the last run's value stands in for it (B10)."""
+    more there, a step cannot run again, so the last run's value stands in for it."""
 
     def __init__(self, session_ref, last_run=None):
         self._session = session_ref

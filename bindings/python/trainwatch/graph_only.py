@@ -1,8 +1,9 @@
 """Names of TF1's graph and runtime that TF1 code calls around its hooks, accepted so it runs: there
-is no graph and no TF runtime to configure (B51). ``get_default_graph()`` returns None, what stands for
+is no graph and no TF runtime to configure. ``get_default_graph()`` returns None, what stands for
 a graph everywhere in trainwatch (``FileWriter(logdir, graph)``, ``add_graph``); ``device(name)`` places
 nothing; ``ConfigProto``/``GPUOptions`` hold the fields they are given for ``config=``, which sessions
 accept and ignore."""
+# B51: graph-only calls are accepted and do nothing.
 import contextlib
 
 __all__ = ["get_default_graph", "device", "ConfigProto", "GPUOptions"]

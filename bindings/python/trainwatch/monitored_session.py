@@ -382,9 +382,9 @@ class _MonitoredSession:
             raise RuntimeError("Session is closed.")
         return self._native
 
-    def _values_for_end(self):
-        """What hooks' ``end`` reads of the outputs (B10): the values hooks fetched in the last run;
-        None outside ``end``, where outputs exist only during a run."""
+    def _values_for_end(self):  # B10
+        """What hooks' ``end`` reads of the outputs: the values hooks fetched in the last run; None
+        outside ``end``, where outputs exist only during a run."""
         return self._last_run_values if self._ending else None
 
     def _keep_alive(self, value):
