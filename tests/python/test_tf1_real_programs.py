@@ -34,8 +34,9 @@ def trainwatch_lines(caplog):
 # --- the CIFAR-10 tutorial (tensorflow/models tutorials/image/cifar10/cifar10_train.py) ------------------
 
 def test_the_cifar10_tutorial_loop_with_its_logger_hook_runs_as_written_B51(tmp_path, capsys):
-    """The tutorial's main() clears its train_dir with tf.gfile, train() passes config=tf.ConfigProto(...)
-    and a logger hook that counts its own steps and prints the loss it fetched every log_frequency runs."""
+    """tf.app.run() calls main(), which clears the train_dir with tf.gfile; train() passes
+    config=tf.ConfigProto(...) and a logger hook that counts its own steps and prints the loss it fetched
+    every log_frequency runs."""
     flags = types.SimpleNamespace(train_dir=str(tmp_path / "cifar10_train"), max_steps=25, log_frequency=10,
                                   batch_size=128, log_device_placement=False)
     os.makedirs(flags.train_dir)
@@ -75,10 +76,18 @@ def test_the_cifar10_tutorial_loop_with_its_logger_hook_runs_as_written_B51(tmp_
                 mon_sess.run(train_op)
         return global_step, mon_sess
 
-    if tf.gfile.Exists(flags.train_dir):
-        tf.gfile.DeleteRecursively(flags.train_dir)
-    tf.gfile.MakeDirs(flags.train_dir)
-    global_step, sess = train()
+    ran = []
+
+    def main(argv=None):
+        if tf.gfile.Exists(flags.train_dir):
+            tf.gfile.DeleteRecursively(flags.train_dir)
+        tf.gfile.MakeDirs(flags.train_dir)
+        ran.append(train())
+
+    with pytest.raises(SystemExit) as exit_status:
+        tf.app.run(main=main, argv=["cifar10_train.py"])  # the script's last line
+    assert exit_status.value.code is None
+    ((global_step, sess),) = ran
 
     printed = [line.split(": ", 1)[1].split(" (")[0] for line in capsys.readouterr().out.splitlines()]
     assert printed == ["step 0, loss = 2.30", "step 10, loss = 0.21", "step 20, loss = 0.11"]
@@ -718,3 +727,13 @@ def test_graph_only_names_are_accepted_B51():
     with tf.train.MonitoredTrainingSession(config=config) as sess:
         sess.run(lambda ctx: None)
     assert sess.global_step == 1
+
+
+def test_app_run_calls_main_and_exits_with_what_it_returns():
+    seen = []
+    with pytest.raises(SystemExit) as exit_status:
+        tf.app.run(main=seen.append, argv=["train.py", "--steps=3"])
+    assert exit_status.value.code is None and seen == [["train.py", "--steps=3"]]
+    with pytest.raises(SystemExit) as exit_status:
+        tf.compat.v1.app.run(main=lambda argv: 3, argv=[])
+    assert exit_status.value.code == 3

@@ -56,7 +56,7 @@ from .tensors import bfloat16_to_float32
 from .training_util import create_global_step, get_global_step, get_or_create_global_step
 from .graph_only import ConfigProto, GPUOptions, device, get_default_graph
 from .state_ops import assign
-from . import gfile, tf_logging as logging
+from . import app, gfile, tf_logging as logging
 from . import compat, estimator, train
 
 __version__ = native.version_string()
@@ -75,7 +75,7 @@ __all__ = [
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
     "bfloat16_to_float32", "train", "estimator", "compat",
     "get_global_step", "get_or_create_global_step", "create_global_step",
-    "gfile", "logging", "assign", "get_default_graph", "device", "ConfigProto", "GPUOptions",
+    "app", "gfile", "logging", "assign", "get_default_graph", "device", "ConfigProto", "GPUOptions",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",
