@@ -737,3 +737,19 @@ def test_app_run_calls_main_and_exits_with_what_it_returns():
     with pytest.raises(SystemExit) as exit_status:
         tf.compat.v1.app.run(main=lambda argv: 3, argv=[])
     assert exit_status.value.code == 3
+
+
+def test_tf_module_imports_have_trainwatch_modules_of_the_same_names():
+    """The porting guide's import table: a library importing TF's modules edits only the import line."""
+    from trainwatch import basic_session_run_hooks, gfile, monitored_session, session_run_hook, state_ops
+    from trainwatch import summary as summary_iterator
+    from trainwatch import tf_logging, training_util
+    assert session_run_hook.SessionRunArgs is tf.train.SessionRunArgs
+    assert basic_session_run_hooks.SecondOrStepTimer is tf.train.SecondOrStepTimer
+    assert monitored_session.MonitoredTrainingSession is tf.train.MonitoredTrainingSession
+    assert training_util.get_global_step() is tf.train.get_global_step() and gfile is tf.gfile
+
+    def unwrapped(function):  # the package's entry points wrap the module functions (tracebacks)
+        return getattr(function, "__wrapped__", function)
+    assert tf_logging is tf.logging and unwrapped(state_ops.assign) is unwrapped(tf.assign)
+    assert unwrapped(summary_iterator.summary_iterator) is unwrapped(tf.train.summary_iterator)
