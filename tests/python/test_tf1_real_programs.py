@@ -753,3 +753,23 @@ def test_tf_module_imports_have_trainwatch_modules_of_the_same_names():
         return getattr(function, "__wrapped__", function)
     assert tf_logging is tf.logging and unwrapped(state_ops.assign) is unwrapped(tf.assign)
     assert unwrapped(summary_iterator.summary_iterator) is unwrapped(tf.train.summary_iterator)
+
+
+def test_set_verbosity_info_shows_the_program_s_and_the_hooks_lines_as_tf_did(monkeypatch, capsys):
+    """TF's first tf.logging call gives its logger a stderr handler unless the root logger has one, so a
+    script's set_verbosity(INFO) shows the hooks' lines; a script configuring nothing else sees them."""
+    from trainwatch import tf_logging
+    logger = logging.getLogger("trainwatch")
+    previous_level, previous_handlers = logger.level, list(logger.handlers)
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # a script that configured no logging
+    monkeypatch.setattr(tf_logging, "_handler", None)
+    try:
+        tf.logging.set_verbosity(tf.logging.INFO)
+        tf.logging.info("from the program")
+        with tf.train.MonitoredSession(hooks=[tf.train.LoggingTensorHook(["loss"], every_n_iter=1)]) as sess:
+            sess.run(lambda ctx: {"loss": np.float32(0.5)})
+    finally:
+        logger.handlers[:] = previous_handlers
+        logger.setLevel(previous_level)
+    err = capsys.readouterr().err
+    assert "INFO:trainwatch:from the program\n" in err and "INFO:trainwatch:loss = 0.5" in err
