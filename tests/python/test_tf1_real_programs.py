@@ -773,3 +773,24 @@ def test_set_verbosity_info_shows_the_program_s_and_the_hooks_lines_as_tf_did(mo
         logger.setLevel(previous_level)
     err = capsys.readouterr().err
     assert "INFO:trainwatch:from the program\n" in err and "INFO:trainwatch:loss = 0.5" in err
+
+
+def test_code_importing_tensorflow_compat_v1_as_tf_ports_by_its_import_line():
+    import trainwatch.compat.v1 as tf1  # was: import tensorflow.compat.v1 as tf
+    assert tf1 is tf.compat.v1 and tf1.logging is tf.logging and tf1.Summary is tf.Summary
+
+    class StopAtThree(tf1.estimator.SessionRunHook):
+        def begin(self):
+            self._global_step_tensor = tf1.train.get_global_step()
+
+        def before_run(self, run_context):
+            return tf1.train.SessionRunArgs(self._global_step_tensor)
+
+        def after_run(self, run_context, run_values):
+            if run_values.results >= 2:
+                run_context.request_stop()
+
+    with tf1.train.MonitoredTrainingSession(hooks=[StopAtThree()], config=tf1.ConfigProto()) as sess:
+        while not sess.should_stop():
+            sess.run(lambda ctx: None)
+    assert sess.global_step == 3
