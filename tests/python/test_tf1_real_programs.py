@@ -794,3 +794,16 @@ def test_code_importing_tensorflow_compat_v1_as_tf_ports_by_its_import_line():
         while not sess.should_stop():
             sess.run(lambda ctx: None)
     assert sess.global_step == 3
+
+
+def test_a_ctrl_c_traceback_ends_in_the_user_s_step_not_in_trainwatch_H34():
+    def train_op(ctx):
+        os.kill(os.getpid(), signal.SIGINT)  # THE STEP LINE: Ctrl-C, raised as this call returns
+
+    with pytest.raises(KeyboardInterrupt) as caught:
+        with tf.train.MonitoredTrainingSession() as sess:
+            sess.run(train_op)  # THE CALL
+    frames = __import__("traceback").extract_tb(caught.value.__traceback__)
+    package = [f for f in frames if "/trainwatch/" in f.filename]
+    assert frames[-1].line.endswith("# THE STEP LINE: Ctrl-C, raised as this call returns"), frames
+    assert any(f.line.endswith("# THE CALL") for f in frames) and len(package) <= 1, frames
