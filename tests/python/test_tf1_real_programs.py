@@ -11,7 +11,6 @@ hooks; a small trainer library's stop/log/checkpoint hooks; a MonitoredTrainingS
 with Ctrl-C and run again."""
 import collections
 import logging
-import operator
 import os
 import signal
 import sys
@@ -49,24 +48,21 @@ def test_the_cifar10_tutorial_loop_with_its_logger_hook_runs_as_written_B51(tmp_
         def train_op(ctx):  # the graph → step edit
             return {"loss": np.float32(2.3 / (1 + ctx.global_step))}
 
-        class _LoggerHook(tf.train.SessionRunHook):
+        class _LoggerHook(tf.train.SessionRunHook):  # counts its own runs, prints every log_frequency
             def begin(self):
-                self._step = -1
-                self._start_time = time.time()
+                self._step, self._last_time = -1, time.time()
 
             def before_run(self, run_context):
                 self._step += 1
                 return tf.train.SessionRunArgs(loss)
 
             def after_run(self, run_context, run_values):
-                if self._step % flags.log_frequency == 0:
-                    current_time = time.time()
-                    duration = max(current_time - self._start_time, 1e-9)
-                    self._start_time = current_time
-                    loss_value = run_values.results
-                    examples_per_sec = flags.log_frequency * flags.batch_size / duration
-                    print("%s: step %d, loss = %.2f (%.1f examples/sec)" % (datetime.now(), self._step, loss_value,
-                                                                            examples_per_sec))
+                if self._step % flags.log_frequency:
+                    return
+                now = time.time()
+                rate = flags.log_frequency * flags.batch_size / max(now - self._last_time, 1e-9)
+                self._last_time = now
+                print(f"{datetime.now()}: step {self._step}, loss = {run_values.results:.2f} ({rate:.1f} examples/sec)")
 
         with tf.train.MonitoredTrainingSession(
                 checkpoint_dir=flags.train_dir,
@@ -108,66 +104,60 @@ class BenchmarkLogger:
         self.rows.append((name, float(value), int(global_step)))
 
 
-class ExamplesPerSecond(tf.estimator.SessionRunHook):
-    """The zoo's examples-per-second hook: TF's timer on the global step it fetches, a warm-up."""
+class Throughput(tf.estimator.SessionRunHook):
+    """The zoo's examples-per-second hook: TF's timer over the global step it fetches, after a warm-up;
+    the first trigger only starts the clock."""
 
     def __init__(self, batch_size, every_n_steps, warm_steps, metric_logger):
-        self._logger = metric_logger
-        self._timer = tf.estimator.SecondOrStepTimer(every_steps=every_n_steps, every_secs=None)
-        self._step_train_time = 0
-        self._total_steps = 0
-        self._batch_size = batch_size
-        self._warm_steps = warm_steps
-        self.current_examples_per_sec_list = []
+        self._timer = tf.estimator.SecondOrStepTimer(every_steps=every_n_steps)
+        self._batch_size, self._warm_steps, self._logger = batch_size, warm_steps, metric_logger
+        self.rates = []
 
     def begin(self):
         self._global_step_tensor = tf.compat.v1.train.get_global_step()
         if self._global_step_tensor is None:
-            raise RuntimeError("Global step should be created to use StepCounterHook.")
+            raise RuntimeError("a global step is needed")
 
     def before_run(self, run_context):
         return tf.estimator.SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
-        global_step = run_values.results
-        if self._timer.should_trigger_for_step(global_step) and global_step > self._warm_steps:
-            elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
-            if elapsed_time is not None:
-                self._step_train_time += elapsed_time
-                self._total_steps += elapsed_steps
-                current = self._batch_size * elapsed_steps / max(elapsed_time, 1e-9)
-                self.current_examples_per_sec_list.append(current)
-                self._logger.log_metric("current_examples_per_sec", current, global_step=global_step)
+        step = run_values.results
+        if step <= self._warm_steps or not self._timer.should_trigger_for_step(step):
+            return
+        seconds, steps = self._timer.update_last_triggered_step(step)
+        if seconds is not None:
+            self.rates.append(self._batch_size * steps / max(seconds, 1e-9))
+            self._logger.log_metric("examples_per_sec", self.rates[-1], global_step=step)
 
 
-class LoggingMetric(tf.estimator.LoggingTensorHook):
-    """The zoo's LoggingTensorHook subclass: TF's private state, and an end() that evaluates
-    _current_tensors once more and logs them with the global step."""
+class MetricLogging(tf.estimator.LoggingTensorHook):
+    """The zoo's LoggingTensorHook subclass: it adds the global step to TF's _current_tensors, logs on
+    the runs the built-in's _should_trigger marks, and at the end evaluates _current_tensors once more."""
 
-    def __init__(self, tensors, metric_logger, every_n_iter=None, every_n_secs=None, at_end=False):
-        super().__init__(tensors=tensors, every_n_iter=every_n_iter, every_n_secs=every_n_secs, at_end=at_end)
+    def __init__(self, tensors, metric_logger, every_n_iter=None, at_end=False):
+        super().__init__(tensors, every_n_iter=every_n_iter, at_end=at_end)
         self._logger = metric_logger
 
     def begin(self):
         super().begin()
         self._global_step_tensor = tf.compat.v1.train.get_global_step()
-        if self._global_step_tensor.name not in self._current_tensors:
-            self._current_tensors[self._global_step_tensor.name] = self._global_step_tensor
+        self._current_tensors.setdefault(self._global_step_tensor.name, self._global_step_tensor)
 
-    def after_run(self, unused_run_context, run_values):
+    def after_run(self, run_context, run_values):
         if self._should_trigger:
-            self._log_metric(run_values.results)
+            self._write(run_values.results)
         self._iter_count += 1
 
     def end(self, session):
         if self._log_at_end:
-            self._log_metric(session.run(self._current_tensors))
+            self._write(session.run(self._current_tensors))
 
-    def _log_metric(self, tensor_values):
+    def _write(self, values):
         self._timer.update_last_triggered_step(self._iter_count)
-        global_step = tensor_values[self._global_step_tensor.name]
+        step = values[self._global_step_tensor.name]
         for tag in self._tag_order:
-            self._logger.log_metric(tag, tensor_values[tag], global_step=global_step)
+            self._logger.log_metric(tag, values[tag], global_step=step)
 
 
 def zoo_step(ctx):
@@ -178,8 +168,8 @@ def test_the_model_zoo_hooks_log_on_their_timers_and_at_end_B10_H33():
     """end()'s session.run(self._current_tensors) reads the outputs of the last run (a step cannot run
     again, B10) and the global step as it is now, as TF's extra evaluation did."""
     metrics, rates = BenchmarkLogger(), BenchmarkLogger()
-    hooks = [ExamplesPerSecond(32, every_n_steps=2, warm_steps=2, metric_logger=rates),
-             LoggingMetric({"loss": "loss", "lr": "lr"}, metrics, every_n_iter=3, at_end=True),
+    hooks = [Throughput(32, every_n_steps=2, warm_steps=2, metric_logger=rates),
+             MetricLogging({"loss": "loss", "lr": "lr"}, metrics, every_n_iter=3, at_end=True),
              tf.train.StopAtStepHook(last_step=7)]
     with tf.train.MonitoredTrainingSession(hooks=hooks) as sess:
         while not sess.should_stop():
@@ -188,8 +178,8 @@ def test_the_model_zoo_hooks_log_on_their_timers_and_at_end_B10_H33():
                             ("loss", pytest.approx(1 / 7), 6), ("lr", 0.5, 6),
                             ("loss", pytest.approx(1 / 7), 7), ("lr", 0.5, 7)]  # at end: global step 7
     # The first trigger past warm-up (step 3) only starts the clock; steps 5 and 6 are 2 and 1 apart.
-    assert [(name, step) for name, _, step in rates.rows] == [("current_examples_per_sec", 5)]
-    assert len(hooks[0].current_examples_per_sec_list) == 1
+    assert [(name, step) for name, _, step in rates.rows] == [("examples_per_sec", 5)]
+    assert len(hooks[0].rates) == 1
 
 
 def test_end_reads_only_outputs_a_hook_fetched_in_the_last_run_B10():
@@ -363,91 +353,76 @@ def test_the_research_library_s_plateau_hooks_read_the_event_files_back_B50_W29(
 
 
 # --- the Estimator package's early stopping (tensorflow/estimator .../estimator/early_stopping.py) --------
+# What its hooks and helpers call: tf.compat.v1.gfile.Exists/Glob and tf.compat.v1.train.summary_iterator
+# over the evaluation's event files (a DataLossError skips the rest of a file, with a tf.compat.v1.logging
+# warning), HasField("summary") / HasField("simple_value"); the chief's hook keeps the global step and an
+# assign op it builds in begin(), runs the op through run_context.session when its predicate holds and
+# stops; a worker's hook fetches the stop variable every run.
 
-_EVENT_FILE_GLOB_PATTERN = "events.out.tfevents.*"
-
-
-def _summaries(eval_dir):
-    if tf.compat.v1.gfile.Exists(eval_dir):
-        for event_file in tf.compat.v1.gfile.Glob(os.path.join(eval_dir, _EVENT_FILE_GLOB_PATTERN)):
-            try:
-                for event in tf.compat.v1.train.summary_iterator(event_file):
-                    yield event
-            except tf.errors.DataLossError as e:  # the rest of a damaged file is skipped
-                tf.compat.v1.logging.warning("Skipping rest of the file %s: %s", event_file, e)
+STOP_VARIABLE = "signal_early_stopping/STOP"  # the graph's stop variable, ported: a registered variable
 
 
-def read_eval_metrics(eval_dir):
-    by_step = collections.defaultdict(dict)
-    for event in _summaries(eval_dir):
-        if not event.HasField("summary"):
-            continue
-        metrics = {value.tag: value.simple_value for value in event.summary.value if value.HasField("simple_value")}
-        if metrics:
-            by_step[event.step].update(metrics)
-    return collections.OrderedDict(sorted(by_step.items()))
+def evaluation_events(eval_dir):
+    if not tf.compat.v1.gfile.Exists(eval_dir):
+        return
+    for path in tf.compat.v1.gfile.Glob(os.path.join(eval_dir, "events.out.tfevents.*")):
+        try:
+            yield from tf.compat.v1.train.summary_iterator(path)
+        except tf.errors.DataLossError as damage:
+            tf.compat.v1.logging.warning("damaged event file %s skipped from here: %s", path, damage)
 
 
-def stop_if_no_decrease_fn(eval_dir, metric_name, max_steps_without_decrease):
-    is_lhs_better = operator.lt
+def metrics_by_step(eval_dir):
+    table = collections.defaultdict(dict)
+    for event in evaluation_events(eval_dir):
+        if event.HasField("summary"):
+            table[event.step].update({v.tag: v.simple_value for v in event.summary.value if v.HasField("simple_value")})
+    return {step: metrics for step, metrics in sorted(table.items()) if metrics}
 
-    def should_stop():
-        best_val = best_val_step = None
-        for step, metrics in read_eval_metrics(eval_dir).items():
-            val = metrics[metric_name]
-            if best_val is None or is_lhs_better(val, best_val):
-                best_val, best_val_step = val, step
-            if step - best_val_step >= max_steps_without_decrease:
-                tf.compat.v1.logging.info('No decrease in metric "%s" for %s steps', metric_name, step - best_val_step)
+
+def no_decrease_within(eval_dir, metric, max_steps):
+    def predicate():
+        best_step, best = None, float("inf")
+        for step, metrics in metrics_by_step(eval_dir).items():
+            if metrics[metric] < best:
+                best_step, best = step, metrics[metric]
+            if step - best_step >= max_steps:
+                tf.compat.v1.logging.info("%s has not decreased for %d steps", metric, step - best_step)
                 return True
         return False
-    return should_stop
+    return predicate
 
 
-def _get_or_create_stop_var():
-    """The graph part, ported: the STOP variable is a registered variable, found by name."""
-    return "signal_early_stopping/STOP"
-
-
-class StopOnPredicate(tf.compat.v1.train.SessionRunHook):
-    """The chief's hook: builds tf.compat.v1.assign(stop_var, True) in begin() and runs it with
-    run_context.session.run when the predicate says stop."""
-
-    def __init__(self, should_stop_fn, run_every_secs=60, run_every_steps=None):
-        self._should_stop_fn = should_stop_fn
-        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_secs=run_every_secs, every_steps=run_every_steps)
-        self._global_step_tensor = self._stop_var = self._stop_op = None
+class StopWhenPredicateHolds(tf.compat.v1.train.SessionRunHook):
+    def __init__(self, predicate, every_steps):
+        self._predicate = predicate
+        self._timer = tf.compat.v1.train.SecondOrStepTimer(every_steps=every_steps)
 
     def begin(self):
         self._global_step_tensor = tf.compat.v1.train.get_global_step()
-        self._stop_var = _get_or_create_stop_var()
-        self._stop_op = tf.compat.v1.assign(self._stop_var, True)
+        self._stop_op = tf.compat.v1.assign(STOP_VARIABLE, True)  # built once, run later
 
     def before_run(self, run_context):
         return tf.compat.v1.train.SessionRunArgs(self._global_step_tensor)
 
     def after_run(self, run_context, run_values):
-        global_step = run_values.results
-        if self._timer.should_trigger_for_step(global_step):
-            self._timer.update_last_triggered_step(global_step)
-            if self._should_stop_fn():
-                tf.compat.v1.logging.info("Requesting early stopping at global step %d", global_step)
-                run_context.session.run(self._stop_op)
-                run_context.request_stop()
+        step = run_values.results
+        if not self._timer.should_trigger_for_step(step):
+            return
+        self._timer.update_last_triggered_step(step)
+        if self._predicate():
+            tf.compat.v1.logging.info("early stop at global step %d", step)
+            run_context.session.run(self._stop_op)
+            run_context.request_stop()
 
 
-class CheckForStopping(tf.compat.v1.train.SessionRunHook):
-    """A worker's hook: fetches the STOP variable every run."""
-
-    def begin(self):
-        self._stop_var = _get_or_create_stop_var()
-
+class StopWhenTheChiefStopped(tf.compat.v1.train.SessionRunHook):
     def before_run(self, run_context):
-        return tf.compat.v1.train.SessionRunArgs(self._stop_var)
+        return tf.compat.v1.train.SessionRunArgs(STOP_VARIABLE)
 
     def after_run(self, run_context, run_values):
         if run_values.results:
-            tf.compat.v1.logging.info("Early stopping requested, suspending run.")
+            tf.compat.v1.logging.info("the chief stopped early: stopping")
             run_context.request_stop()
 
 
@@ -466,94 +441,92 @@ def test_the_estimator_early_stopping_hooks_assign_the_stop_variable_and_stop_B5
             writer.flush()
         return {"loss": np.float32(1)}
 
-    chief_hook = StopOnPredicate(stop_if_no_decrease_fn(eval_dir, "loss", 4), run_every_secs=None, run_every_steps=1)
-    with tf.train.MonitoredTrainingSession(hooks=[chief_hook], variables={"signal_early_stopping/STOP": stop}) as sess:
+    chief_hook = StopWhenPredicateHolds(no_decrease_within(eval_dir, "loss", 4), every_steps=1)
+    with tf.train.MonitoredTrainingSession(hooks=[chief_hook], variables={STOP_VARIABLE: stop}) as sess:
         while not sess.should_stop():
             sess.run(train_op)
     assert sess.global_step == 9 and bool(stop)  # best at 4, 4 steps without a decrease at 8
-    assert "Requesting early stopping at global step 8" in trainwatch_lines(caplog)
-    assert any(line.startswith("Skipping rest of the file") for line in trainwatch_lines(caplog))
-    assert list(read_eval_metrics(eval_dir)) == [0, 2, 4, 6, 8]
+    assert "early stop at global step 8" in trainwatch_lines(caplog)
+    assert any(line.startswith("damaged event file") for line in trainwatch_lines(caplog))
+    assert list(metrics_by_step(eval_dir)) == [0, 2, 4, 6, 8]
 
-    with tf.train.MonitoredTrainingSession(hooks=[CheckForStopping()], variables={"signal_early_stopping/STOP": stop},
+    with tf.train.MonitoredTrainingSession(hooks=[StopWhenTheChiefStopped()], variables={STOP_VARIABLE: stop},
                                            is_chief=False) as worker:
         while not worker.should_stop():
             worker.run(train_op)
-    assert worker.global_step == 1 and "Early stopping requested, suspending run." in trainwatch_lines(caplog)
+    assert worker.global_step == 1 and "the chief stopped early: stopping" in trainwatch_lines(caplog)
     writer.close()
 
 
 # --- a small trainer library's hooks (tensorlab/tensorfx src/training/_hooks.py) ------------------------
 
-class TrainerStop(tf.train.SessionRunHook):
+# What its hooks do: the global step, loss and merged summary op come from the job; the log hook fetches
+# all three only on the runs it logs (a list of fetches either way), logs with the logging module and
+# writes the fetched summary plus a Summary it builds with its own FileWriter (given the graph); the
+# checkpoint hook saves with the job's Saver from after_run and from end().
+
+class StopAtMaxSteps(tf.train.SessionRunHook):
     def __init__(self, job):
-        self._global_steps = job.training.global_steps
-        self._max_steps = job.args.max_steps
+        self._step_tensor, self._max_steps = job.training.global_steps, job.args.max_steps
 
     def before_run(self, context):
-        return tf.train.SessionRunArgs(self._global_steps)
+        return tf.train.SessionRunArgs(self._step_tensor)
 
     def after_run(self, context, values):
         if values.results >= self._max_steps:
             context.request_stop()
 
 
-class TrainerLog(tf.train.SessionRunHook):
-    """Logs with the standard logging module and writes the fetched summary op's bytes, plus a Summary it
-    builds, with its own FileWriter (which was given the graph)."""
-
+class LogAndSummarize(tf.train.SessionRunHook):
     def __init__(self, job):
-        self._global_steps = job.training.global_steps
-        self._loss = job.training.loss
-        self._summary_op = job.training.summary_op
-        self._log_interval_steps = job.args.log_interval_steps
-        self._max_steps = job.args.max_steps
-        self._summary_writer = tf.summary.FileWriter(job.summaries_path("train"))
-        self._summary_writer.add_graph(job.training.graph)
-        self._global_steps_completed = 0
+        training = job.training
+        self._fetch_step = [training.global_steps]
+        self._fetch_all = [training.global_steps, training.loss, training.summary_op]
+        self._every, self._max_steps = job.args.log_interval_steps, job.args.max_steps
+        self._writer = tf.summary.FileWriter(job.summaries_path("train"))
+        self._writer.add_graph(training.graph)
+        self._steps_done = 0
 
     def before_run(self, context):
-        current_step = self._global_steps_completed + 1
-        if current_step % self._log_interval_steps == 0 or current_step + 1 >= self._max_steps:
-            return tf.train.SessionRunArgs([self._global_steps, self._loss, self._summary_op])
-        return tf.train.SessionRunArgs([self._global_steps])
+        upcoming = self._steps_done + 1
+        logs = upcoming % self._every == 0 or upcoming + 1 >= self._max_steps
+        return tf.train.SessionRunArgs(self._fetch_all if logs else self._fetch_step)
 
     def after_run(self, context, values):
-        if len(values.results) == 1:
-            self._global_steps_completed, = values.results
-            return
-        self._global_steps_completed, loss_value, summary = values.results
-        logging.getLogger("trainer").info("Global steps: %d; Loss: %.3f", self._global_steps_completed, loss_value)
-        self._summary_writer.add_summary(summary, self._global_steps_completed)
-        value = tf.Summary.Value(tag="metrics/throughput", simple_value=4.0)
-        self._summary_writer.add_summary(tf.Summary(value=[value]), self._global_steps_completed)
-        self._summary_writer.flush()
+        self._steps_done = values.results[0]
+        if len(values.results) == 3:
+            _, loss, summary = values.results
+            logging.getLogger("trainer").info("step %d loss %.3f", self._steps_done, loss)
+            self._writer.add_summary(summary, self._steps_done)
+            throughput = tf.Summary.Value(tag="metrics/throughput", simple_value=4.0)
+            self._writer.add_summary(tf.Summary(value=[throughput]), self._steps_done)
+            self._writer.flush()
 
 
-class TrainerCheckpoint(tf.train.SessionRunHook):
-    """Saves with the job's own Saver from after_run and end() (the session saves nothing itself)."""
-
+class SaveWithTheJobSaver(tf.train.SessionRunHook):
     def __init__(self, job):
-        self._global_steps = job.training.global_steps
-        self._saver = job.training.saver
-        self._checkpoint_name = os.path.join(job.checkpoints_path, "model.ckpt")
-        self._last_save_steps = 0
+        self._step_tensor, self._saver = job.training.global_steps, job.training.saver
+        self._prefix = os.path.join(job.checkpoints_path, "model.ckpt")
+        self._saved_at = 0
         self.saved = []
 
     def before_run(self, context):
-        if self._last_save_steps == 0:
-            return tf.train.SessionRunArgs([self._global_steps])
+        if self._saved_at == 0:  # until a save past step 0
+            return tf.train.SessionRunArgs([self._step_tensor])
 
     def after_run(self, context, values):
         if values.results:
-            global_steps_completed, = values.results
-            self.saved.append(self._saver.save(context.session, self._checkpoint_name, global_steps_completed))
-            self._last_save_steps = global_steps_completed
+            (step,) = values.results
+            self._save(context.session, step)
 
     def end(self, session):
-        global_steps_completed = session.run(self._global_steps)
-        if global_steps_completed != self._last_save_steps:
-            self.saved.append(self._saver.save(session, self._checkpoint_name, global_steps_completed))
+        step = session.run(self._step_tensor)
+        if step != self._saved_at:
+            self._save(session, step)
+
+    def _save(self, session, step):
+        self.saved.append(self._saver.save(session, self._prefix, step))
+        self._saved_at = step
 
 
 def test_the_trainer_library_s_hooks_stop_log_write_summaries_and_save_B50(tmp_path, caplog):
@@ -575,16 +548,15 @@ def test_the_trainer_library_s_hooks_stop_log_write_summaries_and_save_B50(tmp_p
             outputs["summary"] = summary.SerializeToString()
         return outputs
 
-    checkpoints = TrainerCheckpoint(job)
-    with tf.train.MonitoredTrainingSession(hooks=[TrainerStop(job), TrainerLog(job), checkpoints],
+    checkpoints = SaveWithTheJobSaver(job)
+    with tf.train.MonitoredTrainingSession(hooks=[StopAtMaxSteps(job), LogAndSummarize(job), checkpoints],
                                            variables={"w": weights}) as sess:
         while not sess.should_stop():
             sess.run(train_op)
 
     assert sess.global_step == 7  # the stale step fetched in the run at 6 reaches max_steps
     assert [r.getMessage() for r in caplog.records if r.name == "trainer"] == [
-        "Global steps: 2; Loss: 0.333", "Global steps: 4; Loss: 0.200", "Global steps: 5; Loss: 0.167",
-        "Global steps: 6; Loss: 0.143"]
+        "step 2 loss 0.333", "step 4 loss 0.200", "step 5 loss 0.167", "step 6 loss 0.143"]
     (events,) = tf.gfile.Glob(str(tmp_path / "summaries" / "train" / "events.out.tfevents.*"))
     written = [(e.step, v.tag) for e in tf.train.summary_iterator(events) if e.HasField("summary")
                for v in e.summary.value]
@@ -628,30 +600,28 @@ def test_a_hook_that_turns_ctrl_c_into_a_stop_request_ends_with_the_final_checkp
     """A clean-stop hook: it installs a SIGINT handler in its first before_run that sets a flag, and
     requests a stop in after_run, so the session ends normally and saves."""
 
-    class CleanStop(tf.train.SessionRunHook):
+    class StopOnCtrlC(tf.train.SessionRunHook):
         def __init__(self):
-            self._should_stop = False
-            self._installed = False
+            self._interrupted, self._previous = False, None
 
         def before_run(self, run_context):
-            if not self._installed:
-                self._installed = True
-                self._previous_handler = signal.signal(signal.SIGINT, self._handle_interrupt)
+            if self._previous is None:  # as late as possible: Ctrl-C keeps its meaning until training runs
+                self._previous = signal.signal(signal.SIGINT, self._on_sigint)
 
         def after_run(self, run_context, run_values):
-            if self._should_stop:
+            if self._interrupted:
                 run_context.request_stop()
 
-        def _handle_interrupt(self, sig, frame):
-            self._should_stop = True
-            signal.signal(signal.SIGINT, self._previous_handler)
+        def _on_sigint(self, signum, frame):
+            self._interrupted = True
+            signal.signal(signal.SIGINT, self._previous)  # a second Ctrl-C interrupts at once
 
     def train_op(ctx):
         if ctx.global_step == 6:
             os.kill(os.getpid(), signal.SIGINT)
 
     previous = signal.getsignal(signal.SIGINT)
-    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=[CleanStop()],
+    with tf.train.MonitoredTrainingSession(checkpoint_dir=str(tmp_path), hooks=[StopOnCtrlC()],
                                            variables={"w": np.zeros(2, np.float32)}) as sess:
         while not sess.should_stop():
             sess.run(train_op)

@@ -44,7 +44,8 @@ if _SessionRunHook is not None and _get_default_graph is not None:
             self.device = device
 
         def begin(self):
-            if not self.bcast_op or self.bcast_op.graph != _get_default_graph():
+            stale = self.bcast_op is None or self.bcast_op.graph != _get_default_graph()
+            if stale:  # a new graph: build the op again, on the hook's device
                 with tf.device(self.device):
                     self.bcast_op = broadcast_global_variables(self.root_rank)
 
