@@ -25,7 +25,9 @@ returns its handle). ``trainwatch.train`` and ``trainwatch.estimator`` hold the 
 ``trainwatch.compat.v1`` the same under TF's compat path. ``trainwatch.summary`` writes and reads
 TensorBoard event files (tf.compat.v1.summary's ``FileWriter`` and ``summary_iterator``, with TF's
 ``Event`` and ``Summary`` messages). Log lines
-go to the ``logging`` logger "trainwatch".
+go to the ``logging`` logger "trainwatch", as do a ported program's ``tw.logging`` lines; ``tw.gfile``
+is TF1's file helpers on local paths, ``tw.assign(variable, value)`` TF's assign op as a step function,
+and ``get_default_graph``, ``device``, ``ConfigProto`` are accepted so TF1 code runs (there is no graph).
 """
 import sys
 
@@ -52,6 +54,9 @@ from .summary import (Event, FileWriter, FileWriterCache, HistogramProto, LogMes
                       SummaryMetadata, TensorProto, summary_iterator)
 from .tensors import bfloat16_to_float32
 from .training_util import create_global_step, get_global_step, get_or_create_global_step
+from .graph_only import ConfigProto, GPUOptions, device, get_default_graph
+from .state_ops import assign
+from . import app, gfile, tf_logging as logging
 from . import compat, estimator, train
 
 __version__ = native.version_string()
@@ -70,6 +75,7 @@ __all__ = [
     "summary", "check_numerics", "scan", "tensor_stats", "ScanResult", "TensorStats",
     "bfloat16_to_float32", "train", "estimator", "compat",
     "get_global_step", "get_or_create_global_step", "create_global_step",
+    "app", "gfile", "logging", "assign", "get_default_graph", "device", "ConfigProto", "GPUOptions",
     "OpError", "CancelledError", "UnknownError", "InvalidArgumentError", "DeadlineExceededError", "NotFoundError",
     "AlreadyExistsError", "PermissionDeniedError", "ResourceExhaustedError", "FailedPreconditionError",
     "AbortedError", "OutOfRangeError", "UnimplementedError", "InternalError", "UnavailableError", "DataLossError",

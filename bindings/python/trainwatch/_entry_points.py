@@ -1,7 +1,7 @@
-"""Errors point at the caller: an exception leaving a public function or method of the package carries
-a traceback without the package's own frames, so the last frame of the caller's code in it is the call
-that failed (or, for an error raised in the caller's step function or hook, that line), and the one
-package frame left is the public entry point that re-raised it.
+"""Errors point at the caller: an exception (or a Ctrl-C's KeyboardInterrupt) leaving a public function
+or method of the package carries a traceback without the package's own frames, so the last frame of the
+caller's code in it is the call that failed (or, for an error raised in the caller's step function or
+hook, that line), and the one package frame left is the public entry point that re-raised it.
 
 ``expose`` wraps the public callables once, when the package is imported; the modules stay plain.
 Set the environment variable TRAINWATCH_FULL_TRACEBACKS=1 to keep every frame (to debug trainwatch).
@@ -16,6 +16,10 @@ _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # The hook protocol is called by the session's run, which is an entry point already.
 _CALLBACKS = frozenset({"begin", "after_create_session", "before_run", "after_run", "end", "on_error",
                         "before_save", "after_save"})
+
+
+# What a caller sees come out of a call: errors, and a Ctrl-C that arrived while a step or hook ran.
+_TRIMMED = (Exception, KeyboardInterrupt)
 
 
 def _without_trainwatch_frames(error):
@@ -39,7 +43,9 @@ def _entry_point(fn):
             __tracebackhide__ = True  # noqa: F841 (pytest hides this frame)
             try:
                 return (yield from fn(*args, **kwargs))
-            except Exception as error:
+            except GeneratorExit:
+                raise
+            except _TRIMMED as error:
                 raise _without_trainwatch_frames(error)
         wrapped = generator
     else:
@@ -48,7 +54,7 @@ def _entry_point(fn):
             __tracebackhide__ = True  # noqa: F841 (pytest hides this frame)
             try:
                 return fn(*args, **kwargs)
-            except Exception as error:
+            except _TRIMMED as error:
                 raise _without_trainwatch_frames(error)
         wrapped = call
     wrapped._tw_entry_point = True

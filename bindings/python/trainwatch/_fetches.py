@@ -39,6 +39,7 @@ class FetchPlan:
 
     def __init__(self, fetches):
         self.names = []
+        self.values = {}  # name → value of the last results(), patterns' matches included
         self._index = {}
         self._structure = self._flatten(fetches)
 
@@ -49,6 +50,12 @@ class FetchPlan:
     def results(self, source):
         """The values ``source`` (RunResults or SessionValues) gives, in the structure of the fetches."""
         values = [source.matching(name) if is_pattern(name) else source.value(name) for name in self.names]
+        self.values = {}
+        for name, value in zip(self.names, values):
+            if is_pattern(name):
+                self.values.update(value)
+            else:
+                self.values[name] = value
         return self._rebuild(self._structure, values)
 
     def _flatten(self, fetches):
@@ -92,12 +99,16 @@ class RunResults:
         return {t.name(): to_value(t) for t in self._ctx.results() if fnmatchcase(t.name(), pattern)}
 
 
+# B10: what end() reads of the outputs.
 class SessionValues:
     """Values read from a session without running a step (native SessionRef): a published output of the
-    run in progress, a registered variable, or global_step (its current value)."""
+    run in progress, a registered variable, or global_step (its current value). In hooks' end(),
+    ``last_run`` (name → value) holds what hooks fetched in the last run: TF evaluated an output once
+    more there, a step cannot run again, so the last run's value stands in for it."""
 
-    def __init__(self, session_ref):
+    def __init__(self, session_ref, last_run=None):
         self._session = session_ref
+        self._last_run = last_run
 
     def value(self, name):
         try:
@@ -110,6 +121,11 @@ class SessionValues:
             pass
         if name == "global_step":
             return np.int64(self._session.global_step())
+        if self._last_run is not None and name in self._last_run:  # after them: they read as of now
+            return self._last_run[name]
+        if self._last_run is not None:
+            raise NotFoundError(None, None, f"'{name}' is neither a registered variable, nor an output a hook fetched "
+                                            f"in the last run (what end() can read of the outputs), nor 'global_step'")
         raise NotFoundError(None, None, f"'{name}' is neither a registered variable, nor an output published in "
                                         f"the run in progress, nor 'global_step'")
 
@@ -117,10 +133,11 @@ class SessionValues:
         return {t.name(): to_value(t) for t in self._session.variables() if fnmatchcase(t.name(), pattern)}
 
 
-def read(session_ref, fetches, feed_dict=None):
-    """TF's ``session.run(fetches)`` for names: their values now, without running a step or hooks."""
+def read(session_ref, fetches, feed_dict=None, last_run=None):
+    """TF's ``session.run(fetches)`` for names: their values now, without running a step or hooks
+    (``last_run``: see SessionValues)."""
     if not is_fetches(fetches):
         raise TypeError(f"{RUN_ACCEPTS}; got {type(fetches).__name__}")
     if feed_dict:
         raise ValueError("feed_dict has no effect when run() reads values by name; feeds go to a step function")
-    return FetchPlan(fetches).results(SessionValues(session_ref))
+    return FetchPlan(fetches).results(SessionValues(session_ref, last_run))

@@ -52,7 +52,10 @@ class _Protocol:
 
     def after_run(self, ctx):
         run_context = self._run_context(ctx)
-        results = self._plan.results(RunResults(ctx)) if self._plan is not None else None
+        results = None
+        if self._plan is not None:
+            results = self._plan.results(RunResults(ctx))
+            self._owner._last_run_values.update(self._plan.values)  # what end() can read (B10)
         self._hook.after_run(run_context, SessionRunValues(results))
         self._forward_stop(run_context, ctx)
 

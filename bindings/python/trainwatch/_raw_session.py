@@ -72,6 +72,7 @@ class RawSession:
           fetches: a name or any nesting of names of registered variables, outputs published in the
             run in progress, or "global_step" (TF's ``session.run(global_step_tensor)``); or a step
             function, run without hooks and without changing the global step (evaluation, resets).
+            In a hook's ``end``, an output reads as of the last run if a hook fetched it then.
           feed_dict: feeds for the step function.
 
         Returns:
@@ -83,7 +84,7 @@ class RawSession:
         """
         if callable(fetches):
             return self._owner._run_step(self._session().run_without_hooks, fetches, feed_dict, nested=True)
-        return read(self._session(), fetches, feed_dict)
+        return read(self._session(), fetches, feed_dict, self._owner._values_for_end())
 
     @property
     def global_step(self):

@@ -205,6 +205,8 @@ class _MonitoredSession:
         self._runner = StepRunner(self)
         self._current_step_fn = None
         self._current_feed_dict = None
+        self._last_run_values = {}  # name → what Python hooks fetched in the last run (B10)
+        self._ending = False
         options = session_creator._options(self)
         failure = self._registration_failure
         if failure is not None and (distributed is None or distributed["collective"] is None):
@@ -262,6 +264,7 @@ class _MonitoredSession:
         step_fn = fetches
         self._current_step_fn = step_fn
         self._current_feed_dict = feed_dict
+        self._last_run_values = {}
         try:
             return self._run_step(self._native.run, step_fn, feed_dict)
         finally:
@@ -316,7 +319,12 @@ class _MonitoredSession:
         """
         session = self._session()
         self._check_variables()  # end() may save them
-        session.close()
+        self._ending = True
+        try:
+            session.close()
+        finally:
+            self._ending = False
+            self._last_run_values = {}
 
     @property
     def global_step(self):
@@ -373,6 +381,11 @@ class _MonitoredSession:
         if self._native is None:
             raise RuntimeError("Session is closed.")
         return self._native
+
+    def _values_for_end(self):  # B10
+        """What hooks' ``end`` reads of the outputs: the values hooks fetched in the last run; None
+        outside ``end``, where outputs exist only during a run."""
+        return self._last_run_values if self._ending else None
 
     def _keep_alive(self, value):
         self._held.append(value)

@@ -10,6 +10,8 @@ import numbers
 import os
 import struct
 
+import numpy as np
+
 from . import _paths, native
 from ._event_proto import (Event, HistogramProto, LogMessage, ProtoDecodeError, SessionLog, Summary,
                            SummaryMetadata, TaggedRunMetadata, TensorProto, TensorShapeProto)
@@ -101,9 +103,10 @@ class FileWriter:
 
         Args:
           summary: a ``Summary`` message (trainwatch's, or TF's ``tf.compat.v1.Summary``: anything
-            with ``SerializeToString``), its serialized bytes, or a mapping of tags to values — a
-            number is written as a scalar, an array (numpy, torch, …) as the histogram of its
-            elements, one event each.
+            with ``SerializeToString``), its serialized bytes (also as the 1-D uint8 array that a
+            step's published bytes come back as when a hook fetches them: TF's fetched summary
+            op), or a mapping of tags to values — a number is written as a scalar, an array (numpy,
+            torch, …) as the histogram of its elements, one event each.
           global_step: the event's step (0 when None).
 
         Raises:
@@ -115,6 +118,8 @@ class FileWriter:
         step = 0 if global_step is None else int(global_step)
         if hasattr(summary, "SerializeToString"):
             summary = summary.SerializeToString()
+        elif isinstance(summary, np.ndarray) and summary.dtype == np.uint8 and summary.ndim == 1:
+            summary = summary.tobytes()  # published bytes, fetched (B50)
         if isinstance(summary, (bytes, bytearray, memoryview)):
             self._native.add_summary(step, bytes(summary))
             return
