@@ -14,6 +14,7 @@ from ._paths import encode as _path
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
 from ._log import logger
+from ._raw_session import _open_sessions
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from .tensors import NUMPY_DTYPES, borrow
 
@@ -148,8 +149,21 @@ class Saver:
         if not self._saves:
             return None
         self._held.check_unchanged()
-        saved = self._saver.save(_path(save_path, "save_path"), step)
+        for session in _open_sessions():
+            if session._saves_for(self, save_path):  # C27: the session's own saver saves
+                return session._save_checkpoint(save_path, step)
+        try:
+            saved = self._saver.save(_path(save_path, "save_path"), step)
+        except FailedPreconditionError as error:
+            raise _with_advice(error, save_path) from None
         return _decode(saved) if saved else None
+
+    def _same_variables(self, registered):
+        """Whether ``registered`` (a session's TensorSet) holds exactly this saver's variables: the same
+        names over the same memory."""
+        def signature(tensors):
+            return sorted((t.name(), t.address(), t.dtype(), tuple(t.shape())) for t in tensors)
+        return registered is not None and signature(self._held.tensors()) == signature(registered.tensors())
 
     def restore(self, *args):
         """Writes a checkpoint's values into the variables, all or nothing: ``restore(save_path)``,
@@ -206,6 +220,17 @@ class Saver:
         if len(args) != 1:
             raise TypeError("expected (save_path) or (sess, save_path)")
         return args[0], global_step
+
+
+def _with_advice(error, save_path):
+    """A refused save into a directory that an open session of this process holds, saying how the save
+    can go through that session instead."""
+    directory = os.path.dirname(_path(save_path, "save_path")) or b"."
+    if ".trainwatch.lock" not in str(error) or not any(s._checkpoint_dir_is(directory) for s in _open_sessions()):
+        return error
+    return type(error)(f"{error}. A session of this process saves there: a Saver saves into it through the session "
+                       "only when it is the session's Scaffold(saver=...) or holds exactly the session's variables; "
+                       "pass it as the Scaffold's saver, save with scaffold.saver, or save into another directory")
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
