@@ -607,8 +607,8 @@ TW_NODISCARD TW_API tw_status tw_session_set_global_step(tw_session *session, in
  * the directory's lock is held by another writer, named in the message), and the errors of
  * tw_saver_save (TW_IO, TW_RESOURCE_EXHAUSTED, TW_PERMISSION_DENIED, a device's status). On any error
  * the previous checkpoints and state file are untouched. */
-TW_NODISCARD TW_API tw_status tw_session_save_checkpoint(const char **out_path, tw_session *session,
-                                                         const char *prefix, int64_t global_step);
+TW_NODISCARD TW_API tw_status tw_session_save_checkpoint(const char **out_path, tw_session *session, const char *prefix,
+                                                         int64_t global_step);
 
 /* A registered variable's view by name; *out points at the caller's buffer (zero copy), the name and
  * shape arrays are owned by the session and valid until it is destroyed.
