@@ -206,3 +206,17 @@ def test_a_saver_that_is_not_the_sessions_is_told_what_to_do_C27(tmp_path):
             with pytest.raises(tw.errors.FailedPreconditionError,
                                match=r"is in use: a session with a CheckpointSaverHook.*Scaffold\(saver=\.\.\.\)"):
                 other.save(sess, os.path.join(d, "model.ckpt"), global_step=1)
+
+
+def test_tfs_save_keywords_are_accepted_C27(tmp_path):
+    """TF1's ``saver.save(sess, path, global_step=step, write_meta_graph=False)``: graph-only keywords."""
+    w = np.zeros(1, np.float32)
+    prefix = str(tmp_path / "model.ckpt")
+    with tw.train.Saver({"w": w}) as saver:
+        assert saver.save(None, prefix, global_step=1, write_meta_graph=False, meta_graph_suffix="meta",
+                          strip_default_attrs=True, save_debug_info=False, latest_filename="checkpoint") == prefix + "-1"
+        with pytest.raises(ValueError, match="latest_filename"):
+            saver.save(None, prefix, global_step=2, latest_filename="other")
+        with pytest.raises(ValueError, match="write_state"):
+            saver.save(None, prefix, global_step=2, write_state=False)
+    assert tw.train.latest_checkpoint(str(tmp_path)) == prefix + "-1"

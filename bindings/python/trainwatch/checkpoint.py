@@ -123,25 +123,47 @@ class Saver:
     def __exit__(self, exc_type, exc_value, traceback):
         self.close()
 
-    def save(self, *args, global_step=None):
+    def save(self, *args, global_step=None, latest_filename=None, meta_graph_suffix="meta", write_meta_graph=True,
+             write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Saves the variables: ``save(save_path, global_step=None)``, or TF's
         ``save(sess, save_path, global_step=None)`` (the session is ignored: the variables are the
         saver's own).
+
+        While a session of this process is open whose Scaffold's saver is this one (or whose
+        registered variables are exactly this saver's: the same names over the same memory), a save
+        into that session's checkpoint directory goes through the session — its lock, state file and
+        retention — as TF's ``scaffold.saver.save(sess, …)`` from a hook beside a
+        CheckpointSaverHook does; any other save uses this saver's own.
 
         Args:
           *args: ``save_path`` (the checkpoint's prefix, e.g. ``ckpt/model.ckpt``), optionally
             after a session.
           global_step: appended to the prefix (``model.ckpt-10``) when given.
+          latest_filename: the state file's name; only the default (None, "checkpoint").
+          meta_graph_suffix: accepted for TF code; there is no graph to write.
+          write_meta_graph: accepted for TF code; there is no graph to write.
+          write_state: must be True: every checkpoint is recorded in the state file, which retention
+            reads.
+          strip_default_attrs: accepted for TF code; there is no graph to write.
+          save_debug_info: accepted for TF code; there is no graph to write.
 
         Returns:
           The checkpoint's path; None on a rank that does not save.
 
         Raises:
-          FailedPreconditionError: another saver or chief session writes to the directory.
+          FailedPreconditionError: another saver or chief session writes to the directory (the
+            message says how to save through a session of this process that holds it).
           InvalidArgumentError: a variable holds NaN/Inf, or is a Shard that is not its whole tensor
             without a collective.
           IOFailureError: the files cannot be written.
+          ValueError: ``latest_filename`` is another name, or ``write_state`` is False.
         """
+        del meta_graph_suffix, write_meta_graph, strip_default_attrs, save_debug_info  # graph-only
+        if latest_filename not in (None, "checkpoint"):
+            raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
+        if not write_state:
+            raise ValueError("write_state=False is not supported: every checkpoint is recorded in the state file, "
+                             "which retention reads")
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
         if self._saver.closed():
