@@ -61,8 +61,10 @@ typedef enum tw_option {
    * without global_step gives by its "-<step>" name. Only a checkpoint proven damaged is skipped: a
    * restore that fails for another reason (out of memory, a mapping refused, an I/O error) fails
    * creation with that status, and so does TW_DATA_LOSS when every checkpoint there proved damaged;
-   * nothing is written then (docs/tf-semantics.md C20). A chief holds the directory's advisory lock
-   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.
+   * nothing is written then (docs/tf-semantics.md C20). A chief that writes checkpoints there (a
+   * CheckpointSaverHook, a NaN rollback, a preemption save; C24) holds the directory's advisory lock
+   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; one that only
+   * restores takes it at its first tw_session_save_checkpoint (C27); a worker does not.
    * In a job with a collective every rank restores with the chief, by a vote on the newest checkpoint
    * that every rank can read (docs/tf-semantics.md D16), reading it in its own TW_OPT_CHECKPOINT_DIR. */
   TW_OPT_CHECKPOINT_DIR = 2,
