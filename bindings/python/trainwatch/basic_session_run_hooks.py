@@ -427,6 +427,7 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     # unless _saver, _save_path or _checkpoint_dir was written (then TF's _save in Python, C27).
     _TF_STATE = ("_timer", "_listeners", "_steps_per_run", "_saver", "_checkpoint_dir", "_save_path")
     _TF_CODE = True
+    _tw_python_saves = False  # decided by TF's begin in a session
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
@@ -469,7 +470,8 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         self._tw_args = (checkpoint_dir, checkpoint_basename, bool(async_checkpoint))
         self._tw_given_saver = saver  # accepted for TF code; a _saver written later takes effect
         # TF's attributes (H33): _timer, _listeners and _steps_per_run take effect (see _handle_for);
-        # the library's hook writes the checkpoint of the directory and basename given here.
+        # the library's hook writes the checkpoint of the directory and basename given here, unless
+        # _saver, _save_path or _checkpoint_dir is written (_writes_own_saves: TF's _save in Python).
         self._saver = saver
         self._scaffold = scaffold
         self._checkpoint_dir = checkpoint_dir
