@@ -129,11 +129,11 @@ class Saver:
         ``save(sess, save_path, global_step=None)`` (the session is ignored: the variables are the
         saver's own).
 
-        While a session of this process is open whose Scaffold's saver is this one (or whose
-        registered variables are exactly this saver's: the same names over the same memory), a save
-        into that session's checkpoint directory goes through the session — its lock, state file and
-        retention — as TF's ``scaffold.saver.save(sess, …)`` from a hook beside a
-        CheckpointSaverHook does; any other save uses this saver's own.
+        While a session of this process is open whose registered variables are exactly this saver's
+        (the same names over the same memory: the session's Scaffold's saver, or a Saver made over the
+        same arrays), a save into that session's checkpoint directory goes through the session — its
+        lock, state file and retention — as TF's ``scaffold.saver.save(sess, …)`` from a hook beside
+        a CheckpointSaverHook does; any other save uses this saver's own.
 
         Args:
           *args: ``save_path`` (the checkpoint's prefix, e.g. ``ckpt/model.ckpt``), optionally
@@ -251,8 +251,9 @@ def _with_advice(error, save_path):
     if ".trainwatch.lock" not in str(error) or not any(s._checkpoint_dir_is(directory) for s in _open_sessions()):
         return error
     return type(error)(f"{error}. A session of this process saves there: a Saver saves into it through the session "
-                       "only when it is the session's Scaffold(saver=...) or holds exactly the session's variables; "
-                       "pass it as the Scaffold's saver, save with scaffold.saver, or save into another directory")
+                       "only when it holds exactly the session's variables (the same arrays under the same names); "
+                       "save with the session's Scaffold(saver=...) or a Saver of those arrays, or into another "
+                       "directory")
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):

@@ -429,13 +429,12 @@ class _MonitoredSession:
             return False
 
     def _saves_for(self, saver, save_path):
-        """Whether ``saver.save(save_path)`` saves through this session: it is open, ``saver`` is its
-        scaffold's saver or holds exactly its registered variables, and ``save_path`` lies in its
-        checkpoint directory."""
-        scaffold_savers = (self._scaffold._saver, self._scaffold._default_saver)  # read without making one
-        if saver not in scaffold_savers and not saver._same_variables(self._registered):
+        """Whether ``saver.save(save_path)`` saves through this session: it is open, ``saver`` holds
+        exactly its registered variables (its scaffold's saver does, unless given other arrays than the
+        scaffold's variables), and ``save_path`` lies in its checkpoint directory."""
+        if not self._checkpoint_dir_is(os.path.dirname(_paths.encode(save_path, "save_path")) or b"."):
             return False
-        return self._checkpoint_dir_is(os.path.dirname(_paths.encode(save_path, "save_path")) or b".")
+        return saver._same_variables(self._registered)
 
     def _save_checkpoint(self, save_path, step):
         """The session's saver saves the variables and global step into its directory."""
