@@ -4,6 +4,7 @@ session's own saver — its lock, state file and retention (C27) — while a sav
 keeps its own; and a scaffold a session was created from always has a saver, as TF's finalize gives it."""
 import fcntl
 import os
+import threading
 
 import numpy as np
 import pytest
@@ -220,3 +221,30 @@ def test_tfs_save_keywords_are_accepted_C27(tmp_path):
         with pytest.raises(ValueError, match="write_state"):
             saver.save(None, prefix, global_step=2, write_state=False)
     assert tw.train.latest_checkpoint(str(tmp_path)) == prefix + "-1"
+
+
+def test_a_save_from_another_thread_does_not_enter_the_session_C27(tmp_path):
+    """A session is used by one thread at a time: another thread's save is its Saver's own (refused by the
+    session's lock), never a second thread inside the session that would refuse the next run."""
+    d = str(tmp_path)
+    w = np.zeros(1, np.float32)
+    scaffold = tw.train.Scaffold(saver=tw.train.Saver({"w": w}))
+    errors = []
+
+    def save_elsewhere():
+        try:
+            scaffold.saver.save(None, os.path.join(d, "model.ckpt"), global_step=100)
+        except tw.errors.FailedPreconditionError as error:
+            errors.append(str(error))
+
+    with tw.train.MonitoredTrainingSession(checkpoint_dir=d, scaffold=scaffold, save_checkpoint_steps=100,
+                                           save_summaries_steps=None) as sess:
+        sess.run(train_step(w))
+        thread = threading.Thread(target=save_elsewhere)
+        thread.start()
+        thread.join()
+        sess.run(train_step(w))
+        assert scaffold.saver.save(sess, os.path.join(d, "model.ckpt"), global_step=2) == os.path.join(d, "model.ckpt-2")
+    assert len(errors) == 1 and "is in use: a session with a CheckpointSaverHook" in errors[0]
+    assert not os.path.exists(os.path.join(d, "model.ckpt-100"))
+    scaffold.saver.close()

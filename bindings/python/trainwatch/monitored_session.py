@@ -11,6 +11,7 @@ TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) ar
 nothing to act on.
 """
 import os
+import threading
 
 from . import _paths, native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
@@ -243,6 +244,7 @@ class _MonitoredSession:
         self._scaffold = session_creator.scaffold.finalize()  # TF's: from now on scaffold.saver is never None
         self._checkpoint_dir = session_creator._saving_dir()
         self._open = True  # until close() returns or the session is abandoned
+        self._thread = threading.get_ident()  # the thread using the session: created it, or ran it last
         self._runner = StepRunner(self)
         self._current_step_fn = None
         self._current_feed_dict = None
@@ -301,6 +303,7 @@ class _MonitoredSession:
         if not callable(fetches):
             return read(self._native, fetches, feed_dict)
         step_fn = fetches
+        self._thread = threading.get_ident()
         self._current_step_fn = step_fn
         self._current_feed_dict = feed_dict
         try:
@@ -336,6 +339,7 @@ class _MonitoredSession:
         """
         if self._native is None:
             raise RuntimeError("Session is closed.")
+        self._thread = threading.get_ident()
         return self._run_step(self._native.run_without_hooks, step_fn, feed_dict, nested=True)
 
     def should_stop(self):
@@ -357,6 +361,7 @@ class _MonitoredSession:
         """
         session = self._session()
         self._check_variables()  # end() may save them
+        self._thread = threading.get_ident()
         try:
             session.close()
         finally:
@@ -429,9 +434,12 @@ class _MonitoredSession:
             return False
 
     def _saves_for(self, saver, save_path):
-        """Whether ``saver.save(save_path)`` saves through this session: it is open, ``saver`` holds
-        exactly its registered variables (its scaffold's saver does, unless given other arrays than the
-        scaffold's variables), and ``save_path`` lies in its checkpoint directory."""
+        """Whether ``saver.save(save_path)`` saves through this session: it is open, the caller is the
+        thread using it (another thread would be refused, or would refuse the session's next run),
+        ``saver`` holds exactly its registered variables (its scaffold's saver does, unless given other
+        arrays than the scaffold's variables), and ``save_path`` lies in its checkpoint directory."""
+        if threading.get_ident() != self._thread:
+            return False
         if not self._checkpoint_dir_is(os.path.dirname(_paths.encode(save_path, "save_path")) or b"."):
             return False
         return saver._same_variables(self._registered)
