@@ -131,9 +131,9 @@ class Saver:
 
         While a session of this process is open whose registered variables are exactly this saver's
         (the same names over the same memory: the session's Scaffold's saver, or a Saver made over the
-        same arrays), a save into that session's checkpoint directory goes through the session — its
-        lock, state file and retention — as TF's ``scaffold.saver.save(sess, …)`` from a hook beside
-        a CheckpointSaverHook does; any other save uses this saver's own.
+        same arrays), a save from the thread using it into its checkpoint directory goes through the
+        session — its lock, state file and retention — as TF's ``scaffold.saver.save(sess, …)`` from
+        a hook beside a CheckpointSaverHook does; any other save uses this saver's own.
 
         Args:
           *args: ``save_path`` (the checkpoint's prefix, e.g. ``ckpt/model.ckpt``), optionally
