@@ -153,6 +153,48 @@ func TestMonitoredTrainingSessionDefaultsAndResume(t *testing.T) {
 	}
 }
 
+// savingHook saves through the session in every AfterRun (TF's scaffold.saver.save from a hook).
+type savingHook struct {
+	tw.BaseHook
+	prefix string
+	saved  []string
+}
+
+func (h *savingHook) AfterRun(ctx *tw.RunContext) error {
+	step, err := ctx.Session().GlobalStep()
+	if err != nil {
+		return err
+	}
+	path, err := ctx.Session().SaveCheckpoint(h.prefix, step)
+	h.saved = append(h.saved, path)
+	return err
+}
+
+// C27: beside the CheckpointSaverHook holding the directory, a hook saves through the session's own
+// saver; another directory is refused.
+func TestSessionSavesCheckpointOnRequest(t *testing.T) {
+	quiet(t)
+	dir := t.TempDir()
+	tr := newTrainer(t)
+	stop := built(t)(tw.StopAtStepHook(tw.Unset, 3))
+	saving := &savingHook{prefix: filepath.Join(dir, "model.ckpt")}
+	s, err := tw.NewMonitoredTrainingSession(tw.Variables(tr.w), tw.CheckpointDir(dir), tw.SaveCheckpointSteps(100),
+		tw.SaveSummariesSteps(0), tw.LogStepCountSteps(0), tw.Hooks(stop, saving))
+	must(t, err)
+	tr.train(t, s)
+	if len(saving.saved) != 3 || filepath.Base(saving.saved[2]) != "model.ckpt-3" {
+		t.Errorf("saved %q, want model.ckpt-1..3", saving.saved)
+	}
+	_, err = s.SaveCheckpoint(filepath.Join(t.TempDir(), "model.ckpt"), tw.Unset)
+	expectStatus(t, err, tw.InvalidArgument)
+	must(t, s.Close())
+	latest, err := tw.LatestCheckpoint(dir)
+	must(t, err)
+	if filepath.Base(latest) != "model.ckpt-3" {
+		t.Errorf("latest checkpoint %q, want model.ckpt-3", latest)
+	}
+}
+
 // readScalars is every scalar summary of an event file, by tag, in file order.
 func readScalars(t *testing.T, path string) map[string][]float32 {
 	t.Helper()

@@ -277,6 +277,28 @@ func variable(c *C.tw_session, name string) (View, error) {
 	return viewOf(&t), nil
 }
 
+// SaveCheckpoint is TF's scaffold.saver.save(sess, prefix, global_step) inside the session: the
+// session's own saver saves the variables and global step to "<prefix>-<globalStep>" (prefix itself
+// for Unset) with its lock, state file and retention, no listener (tf-semantics C27). prefix must lie
+// in the session's checkpoint directory (InvalidArgument otherwise). Returns the checkpoint's path.
+func (r *SessionRef) SaveCheckpoint(prefix string, globalStep int64) (string, error) {
+	if err := r.live(); err != nil {
+		return "", err
+	}
+	cprefix, err := cString("prefix", prefix)
+	if err != nil {
+		return "", err
+	}
+	defer C.free(unsafe.Pointer(cprefix))
+	var out *C.char
+	if err := check(func() C.tw_status {
+		return C.tw_session_save_checkpoint(&out, r.c, cprefix, C.int64_t(globalStep))
+	}); err != nil {
+		return "", err
+	}
+	return C.GoString(out), nil
+}
+
 // Output is, in AfterRun, an output the step published in this run (TF's
 // run_context.session.run(name)); zero copy, valid during the callback. Elsewhere FailedPrecondition.
 func (r *SessionRef) Output(name string) (View, error) {

@@ -61,8 +61,10 @@ typedef enum tw_option {
    * without global_step gives by its "-<step>" name. Only a checkpoint proven damaged is skipped: a
    * restore that fails for another reason (out of memory, a mapping refused, an I/O error) fails
    * creation with that status, and so does TW_DATA_LOSS when every checkpoint there proved damaged;
-   * nothing is written then (docs/tf-semantics.md C20). A chief holds the directory's advisory lock
-   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; a worker does not.
+   * nothing is written then (docs/tf-semantics.md C20). A chief that writes checkpoints there (a
+   * CheckpointSaverHook, a NaN rollback, a preemption save; C24) holds the directory's advisory lock
+   * ("<dir>/.trainwatch.lock", see trainwatch/checkpoint.h) from creation until close; one that only
+   * restores takes it at its first tw_session_save_checkpoint (C27); a worker does not.
    * In a job with a collective every rank restores with the chief, by a vote on the newest checkpoint
    * that every rank can read (docs/tf-semantics.md D16), reading it in its own TW_OPT_CHECKPOINT_DIR. */
   TW_OPT_CHECKPOINT_DIR = 2,
@@ -582,6 +584,33 @@ TW_API int64_t tw_session_global_step(const tw_session *session);
  * tw_step_context_set_global_step instead. Errors: TW_INVALID_ARGUMENT, TW_FAILED_PRECONDITION (closed;
  * another thread is inside the session). */
 TW_NODISCARD TW_API tw_status tw_session_set_global_step(tw_session *session, int64_t value);
+
+/* TF's scaffold.saver.save(sess, prefix, global_step) inside a session (docs/tf-semantics.md C27): saves
+ * the registered variables and the global step, as they are now, to "<prefix>-<global_step>" (or
+ * `prefix` itself when global_step is TW_UNSET) through the session's own saver — the one its
+ * CheckpointSaverHook and restore use: its lock on TW_OPT_CHECKPOINT_DIR, its state file and its
+ * retention (TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, TW_OPT_CHECKPOINT_RECYCLE_FILES).
+ * Nothing else: no checkpoint listener, no NaN check, no event in the summary directory. A write of a
+ * saver hook in the background is waited for first. The checkpoint goes only into the session's
+ * checkpoint directory: `prefix`'s directory must be it (compared as directories: another spelling or
+ * a symbolic link of it is the same). A session that only restores (no saver hook, no preemption save,
+ * C24) takes the directory's lock at its first such save, until close, after reading the state file's
+ * list of kept checkpoints (as TF's restore does for its saver).
+ * *out_path receives the checkpoint's path, owned by the session and valid until the next successful
+ * call on it or its destruction; untouched on error.
+ * Thread rules: on the session's thread — from a hook's callback (after_create_session, before_run,
+ * after_run, end), a step function, a checkpoint listener, or between runs — never from a progress sink
+ * (tw_set_progress_sink).
+ * Errors: TW_INVALID_ARGUMENT (NULL out_path, session or prefix; empty prefix; the session has no
+ * TW_OPT_CHECKPOINT_DIR; prefix's directory is not the session's checkpoint directory; the prefix
+ * collides with the state file), TW_NOT_FOUND ("Parent directory of <prefix> doesn't exist, can't
+ * save."), TW_FAILED_PRECONDITION (closed; another thread is inside the session; called from a progress
+ * sink; a worker session; a job with sharded variables, whose checkpoints every rank writes together;
+ * the directory's lock is held by another writer, named in the message), and the errors of
+ * tw_saver_save (TW_IO, TW_RESOURCE_EXHAUSTED, TW_PERMISSION_DENIED, a device's status). On any error
+ * the previous checkpoints and state file are untouched. */
+TW_NODISCARD TW_API tw_status tw_session_save_checkpoint(const char **out_path, tw_session *session, const char *prefix,
+                                                         int64_t global_step);
 
 /* A registered variable's view by name; *out points at the caller's buffer (zero copy), the name and
  * shape arrays are owned by the session and valid until it is destroyed.

@@ -20,6 +20,8 @@ struct Sink {
 std::mutex g_sink_mutex;
 Sink g_sink;
 
+thread_local int t_inside_sink = 0;  // calls of a user's sink on this thread now (InsideProgressSink)
+
 constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
 // "Saving checkpoint <path>: 512.0 of 1073.7 MB (48%), 250.3 MB/s, 2.2 s left" and, at the end,
@@ -86,7 +88,9 @@ void Progress::Report(bool final) {
   const uint64_t total = total_.load(std::memory_order_relaxed);
   const double secs = static_cast<double>(ElapsedNs()) * 1e-9;
   if (fn_ != nullptr) {
+    ++t_inside_sink;
     fn_(user_data_, kind_, path_.c_str(), static_cast<int64_t>(done), static_cast<int64_t>(total), secs, final);
+    --t_inside_sink;
     return;
   }
   // A line that cannot be formatted for lack of memory is dropped: a report never fails the work (a
@@ -96,6 +100,8 @@ void Progress::Report(bool final) {
   } catch (const std::bad_alloc &) {
   }
 }
+
+bool InsideProgressSink() { return t_inside_sink > 0; }
 
 Status SetProgressSink(double every_n_secs, tw_progress_fn fn, void *user_data) {
   if (!(every_n_secs >= 0) || !std::isfinite(every_n_secs)) {

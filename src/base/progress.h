@@ -50,6 +50,10 @@ class Progress {
   bool reported_ = false;
 };
 
+// Whether this thread is inside a call of the user's progress sink, which must not call back into the
+// saver or session doing the work (tw_set_progress_sink): such calls check this and refuse.
+bool InsideProgressSink();
+
 // tw_set_progress_sink: every_n_secs >= 0 and finite, else TW_INVALID_ARGUMENT naming it.
 Status SetProgressSink(double every_n_secs, tw_progress_fn fn, void *user_data);
 

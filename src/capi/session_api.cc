@@ -165,6 +165,19 @@ tw_status tw_session_set_global_step(tw_session *session, int64_t value) {
   });
 }
 
+tw_status tw_session_save_checkpoint(const char **out_path, tw_session *session, const char *prefix,
+                                     int64_t global_step) {
+  return Guard([&] {
+    TW_CHECK_ARG(out_path, "out_path");
+    TW_CHECK_ARG(session, "session");
+    TW_CHECK_ARG(prefix, "prefix");
+    if (prefix[0] == '\0') return Status(TW_INVALID_ARGUMENT, "prefix is empty");
+    TW_RETURN_IF_ERROR(session->SaveCheckpoint(prefix, global_step));
+    *out_path = session->saved_checkpoint().c_str();
+    return Status();
+  });
+}
+
 tw_status tw_session_get_output(tw_tensor *out, const tw_session *session, const char *name) {
   return Guard([&] {
     TW_CHECK_ARG(session, "session");

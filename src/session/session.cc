@@ -5,9 +5,11 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/progress.h"
 #include "base/saturating.h"
 #include "base/timer.h"
 #include "checkpoint/async_saver.h"
+#include "checkpoint/io/path.h"
 #include "checkpoint/saver.h"
 #include "numerics/check_numerics.h"
 #include "session/checkpoint_restorer.h"
@@ -150,6 +152,51 @@ void tw_session::AttachWriter(tw::checkpoint::AsyncSaver *writer) {
 void tw_session::DetachWriters() {
   for (tw::checkpoint::AsyncSaver *writer : writers_) writer->Wait();
   writers_.clear();
+}
+
+Status tw_session::SaveCheckpoint(const char *prefix, int64_t global_step) {
+  const Entry entry(*this);
+  TW_RETURN_IF_ERROR(entry.Refused("tw_session_save_checkpoint"));
+  if (closed_) return Status(TW_FAILED_PRECONDITION, "Session is closed.");
+  // The sink runs inside a save or restore of this saver, maybe on its background writer's thread.
+  if (tw::InsideProgressSink()) {
+    return Status(TW_FAILED_PRECONDITION,
+                  "tw_session_save_checkpoint called from a progress sink, which runs inside a save or restore: "
+                  "save from a hook callback or between runs");
+  }
+  if (checkpoint_dir_.empty()) {
+    return Status(TW_INVALID_ARGUMENT,
+                  "the session has no checkpoint directory (TW_OPT_CHECKPOINT_DIR) to save into: use a tw_saver");
+  }
+  if (!is_chief_) return Status(TW_FAILED_PRECONDITION, "only a chief session saves checkpoints; this one is a worker");
+  if (agreement_.sharded_job()) {
+    return Status(TW_FAILED_PRECONDITION,
+                  "a sharded job's checkpoint is written by every rank together (D17): save with the "
+                  "CheckpointSaverHook, or with a tw_saver of the job's collective on every rank");
+  }
+  std::string dir = tw::checkpoint::Dirname(prefix);
+  if (dir.empty()) dir = ".";
+  if (!tw::checkpoint::IsDirectory(dir)) {
+    return Status(TW_NOT_FOUND, std::string("Parent directory of ") + prefix + " doesn't exist, can't save.");
+  }
+  if (!tw::checkpoint::SameDirectory(dir, checkpoint_dir_)) {
+    return Errorf(TW_INVALID_ARGUMENT,
+                  "prefix '%s' is not in the session's checkpoint directory %s: the session saves only there "
+                  "(its lock, state file and retention); save elsewhere with a tw_saver of its own",
+                  prefix, checkpoint_dir_.c_str());
+  }
+  tw::checkpoint::Saver &saver = IdleSaver();  // a background write of a saver hook ends first
+  if (!writes_checkpoints_ && !saver_seeded_) {
+    // A session that only restores took no lock (C24): its first save locks the directory until close
+    // and, as TF's restore does for its saver, carries on the kept list of the state file.
+    saver.set_lock_holder("a session saving through its own saver (tw_session_save_checkpoint, a Scaffold's saver)");
+    TW_RETURN_IF_ERROR(saver.RecoverLastCheckpoints(checkpoint_dir_));
+    saver_seeded_ = true;
+  }
+  std::string path;
+  TW_RETURN_IF_ERROR(saver.Save(prefix, global_step, &path));
+  saved_checkpoint_ = std::move(path);
+  return Status();
 }
 
 Status tw_session::DiscardDivergedCheckpoints() {

@@ -80,6 +80,12 @@ struct tw_session {
   tw::checkpoint::Saver &saver() { return *saver_; }
   tw::checkpoint::Saver &IdleSaver();
   void AttachWriter(tw::checkpoint::AsyncSaver *writer);
+  // C27: tw_session_save_checkpoint — TF's scaffold.saver.save(sess, prefix, global_step) inside the
+  // session: the variables and global_step saved by saver() into checkpoint_dir() (its lock, state file
+  // and retention), nothing else (no listener, no NaN scan, no event). On success saved_checkpoint()
+  // names the checkpoint until the next success.
+  tw::Status SaveCheckpoint(const char *prefix, int64_t global_step);
+  const std::string &saved_checkpoint() const { return saved_checkpoint_; }
   // TW_OPT_CHECKPOINT_DIR, "" when unset.
   const std::string &checkpoint_dir() const { return checkpoint_dir_; }
   // C24: the session writes checkpoints — a hook of its (wrapped or not) saves or rolls back
@@ -130,6 +136,8 @@ struct tw_session {
   std::vector<tw::checkpoint::AsyncSaver *> writers_;  // the hooks' (AttachWriter), waited for before saver_ goes
   std::string checkpoint_dir_;
   bool writes_checkpoints_ = false;  // NoteCheckpointWriter
+  std::string saved_checkpoint_;     // SaveCheckpoint's last
+  bool saver_seeded_ = false;        // SaveCheckpoint recovered the kept list of a session that only restores
   std::set<tw_status> recoverable_statuses_;
   bool recoverable_;
   bool is_chief_;

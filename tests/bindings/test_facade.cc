@@ -274,6 +274,46 @@ void saver_close_releases_the_directory_C25(void **) {
   assert_int_equal(std::system(command.c_str()), 0);
 }
 
+// C27: a hook saves through the session's own saver beside the CheckpointSaverHook holding the directory
+// (TF's scaffold.saver.save from a hook); elsewhere it is refused with an Error.
+class SavingHook : public tw::Hook {
+ public:
+  explicit SavingHook(std::string prefix) : tw::Hook("saving"), prefix_(std::move(prefix)) {}
+  void after_run(tw::RunContext &ctx) override {
+    tw::SessionRef session = ctx.session();
+    saved.push_back(session.save_checkpoint(prefix_, session.global_step()));
+  }
+  std::vector<std::string> saved;
+
+ private:
+  std::string prefix_;
+};
+
+void session_saves_a_checkpoint_on_request_C27(void **) {
+  const ScratchDir scratch;
+  const std::string dir = scratch.path();
+  std::vector<float> w = {1, 2};
+  tw::Options options;
+  options.add_variable(tw::Tensor("w", w.data(), TW_FLOAT32, {2}));
+  options.set_string(TW_OPT_CHECKPOINT_DIR, dir);
+  tw::Options every_100;
+  every_100.set_int64(TW_OPT_EVERY_N_STEPS, 100);
+  tw::CheckpointSaverHook saver_hook(dir, &every_100, {});
+  SavingHook hook(dir + "/model.ckpt");
+  tw::Session session(tw::Session::monitored, &options, {&saver_hook, &hook});
+  session.run([](tw::StepContext &) {});
+  session.run([](tw::StepContext &) {});
+  assert_true(hook.saved == std::vector<std::string>({dir + "/model.ckpt-1", dir + "/model.ckpt-2"}));
+  assert_true(tw::latest_checkpoint(dir) == hook.saved.back());
+  try {
+    session.save_checkpoint(dir + "/elsewhere/model.ckpt");
+    fail_msg("a save outside the session's directory was let through");
+  } catch (const tw::Error &e) {
+    assert_int_equal(e.code(), TW_NOT_FOUND);  // no such directory
+  }
+  session.close();
+}
+
 // Every list getter goes through detail::collect: each reads its whole list, in order.
 class ListingHook : public tw::Hook {
  public:
@@ -524,6 +564,7 @@ int main() {
       cmocka_unit_test(summary_writer_session_logs_and_serialized_summaries),
       cmocka_unit_test(saver_round_trip_in_place),
       cmocka_unit_test(saver_close_releases_the_directory_C25),
+      cmocka_unit_test(session_saves_a_checkpoint_on_request_C27),
       cmocka_unit_test(list_getters_read_their_whole_lists),
       cmocka_unit_test(listener_can_stop_training),
       cmocka_unit_test(feed_function_feeds_every_run_B44),

@@ -44,6 +44,13 @@ class SessionRef {
   void set_global_step(int64_t value) {
     detail::call([&] { return tw_session_set_global_step(session_, value); });
   }
+  // TF's scaffold.saver.save(sess, prefix, global_step) inside the session: the variables saved by the
+  // session's own saver into its checkpoint directory (tw_session_save_checkpoint); the checkpoint's path.
+  std::string save_checkpoint(const std::string &prefix, int64_t global_step = TW_UNSET) {
+    const char *path = nullptr;
+    detail::call([&] { return tw_session_save_checkpoint(&path, session_, prefix.c_str(), global_step); });
+    return path;
+  }
   Tensor variable(const std::string &name) const {
     tw_tensor t = detail::empty_c_tensor();
     detail::call([&] { return tw_session_get_variable(&t, session_, name.c_str()); });

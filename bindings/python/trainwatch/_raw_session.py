@@ -38,6 +38,14 @@ class creating:
         _creating.owner = self._previous
 
 
+def _open_sessions():
+    """The MonitoredSessions of this process that may be inside a call now: the one being created on
+    this thread first, then every created one (closed ones included; they say so themselves)."""
+    creating_now = getattr(_creating, "owner", None)
+    sessions = [creating_now] if creating_now is not None else []
+    return sessions + [owner for owner in list(_by_address.values()) if owner is not creating_now]
+
+
 def register(owner, session_ref):
     _by_address[session_ref.address()] = owner
 

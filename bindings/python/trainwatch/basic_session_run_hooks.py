@@ -12,6 +12,7 @@ import logging
 import os
 import time
 import types
+import weakref
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .devices import to_host
 from ._hook_adapter import CALLBACKS, WrapperAdapter
 from .errors import NanLossDuringTrainingError, NotFoundError
 from .session_run_hook import SessionRunArgs, SessionRunHook
-from .summary import FileWriter
+from .summary import FileWriter, FileWriterCache, SessionLog
 from .tensors import to_value
 from .training_util import get_global_step
 
@@ -408,13 +409,25 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
 
     As in TF, a subclass (or a caller, before the session) may replace ``_timer``, change
     ``_steps_per_run`` or add to ``_listeners``: the hook then decides in Python when to save, and the
-    library still writes the checkpoint (each save then waits for its write)."""
+    library still writes the checkpoint (each save then waits for its write).
+
+    Writing ``_saver``, ``_save_path`` or ``_checkpoint_dir`` — before the session, or in a
+    subclass's ``begin`` before ``super().begin()`` — makes every save TF's ``_save`` in Python: the
+    listeners' ``before_save``, ``saver.save(session, self._save_path, global_step=step)`` with
+    ``_saver`` (any object with TF's ``save``; when None, the scaffold's saver), a CHECKPOINT session
+    log in the event file of ``_checkpoint_dir``, then the listeners' ``after_save``, whose True stops
+    training. Such saves are synchronous and skip the library's NaN check. A trainwatch Saver of the
+    session's variables saving into the session's checkpoint directory saves through the session (its
+    lock and retention); another Saver, into that directory, is refused by the session's lock. The
+    ``saver`` argument itself is accepted for TF code: the session's variables are saved."""
 
     _EXTENSION_POINTS = ("_save",)
     # H33: the attributes whose writes take effect; a subclass whose code names one, or a caller that
-    # replaced one before the session, gets TF's callbacks in Python, the library still writing the files.
-    _TF_STATE = ("_timer", "_listeners", "_steps_per_run")
+    # replaced one before the session, gets TF's callbacks in Python, the library still writing the files
+    # unless _saver, _save_path or _checkpoint_dir was written (then TF's _save in Python, C27).
+    _TF_STATE = ("_timer", "_listeners", "_steps_per_run", "_saver", "_checkpoint_dir", "_save_path")
     _TF_CODE = True
+    _tw_python_saves = False  # decided by TF's begin in a session
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
                  checkpoint_basename="model.ckpt", scaffold=None, listeners=None, save_graph_def=True,
@@ -455,8 +468,10 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
                                                   native.ListenerVector(self._tw_listeners))
         self._tw_builtin = self._native
         self._tw_args = (checkpoint_dir, checkpoint_basename, bool(async_checkpoint))
+        self._tw_given_saver = saver  # accepted for TF code; a _saver written later takes effect
         # TF's attributes (H33): _timer, _listeners and _steps_per_run take effect (see _handle_for);
-        # the library's hook writes the checkpoint of the directory and basename given here.
+        # the library's hook writes the checkpoint of the directory and basename given here, unless
+        # _saver, _save_path or _checkpoint_dir is written (_writes_own_saves: TF's _save in Python).
         self._saver = saver
         self._scaffold = scaffold
         self._checkpoint_dir = checkpoint_dir
@@ -473,6 +488,8 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
         decides with ``_timer`` and ``_steps_per_run``, and calls the native after_run only in a run
         that saves, which then saves (through ``_save``) the step it decided."""
         self._native = self._tw_builtin
+        self._tw_owner = weakref.ref(owner)  # whose scaffold's saver _get_saver falls back to
+        self._tw_python_saves = False
         self._tw_python = self._subclass_uses_tf_state() or self._tf_state_replaced()
         if not self._tw_python:
             return super()._handle_for(owner)
@@ -500,19 +517,71 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
     def _save(self, session, step):
         """TF's protected extension point: saves the checkpoint of ``step`` (listeners included) and
         returns whether a listener asked to stop; the hook requests the stop in after_run."""
+        if self._tw_python and self._tw_python_saves:
+            return self._tf_save(session, step)
         del session  # the session the hook was called with: the library's own
         wrapper, session_ref = self._inside("_save")
         return wrapper.super_save(session_ref, int(step))
 
-    # TF's callbacks (H33): the native hook's own, at the moments TF's code decides.
+    def _get_saver(self):
+        """TF's: ``_saver`` when set, else the scaffold's saver (the session's when the hook has no
+        scaffold)."""
+        if self._saver is not None:
+            return self._saver
+        if self._scaffold is not None and self._scaffold.saver is not None:
+            return self._scaffold.saver
+        owner = self._tw_owner() if getattr(self, "_tw_owner", None) is not None else None
+        return owner._scaffold.saver if owner is not None else None
+
+    def _writes_own_saves(self):
+        """Whether TF's _save runs in Python (H33, C27): _saver, _save_path or _checkpoint_dir was
+        written, so the library's hook would save something else or elsewhere."""
+        checkpoint_dir, basename, _ = self._tw_args
+        return ((self._saver is not None and self._saver is not self._tw_given_saver)
+                or not _same_path(self._save_path, os.path.join(checkpoint_dir, basename))
+                or not _same_path(self._checkpoint_dir, checkpoint_dir))
+
+    def _tf_save(self, session, step):
+        _logger.info("Calling checkpoint listeners before saving checkpoint %d...", step)
+        for listener in self._listeners:
+            listener.before_save(session, step)
+        _logger.info("Saving checkpoints for %d into %s.", step, self._save_path)
+        saver = self._get_saver()
+        if saver is None:
+            raise RuntimeError(f"{type(self).__name__}: no saver to save with: set _saver, or give the session a "
+                               "Scaffold")
+        saver.save(session, self._save_path, global_step=step)
+        self._summary_writer.add_session_log(SessionLog(status=SessionLog.CHECKPOINT, checkpoint_path=self._save_path),
+                                             step)
+        _logger.info("Calling checkpoint listeners after saving checkpoint %d...", step)
+        should_stop = False
+        for listener in self._listeners:
+            if listener.after_save(session, step):
+                _logger.info("A CheckpointSaverListener requested that training be stopped. listener: %s", listener)
+                should_stop = True
+        return should_stop
+
+    # TF's callbacks (H33): the native hook's own, at the moments TF's code decides — or, once _saver,
+    # _save_path or _checkpoint_dir was written, TF's own code in Python throughout (C27).
     def _tf_begin(self):
         wrapper, session_ref = self._inside("begin")
         self._global_step_tensor = get_global_step()
-        wrapper.super_begin(session_ref)  # the event file, the kept list, then the listeners' begin
+        self._tw_python_saves = self._writes_own_saves()
+        if self._tw_python_saves:
+            self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
+            for listener in self._listeners:
+                listener.begin()
+        else:
+            wrapper.super_begin(session_ref)  # the event file, the kept list, then the listeners' begin
         self._tw_begun = True
 
     def _tf_after_create_session(self, session, coord):
         wrapper, session_ref = self._inside("after_create_session")
+        if self._tw_python_saves:
+            global_step = session.run(self._global_step_tensor)
+            self._save(session, global_step)  # B21: the state at the session's start
+            self._timer.update_last_triggered_step(global_step)
+            return
         wrapper.super_after_create_session(session_ref)  # B21: saves now, through _save
         self._timer.update_last_triggered_step(session.run(self._global_step_tensor))
 
@@ -526,12 +595,32 @@ class CheckpointSaverHook(_GlobalStepArgs, NativeHook):
             global_step = run_context.session.run(self._global_step_tensor)
             if self._timer.should_trigger_for_step(global_step):
                 self._timer.update_last_triggered_step(global_step)
+                if self._tw_python_saves:
+                    if self._save(run_context.session, global_step):
+                        run_context.request_stop()
+                    return
                 wrapper.super_after_run(ctx)  # its every-step timer fires: saves global_step through _save
                 _take_stop(run_context, ctx)
 
     def _tf_end(self, session):
         wrapper, session_ref = self._inside("end")
+        if self._tw_python_saves:
+            last_step = session.run(self._global_step_tensor)
+            if last_step != self._timer.last_triggered_step():  # B23
+                self._save(session, last_step)
+            for listener in self._listeners:
+                listener.end(session, last_step)
+            self._summary_writer.flush()  # as the library's hook's end does
+            return
         wrapper.super_end(session_ref)  # B23: a final save if the step moved since the last save
+
+
+def _same_path(now, given):
+    """Whether a path attribute still names what the constructor gave (any spelling of it)."""
+    try:
+        return os.path.normpath(os.fsencode(now)) == os.path.normpath(os.fsencode(given))
+    except TypeError:
+        return False
 
 
 class _NanCallback(native.NanFunction):

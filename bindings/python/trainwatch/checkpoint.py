@@ -14,6 +14,7 @@ from ._paths import encode as _path
 from .distributed import _configure as _configure_distributed
 from .distributed import _rank_of
 from ._log import logger
+from ._raw_session import _open_sessions
 from .errors import FailedPreconditionError, InvalidArgumentError, NotFoundError, ResourceExhaustedError
 from .tensors import NUMPY_DTYPES, borrow
 
@@ -122,25 +123,47 @@ class Saver:
     def __exit__(self, exc_type, exc_value, traceback):
         self.close()
 
-    def save(self, *args, global_step=None):
+    def save(self, *args, global_step=None, latest_filename=None, meta_graph_suffix="meta", write_meta_graph=True,
+             write_state=True, strip_default_attrs=False, save_debug_info=False):
         """Saves the variables: ``save(save_path, global_step=None)``, or TF's
         ``save(sess, save_path, global_step=None)`` (the session is ignored: the variables are the
         saver's own).
+
+        While a session of this process is open whose registered variables are exactly this saver's
+        (the same names over the same memory: the session's Scaffold's saver, or a Saver made over the
+        same arrays), a save from the thread using it into its checkpoint directory goes through the
+        session — its lock, state file and retention — as TF's ``scaffold.saver.save(sess, …)`` from
+        a hook beside a CheckpointSaverHook does; any other save uses this saver's own.
 
         Args:
           *args: ``save_path`` (the checkpoint's prefix, e.g. ``ckpt/model.ckpt``), optionally
             after a session.
           global_step: appended to the prefix (``model.ckpt-10``) when given.
+          latest_filename: the state file's name; only the default (None, "checkpoint").
+          meta_graph_suffix: accepted for TF code; there is no graph to write.
+          write_meta_graph: accepted for TF code; there is no graph to write.
+          write_state: must be True: every checkpoint is recorded in the state file, which retention
+            reads.
+          strip_default_attrs: accepted for TF code; there is no graph to write.
+          save_debug_info: accepted for TF code; there is no graph to write.
 
         Returns:
           The checkpoint's path; None on a rank that does not save.
 
         Raises:
-          FailedPreconditionError: another saver or chief session writes to the directory.
+          FailedPreconditionError: another saver or chief session writes to the directory (the
+            message says how to save through a session of this process that holds it).
           InvalidArgumentError: a variable holds NaN/Inf, or is a Shard that is not its whole tensor
             without a collective.
           IOFailureError: the files cannot be written.
+          ValueError: ``latest_filename`` is another name, or ``write_state`` is False.
         """
+        del meta_graph_suffix, write_meta_graph, strip_default_attrs, save_debug_info  # graph-only
+        if latest_filename not in (None, "checkpoint"):
+            raise ValueError("trainwatch keeps its state file as 'checkpoint'; latest_filename must be None")
+        if not write_state:
+            raise ValueError("write_state=False is not supported: every checkpoint is recorded in the state file, "
+                             "which retention reads")
         save_path, global_step = self._path_args(args, global_step)
         step = native.UNSET if global_step is None else int(global_step)
         if self._saver.closed():
@@ -148,8 +171,21 @@ class Saver:
         if not self._saves:
             return None
         self._held.check_unchanged()
-        saved = self._saver.save(_path(save_path, "save_path"), step)
+        for session in _open_sessions():
+            if session._saves_for(self, save_path):  # C27: the session's own saver saves
+                return session._save_checkpoint(save_path, step)
+        try:
+            saved = self._saver.save(_path(save_path, "save_path"), step)
+        except FailedPreconditionError as error:
+            raise _with_advice(error, save_path) from None
         return _decode(saved) if saved else None
+
+    def _same_variables(self, registered):
+        """Whether ``registered`` (a session's TensorSet) holds exactly this saver's variables: the same
+        names over the same memory."""
+        def signature(tensors):
+            return sorted((t.name(), t.address(), t.dtype(), tuple(t.shape())) for t in tensors)
+        return registered is not None and signature(self._held.tensors()) == signature(registered.tensors())
 
     def restore(self, *args):
         """Writes a checkpoint's values into the variables, all or nothing: ``restore(save_path)``,
@@ -206,6 +242,18 @@ class Saver:
         if len(args) != 1:
             raise TypeError("expected (save_path) or (sess, save_path)")
         return args[0], global_step
+
+
+def _with_advice(error, save_path):
+    """A refused save into a directory that an open session of this process holds, saying how the save
+    can go through that session instead."""
+    directory = os.path.dirname(_path(save_path, "save_path")) or b"."
+    if ".trainwatch.lock" not in str(error) or not any(s._checkpoint_dir_is(directory) for s in _open_sessions()):
+        return error
+    return type(error)(f"{error}. A session of this process saves there: a Saver saves into it through the session "
+                       "only when it holds exactly the session's variables (the same arrays under the same names); "
+                       "save with the session's Scaffold(saver=...) or a Saver of those arrays, or into another "
+                       "directory")
 
 
 def latest_checkpoint(checkpoint_dir, latest_filename=None):

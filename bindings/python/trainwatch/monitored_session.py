@@ -11,6 +11,7 @@ TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) ar
 nothing to act on.
 """
 import os
+import threading
 
 from . import _paths, native, shard
 from .distributed import _configure as _configure_distributed, _rank_of
@@ -27,7 +28,13 @@ from .session_run_hook import SessionRunHook
 
 class Scaffold:
     """Structure to create or gather pieces commonly needed to train a model: here the variables, the
-    function that initialises them when nothing was restored, and the saver."""
+    function that initialises them when nothing was restored, and the saver.
+
+    As in TF, a scaffold a session was created from (or one ``finalize()`` was called on) has a saver
+    even when none was given: ``scaffold.saver`` is then a ``trainwatch.Saver`` over the scaffold's
+    variables, made when first read. Inside an open session, ``scaffold.saver.save(sess, path,
+    global_step=step)`` into the session's checkpoint directory saves through the session: its lock,
+    state file and retention, beside its CheckpointSaverHook."""
 
     def __init__(self, init_fn=None, variables=None, saver=None):
         """Creates a scaffold.
@@ -50,10 +57,35 @@ class Scaffold:
             raise TypeError(f"variables must be a dict of name → array; got {type(variables).__name__}")
         self.init_fn = init_fn
         self.variables = dict(variables or {})
-        self.saver = saver
+        self._saver = saver
+        self._default_saver = None  # the one finalize() promised, once read
+        self._finalized = False
+
+    @property
+    def saver(self):
+        """The saver: the one given, else — once finalized — a ``trainwatch.Saver`` over ``variables``
+        (TF's default saver); None before."""
+        if self._saver is None and self._finalized:
+            if self._default_saver is None:
+                self._default_saver = Saver(self.variables)
+            return self._default_saver
+        return self._saver
+
+    @saver.setter
+    def saver(self, value):
+        if value is not None and not isinstance(value, Saver):
+            raise TypeError(f"saver must be a trainwatch.Saver; got {type(value).__name__}")
+        self._saver = value
 
     def finalize(self):
-        """Returns the scaffold: there is no graph to freeze (kept for TF code that calls it)."""
+        """Marks the scaffold complete, as a session does when it is created: from now on ``saver`` is
+        never None (a default saver over the variables when none was given). There is no graph to
+        freeze.
+
+        Returns:
+          The scaffold.
+        """
+        self._finalized = True
         return self
 
 
@@ -77,7 +109,7 @@ class _SessionCreator:
             raise TypeError(f"scaffold must be a trainwatch.Scaffold; got {type(scaffold).__name__}")
         self.scaffold = scaffold or Scaffold()
         self._is_chief = is_chief
-        saver = self.scaffold.saver
+        saver = self.scaffold._saver  # the one given: a default saver (finalize) has TF's defaults, not the session's
         # Checkpoint retention (max_to_keep, keep_checkpoint_every_n_hours, recycle_files): the saver's,
         # else the defaults.
         self.retention = (saver.max_to_keep, saver.keep_checkpoint_every_n_hours, saver.recycle_files) if saver else None
@@ -104,6 +136,10 @@ class _SessionCreator:
 
     def _init_fn(self):
         return self.scaffold.init_fn
+
+    def _saving_dir(self):
+        """The checkpoint directory a session of this creator saves into (None: a worker, or none)."""
+        return None
 
 
 # S1, S5, S7
@@ -135,6 +171,9 @@ class ChiefSessionCreator(_SessionCreator):
         super().__init__(scaffold, is_chief=True)
         self.checkpoint_dir = checkpoint_dir
         self.checkpoint_filename_with_path = checkpoint_filename_with_path
+
+    def _saving_dir(self):
+        return self.checkpoint_dir
 
     def _options(self, owner):
         options = super()._options(owner)
@@ -202,6 +241,10 @@ class _MonitoredSession:
         self._registered = None  # the variables' TensorSet, checked before every use
         self._registration_failure = None  # this rank's, raised once the job has heard of it
         self._variables = shard.arrays(session_creator.scaffold.variables)
+        self._scaffold = session_creator.scaffold.finalize()  # TF's: from now on scaffold.saver is never None
+        self._checkpoint_dir = session_creator._saving_dir()
+        self._open = True  # until close() returns or the session is abandoned
+        self._thread = threading.get_ident()  # the thread using the session: created it, or ran it last
         self._runner = StepRunner(self)
         self._current_step_fn = None
         self._current_feed_dict = None
@@ -262,6 +305,7 @@ class _MonitoredSession:
         if not callable(fetches):
             return read(self._native, fetches, feed_dict)
         step_fn = fetches
+        self._thread = threading.get_ident()
         self._current_step_fn = step_fn
         self._current_feed_dict = feed_dict
         self._last_run_values = {}
@@ -298,6 +342,7 @@ class _MonitoredSession:
         """
         if self._native is None:
             raise RuntimeError("Session is closed.")
+        self._thread = threading.get_ident()
         return self._run_step(self._native.run_without_hooks, step_fn, feed_dict, nested=True)
 
     def should_stop(self):
@@ -320,11 +365,13 @@ class _MonitoredSession:
         session = self._session()
         self._check_variables()  # end() may save them
         self._ending = True
+        self._thread = threading.get_ident()
         try:
             session.close()
         finally:
             self._ending = False
             self._last_run_values = {}
+            self._open = False
 
     @property
     def global_step(self):
@@ -374,6 +421,40 @@ class _MonitoredSession:
             self._coordinator = Coordinator(self.raw_session())
         return self._coordinator
 
+    # C27: a Saver's save that is the session's own (Saver.save asks every open session).
+    def _session_ref(self):
+        """The library's session while it is open — during its creation, the reference its callbacks got."""
+        if not (self._alive and self._open):
+            return None
+        if self._native is not None:
+            return self._native
+        return self._raw._ref if self._raw is not None else None
+
+    def _checkpoint_dir_is(self, directory):
+        """Whether ``directory`` is this open chief's checkpoint directory (any spelling of it)."""
+        if self._checkpoint_dir is None or self._session_ref() is None:
+            return False
+        try:
+            return os.path.samefile(directory, _paths.encode(self._checkpoint_dir, "checkpoint_dir"))
+        except OSError:
+            return False
+
+    def _saves_for(self, saver, save_path):
+        """Whether ``saver.save(save_path)`` saves through this session: it is open, the caller is the
+        thread using it (another thread would be refused, or would refuse the session's next run),
+        ``saver`` holds exactly its registered variables (its scaffold's saver does, unless given other
+        arrays than the scaffold's variables), and ``save_path`` lies in its checkpoint directory."""
+        if threading.get_ident() != self._thread:
+            return False
+        if not self._checkpoint_dir_is(os.path.dirname(_paths.encode(save_path, "save_path")) or b"."):
+            return False
+        return saver._same_variables(self._registered)
+
+    def _save_checkpoint(self, save_path, step):
+        """The session's saver saves the variables and global step into its directory."""
+        self._check_variables()
+        return _paths.decode(self._session_ref().save_checkpoint(_paths.encode(save_path, "save_path"), step))
+
     def _handle(self, hook):
         return hook._handle_for(self) if isinstance(hook, NativeHook) else HookAdapter(hook, self)
 
@@ -399,6 +480,7 @@ class _MonitoredSession:
     def _abandon(self):
         """Destroys the native session without end() (TF's exit on a foreign exception)."""
         self._alive = False
+        self._open = False
         if self._native is not None:
             unregister(self._native)
             self._native = None
@@ -520,6 +602,9 @@ class _TrainingSessionCreator(_SessionCreator):
         super().__init__(creator.scaffold, creator._is_chief)
         self._creator = creator
         self._arguments = arguments
+
+    def _saving_dir(self):
+        return self._creator._saving_dir()
 
     def _options(self, owner):
         options = self._creator._options(owner)

@@ -18,9 +18,12 @@ _StepFn = Callable[[StepContext], _T]
 class Scaffold:
     init_fn: Optional[Callable[["Scaffold", RawSession], None]]
     variables: Dict[str, Any]
-    saver: Optional[Saver]
     def __init__(self, init_fn: Optional[Callable[["Scaffold", RawSession], None]] = ...,
                  variables: Optional[Mapping[str, Any]] = ..., saver: Optional[Saver] = ...) -> None: ...
+    @property
+    def saver(self) -> Optional[Saver]: ...
+    @saver.setter
+    def saver(self, value: Optional[Saver]) -> None: ...
     def finalize(self) -> "Scaffold": ...
 
 class _SessionCreator:

@@ -17,6 +17,9 @@ std::string Basename(const std::string &path);
 // True when `path` names an existing file of any kind (stat succeeds).
 bool PathExists(const std::string &path);
 bool IsDirectory(const std::string &path);
+// Whether `a` and `b` name the same existing directory (one device and inode: symbolic links, ".." and
+// "./" spellings compare equal).
+bool SameDirectory(const std::string &a, const std::string &b);
 
 }  // namespace checkpoint
 }  // namespace tw

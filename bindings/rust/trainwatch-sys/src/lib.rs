@@ -474,6 +474,13 @@ extern "C" {
     #[must_use]
     pub fn tw_session_set_global_step(session: *mut tw_session, value: i64) -> tw_status;
     #[must_use]
+    pub fn tw_session_save_checkpoint(
+        out_path: *mut *const c_char,
+        session: *mut tw_session,
+        prefix: *const c_char,
+        global_step: i64,
+    ) -> tw_status;
+    #[must_use]
     pub fn tw_session_get_variable(out: *mut tw_tensor, session: *const tw_session, name: *const c_char) -> tw_status;
     pub fn tw_session_is_chief(session: *const tw_session) -> c_int;
     #[must_use]

@@ -1,11 +1,14 @@
 //! Sessions and the contexts the library lends to hooks and step functions.
+use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::mem;
 use std::ops::Deref;
 use std::os::raw::c_void;
+use std::path::{Path, PathBuf};
 use std::ptr::{self, NonNull};
 use std::slice;
 
+use crate::builtin::c_path;
 use crate::error::{c_string, call, call_in_drop, check, guard, Code, Error, Result};
 use crate::hook::Hook;
 use crate::list;
@@ -85,6 +88,21 @@ impl<'a> SessionRef<'a> {
                 Ok(unsafe { std::ffi::CStr::from_ptr(sys::tw_hook_name(hook)) }.to_string_lossy().into_owned())
             })
             .collect()
+    }
+
+    /// TF's `scaffold.saver.save(sess, prefix, global_step)` inside the session: the session's own
+    /// saver saves the variables and global step to `<prefix>-<global_step>` (`prefix` itself for
+    /// `None`) with its lock, state file and retention, no listener (tf-semantics C27). `prefix` must
+    /// lie in the session's checkpoint directory (`InvalidArgument` otherwise). Returns the path.
+    pub fn save_checkpoint(&self, prefix: impl AsRef<Path>, global_step: Option<i64>) -> Result<PathBuf> {
+        let prefix = c_path("prefix", prefix.as_ref())?;
+        let mut out = ptr::null();
+        // SAFETY: valid pointers; the path is copied before the next call on the session.
+        check(unsafe {
+            sys::tw_session_save_checkpoint(&mut out, self.raw, prefix.as_ptr(), global_step.unwrap_or(sys::TW_UNSET))
+        })?;
+        // SAFETY: on success a NUL-terminated string owned by the session.
+        Ok(PathBuf::from(unsafe { CStr::from_ptr(out) }.to_string_lossy().as_ref()))
     }
 
     /// How many times the inner session was created: 1, plus one per recovery.

@@ -192,6 +192,25 @@ fn a_notified_preemption_saves_and_stops() {
 }
 
 #[test]
+fn the_session_saves_through_its_own_saver_on_request() {
+    // C27: a session that only restores saves into its directory on request (its first save locks it).
+    let dir = Scratch::new("save_checkpoint");
+    let mut w = [0f32; 1];
+    let mut opts = Options::new().unwrap();
+    opts.variable("w", &mut w, &[1]).unwrap().set_path(Opt::CheckpointDir, &dir.0).unwrap();
+    let mut session = Session::monitored(Some(&opts), &[]).unwrap();
+    step(&mut session, 1.0).unwrap();
+    let path = session.save_checkpoint(dir.0.join("model.ckpt"), Some(7)).unwrap();
+    assert!(path.ends_with("model.ckpt-7"), "{:?}", path);
+    assert_eq!(trainwatch::latest_checkpoint(&dir.0).unwrap().unwrap(), path);
+    let elsewhere = Scratch::new("save_checkpoint_elsewhere");
+    let error = session.save_checkpoint(elsewhere.0.join("model.ckpt"), None).unwrap_err();
+    assert_eq!(error.code(), Code::InvalidArgument, "{}", error);
+    session.close().unwrap();
+    assert_eq!(session.save_checkpoint(dir.0.join("model.ckpt"), None).unwrap_err().code(), Code::FailedPrecondition);
+}
+
+#[test]
 fn numerics_count_and_check() {
     let values = [1f32, f32::NAN, f32::INFINITY, 3.0];
     let view = View::new("v", &values, &[4]).unwrap();
