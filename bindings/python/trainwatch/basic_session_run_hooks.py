@@ -3,10 +3,10 @@ run loop), plus CheckpointSaverListener and SecondOrStepTimer.
 
 Signatures and defaults are TF's; trainwatch's additions are keyword-only. Each hook also has TF's
 private attributes (``_timer``, ``_current_tensors``, ``_last_step``, …) with TF's meaning, for the
-subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook and
-GlobalStepWaiterHook then run TF's own callbacks in Python over those attributes, so what a subclass
-writes takes effect as in TF; these, and FeedFnHook, can also be driven by hand
-(``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
+subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook,
+GlobalStepWaiterHook, SummarySaverHook, ProfilerHook and FinalOpsHook then run TF's own callbacks in
+Python over those attributes, so what a subclass writes takes effect as in TF; these, and FeedFnHook,
+can also be driven by hand (``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
 """
 import logging
 import os
@@ -1381,8 +1381,8 @@ class ProfilerHook(NativeHook):
 class SecondOrStepTimer:
     """Timer that triggers at most once every N seconds or once every N steps, for hooks written in
     Python and as the ``_timer`` of the built-in hooks: replacing a LoggingTensorHook's,
-    StepCounterHook's or CheckpointSaverHook's ``_timer`` changes when it triggers. (The library's hooks
-    otherwise use their own timer.)"""
+    StepCounterHook's, CheckpointSaverHook's, SummarySaverHook's or ProfilerHook's ``_timer`` changes
+    when it triggers. (The library's hooks otherwise use their own timer.)"""
 
     def __init__(self, every_secs=None, every_steps=None):
         """Initializes a ``SecondOrStepTimer``.
