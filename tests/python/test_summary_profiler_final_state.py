@@ -107,6 +107,16 @@ def test_a_summary_subclass_changing_summary_op_and_writer_writes_them_H33_B36(t
     assert not glob.glob(os.path.join(str(tmp_path), "events.out.tfevents.*"))  # all went to the writer
 
 
+def test_a_summary_subclass_moving_output_dir_writes_there_H33_B37(tmp_path):
+    class Elsewhere(tw.train.SummarySaverHook):
+        def __init__(self, output_dir, **kwargs):
+            super().__init__(output_dir=str(tmp_path / "given"), **kwargs)
+            self._output_dir = output_dir  # begin opens the shared writer of this directory
+    train([Elsewhere(str(tmp_path / "moved"), save_steps=2, summary_op="loss")], 2)
+    assert event_scalars(str(tmp_path / "moved"))[0] == {1: [("loss", 1.0)]}
+    assert not (tmp_path / "given").exists()
+
+
 def test_histograms_asked_for_are_written_by_tf_s_code_too_H33_B49(tmp_path):
     hook = tw.train.SummarySaverHook(save_steps=2, output_dir=str(tmp_path), summary_op="*", histograms="w")
     hook._timer = tw.train.SecondOrStepTimer(every_steps=4)  # replaced from outside, before the session
@@ -290,3 +300,20 @@ def test_a_final_ops_subclass_naming_no_tf_attribute_stays_native_H33(caplog):
         for _ in range(2):
             sess.run(train_step)
     assert plain.final_ops_values == [pytest.approx(0.5), 2] and plain._final_ops_values == plain.final_ops_values
+
+
+def test_final_ops_replaced_by_a_subclass_that_run_out_of_input_warn_and_raise_as_tf_H33_B43(caplog):
+    caplog.set_level(logging.WARNING, logger="trainwatch")
+
+    def exhausted(ctx):
+        raise tw.errors.OutOfRangeError(None, None, "input exhausted")
+
+    class Eval(tw.train.FinalOpsHook):
+        def begin(self):
+            self._final_ops = exhausted
+    hook = Eval(lambda ctx: {"a": np.float32(1)})
+    with pytest.raises(tw.errors.OutOfRangeError, match="input exhausted"):
+        train([hook], 1)
+    assert any(r.getMessage().startswith("An OutOfRangeError or StopIteration exception is raised by the code in "
+                                         "FinalOpsHook.") for r in caplog.records)
+    assert hook.final_ops_values is None
