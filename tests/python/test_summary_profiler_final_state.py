@@ -214,6 +214,18 @@ def test_a_replaced_output_file_pattern_names_the_traces_H33_B45(tmp_path):
     assert not glob.glob(str(tmp_path / "*" / "timeline-*.json"))
 
 
+def test_a_profiler_subclass_overriding_save_is_called_with_tf_s_arguments_H33_B47(tmp_path):
+    class Announces(tw.train.ProfilerHook):
+        saves = []
+
+        def _save(self, step, save_path, step_stats):
+            self.saves.append((step, save_path))
+            super()._save(step, save_path, step_stats)
+    train([Announces(save_steps=2, output_dir=str(tmp_path))], 5)
+    assert Announces.saves == [(2, str(tmp_path / "timeline-2.json")), (4, str(tmp_path / "timeline-4.json"))]
+    assert sorted(traced(str(tmp_path))) == [2, 4]
+
+
 def test_a_profiler_subclass_naming_no_tf_attribute_stays_native_H33_B47(tmp_path):
     class Plain(tw.train.ProfilerHook):
         pass

@@ -1265,8 +1265,8 @@ class ProfilerHook(NativeHook):
     before_run/after_run and the step function.
 
     As in TF, a subclass (or a caller, before the session) may replace ``_timer``, ``_output_file``,
-    ``_next_step`` or ``_global_step_tensor``: the hook then runs TF's callbacks in Python, which pick
-    the runs to trace, and the library traces those runs (it records every run from the second one on
+    ``_next_step`` or ``_global_step_tensor``, or override ``_save``: the hook then runs TF's callbacks
+    in Python, which pick the runs to trace, and the library traces those runs (it records every run from the second one on
     and keeps the trace of a run TF's ``after_run`` saves). A trace is written when its run is over;
     one whose ``_output_file`` is not ``timeline-{}.json`` in the directory the session began with is
     moved there at the next run or at the end. The first run of a session (and the first after a
@@ -1307,7 +1307,8 @@ class ProfilerHook(NativeHook):
         whose own timer fires every run, writing into the directory of ``_output_file``: its after_run,
         called in the first run and in the runs TF's code traces, keeps the trace of that run."""
         self._native = self._tw_builtin
-        self._tw_python = self._subclass_uses_tf_state() or self._tf_state_replaced()
+        overrides_save = type(self)._save is not ProfilerHook._save  # TF's after_run calls it
+        self._tw_python = overrides_save or self._subclass_uses_tf_state() or self._tf_state_replaced()
         if not self._tw_python:
             return super()._handle_for(owner)
         self._tw_trace_dir = os.path.dirname(os.fspath(self._output_file))
