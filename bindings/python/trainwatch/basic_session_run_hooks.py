@@ -1269,8 +1269,8 @@ class ProfilerHook(NativeHook):
     in Python, which pick the runs to trace, and the library traces those runs (it records every run from the second one on
     and keeps the trace of a run TF's ``after_run`` saves). A trace is written when its run is over;
     one whose ``_output_file`` is not ``timeline-{}.json`` in the directory the session began with is
-    moved there at the next run or at the end. The first run of a session is never recorded, nor
-    the first run picked after a failed run: a subclass choosing to trace one gets no trace of it."""
+    moved there at the next run or at the end. The first run of a session is never recorded, and
+    the first run picked after a failed run may not be: a subclass picking one gets no trace of it."""
 
     # H33: a subclass whose code names one of these, or a caller that replaced one before the session,
     # gets TF's callbacks in Python, the library still tracing the runs they pick.
