@@ -323,7 +323,10 @@ TW_NODISCARD TW_API tw_status tw_global_step_waiter_hook_create(tw_hook **out, i
  * checkpoint save is inside its hook's after_run), in microseconds from the start of the run. Logs
  * "Saving timeline for <step> into '<path>'." at INFO. The file is written atomically after the run's
  * last after_run. output_dir is TW_OPT_OUTPUT_DIR; unset or "" is the current directory; it is created in begin.
- * Untraced runs cost nothing extra. Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above),
+ * Untraced runs cost nothing extra. A wrapper (tw_hook_wrap) may pick the runs itself, as a binding's
+ * subclass running TF's after_run does: with TW_OPT_EVERY_N_STEPS 1, once its first after_run has run,
+ * the hook records every run whose after_run it misses and writes the trace of each run whose after_run
+ * it is called in (docs/tf-semantics.md H33). Errors: TW_INVALID_ARGUMENT (out NULL; the timer errors above),
  * TW_RESOURCE_EXHAUSTED. Runs fail with TW_IO / TW_RESOURCE_EXHAUSTED when the directory or the file cannot be written.
  */
 TW_NODISCARD TW_API tw_status tw_profiler_hook_create(tw_hook **out, const tw_options *opts);

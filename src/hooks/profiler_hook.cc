@@ -34,7 +34,8 @@ class ProfilerHook final : public Hook, public RunTracer {
   }
 
   // B46.
-  Status Begin(Session &) override {
+  Status Begin(Session &session) override {
+    session_ = &session;
     timer_->Reset();
     next_step_.reset();
     traced_step_.reset();
@@ -76,8 +77,13 @@ class ProfilerHook final : public Hook, public RunTracer {
     calls_.clear();
     const std::optional<int64_t> step = traced_step_;
     traced_step_.reset();
-    if (!step) {  // the run failed before this hook's after_run, so nothing is armed for the next one
-      armed_ = false;
+    if (!step) {
+      // The run failed before this hook's after_run: nothing is armed for the next one. A run that went
+      // on without it — a binding's subclass running TF's decision in its own language calls the
+      // built-in after_run only in the runs to trace (H33) — keeps the next run recorded, so that the
+      // run the subclass picks next is traced from its first before_run.
+      armed_ = run_status.ok();
+      if (armed_) session_->ArmTracer(this);
       return Status();
     }
     if (!run_status.ok()) return Status();
@@ -124,6 +130,7 @@ class ProfilerHook final : public Hook, public RunTracer {
 
   ProfilerConfig config_;
   std::unique_ptr<SecondOrStepTimer> timer_;
+  Session *session_ = nullptr;          // the session between begin and end
   std::optional<int64_t> next_step_;    // unknown until the first run
   std::optional<int64_t> traced_step_;  // set by the traced run's after_run
   bool armed_ = false;                  // the session will trace (or is tracing) the next run

@@ -21,7 +21,8 @@ class RunTracer {
   virtual void Record(TracePhase phase, const tw_hook *hook, double start, double end) = 0;
 
   // The traced run is over: it ran from `start` to `end` and ended with `run_status`. The session has
-  // disarmed the tracer already. A non-OK return fails a run that had succeeded.
+  // disarmed the tracer already (Finish may arm it again, for the next run). A non-OK return fails a run
+  // that had succeeded.
   virtual Status Finish(const Status &run_status, double start, double end) = 0;
 };
 

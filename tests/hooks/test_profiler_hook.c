@@ -39,17 +39,19 @@ static int file_exists(const char *dir, int64_t step) {
 }
 
 /* Runs check_timeline.py on dir/timeline-<step>.json; 0 when the trace is as expected. */
-static int check_timeline(const char *dir, int64_t step) {
+static int check_timeline_of(const char *dir, int64_t step, const char *profiler) {
   char command[2048];
   const char *python = getenv("TW_PYTHON"), *script = getenv("TW_CHECK_TIMELINE");
   assert_non_null(python);
   assert_non_null(script);
   snprintf(command, sizeof(command),
-           "'%s' '%s' '%s/timeline-%lld.json' a.before_run ProfilerHook.before_run b.before_run step "
-           "a.after_run ProfilerHook.after_run b.after_run",
-           python, script, dir, (long long)step);
+           "'%s' '%s' '%s/timeline-%lld.json' a.before_run %s.before_run b.before_run step "
+           "a.after_run %s.after_run b.after_run",
+           python, script, dir, (long long)step, profiler, profiler);
   return system(command);
 }
+
+static int check_timeline(const char *dir, int64_t step) { return check_timeline_of(dir, step, "ProfilerHook"); }
 
 static void B47_traces_every_n_steps_but_not_the_first_run(void **state) {
   (void)state;
@@ -102,6 +104,54 @@ static void B47_secs_mode_and_failed_traced_run(void **state) {
   scratch_dir_destroy(&scratch);
 }
 
+/* A wrapper that decides itself which runs to trace (a binding's subclass running TF's after_run, H33):
+ * it calls the built-in after_run only in the runs of `picked` (0-based run indexes). */
+typedef struct picky {
+  tw_hook *inner;
+  int run;
+  const int *picked;
+  int n_picked;
+} picky;
+
+static tw_status picky_after_run(void *u, tw_run_context *ctx) {
+  picky *p = u;
+  const int run = p->run++;
+  for (int i = 0; i < p->n_picked; ++i) {
+    if (p->picked[i] == run) return tw_hook_call_after_run(p->inner, ctx);
+  }
+  return TW_OK;
+}
+
+/* The first run primes the built-in (nothing recorded); every later run is recorded, and a run whose
+ * built-in after_run was called is written, whole, from its first before_run. */
+static void B47_H33_a_wrapper_calling_after_run_on_its_own_runs_gets_their_traces(void **state) {
+  (void)state;
+  scratch_dir scratch;
+  event_log log = {{0}};
+  recorder a, b;
+  tw_hook *hooks[3];
+  const int picked[] = {0, 3, 5};
+  picky p = {NULL, 0, picked, 3};
+  tw_hook_callbacks cb = TW_HOOK_CALLBACKS_INIT;
+  cb.after_run = picky_after_run;
+  assert_int_equal(scratch_dir_create(&scratch), 0);
+  const char *dir = scratch.path;
+  hooks[0] = make_recorder(&a, "a", &log);
+  assert_int_equal(profiler_hook(&p.inner, 1, TW_UNSET_SECS, dir), TW_OK); /* its own timer: every run */
+  assert_int_equal(tw_hook_wrap(&hooks[1], "Picky", p.inner, &cb, &p), TW_OK);
+  tw_hook_destroy(p.inner);
+  hooks[2] = make_recorder(&b, "b", &log);
+  tw_session *s = open_session(hooks, 3, NULL);
+  for (int i = 0; i < 7; ++i) assert_int_equal(tw_session_run(s, NULL, 0, plain_step, NULL), TW_OK);
+  /* runs 3 and 5 end at steps 4 and 6; run 0 only primed */
+  for (int64_t step = 0; step <= 8; ++step) assert_int_equal(file_exists(dir, step), step == 4 || step == 6);
+  assert_int_equal(check_timeline_of(dir, 4, "Picky"), 0);
+  assert_int_equal(check_timeline_of(dir, 6, "Picky"), 0);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  scratch_dir_destroy(&scratch);
+}
+
 static void unwritable_directory_fails_begin(void **state) {
   (void)state;
   tw_hook *hook = NULL;
@@ -117,6 +167,7 @@ int main(void) {
       cmocka_unit_test(B45_configuration_errors),
       cmocka_unit_test(B47_traces_every_n_steps_but_not_the_first_run),
       cmocka_unit_test(B47_secs_mode_and_failed_traced_run),
+      cmocka_unit_test(B47_H33_a_wrapper_calling_after_run_on_its_own_runs_gets_their_traces),
       cmocka_unit_test(unwritable_directory_fails_begin),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

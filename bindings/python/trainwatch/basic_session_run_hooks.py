@@ -3,16 +3,18 @@ run loop), plus CheckpointSaverListener and SecondOrStepTimer.
 
 Signatures and defaults are TF's; trainwatch's additions are keyword-only. Each hook also has TF's
 private attributes (``_timer``, ``_current_tensors``, ``_last_step``, …) with TF's meaning, for the
-subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook and
-GlobalStepWaiterHook then run TF's own callbacks in Python over those attributes, so what a subclass
-writes takes effect as in TF; these, and FeedFnHook, can also be driven by hand
-(``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
+subclasses that use them (H33): LoggingTensorHook, StepCounterHook, StopAtStepHook, NanTensorHook,
+GlobalStepWaiterHook, SummarySaverHook, ProfilerHook and FinalOpsHook then run TF's own callbacks in
+Python over those attributes, so what a subclass writes takes effect as in TF; these, and FeedFnHook,
+can also be driven by hand (``hook.before_run(SessionRunContext(...))``), as TF's hook tests do.
 """
 import logging
 import os
+import shutil
 import time
 import types
 import weakref
+from fnmatch import fnmatchcase
 
 import numpy as np
 
@@ -22,9 +24,9 @@ from ._step import StepRunner, remember_fed
 from ._fetches import FetchPlan, RunResults, is_fetches, is_pattern
 from .devices import to_host
 from ._hook_adapter import CALLBACKS, WrapperAdapter
-from .errors import NanLossDuringTrainingError, NotFoundError
+from .errors import NanLossDuringTrainingError, NotFoundError, OutOfRangeError
 from .session_run_hook import SessionRunArgs, SessionRunHook
-from .summary import FileWriter, FileWriterCache, SessionLog
+from .summary import FileWriter, FileWriterCache, SessionLog, Summary
 from .tensors import to_value
 from .training_util import get_global_step
 
@@ -32,6 +34,7 @@ _logger = logging.getLogger("trainwatch")
 
 _UNSET = native.UNSET
 _UNSET_SECS = -1.0
+_EVERY_VALUE = "*"  # the request for every published value
 
 
 def _steps(value):
@@ -905,7 +908,20 @@ class StepCounterHook(_GlobalStepArgs, NativeHook):
 # B35–B40, B49
 class SummarySaverHook(NativeHook):
     """Saves summaries every N steps or N seconds: scalars for one-element values, histograms only
-    of the larger values asked for."""
+    of the larger values asked for.
+
+    As in TF, a subclass (or a caller, before the session) may replace ``_timer``, ``_summary_op``,
+    ``_summary_writer`` (any object with TF's ``add_summary``, ``add_session_log`` and ``flush``, such
+    as a test's fake writer), ``_output_dir``, ``_scaffold``, ``_next_step`` or
+    ``_global_step_tensor``: the hook then runs TF's callbacks in Python over them, writing through
+    whatever ``_summary_writer`` holds (the scalars as one ``Summary``, the histograms as a mapping of
+    tags to arrays, which ``FileWriter.add_summary`` writes as histograms)."""
+
+    # H33: a subclass whose code names one of these, or a caller that replaced one before the session,
+    # gets TF's callbacks in Python; the library's hook then only stands in the session's list (D14).
+    _TF_STATE = ("_timer", "_summary_op", "_summary_writer", "_output_dir", "_scaffold", "_next_step",
+                 "_global_step_tensor", "_request_summary")
+    _TF_CODE = True
 
     def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None, scaffold=None,
                  summary_op=None, histograms=None):
@@ -915,7 +931,9 @@ class SummarySaverHook(NativeHook):
           save_steps: save every this many steps; give this or ``save_secs``.
           save_secs: save every this many seconds.
           output_dir: the directory of the event file.
-          summary_writer: a ``summary.FileWriter`` to write with (instead of ``output_dir``).
+          summary_writer: a ``summary.FileWriter`` to write with (instead of ``output_dir``); or, as
+            TF's hook tests pass, any object with ``add_summary``, ``add_session_log`` and
+            ``flush`` (the hook then runs TF's callbacks in Python and writes only there).
           scaffold: summarise every value the step publishes as scalars, no histogram (give this or
             ``summary_op``).
           summary_op: the names or glob patterns of the published outputs and variables to
@@ -928,26 +946,37 @@ class SummarySaverHook(NativeHook):
           ValueError: not exactly one of ``scaffold`` and ``summary_op``, or neither
             ``output_dir`` nor ``summary_writer``, or both or neither periods, or an empty
             ``histograms`` entry, are given.
+          TypeError: ``summary_writer`` is neither a ``summary.FileWriter`` nor has ``add_summary``.
         """
         if (scaffold is None) == (summary_op is None):
             raise ValueError("Exactly one of scaffold or summary_op must be provided.")
         names = [] if summary_op is None else [summary_op] if isinstance(summary_op, str) else list(summary_op)
         options = _timer_options(save_steps, save_secs)
-        if output_dir is not None:
-            options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
         histogram_names = _histogram_names(histograms, "histograms")
         if histogram_names is not None:
             options.set_string(native.TW_OPT_SUMMARY_HISTOGRAM_NAMES, histogram_names)
-        self._writer = _writer(summary_writer)
+        python_writer = _is_python_writer(summary_writer)
+        if output_dir is not None:
+            options.set_string(native.TW_OPT_OUTPUT_DIR, _paths.encode(output_dir, "output_dir"))
+        elif python_writer:  # the library's hook is never begun: TF's code writes to summary_writer
+            options.set_string(native.TW_OPT_OUTPUT_DIR, os.curdir)
+        self._writer = None if python_writer else _writer(summary_writer)
         self._native = native.SummarySaverHook(native.StringVector([str(n) for n in names]), options, self._writer)
-        # TF's attributes (H33), read-only in effect: the library's hook writes.
+        self._tw_histograms = None if histograms is None else [histograms] if isinstance(histograms, str) \
+            else list(histograms)
+        self._tw_always_python = python_writer
+        # TF's attributes (H33).
         self._summary_op = summary_op
         self._summary_writer = summary_writer
         self._output_dir = output_dir
         self._scaffold = scaffold
         self._timer = _timer_or_none(save_secs, save_steps)
         self._next_step = None
-        self._global_step_tensor = get_global_step()
+        self._global_step_tensor = get_global_step()  # TF sets these two in begin(): known already here
+        self._remember_tf_state()
+
+    def _tf_state_replaced(self):
+        return self._tw_always_python or super()._tf_state_replaced()
 
     def _run_args(self, requested):
         """TF's SessionRunArgs({"global_step": …, "summary": …}), the summary only on the runs that save."""
@@ -955,6 +984,87 @@ class SummarySaverHook(NativeHook):
         if requested:
             fetches["summary"] = list(requested)
         return SessionRunArgs(fetches)
+
+    def _get_summary_op(self):
+        """TF's: the list of names to summarise, from ``_summary_op``, else the scaffold's: every
+        published value."""
+        summary_op = self._summary_op
+        if summary_op is None:
+            summary_op = getattr(self._scaffold, "summary_op", None)
+        if summary_op is None:
+            summary_op = _EVERY_VALUE
+        return list(summary_op) if isinstance(summary_op, (list, tuple)) else [summary_op]
+
+    # TF's callbacks (H33), with the library's way of summarising the values (B49).
+    def _tf_begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)  # the directory's shared event file
+        self._next_step = None
+        self._global_step_tensor = get_global_step()
+
+    def _tf_before_run(self, run_context):
+        self._request_summary = self._next_step is None or self._timer.should_trigger_for_step(self._next_step)
+        requests = {"global_step": self._global_step_tensor}
+        if self._request_summary:
+            summary_op = self._get_summary_op()
+            histograms = [n for n in self._tw_histograms or () if n not in summary_op]  # fetched too (B49)
+            self._tw_requested = summary_op + histograms
+            requests["summary"] = list(self._tw_requested)
+        return SessionRunArgs(requests)
+
+    def _tf_after_run(self, run_context, run_values):
+        if not self._summary_writer:
+            return
+        stale_global_step = run_values.results["global_step"]
+        global_step = stale_global_step + 1
+        if self._next_step is None or self._request_summary:
+            global_step = run_context.session.run(self._global_step_tensor)  # B39
+        if self._next_step is None:
+            self._summary_writer.add_session_log(SessionLog(status=SessionLog.START), global_step)
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            if "summary" in run_values.results:
+                for summary in self._summaries(run_values.results["summary"]):
+                    self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def _tf_end(self, session):
+        if self._summary_writer:
+            self._summary_writer.flush()
+
+    def _summaries(self, values):
+        """What TF's summary ops would have computed from the fetched values (B49): one ``Summary`` of
+        the one-element values, and a mapping tag → array of the larger ones asked for as histograms."""
+        scalars, histograms, seen = [], {}, set()
+        for name, value in zip(self._tw_requested, values):
+            # A pattern matches the run's other fetches too: the global step is fetched, not published.
+            tagged = [(t, v) for t, v in value.items() if t != "global_step"] if is_pattern(name) else [(name, value)]
+            for tag, tagged_value in tagged:
+                if tag in seen:  # a value both lists fetch is written once
+                    continue
+                seen.add(tag)
+                tagged_value = to_host(tagged_value)
+                if np.size(tagged_value) == 1:
+                    scalars.append(Summary.Value(tag=tag, simple_value=float(np.asarray(tagged_value).reshape(()))))
+                elif self._wants_histogram(tag):
+                    histograms[tag] = tagged_value
+        return ([Summary(value=scalars)] if scalars else []) + ([histograms] if histograms else [])
+
+    def _wants_histogram(self, tag):
+        summarised = self._get_summary_op()
+        patterns = self._tw_histograms if self._tw_histograms is not None else (
+            [] if summarised == [_EVERY_VALUE] else summarised)
+        return any(p == tag or (is_pattern(p) and fnmatchcase(tag, p)) for p in patterns)
+
+
+def _is_python_writer(summary_writer):
+    """Whether ``summary_writer`` is TF's duck-typed writer (a test's fake) rather than a FileWriter."""
+    if summary_writer is None or isinstance(summary_writer, (FileWriter, native.SummaryWriter)):
+        return False
+    if not hasattr(summary_writer, "add_summary"):
+        raise TypeError("summary_writer must be a trainwatch.summary.FileWriter or have add_summary; got "
+                        f"{type(summary_writer).__name__}")
+    return True
 
 
 class _FeedFunction(native.FeedFunction):
@@ -1007,7 +1117,15 @@ class FeedFnHook(NativeHook):
 # B43
 class FinalOpsHook(NativeHook):
     """A hook which evaluates values at the end of a session; ``final_ops_values`` is None until
-    then."""
+    then.
+
+    As in TF, ``end`` runs whatever ``_final_ops`` and ``_final_ops_feed_dict`` hold then, and stores
+    the values in ``_final_ops_values``: a subclass that changes or reads them (or a caller that
+    replaced one before the session) gets TF's callbacks in Python; ``end(session)`` may also be called
+    by hand with a session's ``RawSession``."""
+
+    _TF_STATE = ("_final_ops", "_final_ops_feed_dict", "_final_ops_values")
+    _TF_CODE = True
 
     def __init__(self, final_ops, final_ops_feed_dict=None):
         """Initializes a ``FinalOpsHook``.
@@ -1023,9 +1141,11 @@ class FinalOpsHook(NativeHook):
           TypeError: ``final_ops`` is neither a step function nor names.
           ValueError: ``final_ops_feed_dict`` is given with names.
         """
-        self._final_ops = final_ops  # TF's attributes (H33), read-only in effect
+        self._final_ops = final_ops  # TF's attributes (H33)
         self._final_ops_feed_dict = final_ops_feed_dict
         self._tw_plan = None
+        self._tw_variables = None  # with TF's callbacks in Python: the session's variable names
+        self._tw_last = {}         # the published outputs named in final_ops: their values in the last run
         if callable(final_ops):
             self._tw_step = StepRunner(None, final_ops)
         elif is_fetches(final_ops):
@@ -1033,7 +1153,6 @@ class FinalOpsHook(NativeHook):
                 raise ValueError("final_ops_feed_dict feeds a step function; final_ops are names here")
             self._tw_plan = FetchPlan(final_ops)
             self._tw_outputs = ()  # the names only a run answers, known once the session's variables are
-            self._tw_last = {}     # their values in the last run
             self._tw_values = None
             self._tw_step = StepRunner(None, self._read_final)
         else:
@@ -1042,19 +1161,41 @@ class FinalOpsHook(NativeHook):
         feeds = native.TensorSet()
         feeds.add_dict(dict(final_ops_feed_dict or {}), False, "feed")
         self._native = native.FinalOpsHook(self._tw_step, feeds.tensors())  # feeds are copied
+        self._remember_tf_state()
+        # What end stores is no input: only replacing _final_ops or its feeds changes what end does.
+        self._tw_initial.pop("_final_ops_values", None)
 
     @property
-    def _final_ops_values(self):  # TF's attribute behind final_ops_values
-        return self.final_ops_values
+    def _final_ops_values(self):
+        """TF's attribute behind ``final_ops_values``: what TF's end stored (or a subclass assigned),
+        else what the library's end computed."""
+        held = self.__dict__.get("_tw_held", _NOTHING)
+        return held if held is not _NOTHING else self._tw_native_values()
+
+    @_final_ops_values.setter
+    def _final_ops_values(self, value):
+        self._tw_held = value
 
     @property
     def final_ops_values(self):
         """The values of ``final_ops`` once the session ended cleanly, else None."""
+        return self._final_ops_values
+
+    def _tw_native_values(self):
         if not self._native.has_values():
             return None
         if self._tw_plan is not None:
             return self._tw_values
         return {t.name(): to_value(t) for t in self._native.values()}
+
+    def _handle_for(self, owner):
+        handle = super()._handle_for(owner)
+        if self._tw_python:
+            self._tw_variables = frozenset(owner._variables)
+            self._tw_last = {}
+        else:
+            self.__dict__.pop("_tw_held", None)  # the library's end gives the values (TF's end overwrites them)
+        return handle
 
     def _python_callbacks(self, owner):
         callbacks = super()._python_callbacks(owner)
@@ -1066,10 +1207,14 @@ class FinalOpsHook(NativeHook):
 
     def before_run(self, run_context):
         args = super().before_run(run_context)
+        if self._tw_call is None or self._tw_python:  # TF's code ran
+            return args
         return SessionRunArgs(list(self._tw_outputs)) if self._tw_plan is not None and self._tw_outputs else args
 
     def after_run(self, run_context, run_values):
         super().after_run(run_context, run_values)
+        if self._tw_call is None or self._tw_python:
+            return
         if self._tw_plan is not None and self._tw_outputs:
             results = RunResults(self._native_call("after_run")[1])
             try:
@@ -1083,6 +1228,51 @@ class FinalOpsHook(NativeHook):
         last = self._tw_last
         source = _FinalValues(lambda name: last[name] if name in last else session.run(name))
         self._tw_values = self._tw_plan.results(source)
+
+    # TF's end (H33); in a session, before_run and after_run also keep the last run's values of the
+    # published outputs _final_ops names, which a session cannot read once the run is over.
+    def _tf_before_run(self, run_context):
+        self._tw_requested = self._published_names()
+        return SessionRunArgs(list(self._tw_requested)) if self._tw_requested else None
+
+    def _tf_after_run(self, run_context, run_values):
+        if self._tw_requested:
+            self._tw_last = dict(zip(self._tw_requested, run_values.results))
+
+    def _tf_end(self, session):
+        if self._final_ops is not None:
+            try:
+                self._final_ops_values = self._run_final_ops(session)
+            except (OutOfRangeError, StopIteration):
+                _logger.warning(_FINAL_OPS_OUT_OF_RANGE)
+                raise
+
+    def _published_names(self):
+        """The names in _final_ops that are neither variables nor the global step (in a session only)."""
+        if self._tw_variables is None or self._tw_call is None or not is_fetches(self._final_ops):
+            return []
+        return [n for n in FetchPlan(self._final_ops).names if n != "global_step" and n not in self._tw_variables]
+
+    def _run_final_ops(self, session):
+        """TF's ``session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)``, the outputs named
+        coming from the last run."""
+        last = self._tw_last
+        if callable(self._final_ops) or not last:
+            return session.run(self._final_ops, feed_dict=self._final_ops_feed_dict)
+        source = _FinalValues(lambda name: last[name] if name in last else session.run(name))
+        return FetchPlan(self._final_ops).results(source)
+
+
+_NOTHING = object()
+_FINAL_OPS_OUT_OF_RANGE = (
+    "An OutOfRangeError or StopIteration exception is raised by the code in FinalOpsHook. This typically means "
+    "the Ops running by the FinalOpsHook have a dependency back to some input source, which should not happen. "
+    "For example, for metrics in tf.estimator.Estimator, all metrics functions return two Ops: `value_op` and  "
+    "`update_op`. Estimator.evaluate calls the `update_op` for each batch of the data in input source and, once "
+    "it is exhausted, it call the `value_op` to get the metric values. The `value_op` here should have "
+    "dependency back to variables reading only, rather than reading another batch from input. Otherwise, the "
+    "`value_op`, executed by `FinalOpsHook`, triggers another data reading, which ends OutOfRangeError/"
+    "StopIteration. Please fix that.")
 
 
 class _FinalValues:
@@ -1161,7 +1351,20 @@ class GlobalStepWaiterHook(NativeHook):
 class ProfilerHook(NativeHook):
     """Captures a trace every N steps or seconds (never on the first run):
     ``<output_dir>/timeline-<step>.json``, a Chrome trace of one run with each hook's
-    before_run/after_run and the step function."""
+    before_run/after_run and the step function.
+
+    As in TF, a subclass (or a caller, before the session) may replace ``_timer``, ``_output_file``,
+    ``_next_step`` or ``_global_step_tensor``, or override ``_save``: the hook then runs TF's callbacks
+    in Python, which pick the runs to trace, and the library traces those runs (it records every run from the second one on
+    and keeps the trace of a run TF's ``after_run`` saves). A trace is written when its run is over;
+    one whose ``_output_file`` is not ``timeline-{}.json`` in the directory the session began with is
+    moved there at the next run or at the end. The first run of a session is never recorded, and
+    the first run picked after a failed run may not be: a subclass picking one gets no trace of it."""
+
+    # H33: a subclass whose code names one of these, or a caller that replaced one before the session,
+    # gets TF's callbacks in Python, the library still tracing the runs they pick.
+    _TF_STATE = ("_timer", "_output_file", "_next_step", "_global_step_tensor", "_request_summary")
+    _TF_CODE = True
 
     def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True, show_memory=False):
         """Initializes a ``ProfilerHook``.
@@ -1177,21 +1380,99 @@ class ProfilerHook(NativeHook):
           ValueError: both or neither periods are given.
         """
         self._native = native.ProfilerHook(_steps(save_steps), _secs(save_secs), _paths.encode(output_dir, "output_dir"))
-        # TF's attributes (H33), read-only in effect: the library's hook traces.
+        self._tw_builtin = self._native
+        self._tw_moves = []  # (written, wanted): traces to move to the path _output_file named
+        # TF's attributes (H33); _show_dataflow and _show_memory have nothing to show.
         self._output_file = os.path.join(output_dir, "timeline-{}.json")
         self._show_dataflow = show_dataflow
         self._show_memory = show_memory
         self._timer = _timer_or_none(save_secs, save_steps)
         self._next_step = None
+        self._global_step_tensor = get_global_step()  # TF sets it in begin(): known already here
+        self._remember_tf_state()
+
+    def _handle_for(self, owner):
+        """Natively, the hook given at construction. With TF's callbacks in Python, a library hook
+        whose own timer fires every run, writing into the directory of ``_output_file``: its after_run,
+        called in the first run and in the runs TF's code traces, keeps the trace of that run."""
+        self._native = self._tw_builtin
+        overrides_save = type(self)._save is not ProfilerHook._save  # TF's after_run calls it
+        self._tw_python = overrides_save or self._subclass_uses_tf_state() or self._tf_state_replaced()
+        if not self._tw_python:
+            return super()._handle_for(owner)
+        self._tw_trace_dir = os.path.dirname(os.fspath(self._output_file))
+        self._native = native.ProfilerHook(1, _UNSET_SECS, _paths.encode(self._tw_trace_dir, "_output_file"))
+        return WrapperAdapter(self, owner, _TF_CALLBACKS)
+
+    def _session_call(self, callback):
+        """(wrapper, what the library passed) inside the session's call of ``callback``, else None."""
+        call = self._tw_call
+        return (call[1], call[2]) if call is not None and call[0] == callback and self._tw_python else None
+
+    def _save(self, step, save_path, step_stats):
+        """TF's protected method: saves the trace of the run in progress, of global step ``step``, to
+        ``save_path`` (``step_stats``: TF's RunMetadata, which a run here does not have; ignored)."""
+        del step_stats
+        call = self._session_call("after_run")
+        if call is None:
+            raise RuntimeError(f"{type(self).__name__}._save: only a run of a session has a trace to save")
+        wrapper, ctx = call
+        wrapper.super_after_run(ctx)  # the library keeps this run's trace, written when the run is over
+        written = os.path.join(self._tw_trace_dir or os.curdir, f"timeline-{int(step)}.json")
+        if os.path.abspath(written) != os.path.abspath(save_path):
+            self._tw_moves.append((written, os.fspath(save_path)))
+
+    def _move_traces(self):
+        moves, self._tw_moves = self._tw_moves, []
+        for written, wanted in moves:
+            if not os.path.exists(written):
+                _logger.warning("ProfilerHook: no trace to save into '%s': the run was not recorded", wanted)
+                continue
+            os.makedirs(os.path.dirname(wanted) or os.curdir, exist_ok=True)
+            shutil.move(written, wanted)
+
+    # TF's callbacks (H33): TF's decisions, the library's traces.
+    def _tf_begin(self):
+        self._next_step = None
         self._global_step_tensor = get_global_step()
+        call = self._session_call("begin")
+        if call is not None:
+            call[0].super_begin(call[1])  # creates the directory
+
+    def _tf_before_run(self, run_context):
+        self._move_traces()
+        self._request_summary = self._next_step is not None and self._timer.should_trigger_for_step(self._next_step)
+        return SessionRunArgs({"global_step": self._global_step_tensor})
+
+    def _tf_after_run(self, run_context, run_values):
+        stale_global_step = run_values.results["global_step"]
+        first = self._next_step is None
+        if first:  # B47: the timer starts counting from the first run, which is not traced
+            self._timer.update_last_triggered_step(stale_global_step)
+        global_step = stale_global_step + 1
+        if self._request_summary:
+            global_step = run_context.session.run(self._global_step_tensor)
+            self._timer.update_last_triggered_step(global_step)
+            self._save(global_step, self._output_file.format(global_step), None)
+        elif first:
+            call = self._session_call("after_run")
+            if call is not None:
+                call[0].super_after_run(call[1])  # the library's hook records the runs from the next one on
+        self._next_step = global_step + 1
+
+    def _tf_end(self, session):
+        call = self._session_call("end")
+        if call is not None:
+            call[0].super_end(call[1])
+        self._move_traces()
 
 
 # B1–B5; also the _timer of the built-in hooks (H33).
 class SecondOrStepTimer:
     """Timer that triggers at most once every N seconds or once every N steps, for hooks written in
     Python and as the ``_timer`` of the built-in hooks: replacing a LoggingTensorHook's,
-    StepCounterHook's or CheckpointSaverHook's ``_timer`` changes when it triggers. (The library's hooks
-    otherwise use their own timer.)"""
+    StepCounterHook's, CheckpointSaverHook's, SummarySaverHook's or ProfilerHook's ``_timer`` changes
+    when it triggers. (The library's hooks otherwise use their own timer.)"""
 
     def __init__(self, every_secs=None, every_steps=None):
         """Initializes a ``SecondOrStepTimer``.

@@ -50,9 +50,10 @@ class StepCounterHook(NativeHook):
 
 class SummarySaverHook(NativeHook):
     def __init__(self, save_steps: Optional[int] = ..., save_secs: Optional[float] = ...,
-                 output_dir: Optional[_Path] = ..., summary_writer: Optional[native.SummaryWriter] = ...,
+                 output_dir: Optional[_Path] = ..., summary_writer: Any = ...,
                  scaffold: Any = ..., summary_op: Optional[_Names] = ...,
                  histograms: Optional[_Names] = ...) -> None: ...
+    def _get_summary_op(self) -> List[str]: ...
 
 class FeedFnHook(NativeHook):
     def __init__(self, feed_fn: Callable[[], Optional[Mapping[str, Any]]]) -> None: ...
@@ -71,6 +72,7 @@ class GlobalStepWaiterHook(NativeHook):
 class ProfilerHook(NativeHook):
     def __init__(self, save_steps: Optional[int] = ..., save_secs: Optional[float] = ..., output_dir: _Path = ...,
                  show_dataflow: bool = ..., show_memory: bool = ...) -> None: ...
+    def _save(self, step: int, save_path: str, step_stats: Any) -> None: ...
 
 class SecondOrStepTimer:
     def __init__(self, every_secs: Optional[float] = ..., every_steps: Optional[int] = ...) -> None: ...
