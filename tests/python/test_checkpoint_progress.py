@@ -67,3 +67,16 @@ def test_the_default_sink_logs_progress_lines_C26(tmp_path, variables, caplog):
 def test_bad_every_n_secs_is_refused_C26():
     with pytest.raises(tw.InvalidArgumentError, match="every_n_secs must be a finite number >= 0, not -1"):
         set_progress_sink(every_n_secs=-1)
+
+
+def test_a_replaced_sink_stays_alive_for_the_operations_that_began_with_it_C26():
+    """A save keeps calling the sink set when it began: replacing the sink must not free the old one."""
+    import gc
+    import weakref
+    from trainwatch import checkpoint
+    set_progress_sink(lambda *report: None, every_n_secs=0)
+    first = weakref.ref(checkpoint._progress_sinks[-1])
+    set_progress_sink(lambda *report: None, every_n_secs=0)
+    set_progress_sink()
+    gc.collect()
+    assert first() is not None

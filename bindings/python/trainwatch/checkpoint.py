@@ -389,7 +389,9 @@ class _ProgressSink(native.ProgressSink):
 _PROGRESS_KINDS = {1: "save", 2: "restore"}  # tw_progress_kind
 
 
-_progress_sink = None  # the sink the library calls, kept alive
+# Every sink ever set stays alive: an operation keeps calling the sink set when it began, which a
+# later set_progress_sink must not free under it (Java, C#, Rust and Go keep theirs the same way).
+_progress_sinks = []
 
 
 def set_progress_sink(fn=None, every_n_secs=2.0):
@@ -401,7 +403,7 @@ def set_progress_sink(fn=None, every_n_secs=2.0):
     tensors' bytes; its last call has ``finished`` True and bytes_done == bytes_total. ``fn`` is called
     from the thread doing the work (a background save's, a compressing one); an exception it raises is
     dropped. ``fn=None`` goes back to the log lines."""
-    global _progress_sink
     sink = None if fn is None else _ProgressSink(fn)
     native.set_progress_sink(float(every_n_secs), sink)
-    _progress_sink = sink
+    if sink is not None:
+        _progress_sinks.append(sink)
