@@ -147,6 +147,17 @@ def DeleteRecursively(dirname):
         raise _os_error(error, path) from None
 
 
+def _move_or_copy(operation, source, target, overwrite):
+    """Rename's and Copy's shared rule: TF's AlreadyExistsError unless ``overwrite``, OS errors as TF's."""
+    old, new = _local(source), _local(target)
+    if not overwrite and os.path.exists(new):
+        raise AlreadyExistsError(None, None, f"{new}; file already exists")
+    try:
+        operation(old, new)
+    except OSError as error:
+        raise _os_error(error, old) from None
+
+
 def Rename(oldname, newname, overwrite=False):
     """Renames ``oldname`` to ``newname``.
 
@@ -159,13 +170,7 @@ def Rename(oldname, newname, overwrite=False):
       AlreadyExistsError: ``newname`` exists and ``overwrite`` is False.
       NotFoundError: ``oldname`` does not exist.
     """
-    old, new = _local(oldname), _local(newname)
-    if not overwrite and os.path.exists(new):
-        raise AlreadyExistsError(None, None, f"{new}; file already exists")
-    try:
-        os.replace(old, new)
-    except OSError as error:
-        raise _os_error(error, old) from None
+    _move_or_copy(os.replace, oldname, newname, overwrite)
 
 
 def Copy(oldpath, newpath, overwrite=False):
@@ -180,13 +185,7 @@ def Copy(oldpath, newpath, overwrite=False):
       AlreadyExistsError: ``newpath`` exists and ``overwrite`` is False.
       NotFoundError: ``oldpath`` does not exist.
     """
-    old, new = _local(oldpath), _local(newpath)
-    if not overwrite and os.path.exists(new):
-        raise AlreadyExistsError(None, None, f"{new}; file already exists")
-    try:
-        shutil.copyfile(old, new)
-    except OSError as error:
-        raise _os_error(error, old) from None
+    _move_or_copy(shutil.copyfile, oldpath, newpath, overwrite)
 
 
 def Walk(top, in_order=True):
