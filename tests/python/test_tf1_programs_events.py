@@ -302,7 +302,8 @@ def _public_objects():
                         continue  # __init__ is documented with its class
                     if isinstance(inspect.getattr_static(value, member_name), property):
                         yield f"{name}.{member_name}", inspect.getattr_static(value, member_name)
-                    elif inspect.isfunction(member) or inspect.ismethod(member):
+                    elif (inspect.isfunction(member) or inspect.ismethod(member)) and \
+                            member.__module__.startswith("trainwatch"):  # not threading.Thread's own
                         yield f"{name}.{member_name}", member
 
 

@@ -568,7 +568,16 @@ def test_the_trainer_library_s_hooks_stop_log_write_summaries_and_save_B50(tmp_p
 
 # --- Ctrl-C in a MonitoredTrainingSession loop, and the run that follows ---------------------------------
 
-def test_ctrl_c_ends_the_loop_without_end_and_the_rerun_resumes_from_the_last_checkpoint_H15(tmp_path):
+@pytest.fixture
+def ctrl_c_interrupts():
+    """Python's own SIGINT handler, as in a terminal: a runner started in the background of a shell
+    without job control (``cmd &``) inherits SIGINT ignored, and Python then installs no handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_ends_the_loop_without_end_and_the_rerun_resumes_from_the_last_checkpoint_H15(tmp_path, ctrl_c_interrupts):
     weights = np.zeros(2, np.float32)
     ends = []
 
@@ -596,7 +605,7 @@ def test_ctrl_c_ends_the_loop_without_end_and_the_rerun_resumes_from_the_last_ch
     assert sess.global_step == 10 and ends == [10] and weights.tolist() == [10, 10]  # restored at 4
 
 
-def test_a_hook_that_turns_ctrl_c_into_a_stop_request_ends_with_the_final_checkpoint(tmp_path):
+def test_a_hook_that_turns_ctrl_c_into_a_stop_request_ends_with_the_final_checkpoint(tmp_path, ctrl_c_interrupts):
     """A clean-stop hook: it installs a SIGINT handler in its first before_run that sets a flag, and
     requests a stop in after_run, so the session ends normally and saves."""
 
@@ -766,7 +775,7 @@ def test_code_importing_tensorflow_compat_v1_as_tf_ports_by_its_import_line():
     assert sess.global_step == 3
 
 
-def test_a_ctrl_c_traceback_ends_in_the_user_s_step_not_in_trainwatch_H34():
+def test_a_ctrl_c_traceback_ends_in_the_user_s_step_not_in_trainwatch_H34(ctrl_c_interrupts):
     def train_op(ctx):
         os.kill(os.getpid(), signal.SIGINT)  # THE STEP LINE: Ctrl-C, raised as this call returns
 

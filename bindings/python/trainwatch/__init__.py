@@ -44,7 +44,8 @@ from .errors import (AbortedError, AlreadyExistsError, CallbackFailedError, Canc
                      UnavailableError, UnimplementedError, UnknownError)
 from .monitored_session import (USE_DEFAULT, ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession,
                                 Scaffold, SingularMonitoredSession, WorkerSessionCreator)
-from ._raw_session import Coordinator, RawSession
+from ._raw_session import RawSession
+from .coordinator import Coordinator, LooperThread
 from ._step import StepContext
 from .numerics import ScanResult, TensorStats, check_numerics, scan, tensor_stats
 from .shard import Shard
@@ -66,7 +67,7 @@ route_library_logs()
 __all__ = [
     "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "StepContext",
     "MonitoredSession", "SingularMonitoredSession", "MonitoredTrainingSession", "ChiefSessionCreator",
-    "WorkerSessionCreator", "Scaffold", "RawSession", "Coordinator", "USE_DEFAULT",
+    "WorkerSessionCreator", "Scaffold", "RawSession", "Coordinator", "LooperThread", "USE_DEFAULT",
     "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener", "NanTensorHook", "SecondOrStepTimer",
     "LoggingTensorHook", "StepCounterHook", "SummarySaverHook", "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook",
     "ProfilerHook",

@@ -1,4 +1,4 @@
-"""The session as callbacks see it: TF's raw ``tf.Session`` and ``Coordinator``.
+"""The session as callbacks see it: TF's raw ``tf.Session``.
 
 Hooks, listeners, init functions and step functions get a RawSession: it runs steps without hooks,
 reads values by name (``run(fetches)``), reads and sets the global step, hands out the registered variables and requests a stop. It stays safe
@@ -124,37 +124,3 @@ class RawSession:
     def is_chief(self):
         """Whether this session is the chief."""
         return self._session().is_chief()
-
-
-class Coordinator:
-    """The ``coord`` of after_create_session: a stop request shared by everything in the session."""
-
-    def __init__(self, session):
-        """Made by the session (not by callers).
-
-        Args:
-          session: the ``RawSession`` it stops.
-        """
-        self._session = session
-
-    def request_stop(self, ex=None):
-        """Requests a stop after the run in progress.
-
-        Args:
-          ex: accepted for TF code; the exception is not re-raised.
-        """
-        del ex
-        self._session.request_stop()
-
-    def should_stop(self):
-        """Whether a stop was requested."""
-        return self._session.should_stop()
-
-    def join(self, threads=None, stop_grace_period_secs=120, ignore_live_threads=False):
-        """Returns at once: trainwatch starts no threads a caller must join.
-
-        Args:
-          threads: accepted for TF code.
-          stop_grace_period_secs: accepted for TF code.
-          ignore_live_threads: accepted for TF code.
-        """

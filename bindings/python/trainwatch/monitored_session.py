@@ -7,8 +7,9 @@ returned. ``sess.run(fetches)`` with names instead reads values (variables, "glo
 step, as ``session.run(tensor)`` in TF. A step returns a dict of outputs (name → array, published zero copy for hooks to fetch), raises
 StopIteration / OutOfRangeError at the end of its data, or AbortedError to trigger recovery.
 
-TF's graph arguments (master, config, stop_grace_period_secs, save_graph_def) are accepted and have
-nothing to act on.
+TF's graph arguments (master, config, save_graph_def) are accepted and have nothing to act on;
+stop_grace_period_secs is how long closing the session waits for the threads registered with the
+Coordinator its hooks receive.
 """
 import os
 import threading
@@ -18,11 +19,12 @@ from .distributed import _configure as _configure_distributed, _rank_of
 from ._fetches import read
 from ._hook_adapter import HookAdapter
 from ._log import logger
-from ._raw_session import Coordinator, RawSession, creating, owner_of, register, unregister
+from ._raw_session import RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
 from .basic_session_run_hooks import NativeHook, _histogram_names
 from .checkpoint import Saver, _global_step_of
-from .errors import OutOfRangeError
+from .coordinator import Coordinator
+from .errors import FailedPreconditionError, OutOfRangeError
 from .session_run_hook import SessionRunHook
 
 
@@ -227,7 +229,8 @@ class WorkerSessionCreator(_SessionCreator):
 class _MonitoredSession:
     """The shared body of MonitoredSession and SingularMonitoredSession."""
 
-    def __init__(self, session_creator, hooks, kind, chief_only_hooks=None, distributed=None):
+    def __init__(self, session_creator, hooks, kind, chief_only_hooks=None, distributed=None,
+                 stop_grace_period_secs=120):
         hooks, chief_only_hooks = list(hooks or []), list(chief_only_hooks or [])
         for hook in hooks + chief_only_hooks:
             if not isinstance(hook, SessionRunHook):
@@ -236,7 +239,8 @@ class _MonitoredSession:
         self._native = None
         self._alive = True
         self._raw = None
-        self._coordinator = None
+        self._coordinator = None  # made when a hook first asks for it
+        self._stop_grace_period_secs = stop_grace_period_secs
         self._held = []
         self._registered = None  # the variables' TensorSet, checked before every use
         self._registration_failure = None  # this rank's, raised once the job has heard of it
@@ -356,10 +360,13 @@ class _MonitoredSession:
 
     # H17, W17, W18
     def close(self):
-        """Calls every hook's ``end`` (unless a run failed), then releases the session.
+        """Calls every hook's ``end`` (unless a run failed), then releases the session; then, as TF,
+        stops the threads registered with the hooks' Coordinator and joins them (waiting at most
+        ``stop_grace_period_secs``).
 
         Raises:
-          Exception: what a hook's ``end`` raised (the session is closed anyway).
+          Exception: what a hook's ``end`` raised, else the exception a thread reported to the
+            Coordinator (the session is closed anyway).
           RuntimeError: the session is already closed.
         """
         session = self._session()
@@ -372,6 +379,7 @@ class _MonitoredSession:
             self._ending = False
             self._last_run_values = {}
             self._open = False
+        self._join_coordinator()
 
     @property
     def global_step(self):
@@ -401,6 +409,7 @@ class _MonitoredSession:
             self.close()
         else:
             self._abandon()
+            self._join_coordinator()
         return exception_type is None
 
     # -- what callbacks and the rest of the package use -------------------------------------------
@@ -418,8 +427,27 @@ class _MonitoredSession:
     def coordinator(self):
         """Returns the ``Coordinator`` that hooks' ``after_create_session`` receive."""
         if self._coordinator is None:
-            self._coordinator = Coordinator(self.raw_session())
+            # W12: every exception a thread reports is recorded, OutOfRangeError included.
+            self._coordinator = Coordinator(clean_stop_exception_types=[])
+            self._coordinator._on_stop = self._stop_for_coordinator
         return self._coordinator
+
+    def _stop_for_coordinator(self):
+        """A stop requested through the Coordinator, from any thread, stops the session (in a job,
+        through the next run's vote, D5) until it is closed."""
+        if self._open and self._alive:
+            try:
+                self.raw_session().request_stop()
+            except (RuntimeError, FailedPreconditionError):
+                pass  # closed meanwhile: nothing left to stop
+
+    def _join_coordinator(self):
+        """TF's close of a coordinated session: stop the threads registered with the hooks'
+        Coordinator, join them, raise the exception one reported."""
+        coordinator = self._coordinator
+        if coordinator is not None and not coordinator.joined:
+            coordinator.request_stop()
+            coordinator.join(stop_grace_period_secs=self._stop_grace_period_secs, ignore_live_threads=True)
 
     # C27: a Saver's save that is the session's own (Saver.save asks every open session).
     def _session_ref(self):
@@ -526,7 +554,8 @@ class MonitoredSession(_MonitoredSession):
           session_creator: a ``ChiefSessionCreator`` or ``WorkerSessionCreator``; default: a chief
             (with a collective, rank 0 is the chief and the others workers).
           hooks: ``SessionRunHook`` objects, called in this order.
-          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          stop_grace_period_secs: how long ``close()`` waits for the threads registered with the
+            hooks' Coordinator once it requested their stop.
           collective: many processes (``trainwatch.distributed``): a ``TorchCollective``,
             ``MPICollective`` or your own; the ranks agree on the restored step, stop, NaN,
             recovery and preemption.
@@ -543,13 +572,13 @@ class MonitoredSession(_MonitoredSession):
             saves checkpoints to the same directory.
           Exception: what a hook's ``begin``/``after_create_session`` or the ``init_fn`` raised.
         """
-        del stop_grace_period_secs
         if session_creator is None:
             chief = collective is None or _rank_of(collective) == 0
             session_creator = ChiefSessionCreator() if chief else WorkerSessionCreator()
         super().__init__(session_creator, hooks, native.Session.monitored,
                          distributed=_distributed(collective, collective_timeout_secs, vote_every_n_runs,
-                                                  restore_via_broadcast, catch_preemption_signals))
+                                                  restore_via_broadcast, catch_preemption_signals),
+                         stop_grace_period_secs=stop_grace_period_secs)
 
 
 # W26, W27
@@ -566,16 +595,30 @@ class SingularMonitoredSession(_MonitoredSession):
           master: accepted for TF code; there is no server to connect to.
           config: accepted for TF code; there is no ConfigProto to apply.
           checkpoint_dir: restore the newest good checkpoint of this directory.
-          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          stop_grace_period_secs: how long ``close()`` waits for the threads registered with the
+            hooks' Coordinator once it requested their stop.
           checkpoint_filename_with_path: restore this checkpoint file instead.
 
         Raises:
           ValueError: both checkpoint arguments are given.
           TypeError: a hook is not a ``SessionRunHook``.
         """
-        del stop_grace_period_secs
         creator = ChiefSessionCreator(scaffold, master, config, checkpoint_dir, checkpoint_filename_with_path)
-        super().__init__(creator, hooks, native.Session.singular)
+        super().__init__(creator, hooks, native.Session.singular, stop_grace_period_secs=stop_grace_period_secs)
+
+    def should_stop(self):
+        """Returns True once a stop was requested or the session is closed.
+
+        Raises:
+          Exception: the exception a thread reported to the hooks' Coordinator (without a recovery
+            layer, TF's stop check raises it).
+        """
+        # W13. The stop is read first: a thread's exception is recorded before its stop request, so a
+        # stop that a report caused is never answered without raising it.
+        stop = super().should_stop()
+        if self._coordinator is not None:
+            self._coordinator.raise_requested_exception()
+        return stop
 
     def raw_session(self, session_ref=None):
         """Returns the ``RawSession`` that hooks and step functions receive, or None once closed.
@@ -659,7 +702,8 @@ class MonitoredTrainingSession(MonitoredSession):
             steps).
           save_summaries_secs: write summaries every this many seconds (default: not by time).
           config: accepted for TF code; there is no ConfigProto to apply.
-          stop_grace_period_secs: accepted for TF code; there are no threads to wait for.
+          stop_grace_period_secs: how long ``close()`` waits for the threads registered with the
+            hooks' Coordinator once it requested their stop.
           log_step_count_steps: log "global_step/sec" every this many steps (None: never).
           max_wait_secs: how long a worker waits for the chief (None: for ever).
           save_checkpoint_steps: save every this many steps (default: by time).
@@ -688,7 +732,7 @@ class MonitoredTrainingSession(MonitoredSession):
           DataLossError: every checkpoint in ``checkpoint_dir`` is damaged (the message says how to
             start over).
         """
-        del master, config, stop_grace_period_secs, save_graph_def
+        del master, config, save_graph_def
         if is_chief is USE_DEFAULT:
             is_chief = collective is None or _rank_of(collective) == 0
         if scaffold is None:
@@ -721,4 +765,5 @@ class MonitoredTrainingSession(MonitoredSession):
         _MonitoredSession.__init__(self, _TrainingSessionCreator(creator, arguments), hooks,
                                    native.Session.monitored_training, chief_only_hooks,
                                    _distributed(collective, collective_timeout_secs, vote_every_n_runs,
-                                                restore_via_broadcast, catch_preemption_signals))
+                                                restore_via_broadcast, catch_preemption_signals),
+                                   stop_grace_period_secs)

@@ -5,7 +5,8 @@ from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple, Type
 
 from .checkpoint import Saver
 from .distributed import Collective
-from ._raw_session import Coordinator, RawSession
+from ._raw_session import RawSession
+from .coordinator import Coordinator
 from ._step import StepContext
 from .session_run_hook import FetchedValues, Fetches, SessionRunHook
 
@@ -73,6 +74,7 @@ class SingularMonitoredSession(_MonitoredSession):
     def __init__(self, hooks: Optional[Iterable[SessionRunHook]] = ..., scaffold: Optional[Scaffold] = ...,
                  master: str = ..., config: Any = ..., checkpoint_dir: Optional[_Path] = ...,
                  stop_grace_period_secs: float = ..., checkpoint_filename_with_path: Optional[_Path] = ...) -> None: ...
+    def should_stop(self) -> bool: ...
     def raw_session(self, session_ref: Any = ...) -> Optional[RawSession]: ...
 
 class _UseDefault: ...

@@ -3,7 +3,8 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 import numpy as np
 
-from ._raw_session import Coordinator, RawSession
+from ._raw_session import RawSession
+from .coordinator import Coordinator
 
 # What a hook fetches: names (an output the step published, a variable, "global_step" or a glob
 # pattern) in any nesting of lists, tuples and dicts; the values come back in the same structure.

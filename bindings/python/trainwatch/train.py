@@ -9,7 +9,7 @@ from .checkpoint import Saver, latest_checkpoint, list_variables, load_variable
 from .errors import NanLossDuringTrainingError
 from .monitored_session import (ChiefSessionCreator, MonitoredSession, MonitoredTrainingSession, Scaffold,
                                 SingularMonitoredSession, WorkerSessionCreator)
-from ._raw_session import Coordinator
+from .coordinator import Coordinator, LooperThread
 from .session_run_hook import SessionRunArgs, SessionRunContext, SessionRunHook, SessionRunValues
 from .summary import summary_iterator
 from .training_util import create_global_step, get_global_step, get_or_create_global_step, global_step
@@ -17,7 +17,7 @@ from .training_util import create_global_step, get_global_step, get_or_create_gl
 __all__ = [
     "SessionRunHook", "SessionRunArgs", "SessionRunContext", "SessionRunValues", "MonitoredSession",
     "SingularMonitoredSession", "MonitoredTrainingSession", "ChiefSessionCreator", "WorkerSessionCreator",
-    "Scaffold", "Coordinator", "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener",
+    "Scaffold", "Coordinator", "LooperThread", "StopAtStepHook", "CheckpointSaverHook", "CheckpointSaverListener",
     "NanTensorHook", "SecondOrStepTimer", "LoggingTensorHook", "StepCounterHook", "SummarySaverHook",
     "FeedFnHook", "FinalOpsHook", "GlobalStepWaiterHook", "ProfilerHook", "Saver", "latest_checkpoint",
     "list_variables", "load_variable", "summary_iterator", "write_graph", "NanLossDuringTrainingError",

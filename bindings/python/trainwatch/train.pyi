@@ -15,7 +15,7 @@ from .monitored_session import (ChiefSessionCreator as ChiefSessionCreator, Moni
                                 MonitoredTrainingSession as MonitoredTrainingSession, Scaffold as Scaffold,
                                 SingularMonitoredSession as SingularMonitoredSession,
                                 WorkerSessionCreator as WorkerSessionCreator)
-from ._raw_session import Coordinator as Coordinator
+from .coordinator import Coordinator as Coordinator, LooperThread as LooperThread
 from .session_run_hook import (SessionRunArgs as SessionRunArgs, SessionRunContext as SessionRunContext,
                                SessionRunHook as SessionRunHook, SessionRunValues as SessionRunValues)
 from .errors import NanLossDuringTrainingError as NanLossDuringTrainingError
