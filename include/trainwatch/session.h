@@ -591,18 +591,19 @@ TW_NODISCARD TW_API tw_status tw_session_set_global_step(tw_session *session, in
  * CheckpointSaverHook and restore use: its lock on TW_OPT_CHECKPOINT_DIR, its state file and its
  * retention (TW_OPT_MAX_TO_KEEP, TW_OPT_KEEP_CHECKPOINT_EVERY_N_HOURS, TW_OPT_CHECKPOINT_RECYCLE_FILES).
  * Nothing else: no checkpoint listener, no NaN check, no event in the summary directory. A write of a
- * saver hook in the background is waited for first. The checkpoint goes only into the session's
- * checkpoint directory: `prefix`'s directory must be it (compared as directories: another spelling or
- * a symbolic link of it is the same). A session that only restores (no saver hook, no preemption save,
- * C24) takes the directory's lock at its first such save, until close, after reading the state file's
- * list of kept checkpoints (as TF's restore does for its saver).
+ * saver hook in the background is waited for first. The checkpoint goes only where the session saves:
+ * `prefix`'s directory must be TW_OPT_CHECKPOINT_DIR or the directory of one of its
+ * CheckpointSaverHooks, which save there with the session's saver (compared as directories: another
+ * spelling or a symbolic link of it is the same). A session that only restores (no saver hook, no
+ * preemption save, C24) takes the directory's lock at its first such save, until close, after reading
+ * the state file's list of kept checkpoints (as TF's restore does for its saver).
  * *out_path receives the checkpoint's path, owned by the session and valid until the next successful
  * call on it or its destruction; untouched on error.
  * Thread rules: on the session's thread — from a hook's callback (after_create_session, before_run,
  * after_run, end), a step function, a checkpoint listener, or between runs — never from a progress sink
  * (tw_set_progress_sink).
  * Errors: TW_INVALID_ARGUMENT (NULL out_path, session or prefix; empty prefix; the session has no
- * TW_OPT_CHECKPOINT_DIR; prefix's directory is not the session's checkpoint directory; the prefix
+ * TW_OPT_CHECKPOINT_DIR and no CheckpointSaverHook; prefix's directory is none of those; the prefix
  * collides with the state file), TW_NOT_FOUND ("Parent directory of <prefix> doesn't exist, can't
  * save."), TW_FAILED_PRECONDITION (closed; another thread is inside the session; called from a progress
  * sink; a worker session; a job with sharded variables, whose checkpoints every rank writes together;

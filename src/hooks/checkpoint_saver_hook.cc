@@ -62,9 +62,10 @@ namespace {
 
 class CheckpointSaverHook final : public Hook {
  public:
-  bool chief_only_in_a_job() const override { return true; }                          // D14
-  bool writes_a_part_in_a_sharded_job() const override { return true; }               // D17
-  const char *checkpoint_writer() const override { return "a CheckpointSaverHook"; }  // C24
+  bool chief_only_in_a_job() const override { return true; }                                    // D14
+  bool writes_a_part_in_a_sharded_job() const override { return true; }                         // D17
+  const char *checkpoint_writer() const override { return "a CheckpointSaverHook"; }            // C24
+  const std::string *checkpoint_directory() const override { return &config_.checkpoint_dir; }  // C27
   explicit CheckpointSaverHook(CheckpointSaverConfig config)
       : Hook("CheckpointSaverHook"),
         config_(std::move(config)),

@@ -40,6 +40,10 @@ struct tw_hook {
   // nullptr when it writes nothing there: a session none of whose hooks writes checkpoints, and that
   // saves on no preemption, only restores and takes no lock (C24).
   virtual const char *checkpoint_writer() const { return nullptr; }
+  // The directory this hook saves checkpoints into with the session's saver when it is not the
+  // session's own (a CheckpointSaverHook's checkpoint_dir), or nullptr: tw_session_save_checkpoint
+  // saves there too (C27).
+  virtual const std::string *checkpoint_directory() const { return nullptr; }
 
   // The hook this one wraps (tw_hook_wrap), or nullptr. A session claims a wrapper's whole chain, so a
   // wrapped hook cannot run twice or in two sessions.

@@ -164,9 +164,11 @@ Status tw_session::SaveCheckpoint(const char *prefix, int64_t global_step) {
                   "tw_session_save_checkpoint called from a progress sink, which runs inside a save or restore: "
                   "save from a hook callback or between runs");
   }
-  if (checkpoint_dir_.empty()) {
+  const std::vector<std::string> dirs = SavingDirectories();
+  if (dirs.empty()) {
     return Status(TW_INVALID_ARGUMENT,
-                  "the session has no checkpoint directory (TW_OPT_CHECKPOINT_DIR) to save into: use a tw_saver");
+                  "the session has no checkpoint directory (TW_OPT_CHECKPOINT_DIR, or a CheckpointSaverHook's) to "
+                  "save into: use a tw_saver");
   }
   if (!is_chief_) return Status(TW_FAILED_PRECONDITION, "only a chief session saves checkpoints; this one is a worker");
   if (agreement_.sharded_job()) {
@@ -179,11 +181,17 @@ Status tw_session::SaveCheckpoint(const char *prefix, int64_t global_step) {
   if (!tw::checkpoint::IsDirectory(dir)) {
     return Status(TW_NOT_FOUND, std::string("Parent directory of ") + prefix + " doesn't exist, can't save.");
   }
-  if (!tw::checkpoint::SameDirectory(dir, checkpoint_dir_)) {
+  bool ours = false;
+  std::string listed;
+  for (const std::string &candidate : dirs) {
+    ours = ours || tw::checkpoint::SameDirectory(dir, candidate);
+    listed += (listed.empty() ? "" : ", ") + candidate;
+  }
+  if (!ours) {
     return Errorf(TW_INVALID_ARGUMENT,
-                  "prefix '%s' is not in the session's checkpoint directory %s: the session saves only there "
+                  "prefix '%s' is not in the session's checkpoint directory (%s): the session saves only there "
                   "(its lock, state file and retention); save elsewhere with a tw_saver of its own",
-                  prefix, checkpoint_dir_.c_str());
+                  prefix, listed.c_str());
   }
   tw::checkpoint::Saver &saver = IdleSaver();  // a background write of a saver hook ends first
   if (!writes_checkpoints_ && !saver_seeded_) {
@@ -197,6 +205,18 @@ Status tw_session::SaveCheckpoint(const char *prefix, int64_t global_step) {
   TW_RETURN_IF_ERROR(saver.Save(prefix, global_step, &path));
   saved_checkpoint_ = std::move(path);
   return Status();
+}
+
+// C27: the session's checkpoint directory, then those of its hooks that save elsewhere with its saver.
+std::vector<std::string> tw_session::SavingDirectories() const {
+  std::vector<std::string> dirs;
+  if (!checkpoint_dir_.empty()) dirs.push_back(checkpoint_dir_);
+  for (tw::Hook *hook : hooks_) {
+    for (tw::Hook *link = hook; link != nullptr; link = link->inner()) {
+      if (const std::string *dir = link->checkpoint_directory()) dirs.push_back(*dir);
+    }
+  }
+  return dirs;
 }
 
 Status tw_session::DiscardDivergedCheckpoints() {

@@ -81,10 +81,12 @@ struct tw_session {
   tw::checkpoint::Saver &IdleSaver();
   void AttachWriter(tw::checkpoint::AsyncSaver *writer);
   // C27: tw_session_save_checkpoint — TF's scaffold.saver.save(sess, prefix, global_step) inside the
-  // session: the variables and global_step saved by saver() into checkpoint_dir() (its lock, state file
-  // and retention), nothing else (no listener, no NaN scan, no event). On success saved_checkpoint()
-  // names the checkpoint until the next success.
+  // session: the variables and global_step saved by saver() into checkpoint_dir() or a directory of
+  // SavingDirectories() (its lock, state file and retention), nothing else (no listener, no NaN scan,
+  // no event). On success saved_checkpoint() names the checkpoint until the next success.
   tw::Status SaveCheckpoint(const char *prefix, int64_t global_step);
+  // checkpoint_dir() when set, then each hook's Hook::checkpoint_directory().
+  std::vector<std::string> SavingDirectories() const;
   const std::string &saved_checkpoint() const { return saved_checkpoint_; }
   // TW_OPT_CHECKPOINT_DIR, "" when unset.
   const std::string &checkpoint_dir() const { return checkpoint_dir_; }

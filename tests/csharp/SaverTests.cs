@@ -185,6 +185,28 @@ static class SaverTests {
     }
     Check.Equal(prefix + "-6", Checkpoints.Latest(dir), "latest_checkpoint");
   }
+
+  /// <summary>C27: TF's scaffold.saver.save inside a session: the session's own saver saves on request
+  /// into the directory its CheckpointSaverHook holds and keeps the state file; elsewhere is refused.</summary>
+  [Test]
+  public static void ASessionSavesOnRequestBesideItsSaverHookC27() {
+    string dir = Scratch.Directory("save-request");
+    string prefix = Path.Combine(dir, "model.ckpt");
+    var w = new float[] { 0, 0 };
+    using (var options = new Options().AddVariable(Tensor.FromArray("w", w)).SetString(Option.CheckpointDir, dir)
+               .SetBool(Option.AsyncCheckpoint, false).SetInt64(Option.EveryNSteps, 1000))
+    using (var hook = new CheckpointSaverHook(dir, options))
+    using (Session session = Session.Monitored(options, hook)) {
+      for (int i = 0; i < 3; ++i) session.Run(ctx => { w[0] += 1; w[1] += 2; });
+      Check.Equal(prefix + "-3", session.SaveCheckpoint(prefix, session.GlobalStep), "<prefix>-<step>");
+      Check.Equal(prefix + "-3", Checkpoints.Latest(dir), "the state file names it");
+      using (var own = new Saver(Tensor.FromArray("w", w)))
+        Check.Throws<FailedPreconditionException>(() => own.Save(prefix, 4), "the session holds the directory");
+      string elsewhere = Path.Combine(Scratch.Directory("save-request-elsewhere"), "model.ckpt");
+      Check.Throws<InvalidArgumentException>(() => session.SaveCheckpoint(elsewhere, 3), "a prefix outside its directory");
+    }
+    Check.Equal("3,6", string.Join(",", Checkpoints.LoadVariable<float>(prefix + "-3", "w")), "the values at the save");
+  }
 }
 
 }  // namespace TrainWatch.Tests

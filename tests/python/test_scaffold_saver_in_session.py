@@ -125,6 +125,26 @@ def test_scaffold_saver_beside_a_restoring_chief_session_creator_and_a_saver_hoo
     scaffold.saver.close()
 
 
+def test_scaffold_saver_into_the_saver_hooks_directory_of_a_session_without_one_C27(tmp_path):
+    """TF's common MonitoredSession: a ChiefSessionCreator without checkpoint_dir, the saving directory
+    given to the CheckpointSaverHook only; a hook's scaffold.saver.save there goes through the session."""
+    d = str(tmp_path)
+    w = np.zeros(2, np.float32)
+    scaffold = tw.train.Scaffold(variables={"w": w}, saver=tw.train.Saver({"w": w}, max_to_keep=2))
+    hook = ScaffoldSaverHook(scaffold, d, every_n=2)
+    saver_hook = tw.train.CheckpointSaverHook(d, save_steps=100, scaffold=scaffold)
+    with tw.train.MonitoredSession(tw.train.ChiefSessionCreator(scaffold=scaffold), hooks=[saver_hook, hook]) as sess:
+        assert not lock_is_free(d)  # the saver hook's directory, held by the session's saver
+        for _ in range(5):
+            sess.run(train_step(w))
+        assert [os.path.basename(p) for p in hook.saved] == ["model.ckpt-0", "model.ckpt-2", "model.ckpt-4"]
+        assert tw.train.latest_checkpoint(d) == hook.saved[-1]
+        assert checkpoints(d) == ["model.ckpt-2", "model.ckpt-4"]  # one retention: max_to_keep=2
+    assert lock_is_free(d)
+    assert tw.train.latest_checkpoint(d) == os.path.join(d, "model.ckpt-5")  # the saver hook's end
+    scaffold.saver.close()
+
+
 def test_the_default_scaffold_has_a_saver_over_its_variables_C27(tmp_path):
     d = str(tmp_path)
     w = np.zeros(1, np.float32)

@@ -116,6 +116,57 @@ static void C27_saves_beside_the_checkpoint_saver_hook(void **state) {
   tw_options_destroy(opts);
 }
 
+/* A session created without a checkpoint directory whose CheckpointSaverHook has one saves there on
+ * request too: the hook's directory is where the session's saver writes (its lock, state file, retention);
+ * the same session refuses any other directory, naming the hook's. */
+static void C27_saves_into_the_directory_of_its_saver_hook_without_its_own(void **state) {
+  (void)state;
+  tw_options *no_dir = options_with(NULL);
+  tw_options *every_100 = NULL;
+  tw_hook *hooks[2];
+  tw_session *s = NULL;
+  tw_saver *other = NULL;
+  const char *path = NULL;
+  char latest[400], elsewhere[320];
+  tw_tensor w = TW_TENSOR_INIT;
+  int64_t shape[1] = {2};
+  tw_hook_callbacks callbacks = {sizeof(callbacks), NULL, NULL, NULL, save_after_run, NULL, NULL, NULL};
+  w.name = "w";
+  w.dtype = TW_FLOAT32;
+  w.ndim = 1;
+  w.shape = shape;
+  w.data = g_w;
+  snprintf(elsewhere, sizeof(elsewhere), "%s/model.ckpt", g_scratch.path);
+  assert_int_equal(tw_options_set_int64(no_dir, TW_OPT_MAX_TO_KEEP, 2), TW_OK);
+  assert_int_equal(tw_options_create(&every_100), TW_OK);
+  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_EVERY_N_STEPS, 100), TW_OK);
+  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_dir, every_100, NULL, 0), TW_OK);
+  assert_int_equal(tw_hook_create(&hooks[1], "saving", &callbacks, g_prefix), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, no_dir, hooks, 2), TW_OK);
+  for (int i = 0; i < 3; ++i) {
+    assert_int_equal(tw_session_run(s, NULL, 0, add_one, NULL), TW_OK);
+    assert_int_equal(g_saved_status, TW_OK);
+  }
+  assert_true(strstr(g_saved_path, "/ckpt/model.ckpt-3") != NULL);
+  assert_int_equal(tw_latest_checkpoint(latest, sizeof(latest), g_dir), TW_OK);
+  assert_string_equal(latest, g_saved_path);
+  assert_false(exists("model.ckpt-0")); /* one retention over the hook's save at creation and the three */
+  assert_false(exists("model.ckpt-1"));
+  assert_true(exists("model.ckpt-2") && exists("model.ckpt-3"));
+  assert_int_equal(tw_session_save_checkpoint(&path, s, elsewhere, 3), TW_INVALID_ARGUMENT);
+  assert_non_null(strstr(tw_last_error_message(), g_dir));
+  assert_int_equal(tw_saver_create(&other, &w, 1), TW_OK); /* the session's saver holds the directory */
+  assert_int_equal(tw_saver_save(&path, other, g_prefix, 9), TW_FAILED_PRECONDITION);
+  assert_int_equal(tw_session_close(s), TW_OK);
+  assert_int_equal(tw_session_destroy(s), TW_OK);
+  tw_saver_destroy(other);
+  tw_hook_destroy(hooks[0]);
+  tw_hook_destroy(hooks[1]);
+  tw_options_destroy(every_100);
+  tw_options_destroy(no_dir);
+}
+
 /* C24: a session that only restores leaves the directory to other writers until its own first save,
  * which locks it until close; any spelling of the directory (a symbolic link) is the same directory. */
 static void C27_C24_a_restoring_session_locks_at_its_first_save(void **state) {
@@ -223,6 +274,7 @@ static void C27_C26_refused_from_a_progress_sink(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(C27_saves_beside_the_checkpoint_saver_hook, setup, teardown),
+      cmocka_unit_test_setup_teardown(C27_saves_into_the_directory_of_its_saver_hook_without_its_own, setup, teardown),
       cmocka_unit_test_setup_teardown(C27_C24_a_restoring_session_locks_at_its_first_save, setup, teardown),
       cmocka_unit_test_setup_teardown(C27_refuses_bad_arguments_and_other_directories, setup, teardown),
       cmocka_unit_test_setup_teardown(C27_C26_refused_from_a_progress_sink, setup, teardown),

@@ -21,7 +21,7 @@ from ._hook_adapter import HookAdapter
 from ._log import logger
 from ._raw_session import RawSession, creating, owner_of, register, unregister
 from ._step import StepRunner
-from .basic_session_run_hooks import NativeHook, _histogram_names
+from .basic_session_run_hooks import CheckpointSaverHook, NativeHook, _histogram_names
 from .checkpoint import Saver, _global_step_of
 from .coordinator import Coordinator
 from .errors import FailedPreconditionError, OutOfRangeError
@@ -459,13 +459,21 @@ class _MonitoredSession:
         return self._raw._ref if self._raw is not None else None
 
     def _checkpoint_dir_is(self, directory):
-        """Whether ``directory`` is this open chief's checkpoint directory (any spelling of it)."""
-        if self._checkpoint_dir is None or self._session_ref() is None:
+        """Whether ``directory`` is one this open chief saves into (any spelling of it): its checkpoint
+        directory, or that of one of its CheckpointSaverHooks (the session's saver writes there)."""
+        session = self._session_ref()
+        if session is None:
             return False
-        try:
-            return os.path.samefile(directory, _paths.encode(self._checkpoint_dir, "checkpoint_dir"))
-        except OSError:
-            return False
+        saving = [] if self._checkpoint_dir is None else [self._checkpoint_dir]
+        if session.is_chief():
+            saving += [hook._tw_args[0] for hook in self._hooks if isinstance(hook, CheckpointSaverHook)]
+        for candidate in saving:
+            try:
+                if os.path.samefile(directory, _paths.encode(candidate, "checkpoint_dir")):
+                    return True
+            except OSError:
+                pass
+        return False
 
     def _saves_for(self, saver, save_path):
         """Whether ``saver.save(save_path)`` saves through this session: it is open, the caller is the

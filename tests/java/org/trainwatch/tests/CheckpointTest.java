@@ -145,4 +145,29 @@ public class CheckpointTest {
     }
     assertEquals(prefix + "-6", TrainWatch.latestCheckpoint(dir.toString()));
   }
+
+  /** C27: TF's scaffold.saver.save inside a session: the session's own saver saves on request into the
+   *  directory its CheckpointSaverHook holds, and keeps the state file; a prefix elsewhere is refused. */
+  @Test
+  public void aSessionSavesOnRequestBesideItsSaverHook() throws IOException {
+    Path dir = Files.createTempDirectory("tw-java-save-request");
+    String prefix = dir.resolve("model.ckpt").toString();
+    Fixtures.Model model = new Fixtures.Model();
+    model.options.setString(Option.CHECKPOINT_DIR, dir.toString());
+    model.options.setInt64(Option.EVERY_N_STEPS, 1000);
+    model.options.setInt64(Option.ASYNC_CHECKPOINT, 0);
+    try (Session session = model.session(new CheckpointSaverHook(dir.toString(), model.options))) {
+      for (int i = 0; i < 3; i++) session.run(model::step);
+      assertEquals(prefix + "-3", session.saveCheckpoint(prefix, session.globalStep()));
+      assertEquals(prefix + "-3", TrainWatch.latestCheckpoint(dir.toString()));
+      try (Saver own = new Saver(variablesOf(model.w))) {  // the session holds the directory
+        assertThrows(TrainWatchException.FailedPrecondition.class, () -> own.save(prefix, 4));
+      }
+      String elsewhere = Files.createTempDirectory("tw-java-elsewhere").resolve("model.ckpt").toString();
+      assertThrows(TrainWatchException.InvalidArgument.class, () -> session.saveCheckpoint(elsewhere, 3));
+    }
+    Tensor restored = Tensor.allocate("w", DType.FLOAT32, 2);
+    TrainWatch.loadVariable(prefix + "-3", restored);
+    assertArrayEquals(new float[] {3, 3}, restored.toFloatArray(), 0);
+  }
 }
