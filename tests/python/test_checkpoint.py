@@ -30,6 +30,18 @@ def test_saver_accepts_tf_style_session_argument(tmp_path):
     np.testing.assert_array_equal(w, [1, 1])
 
 
+def test_save_errors_are_tfs_C4(tmp_path):
+    saver = tw.Saver({"w": np.ones(2, np.float32)})
+    missing = str(tmp_path / "missing" / "model.ckpt")
+    with pytest.raises(ValueError, match=r"^Parent directory of .*missing/model\.ckpt-3 doesn't exist, can't save\.$"):
+        saver.save(object(), missing, global_step=3)
+    assert not os.path.exists(tmp_path / "missing")
+    with pytest.raises(ValueError, match="latest_filename"):
+        saver.save(str(tmp_path / "model.ckpt"), latest_filename="other")
+    assert tw.Saver({}).save(str(tmp_path / "empty.ckpt")) is None
+    assert os.listdir(tmp_path) == []
+
+
 def test_evicted_checkpoint_files_are_recycled_C15(tmp_path):
     """recycle_files=True, max_to_keep=1: the third save overwrites the first one's file (its inode) and
     restores exactly; a user's hard link to a checkpoint keeps its bytes; the saver's spare goes with

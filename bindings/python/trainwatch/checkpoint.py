@@ -156,7 +156,9 @@ class Saver:
           InvalidArgumentError: a variable holds NaN/Inf, or is a Shard that is not its whole tensor
             without a collective.
           IOFailureError: the files cannot be written.
-          ValueError: ``latest_filename`` is another name, or ``write_state`` is False.
+          ValueError: the directory of ``save_path`` does not exist ("Parent directory of … doesn't
+            exist, can't save.", as TF), ``latest_filename`` is another name, or ``write_state`` is
+            False.
         """
         del meta_graph_suffix, write_meta_graph, strip_default_attrs, save_debug_info  # graph-only
         if latest_filename not in (None, "checkpoint"):
@@ -171,13 +173,17 @@ class Saver:
         if not self._saves:
             return None
         self._held.check_unchanged()
-        for session in _open_sessions():
-            if session._saves_for(self, save_path):  # C27: the session's own saver saves
-                return session._save_checkpoint(save_path, step)
         try:
+            for session in _open_sessions():
+                if session._saves_for(self, save_path):  # C27: the session's own saver saves
+                    return session._save_checkpoint(save_path, step)
             saved = self._saver.save(_path(save_path, "save_path"), step)
         except FailedPreconditionError as error:
             raise _with_advice(error, save_path) from None
+        except NotFoundError as error:
+            if str(error).startswith("Parent directory of "):
+                raise ValueError(str(error)) from None  # TF's type for this message
+            raise
         return _decode(saved) if saved else None
 
     def _same_variables(self, registered):
