@@ -5,12 +5,10 @@ namespace TrainWatch {
 /// <summary>The library's log lines.</summary>
 public static class Log {
   static readonly object sinkLock = new object();
-  // Referenced so that native code may call them: the sink, and the one it replaced (a line being
-  // written on another thread may still be in it).
-  static SinkBridge sink;
-#pragma warning disable 414  // only ever assigned: it exists to keep the object alive
-  static SinkBridge replacedSink;
-#pragma warning restore 414
+  // Every sink ever set, referenced so that native code may call it: a line being written on another
+  // thread may still be in one that a later SetSink replaced.
+  static readonly System.Collections.Generic.List<SinkBridge> sinks =
+      new System.Collections.Generic.List<SinkBridge>();
 
   /// <summary>Drops lines below `level` (default Info).</summary>
   public static void SetLevel(LogLevel level) { Native.native.set_log_level((int)level); }
@@ -24,8 +22,7 @@ public static class Log {
     lock (sinkLock) {
       SinkBridge bridge = write == null ? null : new SinkBridge(write);
       Native.native.set_log_sink(bridge == null ? null : bridge.Sink());
-      replacedSink = sink;
-      sink = bridge;
+      if (bridge != null) sinks.Add(bridge);
     }
   }
 

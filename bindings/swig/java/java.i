@@ -313,7 +313,10 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
   "$javaclassname.getCPtr($javainput)"
 
 %pragma(java) modulecode=%{
-  private static LogSink logSink;  // the sink the library calls, kept reachable
+  // Every log sink ever set, kept reachable: a line being written on another thread may still be in
+  // the one a later setLogSink replaced.
+  private static final java.util.List<LogSink> logSinks =
+      java.util.Collections.synchronizedList(new java.util.ArrayList<>());
 
   // Every progress sink ever set: an operation keeps the sink set when it began, so one replaced while
   // a (background) save runs is still called.
@@ -357,7 +360,8 @@ extern "C" SWIGEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *) {
     setProgressListener(listener, 2.0);
   }
 %}
-%typemap(javain, post="    logSink = $javainput;") trainwatch::LogSink *sink "LogSink.getCPtr($javainput)"
+%typemap(javain, post="    if ($javainput != null) logSinks.add($javainput);") trainwatch::LogSink *sink
+  "LogSink.getCPtr($javainput)"
 // ProgressListener and ProgressReport are the API; ProgressSink is their plumbing.
 %javamethodmodifiers trainwatch::set_progress_sink "private";
 %typemap(javaclassmodifiers) trainwatch::ProgressSink "abstract class";
