@@ -32,16 +32,23 @@ static int teardown(void **state) {
   return 0;
 }
 
-/* Options holding w and, unless dir is NULL, the checkpoint directory. */
-static tw_options *options_with(const char *dir) {
-  tw_options *opts = NULL;
-  int64_t shape[1] = {2};
+static const int64_t g_w_shape[1] = {2};
+
+/* A view of the variable w. */
+static tw_tensor w_view(void) {
   tw_tensor w = TW_TENSOR_INIT;
   w.name = "w";
   w.dtype = TW_FLOAT32;
   w.ndim = 1;
-  w.shape = shape;
+  w.shape = g_w_shape;
   w.data = g_w;
+  return w;
+}
+
+/* Options holding w and, unless dir is NULL, the checkpoint directory. */
+static tw_options *options_with(const char *dir) {
+  tw_options *opts = NULL;
+  tw_tensor w = w_view();
   assert_int_equal(tw_options_create(&opts), TW_OK);
   assert_int_equal(tw_options_add_variable(opts, &w), TW_OK);
   if (dir != NULL) assert_int_equal(tw_options_set_string(opts, TW_OPT_CHECKPOINT_DIR, dir), TW_OK);
@@ -72,22 +79,32 @@ static tw_status save_after_run(void *user_data, tw_run_context *ctx) {
   return g_saved_status;
 }
 
+/* A session over `opts` with a CheckpointSaverHook of g_dir saving every 100 steps (in the background
+ * when async_save) and, after it, a hook saving to g_prefix through the session in every after_run. */
+static tw_session *saving_session(tw_options *opts, int async_save, tw_hook *hooks[2]) {
+  tw_options *every_100 = NULL;
+  tw_session *s = NULL;
+  tw_hook_callbacks callbacks = {sizeof(callbacks), NULL, NULL, NULL, save_after_run, NULL, NULL, NULL};
+  assert_int_equal(tw_options_create(&every_100), TW_OK);
+  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_EVERY_N_STEPS, 100), TW_OK);
+  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_ASYNC_CHECKPOINT, async_save), TW_OK);
+  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_dir, every_100, NULL, 0), TW_OK);
+  assert_int_equal(tw_hook_create(&hooks[1], "saving", &callbacks, g_prefix), TW_OK);
+  assert_int_equal(tw_monitored_session_create(&s, opts, hooks, 2), TW_OK);
+  tw_options_destroy(every_100);
+  return s;
+}
+
 /* The session holds its directory for its CheckpointSaverHook; a hook's save goes through the same saver:
  * one state file and one retention (max_to_keep 2 counts the saver hook's checkpoints and the hook's). */
 static void C27_saves_beside_the_checkpoint_saver_hook(void **state) {
   (void)state;
   tw_options *opts = options_with(g_dir);
-  tw_options *every_100 = NULL;
   tw_hook *hooks[2];
   tw_session *s = NULL;
   char latest[400];
-  tw_hook_callbacks callbacks = {sizeof(callbacks), NULL, NULL, NULL, save_after_run, NULL, NULL, NULL};
   assert_int_equal(tw_options_set_int64(opts, TW_OPT_MAX_TO_KEEP, 2), TW_OK);
-  assert_int_equal(tw_options_create(&every_100), TW_OK);
-  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_EVERY_N_STEPS, 100), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_dir, every_100, NULL, 0), TW_OK);
-  assert_int_equal(tw_hook_create(&hooks[1], "saving", &callbacks, g_prefix), TW_OK);
-  assert_int_equal(tw_monitored_session_create(&s, opts, hooks, 2), TW_OK);
+  s = saving_session(opts, 1, hooks);
   for (int i = 0; i < 4; ++i) {
     assert_int_equal(tw_session_run(s, NULL, 0, add_one, NULL), TW_OK);
     assert_int_equal(g_saved_status, TW_OK);
@@ -112,7 +129,6 @@ static void C27_saves_beside_the_checkpoint_saver_hook(void **state) {
   assert_int_equal(tw_session_destroy(s), TW_OK);
   tw_hook_destroy(hooks[0]);
   tw_hook_destroy(hooks[1]);
-  tw_options_destroy(every_100);
   tw_options_destroy(opts);
 }
 
@@ -122,28 +138,15 @@ static void C27_saves_beside_the_checkpoint_saver_hook(void **state) {
 static void C27_saves_into_the_directory_of_its_saver_hook_without_its_own(void **state) {
   (void)state;
   tw_options *no_dir = options_with(NULL);
-  tw_options *every_100 = NULL;
   tw_hook *hooks[2];
   tw_session *s = NULL;
   tw_saver *other = NULL;
   const char *path = NULL;
   char latest[400], elsewhere[320];
-  tw_tensor w = TW_TENSOR_INIT;
-  int64_t shape[1] = {2};
-  tw_hook_callbacks callbacks = {sizeof(callbacks), NULL, NULL, NULL, save_after_run, NULL, NULL, NULL};
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 1;
-  w.shape = shape;
-  w.data = g_w;
+  tw_tensor w = w_view();
   snprintf(elsewhere, sizeof(elsewhere), "%s/model.ckpt", g_scratch.path);
   assert_int_equal(tw_options_set_int64(no_dir, TW_OPT_MAX_TO_KEEP, 2), TW_OK);
-  assert_int_equal(tw_options_create(&every_100), TW_OK);
-  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_EVERY_N_STEPS, 100), TW_OK);
-  assert_int_equal(tw_options_set_int64(every_100, TW_OPT_ASYNC_CHECKPOINT, 0), TW_OK);
-  assert_int_equal(tw_checkpoint_saver_hook_create(&hooks[0], g_dir, every_100, NULL, 0), TW_OK);
-  assert_int_equal(tw_hook_create(&hooks[1], "saving", &callbacks, g_prefix), TW_OK);
-  assert_int_equal(tw_monitored_session_create(&s, no_dir, hooks, 2), TW_OK);
+  s = saving_session(no_dir, 0, hooks);
   for (int i = 0; i < 3; ++i) {
     assert_int_equal(tw_session_run(s, NULL, 0, add_one, NULL), TW_OK);
     assert_int_equal(g_saved_status, TW_OK);
@@ -163,7 +166,6 @@ static void C27_saves_into_the_directory_of_its_saver_hook_without_its_own(void 
   tw_saver_destroy(other);
   tw_hook_destroy(hooks[0]);
   tw_hook_destroy(hooks[1]);
-  tw_options_destroy(every_100);
   tw_options_destroy(no_dir);
 }
 
@@ -176,13 +178,7 @@ static void C27_C24_a_restoring_session_locks_at_its_first_save(void **state) {
   tw_saver *other = NULL;
   const char *path = NULL;
   char link[320], linked_prefix[340];
-  tw_tensor w = TW_TENSOR_INIT;
-  int64_t shape[1] = {2};
-  w.name = "w";
-  w.dtype = TW_FLOAT32;
-  w.ndim = 1;
-  w.shape = shape;
-  w.data = g_w;
+  tw_tensor w = w_view();
   assert_int_equal(tw_saver_create(&other, &w, 1), TW_OK);
   assert_int_equal(tw_monitored_session_create(&s, opts, NULL, 0), TW_OK);
   assert_int_equal(tw_saver_save(&path, other, g_prefix, 1), TW_OK); /* no lock held by the session */
