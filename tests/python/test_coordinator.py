@@ -257,3 +257,15 @@ def test_a_singular_sessions_stop_check_raises_what_a_thread_reported_W13():
                 sess.run(count_step(w))
     assert not hook.ended  # an exception out of the block skips end() (H16)
     assert not hook.thread.is_alive()
+
+
+def test_threads_are_joined_even_when_a_hooks_end_raises_W15():
+    class EndFails(FeederHook):
+        def end(self, session):
+            raise KeyError("end failed")
+
+    hook = EndFails()
+    with pytest.raises(KeyError, match="end failed"):
+        with tw.train.MonitoredSession(hooks=[hook]) as sess:
+            sess.run(lambda ctx: None)
+    assert hook.coord.should_stop() and not hook.thread.is_alive()

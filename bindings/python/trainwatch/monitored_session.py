@@ -379,7 +379,7 @@ class _MonitoredSession:
             self._ending = False
             self._last_run_values = {}
             self._open = False
-        self._join_coordinator()
+            self._join_coordinator()  # W15: also after an end() that raised, as TF's finally
 
     @property
     def global_step(self):
