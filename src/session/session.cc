@@ -181,13 +181,10 @@ Status tw_session::SaveCheckpoint(const char *prefix, int64_t global_step) {
   if (!tw::checkpoint::IsDirectory(dir)) {
     return Status(TW_NOT_FOUND, std::string("Parent directory of ") + prefix + " doesn't exist, can't save.");
   }
-  bool ours = false;
-  std::string listed;
-  for (const std::string &candidate : dirs) {
-    ours = ours || tw::checkpoint::SameDirectory(dir, candidate);
-    listed += (listed.empty() ? "" : ", ") + candidate;
-  }
-  if (!ours) {
+  const auto same = [&dir](const std::string &candidate) { return tw::checkpoint::SameDirectory(dir, candidate); };
+  if (std::none_of(dirs.begin(), dirs.end(), same)) {
+    std::string listed = dirs.front();
+    for (size_t i = 1; i < dirs.size(); ++i) listed += ", " + dirs[i];
     return Errorf(TW_INVALID_ARGUMENT,
                   "prefix '%s' is not in the session's checkpoint directory (%s): the session saves only there "
                   "(its lock, state file and retention); save elsewhere with a tw_saver of its own",

@@ -53,9 +53,10 @@ public class SessionRef {
   /// TF's scaffold.saver.Save(sess, prefix, globalStep) inside a session (C27): the registered variables
   /// and the global step saved to "&lt;prefix&gt;-&lt;globalStep&gt;" (`prefix` itself without a step)
   /// by the session's own saver — its lock on the checkpoint directory, its state file, its retention;
-  /// no listener runs. Returns the checkpoint's path. InvalidArgumentException when `prefix` is not in
-  /// the session's checkpoint directory (or it has none); FailedPreconditionException when another
-  /// writer holds the directory (the message names it) or for a worker.
+  /// no listener runs. Returns the checkpoint's path. InvalidArgumentException when `prefix` is neither
+  /// in the session's checkpoint directory nor in one of its CheckpointSaverHooks' (or it has none);
+  /// FailedPreconditionException when another writer holds the directory (the message names it) or for
+  /// a worker.
   /// </summary>
   public string SaveCheckpoint(string prefix, long? globalStep = null) {
     return Checked.SaveCheckpoint(prefix ?? "", globalStep ?? Native.native.UNSET);
